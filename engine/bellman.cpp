@@ -1,0 +1,74 @@
+#include "engine/bellman.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_reduce.h>
+
+namespace mdpvi {
+
+namespace {
+
+template <Optimization direction, ConvergenceCriterion criterion>
+double sweep_serial(const MaybeSystem& system, std::uint64_t begin, std::uint64_t end, const double* x_in,
+                    double* x_out) {
+  double largest = 0.0;
+  for (std::uint64_t s = begin; s < end; ++s) {
+    double value = bellman_value<direction>(system, s, x_in);
+    largest = std::max(largest, value_change<criterion>(x_in[s], value));
+    x_out[s] = value;
+  }
+  return largest;
+}
+
+template <Optimization direction, ConvergenceCriterion criterion>
+double sweep_parallel(const MaybeSystem& system, StateRange range, const double* x_in, double* x_out) {
+  // Below this many states a parallel sweep costs more in scheduling than it saves.
+  constexpr std::uint64_t kGrain = 2048;
+  if (range.size() <= kGrain) return sweep_serial<direction, criterion>(system, range.begin, range.end, x_in, x_out);
+  return oneapi::tbb::parallel_reduce(
+      oneapi::tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), 0.0,
+      [&](const oneapi::tbb::blocked_range<std::uint64_t>& part, double largest) {
+        return std::max(largest, sweep_serial<direction, criterion>(system, part.begin(), part.end(), x_in, x_out));
+      },
+      [](double a, double b) { return std::max(a, b); });
+}
+
+// The one place where the runtime options become template parameters.
+template <template <Optimization, ConvergenceCriterion> class Kernel, typename... Args>
+double dispatch(Optimization direction, ConvergenceCriterion criterion, Args&&... args) {
+  using C = ConvergenceCriterion;
+  using O = Optimization;
+  if (direction == O::minimize) {
+    return criterion == C::relative ? Kernel<O::minimize, C::relative>::run(args...)
+                                    : Kernel<O::minimize, C::absolute>::run(args...);
+  }
+  return criterion == C::relative ? Kernel<O::maximize, C::relative>::run(args...)
+                                  : Kernel<O::maximize, C::absolute>::run(args...);
+}
+
+template <Optimization d, ConvergenceCriterion c>
+struct SerialKernel {
+  static double run(const MaybeSystem& system, StateRange range, const double* x_in, double* x_out) {
+    return sweep_serial<d, c>(system, range.begin, range.end, x_in, x_out);
+  }
+};
+
+template <Optimization d, ConvergenceCriterion c>
+struct ParallelKernel {
+  static double run(const MaybeSystem& system, StateRange range, const double* x_in, double* x_out) {
+    return sweep_parallel<d, c>(system, range, x_in, x_out);
+  }
+};
+
+}  // namespace
+
+double bellman_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
+                               ConvergenceCriterion criterion, const double* x_in, double* x_out) {
+  return dispatch<SerialKernel>(direction, criterion, system, range, x_in, x_out);
+}
+
+double bellman_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
+                              ConvergenceCriterion criterion, const double* x_in, double* x_out) {
+  return dispatch<ParallelKernel>(direction, criterion, system, range, x_in, x_out);
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,69 @@
+#pragma once
+// The model every stage after io/ works on: a row-grouped sparse matrix stored as
+// structure of arrays. Row group s holds the choice rows of state s; a DTMC is an
+// MDP whose row groups all have exactly one row.
+#include "engine/state_set.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mdpvi {
+
+enum class ModelType { mdp, dtmc };
+
+const char* to_string(ModelType type);
+
+struct Label {
+  std::string name;
+  StateSet states;
+};
+
+// One reward structure. Transition rewards are kept per choice, as the expected
+// reward of taking the choice (sum over its entries of probability * reward):
+// for expected total reward this is exact, and it is all the solver needs.
+struct RewardStructure {
+  std::string name;                  // empty for an unnamed structure
+  std::vector<double> state_rewards;   // empty, or one per state
+  std::vector<double> choice_rewards;  // empty, or one per choice row
+};
+
+// The values of the model's variables in each state (PRISM's .sta), row-major.
+struct StateValuations {
+  std::vector<std::string> variables;
+  std::vector<std::int32_t> values;  // num_states * variables.size()
+
+  std::int32_t value(std::uint32_t state, std::size_t variable) const {
+    return values[static_cast<std::size_t>(state) * variables.size() + variable];
+  }
+};
+
+struct SparseMdp {
+  ModelType type = ModelType::mdp;
+  // Offsets are 64-bit and columns 32-bit: up to 2^32-1 states, 10^9+ entries.
+  std::vector<std::uint64_t> row_group_starts;  // num_states + 1
+  std::vector<std::uint64_t> row_starts;        // num_choices + 1
+  std::vector<std::uint32_t> columns;           // num_transitions
+  std::vector<double> values;                   // num_transitions
+  std::vector<std::uint32_t> initial_states;
+  std::vector<Label> labels;
+  std::vector<RewardStructure> rewards;
+  std::optional<StateValuations> valuations;
+
+  std::uint32_t num_states() const {
+    return row_group_starts.empty() ? 0 : static_cast<std::uint32_t>(row_group_starts.size() - 1);
+  }
+  std::uint64_t num_choices() const { return row_starts.empty() ? 0 : row_starts.size() - 1; }
+  std::uint64_t num_transitions() const { return columns.size(); }
+
+  // nullptr when the model has no label of that name.
+  const Label* find_label(const std::string& name) const;
+};
+
+// Checks the structural invariants every stage relies on (monotone offsets, columns
+// in range, at least one choice per state, at least one initial state). Throws
+// std::invalid_argument naming the first violation.
+void check_invariants(const SparseMdp& mdp);
+
+}  // namespace mdpvi

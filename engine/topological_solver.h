@@ -1,0 +1,35 @@
+#pragma once
+// Topological value iteration on the CPU: the SCCs of a MaybeSystem are solved one
+// after the other in its order. An SCC of one state without a self-loop depends only
+// on values already final, so one Bellman update solves it exactly; any other SCC is
+// iterated from 0 (below the least fixed point, where reachability values lie) with
+// parallel sweeps until the largest change is below epsilon.
+#include "engine/bellman.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi {
+
+struct SolverOptions {
+  double epsilon = 1e-6;
+  ConvergenceCriterion criterion = ConvergenceCriterion::relative;
+  std::uint64_t max_iterations = 10000;  // per SCC, as PRISM's -maxiters
+};
+
+struct SolveStats {
+  std::uint64_t iterations = 0;           // sweeps summed over all SCCs
+  std::uint64_t max_scc_iterations = 0;   // sweeps of the slowest SCC
+  std::uint64_t iterated_sccs = 0;        // SCCs that needed iteration
+  std::uint64_t largest_scc = 0;          // states
+  bool converged = true;                  // false when some SCC hit max_iterations
+};
+
+struct MaybeSolution {
+  std::vector<double> values;  // per local state of the system
+  SolveStats stats;
+};
+
+MaybeSolution solve_topological(const MaybeSystem& system, Optimization direction, const SolverOptions& options);
+
+}  // namespace mdpvi

@@ -1,0 +1,24 @@
+#include "gpu/device_info.h"
+
+#include <cuda_runtime.h>
+
+namespace mdpvi::gpu {
+
+bool built_with_cuda() { return true; }
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> devices;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error for later calls
+    return devices;
+  }
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp properties{};
+    if (cudaGetDeviceProperties(&properties, i) != cudaSuccess) continue;
+    devices.push_back({i, properties.name, properties.totalGlobalMem, properties.major, properties.minor});
+  }
+  return devices;
+}
+
+}  // namespace mdpvi::gpu

@@ -1,0 +1,10 @@
+#include "gpu/device_info.h"
+
+// Used when mdpvi is built with MDPVI_ENABLE_CUDA=OFF.
+namespace mdpvi::gpu {
+
+bool built_with_cuda() { return false; }
+
+std::vector<DeviceInfo> list_devices() { return {}; }
+
+}  // namespace mdpvi::gpu

@@ -1,0 +1,64 @@
+#include "graph/scc.h"
+
+#include "graph/csr_digraph.h"
+
+#include <boost/graph/strong_components.hpp>
+#include <boost/graph/two_bit_color_map.hpp>
+#include <boost/property_map/property_map.hpp>
+
+#include <limits>
+
+namespace mdpvi::graph {
+
+namespace {
+
+constexpr Vertex kNotMaybe = std::numeric_limits<Vertex>::max();
+
+}  // namespace
+
+SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe) {
+  SccDecomposition result;
+  std::vector<Vertex> local_of(mdp.num_states(), kNotMaybe);
+  std::vector<std::uint32_t> states;
+  for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) {
+    local_of[s] = static_cast<Vertex>(states.size());
+    states.push_back(static_cast<std::uint32_t>(s));
+  }
+  const Vertex n = static_cast<Vertex>(states.size());
+  result.scc_starts.assign(1, 0);
+  if (n == 0) return result;
+
+  CsrDigraph g = build_csr_digraph(n, [&](auto emit) {
+    for (Vertex v = 0; v < n; ++v) {
+      std::uint32_t s = states[v];
+      for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]]; k < mdp.row_starts[mdp.row_group_starts[s + 1]]; ++k) {
+        Vertex t = local_of[mdp.columns[k]];
+        if (t != kNotMaybe) emit(v, t);
+      }
+    }
+  });
+  local_of = {};
+
+  // Boost's Tarjan numbers an SCC when it is finished, and an SCC finishes only after
+  // every SCC it reaches: component numbers are already successors-first.
+  using IndexMap = boost::typed_identity_property_map<Vertex>;
+  std::vector<Vertex> component(n), root(n), discover_time(n);
+  boost::two_bit_color_map<IndexMap> color(n, IndexMap());
+  const Vertex num_sccs = static_cast<Vertex>(boost::strong_components(
+      g, boost::make_iterator_property_map(component.data(), IndexMap()),
+      boost::root_map(boost::make_iterator_property_map(root.data(), IndexMap()))
+          .discover_time_map(boost::make_iterator_property_map(discover_time.data(), IndexMap()))
+          .color_map(color)
+          .vertex_index_map(IndexMap())));
+
+  // Counting sort of the states by component number.
+  result.scc_starts.assign(static_cast<std::size_t>(num_sccs) + 1, 0);
+  for (Vertex v = 0; v < n; ++v) ++result.scc_starts[component[v] + 1];
+  for (Vertex c = 0; c < num_sccs; ++c) result.scc_starts[c + 1] += result.scc_starts[c];
+  std::vector<std::uint64_t> fill(result.scc_starts.begin(), result.scc_starts.end() - 1);
+  result.order.resize(n);
+  for (Vertex v = 0; v < n; ++v) result.order[fill[component[v]]++] = states[v];
+  return result;
+}
+
+}  // namespace mdpvi::graph

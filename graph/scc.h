@@ -1,0 +1,25 @@
+#pragma once
+// The strongly connected components of the maybe-states, in the order a topological
+// solver needs them: every SCC comes after all the SCCs it can reach (successors
+// first), so that when it is solved, the values it depends on outside itself are final.
+#include "engine/sparse_mdp.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi::graph {
+
+struct SccDecomposition {
+  // The maybe-states (model indices), grouped by SCC, the SCCs in topological order
+  // with successors first.
+  std::vector<std::uint32_t> order;
+  // SCC i is order[scc_starts[i] .. scc_starts[i+1]); size num_sccs + 1.
+  std::vector<std::uint64_t> scc_starts;
+
+  std::size_t num_sccs() const { return scc_starts.empty() ? 0 : scc_starts.size() - 1; }
+};
+
+// Only edges between maybe-states count (Pre: maybe.size() == mdp.num_states()).
+SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe);
+
+}  // namespace mdpvi::graph

@@ -1,0 +1,28 @@
+#pragma once
+// PRISM's explicit model files: BASE.tra (transitions), BASE.lab (labels; "init"
+// gives the initial states) and, when present, BASE.sta (state valuations) and the
+// reward files BASE.srew/BASE.trew (or BASE1.srew, BASE2.srew, ... for several
+// structures, as PRISM exports them). Validation is strict: any inconsistency is a
+// ParseError with file:line:column, never a silently different model.
+#include "engine/sparse_mdp.h"
+#include "io/text_cursor.h"
+
+#include <optional>
+#include <string>
+
+namespace mdpvi::io {
+
+// Reads BASE.tra, BASE.lab and the optional files beside them.
+SparseMdp read_explicit_model(const std::string& base);
+
+// The steps of read_explicit_model, public for tests and other front ends.
+// read_transitions fills type, row_group_starts, row_starts, columns, values.
+void read_transitions(const TextFile& tra, SparseMdp& mdp);
+// read_labels fills labels and initial_states (the states labelled "init").
+void read_labels(const TextFile& lab, SparseMdp& mdp);
+StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_states);
+// Either file may be absent; the name comes from the files' "# Reward structure" line.
+RewardStructure read_reward_structure(const std::optional<TextFile>& srew,
+                                      const std::optional<TextFile>& trew, const SparseMdp& mdp);
+
+}  // namespace mdpvi::io

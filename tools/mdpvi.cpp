@@ -1,0 +1,121 @@
+// mdpvi: probabilistic model checking of MDPs by value iteration.
+#include "gpu/device_info.h"
+#include "io/parse_error.h"
+#include "tools/check_run.h"
+#include "tools/report.h"
+
+#include <CLI/CLI.hpp>
+#include <oneapi/tbb/global_control.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace {
+
+// Exit codes: 0 all properties answered, 1 some property not answered, 2 bad input.
+constexpr int kSomePropertyFailed = 1;
+constexpr int kBadInput = 2;
+
+struct CheckArguments {
+  mdpvi::tools::CheckOptions options;
+  std::vector<std::string> files;
+  std::string json_path;
+  bool absolute = false;
+  bool relative = false;
+  int threads = 0;
+};
+
+void add_check_command(CLI::App& app, CheckArguments& args) {
+  CLI::App* check = app.add_subcommand("check", "Check properties of a model");
+  check->add_option("--explicit", args.options.explicit_base,
+                    "Explicit model: BASE.tra, BASE.lab (and BASE.sta/.srew/.trew when present)")
+      ->required();
+  check->add_option("files", args.files, "Properties file (PRISM syntax)")->expected(0, 1);
+  check->add_option("--prop", args.options.inline_properties, "A property (repeatable)");
+  check->add_option("--epsilon", args.options.solver.epsilon, "Convergence threshold (default 1e-6)")
+      ->check(CLI::PositiveNumber);
+  CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");
+  check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
+  check->add_option("--max-iters", args.options.solver.max_iterations, "Iterations per SCC before giving up (default 10000)")
+      ->check(CLI::PositiveNumber);
+  check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+  check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
+}
+
+int run_check_command(CheckArguments& args) {
+  using namespace mdpvi;
+  if (!args.files.empty()) args.options.properties_file = args.files.front();
+  if (args.absolute) args.options.solver.criterion = ConvergenceCriterion::absolute;
+  std::unique_ptr<oneapi::tbb::global_control> thread_limit;
+  if (args.threads > 0) {
+    thread_limit = std::make_unique<oneapi::tbb::global_control>(
+        oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(args.threads));
+  }
+
+  tools::CheckReport report;
+  try {
+    report = tools::run_check(args.options);
+  } catch (const std::exception& error) {
+    spdlog::error("{}", error.what());
+    return kBadInput;
+  }
+
+  const bool json_to_stdout = args.json_path == "-";
+  if (!json_to_stdout) {
+    tools::write_model_text(std::cout, report.model);
+    for (const tools::PropertyOutcome& outcome : report.properties) tools::write_property_text(std::cout, outcome);
+  }
+  if (!args.json_path.empty()) {
+    std::string text = tools::to_json(report).dump(2) + "\n";
+    if (json_to_stdout) {
+      std::cout << text;
+    } else {
+      std::ofstream out(args.json_path);
+      if (!(out << text)) {
+        spdlog::error("{}: cannot write the JSON report", args.json_path);
+        return kBadInput;
+      }
+    }
+  }
+  return report.all_answered() ? 0 : kSomePropertyFailed;
+}
+
+int run_devices_command() {
+  auto devices = mdpvi::gpu::list_devices();
+  if (!mdpvi::gpu::built_with_cuda()) std::cout << "mdpvi was built without CUDA\n";
+  if (devices.empty()) std::cout << "no CUDA device\n";
+  for (const auto& d : devices) {
+    std::cout << d.index << ": " << d.name << ", " << d.total_memory_bytes / (1024 * 1024) << " MiB, compute capability "
+              << d.compute_capability_major << "." << d.compute_capability_minor << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Logs go to standard error, so that standard output holds only results.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("mdpvi"));
+  spdlog::set_pattern("%^%l%$: %v");
+
+  CLI::App app{"mdpvi: model checking of Markov decision processes by value iteration"};
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log what each stage does");
+  CheckArguments check_args;
+  add_check_command(app, check_args);
+  CLI::App* devices = app.add_subcommand("devices", "List the CUDA devices mdpvi can use");
+  for (CLI::App* sub : app.get_subcommands({})) sub->add_flag("-v,--verbose", verbose, "Log what each stage does");
+  (void)devices;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : kBadInput;
+  }
+  if (verbose) spdlog::set_level(spdlog::level::debug);
+  if (app.got_subcommand("devices")) return run_devices_command();
+  return run_check_command(check_args);
+}

@@ -1,0 +1,87 @@
+#include "tools/report.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace mdpvi::tools {
+
+namespace {
+
+std::string seconds(double s) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f s", s);
+  return buffer;
+}
+
+nlohmann::json value_json(double value) {
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  return value;
+}
+
+}  // namespace
+
+std::string format_value(double value) {
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buffer[64];
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, end);
+}
+
+void write_model_text(std::ostream& out, const ModelSummary& model) {
+  out << "Model: " << model.source << "\n"
+      << "Type:        " << to_string(model.type) << "\n"
+      << "States:      " << model.states << " (" << model.initial_states << " initial)\n"
+      << "Choices:     " << model.choices << "\n"
+      << "Transitions: " << model.transitions << "\n"
+      << "Time to read model: " << seconds(model.read_s) << "\n";
+}
+
+void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
+  out << "\nModel checking: " << outcome.property << "\n";
+  if (!outcome.error.empty()) {
+    out << "Error: " << outcome.error << "\n";
+    return;
+  }
+  if (const auto& d = outcome.detail) {
+    out << "Prob0/Prob1: " << d->yes_states << " yes, " << d->no_states << " no, " << d->maybe_states << " maybe ("
+        << seconds(d->times.qualitative_s) << ")\n"
+        << "SCCs of maybe-states: " << d->num_sccs << ", " << d->solve.iterated_sccs << " iterated, largest "
+        << d->solve.largest_scc << " states (" << seconds(d->times.scc_s) << ")\n"
+        << "Value iteration: " << d->solve.iterations << " iterations (" << seconds(d->times.solve_s) << ")"
+        << (d->solve.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
+  }
+  out << "Result: " << format_value(*outcome.value) << " (value in the initial state)\n"
+      << "Time for model checking: " << seconds(outcome.time_s) << "\n";
+}
+
+nlohmann::json to_json(const CheckReport& report) {
+  const ModelSummary& m = report.model;
+  nlohmann::json model = {{"source", m.source},
+                          {"type", m.type == ModelType::mdp ? "mdp" : "dtmc"},
+                          {"states", m.states},
+                          {"choices", m.choices},
+                          {"transitions", m.transitions},
+                          {"initial_states", m.initial_states},
+                          {"read_time_s", m.read_s},
+                          {"graph_time_s", m.graph_s}};
+  nlohmann::json properties = nlohmann::json::array();
+  for (const PropertyOutcome& p : report.properties) {
+    nlohmann::json entry = {{"property", p.property},
+                            {"result", p.value ? value_json(*p.value) : nlohmann::json()},
+                            {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)},
+                            {"iterations", p.detail ? nlohmann::json(p.detail->solve.iterations) : nlohmann::json()},
+                            {"time_s", p.time_s}};
+    if (const auto& d = p.detail) {
+      entry["converged"] = d->solve.converged;
+      entry["phases"] = {{"qualitative_s", d->times.qualitative_s}, {"scc_s", d->times.scc_s}, {"solve_s", d->times.solve_s}};
+      entry["states"] = {{"yes", d->yes_states}, {"no", d->no_states}, {"maybe", d->maybe_states}};
+      entry["sccs"] = {{"count", d->num_sccs}, {"iterated", d->solve.iterated_sccs}, {"largest", d->solve.largest_scc},
+                       {"max_iterations", d->solve.max_scc_iterations}};
+    }
+    properties.push_back(std::move(entry));
+  }
+  return {{"model", std::move(model)}, {"properties", std::move(properties)}};
+}
+
+}  // namespace mdpvi::tools
