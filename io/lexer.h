@@ -18,6 +18,7 @@ struct Token {
   bool is(std::string_view symbol) const { return kind == Kind::symbol && text == symbol; }
   bool is_word(std::string_view word) const { return kind == Kind::identifier && text == word; }
   std::string describe() const;  // for "found ..." in messages
+  std::size_t source_length() const { return kind == Kind::string ? text.size() + 2 : text.size(); }
 };
 
 // Splits text into tokens; "//" comments are dropped. With keep_line_ends, each line

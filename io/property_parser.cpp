@@ -143,7 +143,7 @@ std::string source_text(const TextFile& file, const std::vector<Token>& tokens) 
     std::size_t from = line == first.line ? first.column - 1 : 0;
     std::size_t to = row.size();
     if (line == last.line) {
-      to = last.column - 1 + (last.kind == Token::Kind::string ? last.text.size() + 2 : last.text.size());
+      to = last.column - 1 + last.source_length();
     }
     if (!text.empty()) text += ' ';
     text += row.substr(from, to - from);
@@ -152,7 +152,7 @@ std::string source_text(const TextFile& file, const std::vector<Token>& tokens) 
 }
 
 PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens) {
-  tokens.push_back({Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().text.size()});
+  tokens.push_back({Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().source_length()});
   PropertyEntry entry;
   entry.text = source_text(file, tokens);
   try {

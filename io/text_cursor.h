@@ -34,7 +34,10 @@ class LineCursor {
       : file_(file), line_number_(line_number), line_(line) {}
 
   bool at_end();
-  std::size_t column() const { return pos_ + 1; }
+  std::size_t column() {  // of the next token
+    skip_blanks();
+    return pos_ + 1;
+  }
   char peek();
 
   std::string_view next_token();  // up to the next blank; empty at the end

@@ -1,0 +1,77 @@
+// Pmin/Pmax end to end on models small enough to solve by hand.
+#include "engine/reachability.h"
+#include "engine/state_formula.h"
+#include "test_models.h"
+
+#include <gtest/gtest.h>
+
+namespace mdpvi {
+namespace {
+
+using test::make_mdp;
+
+SolverOptions tight() {
+  SolverOptions options;
+  options.epsilon = 1e-12;
+  options.criterion = ConvergenceCriterion::absolute;
+  options.max_iterations = 1000000;
+  return options;
+}
+
+double probability(const SparseMdp& mdp, Optimization direction, const std::string& target,
+                   std::uint32_t state = 0, const std::string& through = "") {
+  auto g = graph::build_choice_predecessor_graph(mdp);
+  StateSet phi = through.empty() ? ~StateSet(mdp.num_states()) : evaluate(StateFormula::named(through), mdp);
+  StateSet psi = evaluate(StateFormula::named(target), mdp);
+  return compute_until_probabilities(mdp, g, direction, phi, psi, tight()).state_values[state];
+}
+
+TEST(KnuthYaoDie, EveryFaceHasProbabilityOneSixth) {
+  SparseMdp die = test::knuth_yao_die();
+  for (const char* face : {"one", "two", "three", "four", "five", "six"}) {
+    EXPECT_NEAR(probability(die, Optimization::minimize, face), 1.0 / 6, 1e-11) << face;
+    EXPECT_NEAR(probability(die, Optimization::maximize, face), 1.0 / 6, 1e-11) << face;
+  }
+  EXPECT_EQ(probability(die, Optimization::minimize, "done"), 1.0);  // Prob1A, no iteration
+}
+
+// Three states, two choices in the first: a goes to the goal surely, b only half the time.
+TEST(ThreeStates, MinAndMaxPickDifferentChoices) {
+  SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_EQ(probability(mdp, Optimization::maximize, "goal"), 1.0);
+  EXPECT_EQ(probability(mdp, Optimization::minimize, "goal"), 0.5);
+}
+
+// Choice a loops back with 1/2 and reaches the goal with 1/4: its value solves
+// x = x/2 + 1/4, so 1/2. Choice b reaches the goal with 0.6 at once.
+TEST(LoopingChoice, ValueIterationFindsTheFixedPoint) {
+  SparseMdp mdp = make_mdp({{{{0, 0.5}, {1, 0.25}, {2, 0.25}}, {{1, 0.6}, {2, 0.4}}}, {{{1, 1.0}}}, {{{2, 1.0}}}},
+                           {{"goal", {1}}});
+  EXPECT_NEAR(probability(mdp, Optimization::minimize, "goal"), 0.5, 1e-11);
+  EXPECT_NEAR(probability(mdp, Optimization::maximize, "goal"), 0.6, 1e-11);
+}
+
+// State 0 may loop on itself forever (a) or gamble (b). The loop has the largest
+// value of the fixed-point equations that 1 satisfies for it, yet never reaches the
+// goal: Pmax is 1/2, not 1, and Pmin is 0.
+TEST(EndComponent, MaxIsNotFooledByASelfLoop) {
+  SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_EQ(probability(mdp, Optimization::maximize, "goal"), 0.5);
+  EXPECT_EQ(probability(mdp, Optimization::minimize, "goal"), 0.0);
+}
+
+// phi U psi: leaving phi before psi counts as failure.
+TEST(Until, PathsThatLeavePhiDoNotCount) {
+  SparseMdp mdp = make_mdp({{{{1, 0.5}, {2, 0.5}}}, {{{3, 1.0}}}, {{{3, 1.0}}}, {{{3, 1.0}}}},
+                           {{"goal", {3}}, {"safe", {0, 2}}});
+  EXPECT_EQ(probability(mdp, Optimization::maximize, "goal", 0, "safe"), 0.5);
+  EXPECT_EQ(probability(mdp, Optimization::maximize, "goal", 0), 1.0);
+}
+
+TEST(StateFormula, UnknownLabelIsAnError) {
+  SparseMdp die = test::knuth_yao_die();
+  EXPECT_THROW(evaluate(StateFormula::named("seven"), die), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mdpvi

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages mdpvi builds with (as root; apt-get only runs when
+# something is missing). CUDA is not a Debian package here: when /usr/local/cuda/bin/nvcc
+# exists the GPU code is built, otherwise mdpvi builds without it.
+set -euo pipefail
+packages=(g++ cmake ninja-build libboost-graph-dev libtbb-dev libspdlog-dev libgtest-dev libcli11-dev
+          nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: run as root (or install these packages first): ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
