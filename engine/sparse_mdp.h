@@ -2,6 +2,7 @@
 // The model every stage after io/ works on: a row-grouped sparse matrix stored as
 // structure of arrays. Row group s holds the choice rows of state s; a DTMC is an
 // MDP whose row groups all have exactly one row.
+#include "engine/state_layout.h"
 #include "engine/state_set.h"
 
 #include <cstdint>
@@ -27,16 +28,6 @@ struct RewardStructure {
   std::string name;                  // empty for an unnamed structure
   std::vector<double> state_rewards;   // empty, or one per state
   std::vector<double> choice_rewards;  // empty, or one per choice row
-};
-
-// The values of the model's variables in each state (PRISM's .sta), row-major.
-struct StateValuations {
-  std::vector<std::string> variables;
-  std::vector<std::int32_t> values;  // num_states * variables.size()
-
-  std::int32_t value(std::uint32_t state, std::size_t variable) const {
-    return values[static_cast<std::size_t>(state) * variables.size() + variable];
-  }
 };
 
 struct SparseMdp {

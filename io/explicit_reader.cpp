@@ -244,19 +244,22 @@ void read_labels(const TextFile& lab, SparseMdp& mdp) {
 
 StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_states) {
   DataLines lines(sta);
-  StateValuations valuations;
+  std::vector<std::string> variables;
+  std::vector<std::int32_t> values;  // row-major, packed at the end
+  std::vector<ValueType> types;      // boolean when the first state says true/false
   if (!lines.next()) throw lines.file_error("expected the variable list '(x,y,...)', found end of file");
   {
     LineCursor cursor = lines.cursor();
     cursor.expect_char('(');
     do {
-      valuations.variables.emplace_back(cursor.expect_identifier("a variable name"));
+      variables.emplace_back(cursor.expect_identifier("a variable name"));
     } while (cursor.peek() == ',' && (cursor.expect_char(','), true));
     cursor.expect_char(')');
     cursor.expect_end();
   }
-  const std::size_t width = valuations.variables.size();
-  valuations.values.reserve(static_cast<std::size_t>(num_states) * width);
+  const std::size_t width = variables.size();
+  types.assign(width, ValueType::integer);
+  values.reserve(static_cast<std::size_t>(num_states) * width);
   std::uint32_t next_state = 0;
   while (lines.next()) {
     LineCursor cursor = lines.cursor();
@@ -273,14 +276,15 @@ StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_sta
         std::size_t value_column = cursor.column();
         std::string_view word = cursor.expect_identifier("a value");
         if (word != "true" && word != "false") cursor.fail_expected("an integer, true or false", value_column);
-        valuations.values.push_back(word == "true" ? 1 : 0);
+        values.push_back(word == "true" ? 1 : 0);
+        if (next_state == 0) types[v] = ValueType::boolean;
       } else {
         std::size_t value_column = cursor.column();
         std::int64_t value = cursor.expect_integer("an integer, true or false");
         if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max()) {
           cursor.fail(value_column, "value " + std::to_string(value) + " does not fit in 32 bits");
         }
-        valuations.values.push_back(static_cast<std::int32_t>(value));
+        values.push_back(static_cast<std::int32_t>(value));
       }
     }
     cursor.expect_char(')');
@@ -290,7 +294,7 @@ StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_sta
   if (next_state != num_states) {
     throw lines.file_error("expected " + std::to_string(num_states) + " states, found " + std::to_string(next_state));
   }
-  return valuations;
+  return pack_valuations(std::move(variables), std::move(types), values, num_states);
 }
 
 namespace {

@@ -1,150 +1,60 @@
 #include "io/property_parser.h"
 
 #include "io/lexer.h"
+#include "io/token_stream.h"
 
 namespace mdpvi::io {
 
 namespace {
 
 constexpr const char* kSupported =
-    "not supported yet (mdpvi answers Pmin=? and Pmax=? [ F phi ] and [ phi U psi ] over labels so far)";
+    "not supported yet (mdpvi answers Pmin=? and Pmax=? [ F phi ] and [ phi U psi ] so far)";
 
-// Recursive descent over one property's tokens (which end with end_of_input).
-class PropertyParser {
- public:
-  PropertyParser(const std::string& file, const std::vector<Token>& tokens) : file_(file), tokens_(tokens) {}
-
-  ReachabilityQuery parse_query() {
-    ReachabilityQuery query;
-    const Token& head = next();
-    if (head.is_word("Pmin")) {
-      query.direction = Optimization::minimize;
-    } else if (head.is_word("Pmax")) {
-      query.direction = Optimization::maximize;
-    } else {
-      fail(head, kSupported + std::string(": expected Pmin or Pmax, found ") + head.describe());
-    }
-    expect("=?", "'=?'");
-    expect("[", "'['");
-    if (peek().is_word("F")) {
-      next();
-      reject_bound();
-      query.right = parse_formula();
-    } else {
-      query.left = parse_formula();
-      const Token& op = next();
-      if (!op.is_word("U")) fail(op, "expected 'U', found " + op.describe());
-      reject_bound();
-      query.right = parse_formula();
-    }
-    expect("]", "']'");
-    const Token& rest = next();
-    if (rest.kind != Token::Kind::end_of_input) fail(rest, "expected end of property, found " + rest.describe());
-    return query;
+ReachabilityQuery parse_query(TokenStream& t) {
+  ReachabilityQuery query;
+  const Token& head = t.next();
+  if (head.is_word("Pmin")) {
+    query.direction = Optimization::minimize;
+  } else if (head.is_word("Pmax")) {
+    query.direction = Optimization::maximize;
+  } else {
+    t.fail(head, kSupported + std::string(": expected Pmin or Pmax, found ") + head.describe());
   }
-
- private:
-  const Token& peek() const { return tokens_[pos_]; }
-  const Token& next() { return pos_ + 1 < tokens_.size() ? tokens_[pos_++] : tokens_.back(); }
-
-  [[noreturn]] void fail(const Token& at, const std::string& message) const {
-    throw ParseError(file_, at.line, at.column, message);
-  }
-
-  void expect(std::string_view symbol, std::string_view what) {
-    const Token& token = next();
-    if (!token.is(symbol)) fail(token, "expected " + std::string(what) + ", found " + token.describe());
-  }
-
-  void reject_bound() {
-    const Token& token = peek();
-    if (token.is("<") || token.is("<=") || token.is(">") || token.is(">=") || token.is("[")) {
-      fail(token, kSupported + std::string(": time-bounded operators come later"));
+  t.expect("=?");
+  t.expect("[");
+  auto reject_bound = [&] {
+    const Token& token = t.peek();
+    if (token.is("<") || token.is("<=") || token.is(">") || token.is(">=") || token.is("[") || token.is("=")) {
+      t.fail(token, kSupported + std::string(": time-bounded operators come later"));
     }
-  }
-
-  // Precedence, loosest first, as in PRISM: <=>, =>, |, &, !.
-  StateFormula parse_formula() { return parse_equivalence(); }
-
-  StateFormula parse_equivalence() {
-    StateFormula left = parse_implication();
-    while (peek().is("<=>")) {
-      next();
-      left = StateFormula::binary(StateFormula::Kind::equivalence, std::move(left), parse_implication());
+  };
+  if (t.accept_word("F")) {
+    reject_bound();
+    query.right = parse_expression(t, /*allow_labels=*/true);
+  } else {
+    query.left = parse_expression(t, true);
+    if (!t.peek().is_word("U")) {
+      if (t.peek().is_word("W") || t.peek().is_word("R")) t.fail(t.peek(), kSupported);
+      t.fail_expected("'U'", t.peek());
     }
-    return left;
+    t.next();
+    reject_bound();
+    query.right = parse_expression(t, true);
   }
-
-  StateFormula parse_implication() {
-    StateFormula left = parse_disjunction();
-    if (peek().is("=>")) {  // right-associative
-      next();
-      return StateFormula::binary(StateFormula::Kind::implication, std::move(left), parse_implication());
-    }
-    return left;
-  }
-
-  StateFormula parse_disjunction() {
-    StateFormula left = parse_conjunction();
-    while (peek().is("|")) {
-      next();
-      left = StateFormula::binary(StateFormula::Kind::disjunction, std::move(left), parse_conjunction());
-    }
-    return left;
-  }
-
-  StateFormula parse_conjunction() {
-    StateFormula left = parse_negation();
-    while (peek().is("&")) {
-      next();
-      left = StateFormula::binary(StateFormula::Kind::conjunction, std::move(left), parse_negation());
-    }
-    return left;
-  }
-
-  StateFormula parse_negation() {
-    if (peek().is("!")) {
-      next();
-      return StateFormula::unary(StateFormula::Kind::negation, parse_negation());
-    }
-    return parse_atom();
-  }
-
-  StateFormula parse_atom() {
-    const Token& token = next();
-    if (token.kind == Token::Kind::string) return StateFormula::named(token.text);
-    if (token.is_word("true")) return StateFormula::truth(true);
-    if (token.is_word("false")) return StateFormula::truth(false);
-    if (token.is("(")) {
-      StateFormula inner = parse_formula();
-      expect(")", "')'");
-      return inner;
-    }
-    if (token.kind == Token::Kind::identifier || token.kind == Token::Kind::number) {
-      fail(token, kSupported + std::string(": expressions over variables and constants come later, found ") +
-                      token.describe());
-    }
-    fail(token, "expected a quoted label, true, false, '!' or '(', found " + token.describe());
-  }
-
-  const std::string& file_;
-  const std::vector<Token>& tokens_;
-  std::size_t pos_ = 0;
-};
+  t.expect("]");
+  if (!t.at_end()) t.fail_expected("end of property", t.peek());
+  return query;
+}
 
 std::string source_text(const TextFile& file, const std::vector<Token>& tokens) {
-  // The property as written: from its first token to the end of its last one's line
-  // segment. Tokens carry positions, so cut the line text between them.
+  // The property as written: from its first token to the end of its last one.
   const Token& first = tokens.front();
-  const Token& last = tokens[tokens.size() - 2];  // before end_of_input
+  const Token& last = tokens.back();
   std::string text;
   for (std::size_t line = first.line; line <= last.line; ++line) {
     std::string_view row = file.line(line - 1);
     std::size_t from = line == first.line ? first.column - 1 : 0;
-    std::size_t to = row.size();
-    if (line == last.line) {
-      to = last.column - 1 + last.source_length();
-    }
+    std::size_t to = line == last.line ? last.column - 1 + last.source_length() : row.size();
     if (!text.empty()) text += ' ';
     text += row.substr(from, to - from);
   }
@@ -152,15 +62,39 @@ std::string source_text(const TextFile& file, const std::vector<Token>& tokens) 
 }
 
 PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens) {
-  tokens.push_back({Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().source_length()});
   PropertyEntry entry;
   entry.text = source_text(file, tokens);
+  entry.source = file.name();
+  Token end{Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().source_length()};
+  tokens.push_back(end);
+  TokenStream stream(file.name(), std::move(tokens));
   try {
-    entry.query = PropertyParser(file.name(), tokens).parse_query();
+    entry.query = parse_query(stream);
   } catch (const ParseError& error) {
     entry.error = error.what();
   }
   return entry;
+}
+
+ConstantDeclaration parse_constant(const TextFile& file, std::vector<Token> tokens) {
+  Token end{Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().source_length()};
+  tokens.push_back(end);
+  TokenStream t(file.name(), std::move(tokens));
+  t.expect_word("const");
+  ConstantDeclaration c;
+  if (t.accept_word("double")) {
+    c.type = ValueType::real;
+  } else if (t.accept_word("bool")) {
+    c.type = ValueType::boolean;
+  } else {
+    t.accept_word("int");
+  }
+  const Token& name = t.expect_identifier("a constant name");
+  c.name = name.text;
+  c.position = TokenStream::position(name);
+  if (t.accept("=")) c.value = parse_expression(t, false);
+  if (!t.at_end()) t.fail_expected("';'", t.peek());
+  return c;
 }
 
 bool opens(const Token& t) { return t.is("[") || t.is("(") || t.is("{"); }
@@ -168,21 +102,24 @@ bool closes(const Token& t) { return t.is("]") || t.is(")") || t.is("}"); }
 
 }  // namespace
 
-std::vector<PropertyEntry> parse_properties(const TextFile& file) {
-  std::vector<PropertyEntry> entries;
+PropertyFile parse_properties(const TextFile& file) {
+  PropertyFile result;
   std::vector<Token> tokens;
   try {
     tokens = tokenize(file, /*keep_line_ends=*/true);
   } catch (const ParseError& error) {
-    entries.push_back({"", std::nullopt, error.what()});
-    return entries;
+    result.properties.push_back({"", std::nullopt, error.what(), file.name()});
+    return result;
   }
   std::vector<Token> statement;
   int depth = 0;
   auto flush = [&] {
     if (statement.empty()) return;
-    // "const int k;" declares a constant of the properties file; nothing to check.
-    if (!statement.front().is_word("const")) entries.push_back(parse_statement(file, std::move(statement)));
+    if (statement.front().is_word("const")) {
+      result.constants.push_back(parse_constant(file, std::move(statement)));
+    } else {
+      result.properties.push_back(parse_statement(file, std::move(statement)));
+    }
     statement.clear();
   };
   for (const Token& token : tokens) {
@@ -196,17 +133,19 @@ std::vector<PropertyEntry> parse_properties(const TextFile& file) {
     if (closes(token) && depth > 0) --depth;
     statement.push_back(token);
   }
-  return entries;
+  return result;
 }
 
 PropertyEntry parse_property(const std::string& text, const std::string& source) {
   TextFile file = TextFile::from_string(source, text);
-  std::vector<PropertyEntry> entries = parse_properties(file);
-  if (entries.size() == 1) return entries.front();
+  PropertyFile parsed = parse_properties(file);
+  if (parsed.properties.size() == 1 && parsed.constants.empty()) return parsed.properties.front();
   PropertyEntry entry;
   entry.text = text;
-  entry.error = entries.empty() ? source + ": expected a property, found nothing"
-                                : source + ": expected one property, found " + std::to_string(entries.size());
+  entry.source = source;
+  entry.error = parsed.properties.empty() ? source + ": expected a property, found nothing"
+                                          : source + ": expected one property, found " +
+                                                std::to_string(parsed.properties.size());
   return entry;
 }
 

@@ -1,5 +1,6 @@
 #include "tools/check_run.h"
 
+#include "engine/model_builder.h"
 #include "engine/state_formula.h"
 #include "io/explicit_reader.h"
 #include "io/property_parser.h"
@@ -7,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <fstream>
+#include <set>
 
 namespace mdpvi::tools {
 
@@ -16,17 +19,83 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::vector<io::PropertyEntry> collect_properties(const CheckOptions& options) {
-  std::vector<io::PropertyEntry> entries;
-  if (options.properties_file) entries = io::parse_properties(io::TextFile::load(*options.properties_file));
-  for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
-    entries.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
+struct LoadedModel {
+  SparseMdp mdp;
+  PropertyScope scope;  // the model's constants and formulas
+  std::set<std::string> declared_constants;
+};
+
+LoadedModel load_model(const CheckOptions& options, ModelSummary& summary) {
+  LoadedModel loaded;
+  auto start = std::chrono::steady_clock::now();
+  if (options.explicit_base) {
+    summary.source = *options.explicit_base;
+    loaded.mdp = io::read_explicit_model(*options.explicit_base);
+    summary.parse_s = seconds_since(start);
+    return loaded;
   }
-  return entries;
+  summary.source = *options.model_file;
+  io::ModelDescription description = io::parse_model(io::TextFile::load(*options.model_file));
+  ResolvedModel resolved = resolve_model(description, options.constants);
+  summary.parse_s = seconds_since(start);
+  for (const auto& c : description.constants) loaded.declared_constants.insert(c.name);
+  start = std::chrono::steady_clock::now();
+  BuiltModel built = build_model(resolved);
+  summary.build_s = seconds_since(start);
+  summary.deadlocks = built.statistics.deadlocks;
+  if (built.statistics.deadlocks > 0) {
+    spdlog::warn("{} deadlock states were given a self-loop (as PRISM does)", built.statistics.deadlocks);
+  }
+  loaded.mdp = std::move(built.mdp);
+  loaded.scope.constants = resolved.constants;
+  loaded.scope.formulas = resolved.formulas;
+  return loaded;
 }
 
-PropertyOutcome answer(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph, const io::PropertyEntry& entry,
-                       const SolverOptions& solver) {
+// Values for the properties file's "const" declarations: their own value or --const.
+void add_property_constants(const io::PropertyFile& file, const CheckOptions& options, LoadedModel& model) {
+  for (const io::ConstantDeclaration& c : file.constants) {
+    model.declared_constants.insert(c.name);
+    if (c.value) {
+      ValueType type;
+      double value = evaluate_constant(substitute_constants(*c.value, model.scope.constants),
+                                       NameScope{*options.properties_file, {}, {}}, &type);
+      model.scope.constants[c.name] = {c.type == ValueType::real ? ValueType::real : type, value};
+    } else if (auto given = options.constants.find(c.name); given != options.constants.end()) {
+      try {
+        model.scope.constants[c.name] = parse_constant_value(c.name, c.type, given->second);
+      } catch (const std::invalid_argument& error) {
+        throw LocatedError(*options.properties_file, c.position.line, c.position.column, error.what());
+      }
+    }
+  }
+}
+
+void export_states(const SparseMdp& mdp, const std::string& path) {
+  std::ofstream out(path);
+  if (!mdp.valuations) throw std::runtime_error(path + ": the model has no state valuations to export");
+  const StateValuations& v = *mdp.valuations;
+  out << "(";
+  for (std::size_t i = 0; i < v.variables.size(); ++i) out << (i ? "," : "") << v.variables[i];
+  out << ")\n";
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    out << s << ":(";
+    for (std::size_t i = 0; i < v.variables.size(); ++i) {
+      std::int32_t x = v.value(s, i);
+      out << (i ? "," : "");
+      if (v.types[i] == ValueType::boolean) {
+        out << (x ? "true" : "false");
+      } else {
+        out << x;
+      }
+    }
+    out << ")\n";
+  }
+  if (!out) throw std::runtime_error(path + ": cannot write the states");
+}
+
+PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorGraph& graph,
+                       const io::PropertyEntry& entry, const SolverOptions& solver) {
   PropertyOutcome outcome;
   outcome.property = entry.text;
   if (!entry.query) {
@@ -35,12 +104,17 @@ PropertyOutcome answer(const SparseMdp& mdp, const graph::ChoicePredecessorGraph
   }
   auto start = std::chrono::steady_clock::now();
   try {
-    StateSet phi = evaluate(entry.query->left, mdp);
-    StateSet psi = evaluate(entry.query->right, mdp);
-    outcome.detail = compute_until_probabilities(mdp, graph, entry.query->direction, phi, psi, solver);
-    outcome.value = outcome.detail->state_values[mdp.initial_states.front()];
+    PropertyScope scope = model.scope;
+    scope.source = entry.source;
+    StateSet phi = evaluate_state_formula(entry.query->left, model.mdp, scope);
+    StateSet psi = evaluate_state_formula(entry.query->right, model.mdp, scope);
+    outcome.detail = compute_until_probabilities(model.mdp, graph, entry.query->direction, phi, psi, solver);
+    outcome.value = outcome.detail->state_values[model.mdp.initial_states.front()];
   } catch (const std::exception& error) {
     outcome.error = error.what();
+    if (std::string(error.what()).find("unknown identifier") != std::string::npos) {
+      outcome.error += " (an undefined constant? give it with --const NAME=VALUE)";
+    }
   }
   outcome.time_s = seconds_since(start);
   return outcome;
@@ -55,22 +129,52 @@ bool CheckReport::all_answered() const {
   return true;
 }
 
+std::map<std::string, std::string> parse_constant_definitions(const std::string& text) {
+  std::map<std::string, std::string> constants;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      throw std::invalid_argument("--const: expected NAME=VALUE, found '" + item + "'");
+    }
+    constants[item.substr(0, eq)] = item.substr(eq + 1);
+    start = end + 1;
+  }
+  return constants;
+}
+
 CheckReport run_check(const CheckOptions& options) {
   CheckReport report;
-  auto start = std::chrono::steady_clock::now();
-  SparseMdp mdp = io::read_explicit_model(options.explicit_base);
-  report.model = {options.explicit_base, mdp.type, mdp.num_states(), mdp.num_choices(), mdp.num_transitions(),
-                  mdp.initial_states.size(), seconds_since(start), 0.0};
-  spdlog::debug("read {} states, {} choices, {} transitions in {:.3f} s", mdp.num_states(), mdp.num_choices(),
-                mdp.num_transitions(), report.model.read_s);
+  LoadedModel model = load_model(options, report.model);
+  const SparseMdp& mdp = model.mdp;
+  report.model.type = mdp.type;
+  report.model.states = mdp.num_states();
+  report.model.choices = mdp.num_choices();
+  report.model.transitions = mdp.num_transitions();
+  report.model.initial_states = mdp.initial_states.size();
+  if (options.export_states) export_states(mdp, *options.export_states);
 
-  std::vector<io::PropertyEntry> entries = collect_properties(options);
+  std::vector<io::PropertyEntry> entries;
+  if (options.properties_file) {
+    io::PropertyFile file = io::parse_properties(io::TextFile::load(*options.properties_file));
+    add_property_constants(file, options, model);
+    entries = std::move(file.properties);
+  }
+  for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
+    entries.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
+  }
+  for (const auto& [name, value] : options.constants) {
+    if (!model.declared_constants.count(name)) spdlog::warn("--const {}: no constant of that name is declared", name);
+  }
   if (entries.empty()) return report;
 
-  start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
   report.model.graph_s = seconds_since(start);
-  for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(mdp, graph, entry, options.solver));
+  for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(model, graph, entry, options.solver));
   return report;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// What `mdpvi check` does, apart from parsing its command line: read the model,
-// answer each property, and collect what the reports print.
+// What `mdpvi check` does, apart from parsing its command line: read or build the
+// model, answer each property, and collect what the reports print.
 #include "engine/reachability.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,9 +11,12 @@
 namespace mdpvi::tools {
 
 struct CheckOptions {
-  std::string explicit_base;                // BASE of BASE.tra/.lab/...
+  std::optional<std::string> model_file;     // a PRISM-language model
+  std::optional<std::string> explicit_base;  // or BASE of BASE.tra/.lab/...
   std::optional<std::string> properties_file;
   std::vector<std::string> inline_properties;  // --prop, in order, after the file's
+  std::map<std::string, std::string> constants;  // --const, for the model and the properties
+  std::optional<std::string> export_states;      // --export-states FILE
   SolverOptions solver;
 };
 
@@ -23,8 +27,10 @@ struct ModelSummary {
   std::uint64_t choices = 0;
   std::uint64_t transitions = 0;
   std::size_t initial_states = 0;
-  double read_s = 0.0;
-  double graph_s = 0.0;  // building the search graph shared by all properties
+  std::uint64_t deadlocks = 0;  // PRISM-language models: states given a self-loop
+  double parse_s = 0.0;         // reading the files
+  double build_s = 0.0;         // exploring the state space (PRISM-language models)
+  double graph_s = 0.0;         // building the search graph shared by all properties
 };
 
 struct PropertyOutcome {
@@ -41,8 +47,12 @@ struct CheckReport {
   bool all_answered() const;
 };
 
-// Throws io::ParseError (or std::exception) when the model or the properties file
-// cannot be read; a property that cannot be answered becomes an outcome with error.
+// Throws LocatedError (or std::exception) when the model or the properties file
+// cannot be read or built; a property that cannot be answered becomes an outcome
+// with an error.
 CheckReport run_check(const CheckOptions& options);
+
+// "N=2,K=4" -> {N: "2", K: "4"}; throws std::invalid_argument.
+std::map<std::string, std::string> parse_constant_definitions(const std::string& text);
 
 }  // namespace mdpvi::tools

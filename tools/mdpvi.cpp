@@ -21,6 +21,9 @@ constexpr int kBadInput = 2;
 
 struct CheckArguments {
   mdpvi::tools::CheckOptions options;
+  std::string explicit_base;
+  std::string constants;
+  std::string export_states;
   std::vector<std::string> files;
   std::string json_path;
   bool absolute = false;
@@ -30,10 +33,12 @@ struct CheckArguments {
 
 void add_check_command(CLI::App& app, CheckArguments& args) {
   CLI::App* check = app.add_subcommand("check", "Check properties of a model");
-  check->add_option("--explicit", args.options.explicit_base,
-                    "Explicit model: BASE.tra, BASE.lab (and BASE.sta/.srew/.trew when present)")
-      ->required();
-  check->add_option("files", args.files, "Properties file (PRISM syntax)")->expected(0, 1);
+  check->add_option("--explicit", args.explicit_base,
+                    "Explicit model: BASE.tra, BASE.lab (and BASE.sta/.srew/.trew when present)");
+  check->add_option("files", args.files, "MODEL.nm [PROPERTIES] (or just PROPERTIES with --explicit)")
+      ->expected(0, 2);
+  check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10");
+  check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--prop", args.options.inline_properties, "A property (repeatable)");
   check->add_option("--epsilon", args.options.solver.epsilon, "Convergence threshold (default 1e-6)")
       ->check(CLI::PositiveNumber);
@@ -47,7 +52,28 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
 
 int run_check_command(CheckArguments& args) {
   using namespace mdpvi;
-  if (!args.files.empty()) args.options.properties_file = args.files.front();
+  auto& files = args.files;
+  if (!args.explicit_base.empty()) {
+    args.options.explicit_base = args.explicit_base;
+    if (files.size() > 1) {
+      spdlog::error("with --explicit, give at most one properties file");
+      return kBadInput;
+    }
+  } else if (files.empty()) {
+    spdlog::error("no model: give MODEL.nm (PRISM language) or --explicit BASE");
+    return kBadInput;
+  } else {
+    args.options.model_file = files.front();
+    files.erase(files.begin());
+  }
+  if (!files.empty()) args.options.properties_file = files.front();
+  if (!args.export_states.empty()) args.options.export_states = args.export_states;
+  try {
+    if (!args.constants.empty()) args.options.constants = tools::parse_constant_definitions(args.constants);
+  } catch (const std::exception& error) {
+    spdlog::error("{}", error.what());
+    return kBadInput;
+  }
   if (args.absolute) args.options.solver.criterion = ConvergenceCriterion::absolute;
   std::unique_ptr<oneapi::tbb::global_control> thread_limit;
   if (args.threads > 0) {

@@ -33,8 +33,10 @@ void write_model_text(std::ostream& out, const ModelSummary& model) {
       << "Type:        " << to_string(model.type) << "\n"
       << "States:      " << model.states << " (" << model.initial_states << " initial)\n"
       << "Choices:     " << model.choices << "\n"
-      << "Transitions: " << model.transitions << "\n"
-      << "Time to read model: " << seconds(model.read_s) << "\n";
+      << "Transitions: " << model.transitions << "\n";
+  if (model.deadlocks > 0) out << "Deadlocks:   " << model.deadlocks << " (given self-loops)\n";
+  out << "Time to read model: " << seconds(model.parse_s) << "\n";
+  if (model.build_s > 0.0) out << "Time to build model: " << seconds(model.build_s) << "\n";
 }
 
 void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
@@ -63,7 +65,9 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"choices", m.choices},
                           {"transitions", m.transitions},
                           {"initial_states", m.initial_states},
-                          {"read_time_s", m.read_s},
+                          {"deadlocks", m.deadlocks},
+                          {"parse_time_s", m.parse_s},
+                          {"build_time_s", m.build_s},
                           {"graph_time_s", m.graph_s}};
   nlohmann::json properties = nlohmann::json::array();
   for (const PropertyOutcome& p : report.properties) {

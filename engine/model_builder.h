@@ -1,0 +1,29 @@
+#pragma once
+// Explicit-state exploration of a resolved PRISM model into the row-grouped CSR.
+//
+// State order: breadth-first from the initial states, in the order they are first
+// reached; within a state, choices come unlabelled commands first (module order,
+// command order), then each action in order of first appearance with its
+// combinations in module and command order. Successors of a choice are sorted by
+// state index, equal successors merged.
+#include "engine/resolved_model.h"
+
+namespace mdpvi {
+
+struct BuildStatistics {
+  std::uint64_t deadlocks = 0;  // states without a choice, given a self-loop as PRISM does
+  double seconds = 0.0;
+  std::size_t table_bytes = 0;  // the state table at its largest
+};
+
+struct BuiltModel {
+  SparseMdp mdp;
+  BuildStatistics statistics;
+};
+
+// Throws LocatedError: an update leaving a variable's range, a command whose
+// probabilities do not sum to 1, a negative probability, two modules updating the same
+// variable in one synchronisation.
+BuiltModel build_model(const ResolvedModel& model);
+
+}  // namespace mdpvi

@@ -1,0 +1,202 @@
+#include "io/token_stream.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace mdpvi::io {
+
+bool TokenStream::accept(std::string_view symbol) {
+  if (!peek().is(symbol)) return false;
+  next();
+  return true;
+}
+
+bool TokenStream::accept_word(std::string_view word) {
+  if (!peek().is_word(word)) return false;
+  next();
+  return true;
+}
+
+const Token& TokenStream::expect(std::string_view symbol) {
+  if (!peek().is(symbol)) fail_expected("'" + std::string(symbol) + "'", peek());
+  return next();
+}
+
+const Token& TokenStream::expect_word(std::string_view word) {
+  if (!peek().is_word(word)) fail_expected("'" + std::string(word) + "'", peek());
+  return next();
+}
+
+const Token& TokenStream::expect_identifier(std::string_view what) {
+  if (peek().kind != Token::Kind::identifier) fail_expected(what, peek());
+  return next();
+}
+
+const Token& TokenStream::expect_string(std::string_view what) {
+  if (peek().kind != Token::Kind::string) fail_expected(what, peek());
+  return next();
+}
+
+void TokenStream::fail(const Token& at, const std::string& message) const {
+  throw ParseError(file_, at.line, at.column, message);
+}
+
+void TokenStream::fail_expected(std::string_view what, const Token& found) const {
+  fail(found, "expected " + std::string(what) + ", found " + found.describe());
+}
+
+namespace {
+
+using Op = Expression::Op;
+
+class ExpressionParser {
+ public:
+  ExpressionParser(TokenStream& tokens, bool allow_labels) : t_(tokens), allow_labels_(allow_labels) {}
+
+  Expression conditional() {
+    Expression condition = iff();
+    if (!t_.peek().is("?")) return condition;
+    SourcePosition at = TokenStream::position(t_.next());
+    Expression then_value = conditional();
+    t_.expect(":");
+    Expression else_value = conditional();
+    return Expression::operation(Op::conditional, {std::move(condition), std::move(then_value), std::move(else_value)}, at);
+  }
+
+ private:
+  template <typename Next>
+  Expression left_associative(Next next_level, std::initializer_list<std::pair<std::string_view, Op>> ops) {
+    Expression left = (this->*next_level)();
+    while (true) {
+      const Token& token = t_.peek();
+      const std::pair<std::string_view, Op>* match = nullptr;
+      for (const auto& op : ops) {
+        if (token.is(op.first)) match = &op;
+      }
+      if (match == nullptr) return left;
+      SourcePosition at = TokenStream::position(t_.next());
+      left = Expression::operation(match->second, {std::move(left), (this->*next_level)()}, at);
+    }
+  }
+
+  Expression iff() { return left_associative(&ExpressionParser::implies, {{"<=>", Op::iff}}); }
+
+  Expression implies() {
+    Expression left = disjunction();
+    if (!t_.peek().is("=>")) return left;
+    SourcePosition at = TokenStream::position(t_.next());
+    return Expression::operation(Op::implies, {std::move(left), implies()}, at);  // right-associative
+  }
+
+  Expression disjunction() { return left_associative(&ExpressionParser::conjunction, {{"|", Op::logical_or}}); }
+  Expression conjunction() { return left_associative(&ExpressionParser::negation, {{"&", Op::logical_and}}); }
+
+  Expression negation() {
+    if (!t_.peek().is("!")) return relation();
+    SourcePosition at = TokenStream::position(t_.next());
+    return Expression::operation(Op::logical_not, {negation()}, at);
+  }
+
+  Expression relation() {
+    return left_associative(&ExpressionParser::additive, {{"=", Op::equal},
+                                                          {"!=", Op::not_equal},
+                                                          {"<", Op::less},
+                                                          {"<=", Op::less_equal},
+                                                          {">", Op::greater},
+                                                          {">=", Op::greater_equal}});
+  }
+
+  Expression additive() {
+    return left_associative(&ExpressionParser::multiplicative, {{"+", Op::add}, {"-", Op::subtract}});
+  }
+  Expression multiplicative() {
+    return left_associative(&ExpressionParser::unary, {{"*", Op::multiply}, {"/", Op::divide}});
+  }
+
+  Expression unary() {
+    if (!t_.peek().is("-")) return atom();
+    SourcePosition at = TokenStream::position(t_.next());
+    return Expression::operation(Op::negate, {unary()}, at);
+  }
+
+  Expression number(const Token& token) {
+    SourcePosition at = TokenStream::position(token);
+    const std::string& text = token.text;
+    bool is_integer = text.find_first_of(".eE") == std::string::npos;
+    if (is_integer) {
+      std::int64_t value = 0;
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (error != std::errc() || value > INT32_MAX) t_.fail(token, "integer " + text + " is too large");
+      return Expression::integer(value, at);
+    }
+    double value = 0.0;
+    std::from_chars(text.data(), text.data() + text.size(), value);
+    return Expression::real(value, at);
+  }
+
+  Expression call(const Token& name, Op op, std::size_t min_args, std::size_t max_args) {
+    t_.expect("(");
+    std::vector<Expression> args;
+    do {
+      args.push_back(conditional());
+    } while (t_.accept(","));
+    t_.expect(")");
+    if (args.size() < min_args || args.size() > max_args) {
+      t_.fail(name, name.text + " takes " + std::to_string(min_args) +
+                        (max_args == min_args ? "" : max_args > 100 ? " or more" : " or " + std::to_string(max_args)) +
+                        " arguments, found " + std::to_string(args.size()));
+    }
+    return Expression::operation(op, std::move(args), TokenStream::position(name));
+  }
+
+  Expression atom() {
+    const Token& token = t_.next();
+    SourcePosition at = TokenStream::position(token);
+    switch (token.kind) {
+      case Token::Kind::number: return number(token);
+      case Token::Kind::string:
+        if (!allow_labels_) t_.fail(token, "labels (\"" + token.text + "\") can only be used in properties");
+        return Expression::label(token.text, at);
+      case Token::Kind::identifier: {
+        if (token.text == "true") return Expression::boolean(true, at);
+        if (token.text == "false") return Expression::boolean(false, at);
+        if (t_.peek().is("(")) {
+          struct Function {
+            std::string_view name;
+            Op op;
+            std::size_t min_args, max_args;
+          };
+          static constexpr Function kFunctions[] = {{"min", Op::min, 2, 1000}, {"max", Op::max, 2, 1000},
+                                                    {"floor", Op::floor, 1, 1}, {"ceil", Op::ceil, 1, 1},
+                                                    {"pow", Op::pow, 2, 2},     {"mod", Op::mod, 2, 2},
+                                                    {"log", Op::log, 2, 2}};
+          for (const Function& f : kFunctions) {
+            if (token.text == f.name) return call(token, f.op, f.min_args, f.max_args);
+          }
+          t_.fail(token, "unknown function '" + token.text + "'");
+        }
+        return Expression::identifier(token.text, at);
+      }
+      case Token::Kind::symbol:
+        if (token.is("(")) {
+          Expression inner = conditional();
+          t_.expect(")");
+          return inner;
+        }
+        break;
+      default: break;
+    }
+    t_.fail_expected("an expression", token);
+  }
+
+  TokenStream& t_;
+  bool allow_labels_;
+};
+
+}  // namespace
+
+Expression parse_expression(TokenStream& tokens, bool allow_labels) {
+  return ExpressionParser(tokens, allow_labels).conditional();
+}
+
+}  // namespace mdpvi::io

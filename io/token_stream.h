@@ -1,0 +1,44 @@
+#pragma once
+// A cursor over tokens for the recursive-descent parsers of models and properties.
+#include "engine/expression.h"
+#include "io/lexer.h"
+
+#include <string>
+#include <vector>
+
+namespace mdpvi::io {
+
+class TokenStream {
+ public:
+  // Pre: tokens end with Token::Kind::end_of_input.
+  TokenStream(std::string file, std::vector<Token> tokens) : file_(std::move(file)), tokens_(std::move(tokens)) {}
+
+  const Token& peek(std::size_t ahead = 0) const {
+    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  }
+  const Token& next() { return pos_ + 1 < tokens_.size() ? tokens_[pos_++] : tokens_.back(); }
+  bool at_end() const { return peek().kind == Token::Kind::end_of_input; }
+  bool accept(std::string_view symbol);
+  bool accept_word(std::string_view word);
+  const Token& expect(std::string_view symbol);
+  const Token& expect_word(std::string_view word);
+  const Token& expect_identifier(std::string_view what);
+  const Token& expect_string(std::string_view what);
+
+  [[noreturn]] void fail(const Token& at, const std::string& message) const;
+  [[noreturn]] void fail_expected(std::string_view what, const Token& found) const;
+  const std::string& file() const { return file_; }
+  static SourcePosition position(const Token& t) { return {t.line, t.column}; }
+
+ private:
+  std::string file_;
+  std::vector<Token> tokens_;
+  std::size_t pos_ = 0;
+};
+
+// PRISM's expression grammar, loosest first: c ? a : b, <=>, =>, |, &, !, relations
+// (= != < <= > >=), + -, * /, unary -, then literals, names, "labels" (where
+// allow_labels), parentheses and min/max/floor/ceil/pow/mod/log calls.
+Expression parse_expression(TokenStream& tokens, bool allow_labels);
+
+}  // namespace mdpvi::io

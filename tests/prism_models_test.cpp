@@ -1,0 +1,105 @@
+// Every instance of reference.json built from its PRISM-language model: PRISM's exact
+// counts, and every property mdpvi answers within 1e-6 of PRISM's sound value.
+#include "reference_instances.h"
+#include "tools/check_run.h"
+
+#include "engine/model_builder.h"
+#include "io/explicit_reader.h"
+
+namespace mdpvi {
+namespace {
+
+using test::kShared;
+
+class PrismModel : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!test::have_shared()) GTEST_SKIP() << "no " << kShared << " here";
+  }
+};
+
+// The Pmin/Pmax unbounded properties of the benchmark files, all answerable now.
+int answerable(const nlohmann::json& properties) {
+  int n = 0;
+  for (const auto& p : properties) {
+    std::string text = p.at("property").get<std::string>();
+    bool unbounded = text.find("F<=") == std::string::npos;
+    if ((text.starts_with("Pmin=?") || text.starts_with("Pmax=?")) && unbounded) ++n;
+  }
+  return n;
+}
+
+TEST_P(PrismModel, CountsAndPropertiesMatchPrism) {
+  const nlohmann::json& expected = test::reference().at(GetParam());
+  tools::CheckOptions options;
+  options.model_file = (kShared / "benchmarks" / expected.at("path").get<std::string>()).string();
+  options.properties_file = (kShared / "benchmarks" / expected.at("properties_path").get<std::string>()).string();
+  options.constants = tools::parse_constant_definitions(expected.at("constants").get<std::string>());
+  options.solver = {1e-10, ConvergenceCriterion::absolute, 1000000};
+  tools::CheckReport report = tools::run_check(options);
+  EXPECT_EQ(report.model.states, expected.at("states").get<std::uint64_t>());
+  EXPECT_EQ(report.model.choices, expected.at("choices").get<std::uint64_t>());
+  EXPECT_EQ(report.model.transitions, expected.at("transitions").get<std::uint64_t>());
+
+  const auto& properties = expected.at("properties");
+  ASSERT_EQ(report.properties.size(), properties.size());
+  int answered = 0;
+  for (std::size_t i = 0; i < properties.size(); ++i) {
+    if (!report.properties[i].value) continue;
+    test::expect_close_to_reference(*report.properties[i].value, properties[i]);
+    ++answered;
+  }
+  EXPECT_EQ(answered, answerable(properties));
+}
+
+std::vector<std::string> affordable_instances() {
+  // All of reference.json: the largest (leader6, 238k states) builds in about a second.
+  std::vector<std::string> names;
+  if (!test::have_shared()) return {"none"};
+  for (const auto& [name, instance] : test::reference().items()) names.push_back(name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, PrismModel, ::testing::ValuesIn(affordable_instances()),
+                         [](const auto& info) { return info.param; });
+
+// The builder's model equals PRISM's own export of it, state for state, once the
+// states are matched through their valuations (the state orders differ).
+TEST(PrismModelAgainstExport, Coin2SameTransitionsAsPrismsExport) {
+  if (!test::have_shared()) GTEST_SKIP();
+  auto resolved = resolve_model(io::parse_model(io::TextFile::load((kShared / "benchmarks/prism/mdps/consensus/coin2.nm").string())),
+                                {{"K", "2"}});
+  SparseMdp built = build_model(resolved).mdp;
+  SparseMdp exported = io::read_explicit_model((kShared / "benchmarks/explicit/coin2_2").string());
+  ASSERT_EQ(built.num_states(), exported.num_states());
+  const auto& a = *built.valuations;
+  const auto& b = *exported.valuations;
+  ASSERT_EQ(a.variables, b.variables);
+  auto key = [](const StateValuations& v, std::uint32_t s) {
+    std::vector<std::int32_t> values;
+    for (std::size_t i = 0; i < v.variables.size(); ++i) values.push_back(v.value(s, i));
+    return values;
+  };
+  std::map<std::vector<std::int32_t>, std::uint32_t> exported_index;
+  for (std::uint32_t s = 0; s < exported.num_states(); ++s) exported_index[key(b, s)] = s;
+  // Each state's set of distributions, expressed in the export's numbering.
+  auto distributions = [](const SparseMdp& m, std::uint32_t s, const std::vector<std::uint32_t>& rename) {
+    std::multiset<std::map<std::uint32_t, double>> result;
+    for (auto r = m.row_group_starts[s]; r < m.row_group_starts[s + 1]; ++r) {
+      std::map<std::uint32_t, double> d;
+      for (auto k = m.row_starts[r]; k < m.row_starts[r + 1]; ++k) d[rename[m.columns[k]]] += m.values[k];
+      result.insert(d);
+    }
+    return result;
+  };
+  std::vector<std::uint32_t> to_exported(built.num_states()), identity(exported.num_states());
+  for (std::uint32_t s = 0; s < built.num_states(); ++s) to_exported[s] = exported_index.at(key(a, s));
+  for (std::uint32_t s = 0; s < exported.num_states(); ++s) identity[s] = s;
+  for (std::uint32_t s = 0; s < built.num_states(); ++s) {
+    ASSERT_EQ(distributions(built, s, to_exported), distributions(exported, to_exported[s], identity)) << "state " << s;
+  }
+  EXPECT_EQ(to_exported[built.initial_states.front()], exported.initial_states.front());
+}
+
+}  // namespace
+}  // namespace mdpvi
