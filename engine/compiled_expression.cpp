@@ -15,9 +15,13 @@ constexpr std::size_t kStackSize = 64;
 
 bool is_numeric(ValueType t) { return t != ValueType::boolean; }
 
+bool is_comparison(Op op) { return op >= Op::equal && op <= Op::greater_equal; }
+
+inline double compare(Op op, double left, double right) { return CompiledExpression::compare(op, left, right); }
+
 }  // namespace
 
-double CompiledExpression::evaluate(const double* variables, std::uint64_t state) const {
+double CompiledExpression::run(const double* variables, std::uint64_t state) const {
   double stack[kStackSize];
   std::size_t top = 0;  // number of values on the stack
   for (const Instruction& in : code_) {
@@ -25,6 +29,7 @@ double CompiledExpression::evaluate(const double* variables, std::uint64_t state
       case Kind::constant: stack[top++] = in.value; continue;
       case Kind::variable: stack[top++] = variables[in.index]; continue;
       case Kind::label: stack[top++] = labels_[in.index]->test(state) ? 1.0 : 0.0; continue;
+      case Kind::compare_variable: stack[top++] = compare(in.op, variables[in.index], in.value); continue;
       case Kind::operation: break;
     }
     double* a = &stack[top - 1];  // the last operand
@@ -58,12 +63,12 @@ double CompiledExpression::evaluate(const double* variables, std::uint64_t state
       case Op::logical_or: left = (left != 0.0 || right != 0.0) ? 1.0 : 0.0; break;
       case Op::implies: left = (left == 0.0 || right != 0.0) ? 1.0 : 0.0; break;
       case Op::iff: left = ((left != 0.0) == (right != 0.0)) ? 1.0 : 0.0; break;
-      case Op::equal: left = left == right ? 1.0 : 0.0; break;
-      case Op::not_equal: left = left != right ? 1.0 : 0.0; break;
-      case Op::less: left = left < right ? 1.0 : 0.0; break;
-      case Op::less_equal: left = left <= right ? 1.0 : 0.0; break;
-      case Op::greater: left = left > right ? 1.0 : 0.0; break;
-      case Op::greater_equal: left = left >= right ? 1.0 : 0.0; break;
+      case Op::equal:
+      case Op::not_equal:
+      case Op::less:
+      case Op::less_equal:
+      case Op::greater:
+      case Op::greater_equal: left = compare(in.op, left, right); break;
       case Op::add: left += right; break;
       case Op::subtract: left -= right; break;
       case Op::multiply: left *= right; break;
@@ -131,8 +136,16 @@ class ExpressionCompiler {
     }
     std::vector<ValueType> types;
     for (const Expression& operand : e.operands) types.push_back(emit(operand, depth + types.size() + 1));
-    out_.code_.push_back({e.op, Kind::operation, static_cast<std::uint32_t>(e.operands.size()), 0.0});
-    return result_type(e, types);
+    ValueType type = result_type(e, types);
+    auto& code = out_.code_;
+    std::size_t n = code.size();
+    if (is_comparison(e.op) && n >= 2 && code[n - 2].kind == Kind::variable && code[n - 1].kind == Kind::constant) {
+      code[n - 2] = {e.op, Kind::compare_variable, code[n - 2].index, code[n - 1].value};
+      code.pop_back();
+    } else {
+      code.push_back({e.op, Kind::operation, static_cast<std::uint32_t>(e.operands.size()), 0.0});
+    }
+    return type;
   }
 
   ValueType result_type(const Expression& e, const std::vector<ValueType>& t) const {
@@ -197,6 +210,35 @@ CompiledExpression compile(const Expression& expression, const NameScope& scope)
   CompiledExpression compiled;
   compiled.type_ = ExpressionCompiler(scope, compiled).emit(expression, 0);
   return compiled;
+}
+
+namespace {
+
+void split_conjuncts(const Expression& e, std::vector<const Expression*>& out) {
+  if (e.kind == Expression::Kind::operation && e.op == Op::logical_and) {
+    split_conjuncts(e.operands[0], out);
+    split_conjuncts(e.operands[1], out);
+  } else {
+    out.push_back(&e);
+  }
+}
+
+}  // namespace
+
+CompiledConjunction compile_conjunction(const Expression& expression, const NameScope& scope) {
+  std::vector<const Expression*> parts;
+  split_conjuncts(expression, parts);
+  CompiledConjunction result;
+  for (const Expression* part : parts) {
+    CompiledExpression c = compile(*part, scope);
+    if (c.type() != ValueType::boolean) {
+      throw LocatedError(scope.file, part->position.line, part->position.column,
+                         std::string("type error: expected a Boolean, found ") + to_string(c.type()));
+    }
+    if (c.is_constant() && c.constant_value() != 0.0) continue;  // "true" conjuncts cost nothing
+    result.conjuncts_.push_back(std::move(c));
+  }
+  return result;
 }
 
 double evaluate_constant(const Expression& expression, const NameScope& scope, ValueType* type) {

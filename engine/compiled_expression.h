@@ -29,20 +29,46 @@ class CompiledExpression {
  public:
   struct Instruction {
     Expression::Op op;  // Op::none: push value, or load variable/label (see kind)
-    enum class Kind : std::uint8_t { constant, variable, label, operation } kind;
+    // compare_variable: "variable op constant" in one step, the commonest guard atom.
+    enum class Kind : std::uint8_t { constant, variable, label, operation, compare_variable } kind;
     std::uint32_t index;  // variable or label index; operand count for min/max
     double value;         // constant
   };
 
   // Variables are the state's values as doubles (integers and Booleans exactly).
-  double evaluate(const double* variables, std::uint64_t state = 0) const;
+  double evaluate(const double* variables, std::uint64_t state = 0) const {
+    if (code_.size() == 1) {  // most guard atoms and many updates: no stack machine
+      const Instruction& in = code_[0];
+      if (in.kind == Instruction::Kind::compare_variable) return compare(in.op, variables[in.index], in.value);
+      if (in.kind == Instruction::Kind::constant) return in.value;
+      if (in.kind == Instruction::Kind::variable) return variables[in.index];
+    }
+    return run(variables, state);
+  }
   bool holds(const double* variables, std::uint64_t state = 0) const { return evaluate(variables, state) != 0.0; }
 
   ValueType type() const { return type_; }
   bool is_constant() const { return code_.size() == 1 && code_[0].kind == Instruction::Kind::constant; }
   double constant_value() const { return code_[0].value; }
+  // "variable = constant" alone: the builder indexes commands by such guards.
+  bool is_variable_equals_constant() const {
+    return code_.size() == 1 && code_[0].kind == Instruction::Kind::compare_variable && code_[0].op == Expression::Op::equal;
+  }
+  const Instruction& single_instruction() const { return code_[0]; }
+
+  static double compare(Expression::Op op, double left, double right) {
+    switch (op) {
+      case Expression::Op::equal: return left == right;
+      case Expression::Op::not_equal: return left != right;
+      case Expression::Op::less: return left < right;
+      case Expression::Op::less_equal: return left <= right;
+      case Expression::Op::greater: return left > right;
+      default: return left >= right;
+    }
+  }
 
  private:
+  double run(const double* variables, std::uint64_t state) const;
   friend class ExpressionCompiler;
   friend CompiledExpression compile(const Expression& expression, const NameScope& scope);
   std::vector<Instruction> code_;
@@ -52,6 +78,26 @@ class CompiledExpression {
 
 // Throws LocatedError for unknown names and type errors ("type error: ...").
 CompiledExpression compile(const Expression& expression, const NameScope& scope);
+
+// A Boolean expression split at its top-level '&': evaluated conjunct by conjunct,
+// stopping at the first false one (guards mostly fail on their first "s=k").
+class CompiledConjunction {
+ public:
+  bool holds(const double* variables, std::uint64_t state = 0) const {
+    for (const CompiledExpression& c : conjuncts_) {
+      if (!c.holds(variables, state)) return false;
+    }
+    return true;
+  }
+  const std::vector<CompiledExpression>& conjuncts() const { return conjuncts_; }
+
+ private:
+  friend CompiledConjunction compile_conjunction(const Expression& expression, const NameScope& scope);
+  std::vector<CompiledExpression> conjuncts_;
+};
+
+// Pre: nothing. Throws LocatedError as compile(), and when a conjunct is not Boolean.
+CompiledConjunction compile_conjunction(const Expression& expression, const NameScope& scope);
 
 // Compiles an expression that must not depend on the state, and evaluates it.
 double evaluate_constant(const Expression& expression, const NameScope& scope, ValueType* type = nullptr);

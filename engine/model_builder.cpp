@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "engine/state_table.h"
 
@@ -13,29 +14,39 @@ namespace {
 // PRISM's tolerance for a distribution that does not sum to one.
 constexpr double kSumTolerance = 1e-6;
 
-using Successors = std::vector<std::pair<std::uint32_t, double>>;
+using Successor = std::pair<std::uint32_t, double>;
 
-struct Choice {
+// A choice of the current state: its successors are successors_[begin, end).
+struct ChoiceSpan {
   int action;
-  Successors successors;
+  std::size_t begin, end;
+};
+
+// The commands of a module, bucketed by the value of the one module variable that
+// most of its guards test with "v = c" (PRISM's program counters: s1=0, s1=1, ...).
+// A state then evaluates only the guards that can hold in it.
+struct ModuleIndex {
+  int key = -1;  // variable index, or -1: evaluate every command
+  std::int32_t low = 0;
+  std::vector<std::vector<std::uint32_t>> buckets;  // by key value - low, command order
+  std::vector<std::uint32_t> all;
+
+  const std::vector<std::uint32_t>& candidates(const double* values) const {
+    return key < 0 ? all : buckets[static_cast<std::size_t>(values[key]) - low];
+  }
 };
 
 class Explorer {
  public:
   explicit Explorer(const ResolvedModel& model)
       : model_(model), layout_(ranges(model)), table_(layout_.words()), values_(model.variables.size()),
-        next_(layout_.words()), written_(model.variables.size(), 0) {
-    // Commands by action and module; the modules whose alphabet holds each action.
+        next_(layout_.words()), written_(model.variables.size(), 0), stamp_(model.commands.size(), 0) {
     commands_by_action_.assign(model.actions.size(), std::vector<std::vector<std::uint32_t>>(model.module_names.size()));
     for (std::uint32_t c = 0; c < model.commands.size(); ++c) {
       const ResolvedCommand& command = model.commands[c];
-      if (command.action == kNoAction) {
-        unlabelled_.push_back(c);
-      } else {
-        commands_by_action_[command.action][command.module].push_back(c);
-      }
+      if (command.action != kNoAction) commands_by_action_[command.action][command.module].push_back(c);
     }
-    enabled_.resize(model.commands.size());
+    index_modules();
   }
 
   BuiltModel run() {
@@ -47,31 +58,32 @@ class Explorer {
     mdp.row_group_starts.push_back(0);
     mdp.row_starts.push_back(0);
     std::vector<std::uint32_t> deadlocks;
-    std::vector<Choice> choices;
     state_rewards_.resize(model_.rewards.size());
     choice_rewards_.resize(model_.rewards.size());
 
     for (std::uint64_t s = 0; s < table_.size(); ++s) {
       current_ = s;
       layout_.decode(table_.state(s), values_.data());
-      choices.clear();
-      explore(choices);
-      if (choices.empty()) {
+      choices_.clear();
+      successors_.clear();
+      explore();
+      if (choices_.empty()) {
         deadlocks.push_back(static_cast<std::uint32_t>(s));
-        choices.push_back({kNoAction, {{static_cast<std::uint32_t>(s), 1.0}}});
+        successors_.emplace_back(static_cast<std::uint32_t>(s), 1.0);
+        choices_.push_back({kNoAction, 0, 1});
       }
-      if (model_.type == ModelType::dtmc) choices = {uniform_mixture(choices)};
-      for (const Choice& choice : choices) {
-        for (auto [target, probability] : choice.successors) {
-          mdp.columns.push_back(target);
-          mdp.values.push_back(probability);
+      add_rewards();
+      if (model_.type == ModelType::dtmc) mix_uniformly();
+      for (const ChoiceSpan& choice : choices_) {
+        for (std::size_t k = choice.begin; k < choice.end; ++k) {
+          mdp.columns.push_back(successors_[k].first);
+          mdp.values.push_back(successors_[k].second);
         }
         mdp.row_starts.push_back(mdp.columns.size());
       }
       mdp.row_group_starts.push_back(mdp.row_starts.size() - 1);
-      add_rewards(choices);
-      built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
+    built.statistics.table_bytes = table_.memory_bytes();
     built.statistics.deadlocks = deadlocks.size();
     finish(mdp, deadlocks);
     built.statistics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -84,6 +96,45 @@ class Explorer {
     for (const ResolvedVariable& v : model.variables) r.emplace_back(v.low, v.high);
     return r;
   }
+
+  // The value a guard pins variable v to ("v = c" among its conjuncts), if any.
+  static std::optional<std::int32_t> pinned_value(const ResolvedCommand& command, std::uint32_t v) {
+    for (const CompiledExpression& conjunct : command.guard.conjuncts()) {
+      if (conjunct.is_variable_equals_constant() && conjunct.single_instruction().index == v) {
+        return static_cast<std::int32_t>(conjunct.single_instruction().value);
+      }
+    }
+    return std::nullopt;
+  }
+
+  void index_modules() {
+    modules_.resize(model_.module_names.size());
+    for (std::uint32_t c = 0; c < model_.commands.size(); ++c) modules_[model_.commands[c].module].all.push_back(c);
+    for (std::size_t m = 0; m < modules_.size(); ++m) {
+      ModuleIndex& index = modules_[m];
+      // The module's own variable pinned by the most guards.
+      std::size_t best_count = 0;
+      for (std::uint32_t v = 0; v < model_.variables.size(); ++v) {
+        const ResolvedVariable& var = model_.variables[v];
+        if (var.module != static_cast<int>(m) || std::int64_t{var.high} - var.low > 4096) continue;
+        std::size_t count = 0;
+        for (std::uint32_t c : index.all) count += pinned_value(model_.commands[c], v).has_value();
+        if (count > best_count) best_count = count, index.key = static_cast<int>(v);
+      }
+      if (index.key < 0) continue;
+      const ResolvedVariable& key = model_.variables[index.key];
+      index.low = key.low;
+      index.buckets.assign(static_cast<std::size_t>(key.high - key.low) + 1, {});
+      for (std::uint32_t c : index.all) {
+        std::optional<std::int32_t> value = pinned_value(model_.commands[c], index.key);
+        for (std::int32_t x = key.low; x <= key.high; ++x) {
+          if (!value || *value == x) index.buckets[x - key.low].push_back(c);
+        }
+      }
+    }
+  }
+
+  bool enabled(std::uint32_t command) const { return stamp_[command] == current_ + 1; }
 
   [[noreturn]] void fail(SourcePosition at, const std::string& message) const {
     throw LocatedError(model_.file, at.line, at.column, message + " in state " + describe_state());
@@ -131,66 +182,77 @@ class Explorer {
   }
 
   // --- one state -------------------------------------------------------------------
-  void explore(std::vector<Choice>& choices) {
-    for (std::uint32_t c = 0; c < model_.commands.size(); ++c) enabled_[c] = model_.commands[c].guard.holds(values_.data());
-    for (std::uint32_t c : unlabelled_) {
-      if (enabled_[c]) choices.push_back(product(kNoAction, {c}));
+  void explore() {
+    for (const ModuleIndex& module : modules_) {
+      for (std::uint32_t c : module.candidates(values_.data())) {
+        if (!model_.commands[c].guard.holds(values_.data())) continue;
+        stamp_[c] = current_ + 1;
+        if (model_.commands[c].action == kNoAction) {
+          single_[0] = c;
+          add_product(kNoAction, single_, 1);
+        }
+      }
     }
-    std::vector<std::vector<std::uint32_t>> enabled_per_module;
-    for (std::size_t a = 0; a < commands_by_action_.size(); ++a) {
-      enabled_per_module.clear();
-      bool blocked = false;
-      for (const auto& module_commands : commands_by_action_[a]) {
-        if (module_commands.empty()) continue;  // not in this module's alphabet
-        std::vector<std::uint32_t> enabled;
-        for (std::uint32_t c : module_commands) {
-          if (enabled_[c]) enabled.push_back(c);
-        }
-        if (enabled.empty()) {
-          blocked = true;
-          break;
-        }
-        enabled_per_module.push_back(std::move(enabled));
+    for (std::size_t a = 0; a < commands_by_action_.size(); ++a) add_synchronised(static_cast<int>(a));
+  }
+
+  // Every combination of one enabled command per module of the action's alphabet is
+  // a choice; a module of the alphabet without an enabled command blocks the action.
+  void add_synchronised(int action) {
+    enabled_flat_.clear();
+    module_ranges_.clear();
+    for (const auto& module_commands : commands_by_action_[action]) {
+      if (module_commands.empty()) continue;  // not in this module's alphabet
+      std::size_t begin = enabled_flat_.size();
+      for (std::uint32_t c : module_commands) {
+        if (enabled(c)) enabled_flat_.push_back(c);
       }
-      if (blocked || enabled_per_module.empty()) continue;
-      // Every combination of one enabled command per module is a choice.
-      std::vector<std::size_t> pick(enabled_per_module.size(), 0);
-      std::vector<std::uint32_t> combination(enabled_per_module.size());
-      while (true) {
-        for (std::size_t m = 0; m < pick.size(); ++m) combination[m] = enabled_per_module[m][pick[m]];
-        choices.push_back(product(static_cast<int>(a), combination));
-        std::size_t m = 0;
-        while (m < pick.size() && ++pick[m] == enabled_per_module[m].size()) pick[m++] = 0;
-        if (m == pick.size()) break;
-      }
+      if (enabled_flat_.size() == begin) return;
+      module_ranges_.emplace_back(begin, enabled_flat_.size());
+    }
+    if (module_ranges_.empty()) return;
+    const std::size_t k = module_ranges_.size();
+    pick_.assign(k, 0);
+    combination_.resize(k);
+    while (true) {
+      for (std::size_t m = 0; m < k; ++m) combination_[m] = enabled_flat_[module_ranges_[m].first + pick_[m]];
+      add_product(action, combination_.data(), k);
+      std::size_t m = 0;
+      while (m < k && ++pick_[m] == module_ranges_[m].second - module_ranges_[m].first) pick_[m++] = 0;
+      if (m == k) break;
     }
   }
 
   // The distribution of commands executed together: probabilities multiply, updates combine.
-  Choice product(int action, const std::vector<std::uint32_t>& commands) {
-    for (std::uint32_t c : commands) check_distribution(model_.commands[c]);
-    Choice choice{action, {}};
-    std::vector<std::size_t> pick(commands.size(), 0);
+  void add_product(int action, const std::uint32_t* commands, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) check_distribution(model_.commands[commands[i]]);
+    const std::size_t begin = successors_.size();
+    update_pick_.assign(count, 0);
     while (true) {
       double probability = 1.0;
-      for (std::size_t i = 0; i < commands.size(); ++i) {
-        probability *= model_.commands[commands[i]].updates[pick[i]].probability.evaluate(values_.data());
+      for (std::size_t i = 0; i < count; ++i) {
+        probability *= model_.commands[commands[i]].updates[update_pick_[i]].probability.evaluate(values_.data());
       }
       if (probability > 0.0) {
         std::copy(table_.state(current_), table_.state(current_) + layout_.words(), next_.begin());
-        for (std::size_t i = 0; i < commands.size(); ++i) apply(model_.commands[commands[i]], pick[i], commands.size() > 1);
-        if (commands.size() > 1) std::fill(written_.begin(), written_.end(), 0);
-        choice.successors.emplace_back(table_.insert(next_.data()).first, probability);
+        for (std::size_t i = 0; i < count; ++i) apply(model_.commands[commands[i]], update_pick_[i], count > 1);
+        if (count > 1) std::fill(written_.begin(), written_.end(), 0);
+        std::uint32_t target = table_.insert(next_.data()).first;
+        successors_.emplace_back(target, probability);
       }
       std::size_t i = 0;
-      while (i < pick.size() && ++pick[i] == model_.commands[commands[i]].updates.size()) pick[i++] = 0;
-      if (i == pick.size()) break;
+      while (i < count && ++update_pick_[i] == model_.commands[commands[i]].updates.size()) update_pick_[i++] = 0;
+      if (i == count) break;
     }
-    merge_equal_successors(choice.successors);
-    return choice;
+    choices_.push_back({action, begin, begin + merge_equal_successors(&successors_[begin], successors_.size() - begin)});
+    successors_.resize(choices_.back().end);
   }
 
   void check_distribution(const ResolvedCommand& command) {
+    if (command.updates.size() == 1 && command.updates[0].probability.is_constant() &&
+        command.updates[0].probability.constant_value() == 1.0) {
+      return;  // the common "-> (x'=...)" needs no check
+    }
     double sum = 0.0;
     for (const ResolvedUpdate& u : command.updates) {
       double p = u.probability.evaluate(values_.data());
@@ -218,33 +280,31 @@ class Explorer {
     }
   }
 
-  static void merge_equal_successors(Successors& successors) {
-    std::sort(successors.begin(), successors.end());
+  // Sorts by target and merges equal targets in place; returns the new length.
+  static std::size_t merge_equal_successors(Successor* successors, std::size_t n) {
+    std::sort(successors, successors + n);
     std::size_t out = 0;
-    for (std::size_t i = 0; i < successors.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       if (out > 0 && successors[out - 1].first == successors[i].first) {
         successors[out - 1].second += successors[i].second;
       } else {
         successors[out++] = successors[i];
       }
     }
-    successors.resize(out);
+    return out;
   }
 
   // A DTMC resolves the choices of a state by picking one uniformly, as PRISM does.
-  Choice uniform_mixture(const std::vector<Choice>& choices) {
-    if (choices.size() == 1) return choices.front();
-    Choice mixed{kNoAction, {}};
-    double weight = 1.0 / static_cast<double>(choices.size());
-    for (const Choice& c : choices) {
-      for (auto [t, p] : c.successors) mixed.successors.emplace_back(t, p * weight);
-    }
-    merge_equal_successors(mixed.successors);
-    mixture_of_ = choices;
-    return mixed;
+  void mix_uniformly() {
+    if (choices_.size() == 1) return;
+    double weight = 1.0 / static_cast<double>(choices_.size());
+    for (Successor& s : successors_) s.second *= weight;
+    choices_ = {{kNoAction, 0, merge_equal_successors(successors_.data(), successors_.size())}};
+    successors_.resize(choices_.front().end);
   }
 
-  void add_rewards(const std::vector<Choice>& choices) {
+  // Before mix_uniformly: a DTMC row's reward is the average over the choices it mixes.
+  void add_rewards() {
     for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
       const ResolvedReward& reward = model_.rewards[r];
       if (!reward.state_items.empty()) {
@@ -254,21 +314,15 @@ class Explorer {
         }
         state_rewards_[r].push_back(total);
       }
-      if (!reward.transition_items.empty()) {
-        // For a DTMC the row mixes several choices: its reward is their average.
-        const std::vector<Choice>& sources = model_.type == ModelType::dtmc && choices.size() == 1 && !mixture_of_.empty()
-                                                 ? mixture_of_
-                                                 : choices;
-        if (model_.type == ModelType::dtmc) {
-          double total = 0.0;
-          for (const Choice& c : sources) total += transition_reward(reward, c.action);
-          choice_rewards_[r].push_back(total / static_cast<double>(sources.size()));
-        } else {
-          for (const Choice& c : choices) choice_rewards_[r].push_back(transition_reward(reward, c.action));
-        }
+      if (reward.transition_items.empty()) continue;
+      if (model_.type == ModelType::dtmc) {
+        double total = 0.0;
+        for (const ChoiceSpan& c : choices_) total += transition_reward(reward, c.action);
+        choice_rewards_[r].push_back(total / static_cast<double>(choices_.size()));
+      } else {
+        for (const ChoiceSpan& c : choices_) choice_rewards_[r].push_back(transition_reward(reward, c.action));
       }
     }
-    mixture_of_.clear();
   }
 
   double transition_reward(const ResolvedReward& reward, int action) const {
@@ -311,15 +365,21 @@ class Explorer {
   const ResolvedModel& model_;
   StateLayout layout_;
   StateTable table_;
-  std::vector<double> values_;            // the current state's variables
-  std::uint64_t current_ = 0;             // its index
-  std::vector<std::uint64_t> next_;       // the successor being built
-  std::vector<std::uint8_t> written_;     // variables set in the current combination
-  std::vector<char> enabled_;             // per command, in the current state
-  std::vector<std::uint32_t> unlabelled_;
+  std::vector<double> values_;          // the current state's variables
+  std::uint64_t current_ = 0;           // its index
+  std::vector<std::uint64_t> next_;     // the successor being built
+  std::vector<std::uint8_t> written_;   // variables set in the current combination
+  std::vector<std::uint64_t> stamp_;    // per command: current_ + 1 when enabled now
+  std::vector<ModuleIndex> modules_;
   std::vector<std::vector<std::vector<std::uint32_t>>> commands_by_action_;  // [action][module]
+  // Buffers reused from state to state.
+  std::vector<ChoiceSpan> choices_;
+  std::vector<Successor> successors_;
+  std::vector<std::uint32_t> enabled_flat_, combination_;
+  std::vector<std::pair<std::size_t, std::size_t>> module_ranges_;
+  std::vector<std::size_t> pick_, update_pick_;
+  std::uint32_t single_[1] = {0};
   std::vector<std::vector<double>> state_rewards_, choice_rewards_;
-  std::vector<Choice> mixture_of_;  // the choices a DTMC row mixed, for its rewards
 };
 
 }  // namespace

@@ -235,7 +235,7 @@ class Resolver {
         ResolvedCommand command;
         command.module = static_cast<std::uint32_t>(m);
         command.action = action_index(renamed(c.action, view.renaming));
-        command.guard = compile_as(c.guard, view.renaming, "a guard", true);
+        command.guard = compile_conjunction(prepare(c.guard, view.renaming), scope());
         command.position = c.position;
         for (const io::UpdateDeclaration& u : c.updates) command.updates.push_back(update(u, view, m));
         out_.commands.push_back(std::move(command));

@@ -41,7 +41,7 @@ constexpr int kNoAction = -1;
 struct ResolvedCommand {
   std::uint32_t module;
   int action;  // index into ResolvedModel::actions, or kNoAction
-  CompiledExpression guard;
+  CompiledConjunction guard;
   std::vector<ResolvedUpdate> updates;
   SourcePosition position;
 };

@@ -26,7 +26,7 @@ class StateTable {
     while (true) {
       std::uint32_t index = slots_[slot];
       if (index == kEmpty) break;
-      if (std::memcmp(&states_[static_cast<std::uint64_t>(index) * words_], state, words_ * 8) == 0) return {index, false};
+      if (equal(&states_[static_cast<std::uint64_t>(index) * words_], state)) return {index, false};
       slot = (slot + 1) & mask_;
     }
     std::uint64_t index = size();
@@ -45,6 +45,11 @@ class StateTable {
 
  private:
   static constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
+
+  bool equal(const std::uint64_t* a, const std::uint64_t* b) const {
+    if (words_ == 1) return *a == *b;  // most models pack into one word
+    return std::memcmp(a, b, words_ * 8) == 0;
+  }
 
   std::uint64_t hash(const std::uint64_t* state) const {
     std::uint64_t h = 0x9E3779B97F4A7C15ull;
