@@ -11,6 +11,7 @@ enum class Optimization { minimize, maximize };
 // constants and the model's formulas.
 struct ReachabilityQuery {
   Optimization direction = Optimization::minimize;
+  bool direction_given = true;  // false for "P=?", which only a DTMC answers
   Expression left = Expression::boolean(true);
   Expression right;
 };

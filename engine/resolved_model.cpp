@@ -259,7 +259,7 @@ class Resolver {
       if (!assigned.insert(it->second).second) fail(a.position, "'" + name + "' is updated twice");
       CompiledExpression value = compile(prepare(a.value, view.renaming), scope());
       if (value.type() != v.type) {
-        fail(a.value.position, "type error: '" + name + "' is " + to_string(v.type) + " but is assigned a " +
+        fail(a.position, "type error: '" + name + "' is " + to_string(v.type) + " but is assigned a " +
                                    to_string(value.type()) + " value");
       }
       r.assignments.push_back({it->second, std::move(value), a.position});

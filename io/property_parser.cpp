@@ -8,7 +8,7 @@ namespace mdpvi::io {
 namespace {
 
 constexpr const char* kSupported =
-    "not supported yet (mdpvi answers Pmin=? and Pmax=? [ F phi ] and [ phi U psi ] so far)";
+    "not supported yet (mdpvi answers Pmin=?, Pmax=? and, for DTMCs, P=? of [ F phi ] and [ phi U psi ] so far)";
 
 ReachabilityQuery parse_query(TokenStream& t) {
   ReachabilityQuery query;
@@ -17,6 +17,8 @@ ReachabilityQuery parse_query(TokenStream& t) {
     query.direction = Optimization::minimize;
   } else if (head.is_word("Pmax")) {
     query.direction = Optimization::maximize;
+  } else if (head.is_word("P") && t.peek().is("=?")) {
+    query.direction_given = false;  // a DTMC's probability: min and max agree
   } else {
     t.fail(head, kSupported + std::string(": expected Pmin or Pmax, found ") + head.describe());
   }

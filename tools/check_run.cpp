@@ -102,6 +102,10 @@ PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorG
     outcome.error = entry.error;
     return outcome;
   }
+  if (!entry.query->direction_given && model.mdp.type == ModelType::mdp) {
+    outcome.error = entry.source + ": P=? needs min or max for an MDP (Pmin=? or Pmax=?)";
+    return outcome;
+  }
   auto start = std::chrono::steady_clock::now();
   try {
     PropertyScope scope = model.scope;

@@ -1,0 +1,118 @@
+// Parser and semantic errors of PRISM-language models: each names file:line:column
+// and says what was expected or what is wrong.
+#include "engine/model_builder.h"
+
+#include <gtest/gtest.h>
+
+namespace mdpvi {
+namespace {
+
+std::string error_of(const std::string& text, const std::map<std::string, std::string>& constants = {}) {
+  try {
+    build_model(resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), constants));
+  } catch (const LocatedError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// A one-module MDP around the given module body.
+std::string with_module(const std::string& body) { return "mdp\nmodule m\n  x : [0..1];\n" + body + "\nendmodule\n"; }
+
+TEST(PrismErrors, MissingSemicolon) {
+  EXPECT_EQ(error_of("mdp\nconst int N = 2\nmodule m x : [0..1]; endmodule"), "m.nm:3:1: expected ';', found 'module'");
+}
+
+TEST(PrismErrors, UnexpectedCharacter) {
+  EXPECT_EQ(error_of("mdp\n#\n"), "m.nm:2:1: unexpected character '#'");
+}
+
+TEST(PrismErrors, UnterminatedString) {
+  EXPECT_EQ(error_of(with_module("") + "label \"done = x=1;\n"), "m.nm:6:7: unterminated string");
+}
+
+TEST(PrismErrors, BadCommand) {
+  EXPECT_EQ(error_of(with_module("  [] x=0 (x'=1);")), "m.nm:4:10: expected '->', found '('");
+  EXPECT_EQ(error_of(with_module("  x=0 -> (x'=1);")),
+            "m.nm:4:3: expected a variable declaration, a command '[...] guard -> ...;' or 'endmodule', found 'x'");
+}
+
+TEST(PrismErrors, UnknownIdentifier) {
+  EXPECT_EQ(error_of(with_module("  [] y=0 -> (x'=1);")), "m.nm:4:6: unknown identifier 'y'");
+}
+
+TEST(PrismErrors, UnknownFunction) {
+  EXPECT_EQ(error_of(with_module("  [] x=sqrt(1) -> (x'=1);")), "m.nm:4:8: unknown function 'sqrt'");
+}
+
+TEST(PrismErrors, MissingConstant) {
+  EXPECT_EQ(error_of("mdp\nconst int K;\n" + with_module("").substr(4)),
+            "m.nm:2:11: constant 'K' has no value: give it with --const K=...");
+}
+
+TEST(PrismErrors, ConstantOfTheWrongType) {
+  EXPECT_EQ(error_of("mdp\nconst int K;\n" + with_module("").substr(4), {{"K", "0.5"}}),
+            "m.nm:2:11: --const K=0.5: expected a value of type int");
+  EXPECT_EQ(error_of("mdp\nconst int K = 1/2;\n" + with_module("").substr(4)),
+            "m.nm:2:11: constant 'K' is declared int but its value is double");
+}
+
+TEST(PrismErrors, CyclicDefinitions) {
+  EXPECT_EQ(error_of("mdp\nconst int A = B;\nconst int B = A+1;\n" + with_module("").substr(4)),
+            "m.nm:2:11: constant 'A' is defined in terms of itself");
+  EXPECT_EQ(error_of("mdp\nformula f = g;\nformula g = f;\n" + with_module("  [] f -> true;").substr(4)),
+            "m.nm:2:13: formula 'g' refers to itself");
+}
+
+TEST(PrismErrors, GuardMustBeBoolean) {
+  EXPECT_EQ(error_of(with_module("  [] x+1 -> (x'=0);")), "m.nm:4:7: type error: expected a Boolean, found int");
+}
+
+TEST(PrismErrors, AssignmentOfTheWrongType) {
+  EXPECT_EQ(error_of(with_module("  [] true -> (x'=x/2);")),
+            "m.nm:4:15: type error: 'x' is int but is assigned a double value");
+}
+
+TEST(PrismErrors, UpdateOutOfRange) {
+  EXPECT_EQ(error_of(with_module("  [] true -> (x'=x+1);")),
+            "m.nm:4:15: update sets 'x' to 2, outside its range [0..1], in state (x=1)");
+}
+
+TEST(PrismErrors, ProbabilitiesMustSumToOne) {
+  EXPECT_EQ(error_of(with_module("  [] x=0 -> 0.5:(x'=0) + 0.4:(x'=1);")),
+            "m.nm:4:3: probabilities of the command sum to 0.900000, not 1 in state (x=0)");
+}
+
+TEST(PrismErrors, EmptyRangeAndInitialValueOutsideTheRange) {
+  EXPECT_EQ(error_of("mdp\nmodule m\n  x : [3..1];\nendmodule\n"), "m.nm:3:3: empty range [3..1] for 'x'");
+  EXPECT_EQ(error_of("mdp\nmodule m\n  x : [0..1] init 2;\nendmodule\n"),
+            "m.nm:3:3: initial value 2 of 'x' is outside its range [0..1]");
+}
+
+TEST(PrismErrors, DuplicateDeclarations) {
+  EXPECT_EQ(error_of("mdp\nglobal x : [0..1];\n" + with_module("").substr(4)), "m.nm:4:3: 'x' is declared twice");
+}
+
+TEST(PrismErrors, ModulesUpdateOnlyTheirOwnVariables) {
+  EXPECT_EQ(error_of(with_module("") + "module n\n  y : bool;\n  [] true -> (x'=0);\nendmodule\n"),
+            "m.nm:8:15: module 'n' cannot update 'x' of module 'm'");
+}
+
+TEST(PrismErrors, SynchronisedUpdatesOfOneGlobal) {
+  EXPECT_EQ(error_of("mdp\nglobal g : [0..1];\nmodule a\n  [s] true -> (g'=1);\nendmodule\n"
+                     "module b\n  [s] true -> (g'=0);\nendmodule\n"),
+            "m.nm:7:16: 'g' is updated by two modules synchronising on [s] in state (g=0)");
+}
+
+TEST(PrismErrors, RenamingAnUndeclaredModule) {
+  EXPECT_EQ(error_of(with_module("") + "module n = k [x=y] endmodule\n"),
+            "m.nm:6:8: module 'k' to copy is not declared");
+}
+
+TEST(PrismErrors, UnsupportedModelTypeAndLabelsInModels) {
+  EXPECT_EQ(error_of("ctmc\n"), "m.nm:1:1: model type 'ctmc' is not supported (mdpvi checks MDPs and DTMCs)");
+  EXPECT_EQ(error_of(with_module("  [] \"a\" -> true;")), "m.nm:4:6: labels (\"a\") can only be used in properties");
+}
+
+}  // namespace
+}  // namespace mdpvi
