@@ -17,7 +17,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
                                                Optimization direction, const StateSet& phi, const StateSet& psi,
-                                               const SolverOptions& options) {
+                                               const SolverOptions& options, const DeviceOptions& device) {
   ReachabilityResult result;
   auto start = std::chrono::steady_clock::now();
   graph::QualitativePartition partition = direction == Optimization::minimize
@@ -35,8 +35,10 @@ ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph
   result.times.scc_s = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
-  MaybeSolution solution = solve_topological(system, direction, options);
+  ChunkedSolution solution = solve_chunked(system, direction, options, device);
   result.solve = solution.stats;
+  result.chunks = std::move(solution.chunks);
+  result.device = std::move(solution.device);
   result.state_values.assign(mdp.num_states(), 0.0);
   for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) result.state_values[s] = 1.0;
   for (std::uint32_t i = 0; i < system.num_states(); ++i) result.state_values[system.model_states[i]] = solution.values[i];

@@ -1,7 +1,7 @@
 #pragma once
 // Pmin/Pmax of (phi U psi) in every state: Prob0/Prob1, then the maybe-states' SCCs,
 // then topological value iteration; each stage's result is named in the result.
-#include "engine/topological_solver.h"
+#include "engine/chunked_solver.h"
 #include "graph/qualitative.h"
 
 namespace mdpvi {
@@ -19,12 +19,14 @@ struct ReachabilityResult {
   std::uint64_t maybe_states = 0;
   std::size_t num_sccs = 0;
   SolveStats solve;
+  std::vector<ChunkReport> chunks;
+  std::string device;  // where the chunks ran; empty: the CPU
   PhaseTimes times;
 };
 
 // Pre: phi and psi have num_states bits; graph was built from mdp.
 ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
                                                Optimization direction, const StateSet& phi, const StateSet& psi,
-                                               const SolverOptions& options);
+                                               const SolverOptions& options, const DeviceOptions& device = {});
 
 }  // namespace mdpvi

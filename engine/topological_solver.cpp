@@ -18,15 +18,10 @@ bool has_self_loop(const MaybeSystem& system, std::uint64_t state) {
 
 }  // namespace
 
-MaybeSolution solve_topological(const MaybeSystem& system, Optimization direction, const SolverOptions& options) {
-  MaybeSolution solution;
-  // Two buffers, swapped after each sweep; outside the SCC being solved both hold the
-  // same, final values, so a sweep may read any column from either.
-  std::vector<double> current(system.num_states(), 0.0);
-  std::vector<double> next(system.num_states(), 0.0);
-  SolveStats& stats = solution.stats;
-
-  for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) {
+void solve_sccs_on_cpu(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
+                       std::size_t first_scc, std::size_t end_scc, std::vector<double>& current,
+                       std::vector<double>& next, SolveStats& stats) {
+  for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
     StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
     stats.largest_scc = std::max(stats.largest_scc, range.size());
     if (range.size() == 1 && !has_self_loop(system, range.begin)) {
@@ -37,6 +32,8 @@ MaybeSolution solve_topological(const MaybeSystem& system, Optimization directio
     ++stats.iterated_sccs;
     std::uint64_t sweeps = 0;
     double change = 0.0;
+    // Sweeps write the range of the other buffer; outside it both buffers agree,
+    // so a sweep may read any column from either.
     do {
       change = bellman_sweep_parallel(system, range, direction, options.criterion, current.data(), next.data());
       std::swap(current, next);
@@ -52,6 +49,13 @@ MaybeSolution solve_topological(const MaybeSystem& system, Optimization directio
     stats.iterations += sweeps;
     stats.max_scc_iterations = std::max(stats.max_scc_iterations, sweeps);
   }
+}
+
+MaybeSolution solve_topological(const MaybeSystem& system, Optimization direction, const SolverOptions& options) {
+  MaybeSolution solution;
+  std::vector<double> current(system.num_states(), 0.0);
+  std::vector<double> next(system.num_states(), 0.0);
+  solve_sccs_on_cpu(system, direction, options, 0, system.num_sccs(), current, next, solution.stats);
   solution.values = std::move(current);
   return solution;
 }

@@ -14,12 +14,12 @@ namespace mdpvi {
 struct SolverOptions {
   double epsilon = 1e-6;
   ConvergenceCriterion criterion = ConvergenceCriterion::relative;
-  std::uint64_t max_iterations = 10000;  // per SCC, as PRISM's -maxiters
+  std::uint64_t max_iterations = 10000;  // per SCC (per chunk on the GPU), as PRISM's -maxiters
 };
 
 struct SolveStats {
-  std::uint64_t iterations = 0;           // sweeps summed over all SCCs
-  std::uint64_t max_scc_iterations = 0;   // sweeps of the slowest SCC
+  std::uint64_t iterations = 0;           // sweeps summed over all SCCs (chunks)
+  std::uint64_t max_scc_iterations = 0;   // sweeps of the slowest SCC (chunk)
   std::uint64_t iterated_sccs = 0;        // SCCs that needed iteration
   std::uint64_t largest_scc = 0;          // states
   bool converged = true;                  // false when some SCC hit max_iterations
@@ -31,5 +31,11 @@ struct MaybeSolution {
 };
 
 MaybeSolution solve_topological(const MaybeSystem& system, Optimization direction, const SolverOptions& options);
+
+// Solves SCCs [first_scc, end_scc) in order. Pre: current and next hold the final
+// values of all states of earlier SCCs (both alike); afterwards they do for these too.
+void solve_sccs_on_cpu(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
+                       std::size_t first_scc, std::size_t end_scc, std::vector<double>& current,
+                       std::vector<double>& next, SolveStats& stats);
 
 }  // namespace mdpvi

@@ -2,53 +2,19 @@
 // shapes that break kernels: odd sizes, empty rows, one-row groups, many rows,
 // rows longer than a warp and than a block, self-loops.
 #include "engine/bellman.h"
+#include "random_systems.h"
 
 #include <gtest/gtest.h>
 
-#include <random>
 
 namespace mdpvi {
 namespace {
-
-MaybeSystem random_system(std::uint32_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  MaybeSystem system;
-  system.row_group_starts.push_back(0);
-  system.row_starts.push_back(0);
-  std::uniform_int_distribution<std::uint32_t> column(0, n - 1);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (std::uint32_t s = 0; s < n; ++s) {
-    std::uint32_t rows = s % 7 == 0 ? 1 : 1 + rng() % 5;
-    if (s % 97 == 5) rows = 40;  // a state with many choices
-    for (std::uint32_t r = 0; r < rows; ++r) {
-      std::uint32_t length = rng() % 4;                 // 0 = empty row: b(r) only
-      if (s % 101 == 3 && r == 0) length = 33;          // longer than a warp
-      if (s % 1009 == 7 && r == 0) length = 1500;       // longer than a block
-      double mass = unit(rng);
-      double to_yes = (1.0 - mass) * unit(rng);
-      if (s % 13 == 0) {  // self-loop
-        system.columns.push_back(s);
-        system.values.push_back(mass / (length + 1));
-      }
-      for (std::uint32_t k = 0; k < length; ++k) {
-        system.columns.push_back(column(rng));
-        system.values.push_back(mass / (length + 1));
-      }
-      system.row_constants.push_back(to_yes);
-      system.row_starts.push_back(system.columns.size());
-    }
-    system.row_group_starts.push_back(system.row_constants.size());
-    system.model_states.push_back(s);
-  }
-  system.scc_starts = {0, n};
-  return system;
-}
 
 class SweepEquivalence : public ::testing::TestWithParam<std::uint32_t> {};
 
 TEST_P(SweepEquivalence, ParallelIsEquivalentToReference) {
   const std::uint32_t n = GetParam();
-  MaybeSystem system = random_system(n, n);
+  MaybeSystem system = test::random_system(n, n);
   std::mt19937 rng(1);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<double> x(n);

@@ -2,6 +2,7 @@
 
 #include "engine/model_builder.h"
 #include "engine/state_formula.h"
+#include "gpu/chunk_solver.h"
 #include "io/explicit_reader.h"
 #include "io/property_parser.h"
 
@@ -95,7 +96,7 @@ void export_states(const SparseMdp& mdp, const std::string& path) {
 }
 
 PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorGraph& graph,
-                       const io::PropertyEntry& entry, const SolverOptions& solver) {
+                       const io::PropertyEntry& entry, const CheckOptions& options) {
   PropertyOutcome outcome;
   outcome.property = entry.text;
   if (!entry.query) {
@@ -112,7 +113,8 @@ PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorG
     scope.source = entry.source;
     StateSet phi = evaluate_state_formula(entry.query->left, model.mdp, scope);
     StateSet psi = evaluate_state_formula(entry.query->right, model.mdp, scope);
-    outcome.detail = compute_until_probabilities(model.mdp, graph, entry.query->direction, phi, psi, solver);
+    outcome.detail = compute_until_probabilities(model.mdp, graph, entry.query->direction, phi, psi, options.solver,
+                                                 options.device);
     outcome.value = outcome.detail->state_values[model.mdp.initial_states.front()];
   } catch (const std::exception& error) {
     outcome.error = error.what();
@@ -151,6 +153,9 @@ std::map<std::string, std::string> parse_constant_definitions(const std::string&
 }
 
 CheckReport run_check(const CheckOptions& options) {
+  if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
+    throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
+  }
   CheckReport report;
   LoadedModel model = load_model(options, report.model);
   const SparseMdp& mdp = model.mdp;
@@ -178,7 +183,7 @@ CheckReport run_check(const CheckOptions& options) {
   auto start = std::chrono::steady_clock::now();
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
   report.model.graph_s = seconds_since(start);
-  for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(model, graph, entry, options.solver));
+  for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(model, graph, entry, options));
   return report;
 }
 

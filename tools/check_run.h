@@ -18,6 +18,7 @@ struct CheckOptions {
   std::map<std::string, std::string> constants;  // --const, for the model and the properties
   std::optional<std::string> export_states;      // --export-states FILE
   SolverOptions solver;
+  DeviceOptions device;
 };
 
 struct ModelSummary {

@@ -1,4 +1,5 @@
 // mdpvi: probabilistic model checking of MDPs by value iteration.
+#include "gpu/chunk_solver.h"
 #include "gpu/device_info.h"
 #include "io/parse_error.h"
 #include "tools/check_run.h"
@@ -26,6 +27,8 @@ struct CheckArguments {
   std::string export_states;
   std::vector<std::string> files;
   std::string json_path;
+  std::string solver = "auto";
+  std::size_t gpu_memory_limit = 0;
   bool absolute = false;
   bool relative = false;
   int threads = 0;
@@ -48,6 +51,12 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(CLI::PositiveNumber);
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
+  check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  check->add_option("--gpu-memory-limit", args.gpu_memory_limit, "Device memory budget for a chunk, in bytes")
+      ->check(CLI::PositiveNumber);
+  check->add_option("--gpu-group-size", args.options.device.group_size, "Lanes per state in the GPU sweep: 1-32 (default: from row lengths)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
 }
 
 int run_check_command(CheckArguments& args) {
@@ -75,6 +84,10 @@ int run_check_command(CheckArguments& args) {
     return kBadInput;
   }
   if (args.absolute) args.options.solver.criterion = ConvergenceCriterion::absolute;
+  args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
+                               : args.solver == "cpu" ? SolverKind::cpu
+                                                      : SolverKind::automatic;
+  if (args.gpu_memory_limit > 0) args.options.device.memory_limit_bytes = args.gpu_memory_limit;
   std::unique_ptr<oneapi::tbb::global_control> thread_limit;
   if (args.threads > 0) {
     thread_limit = std::make_unique<oneapi::tbb::global_control>(
@@ -109,13 +122,17 @@ int run_check_command(CheckArguments& args) {
   return report.all_answered() ? 0 : kSomePropertyFailed;
 }
 
-int run_devices_command() {
+int run_devices_command(bool bandwidth) {
   auto devices = mdpvi::gpu::list_devices();
   if (!mdpvi::gpu::built_with_cuda()) std::cout << "mdpvi was built without CUDA\n";
   if (devices.empty()) std::cout << "no CUDA device\n";
   for (const auto& d : devices) {
     std::cout << d.index << ": " << d.name << ", " << d.total_memory_bytes / (1024 * 1024) << " MiB, compute capability "
               << d.compute_capability_major << "." << d.compute_capability_minor << "\n";
+  }
+  if (bandwidth && !devices.empty()) {
+    double bytes_per_s = mdpvi::gpu::measure_copy_bandwidth(std::size_t{1} << 30);
+    std::cout << "device-to-device copy bandwidth (1 GiB, read + write): " << bytes_per_s / 1e9 << " GB/s\n";
   }
   return 0;
 }
@@ -134,14 +151,15 @@ int main(int argc, char** argv) {
   CheckArguments check_args;
   add_check_command(app, check_args);
   CLI::App* devices = app.add_subcommand("devices", "List the CUDA devices mdpvi can use");
+  bool bandwidth = false;
+  devices->add_flag("--bandwidth", bandwidth, "Also measure the device-to-device copy bandwidth");
   for (CLI::App* sub : app.get_subcommands({})) sub->add_flag("-v,--verbose", verbose, "Log what each stage does");
-  (void)devices;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : kBadInput;
   }
   if (verbose) spdlog::set_level(spdlog::level::debug);
-  if (app.got_subcommand("devices")) return run_devices_command();
+  if (app.got_subcommand("devices")) return run_devices_command(bandwidth);
   return run_check_command(check_args);
 }

@@ -52,6 +52,20 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
         << d->solve.largest_scc << " states (" << seconds(d->times.scc_s) << ")\n"
         << "Value iteration: " << d->solve.iterations << " iterations (" << seconds(d->times.solve_s) << ")"
         << (d->solve.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
+    if (!d->device.empty()) {
+      std::size_t on_gpu = 0;
+      double upload = 0, solve = 0, download = 0;
+      for (const ChunkReport& c : d->chunks) {
+        on_gpu += c.on_gpu;
+        upload += c.upload_s;
+        solve += c.solve_s;
+        download += c.download_s;
+      }
+      out << "GPU (" << d->device << "): " << d->chunks.size() << " chunks, " << on_gpu << " on the GPU; upload "
+          << seconds(upload) << ", solve " << seconds(solve) << ", download " << seconds(download) << "\n";
+    } else if (d->chunks.size() > 1) {
+      out << "Chunks: " << d->chunks.size() << " (solved on the CPU)\n";
+    }
   }
   out << "Result: " << format_value(*outcome.value) << " (value in the initial state)\n"
       << "Time for model checking: " << seconds(outcome.time_s) << "\n";
@@ -82,6 +96,21 @@ nlohmann::json to_json(const CheckReport& report) {
       entry["states"] = {{"yes", d->yes_states}, {"no", d->no_states}, {"maybe", d->maybe_states}};
       entry["sccs"] = {{"count", d->num_sccs}, {"iterated", d->solve.iterated_sccs}, {"largest", d->solve.largest_scc},
                        {"max_iterations", d->solve.max_scc_iterations}};
+      entry["device"] = d->device.empty() ? nlohmann::json() : nlohmann::json(d->device);
+      nlohmann::json chunks = nlohmann::json::array();
+      for (const ChunkReport& c : d->chunks) {
+        nlohmann::json chunk = {{"states", c.states},         {"sccs", c.sccs},
+                                {"footprint_bytes", c.footprint_bytes}, {"on_gpu", c.on_gpu},
+                                {"iterations", c.iterations}, {"upload_s", c.upload_s},
+                                {"solve_s", c.solve_s},       {"download_s", c.download_s},
+                                {"bytes_per_sweep", c.bytes_per_sweep}};
+        if (c.on_gpu && c.iterations > 0 && c.solve_s > 0) {
+          chunk["sweep_s"] = c.solve_s / static_cast<double>(c.iterations);
+          chunk["achieved_bandwidth_bytes_per_s"] = static_cast<double>(c.bytes_per_sweep) * c.iterations / c.solve_s;
+        }
+        chunks.push_back(std::move(chunk));
+      }
+      entry["chunks"] = std::move(chunks);
     }
     properties.push_back(std::move(entry));
   }

@@ -1,0 +1,288 @@
+#include "gpu/chunk_solver.h"
+
+#include <cub/block/block_reduce.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <cmath>
+#include <string>
+#include <utility>
+
+namespace mdpvi::gpu {
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear it, so that the CPU fallback starts clean
+  std::string message = std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status);
+  if (status == cudaErrorMemoryAllocation) throw OutOfDeviceMemory(message);
+  throw DeviceError(message);
+}
+
+// Owns one device allocation.
+template <typename T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(std::size_t count) : count_(count) {
+    if (count > 0) check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
+  }
+  DeviceArray(const T* host, std::size_t count) : DeviceArray(count) { upload(host, count); }
+  ~DeviceArray() {
+    if (data_) cudaFree(data_);
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+
+  void upload(const T* host, std::size_t count) {
+    if (count > 0) check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  void download(T* host, std::size_t count) const {
+    if (count > 0) check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  }
+  T* get() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_;
+};
+
+struct DeviceChunk {
+  std::uint64_t num_states;
+  const std::uint64_t* __restrict__ row_group_starts;
+  const std::uint64_t* __restrict__ row_starts;
+  const std::uint32_t* __restrict__ columns;
+  const double* __restrict__ values;
+  const double* __restrict__ row_constants;
+};
+
+struct Maximum {
+  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+constexpr int kBlockSize = 256;
+
+// One Bellman sweep, fused: G lanes share a state; each row's dot product is split
+// over the lanes and reduced with shuffles inside the group; the group's lane 0
+// takes the min/max over the rows, writes the value and its change. The largest
+// change of the block goes to *d_change with one atomic (non-negative doubles order
+// like their bit patterns). Groups stride over the states (grid-stride loop).
+template <int G, bool kMaximize, bool kRelative>
+__global__ void __launch_bounds__(kBlockSize)
+    sweep_kernel(DeviceChunk m, const double* __restrict__ x_in, double* __restrict__ x_out,
+                 unsigned long long* d_change) {
+  const unsigned lane = threadIdx.x % G;
+  const unsigned group_in_warp = (threadIdx.x % 32) / G;
+  const unsigned mask = G == 32 ? 0xffffffffu : (((1u << G) - 1u) << (group_in_warp * G));
+  const std::uint64_t groups = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / G;
+  double largest_change = 0.0;
+  for (std::uint64_t s = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G; s < m.num_states;
+       s += groups) {
+    double best = kMaximize ? -INFINITY : INFINITY;
+    const std::uint64_t row_end = m.row_group_starts[s + 1];
+    for (std::uint64_t r = m.row_group_starts[s]; r < row_end; ++r) {
+      double sum = 0.0;
+      const std::uint64_t k_end = m.row_starts[r + 1];
+      for (std::uint64_t k = m.row_starts[r] + lane; k < k_end; k += G) sum += m.values[k] * x_in[m.columns[k]];
+      if constexpr (G > 1) {
+        for (int offset = G / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(mask, sum, offset, G);
+      }
+      sum += m.row_constants[r];
+      best = kMaximize ? fmax(best, sum) : fmin(best, sum);
+    }
+    if (lane == 0) {
+      double change = fabs(best - x_in[s]);
+      if (kRelative && best != 0.0) change /= fabs(best);
+      largest_change = fmax(largest_change, change);
+      x_out[s] = best;
+    }
+  }
+  using BlockReduce = cub::BlockReduce<double, kBlockSize>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  double block_largest = BlockReduce(scratch).Reduce(largest_change, Maximum());
+  if (threadIdx.x == 0 && block_largest > 0.0) {
+    atomicMax(d_change, static_cast<unsigned long long>(__double_as_longlong(block_largest)));
+  }
+}
+
+using SweepKernel = void (*)(DeviceChunk, const double*, double*, unsigned long long*);
+
+template <int G>
+SweepKernel pick_kernel(bool maximize, bool relative) {
+  if (maximize) return relative ? sweep_kernel<G, true, true> : sweep_kernel<G, true, false>;
+  return relative ? sweep_kernel<G, false, true> : sweep_kernel<G, false, false>;
+}
+
+// The one place where runtime options become template parameters.
+SweepKernel kernel_for(int group_size, bool maximize, bool relative) {
+  switch (group_size) {
+    case 1: return pick_kernel<1>(maximize, relative);
+    case 2: return pick_kernel<2>(maximize, relative);
+    case 4: return pick_kernel<4>(maximize, relative);
+    case 8: return pick_kernel<8>(maximize, relative);
+    case 16: return pick_kernel<16>(maximize, relative);
+    case 32: return pick_kernel<32>(maximize, relative);
+    default: throw std::invalid_argument("group size must be 1, 2, 4, 8, 16 or 32, found " + std::to_string(group_size));
+  }
+}
+
+// The chunk on the device, with both value vectors and the change scalar.
+class ResidentChunk {
+ public:
+  ResidentChunk(const ChunkMatrix& c)
+      : states_(c.num_states),
+        row_group_starts_(c.row_group_starts, c.num_states + 1),
+        row_starts_(c.row_starts, c.num_rows + 1),
+        columns_(c.columns, c.num_entries),
+        values_(c.values, c.num_entries),
+        row_constants_(c.row_constants, c.num_rows),
+        x_(c.num_states),
+        y_(c.num_states),
+        change_(1) {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    int sms = 0;
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    sm_count_ = sms;
+  }
+
+  DeviceChunk view() const {
+    return {states_, row_group_starts_.get(), row_starts_.get(), columns_.get(), values_.get(), row_constants_.get()};
+  }
+  DeviceArray<double>& x() { return x_; }
+  DeviceArray<double>& y() { return y_; }
+
+  // One sweep from x into y; returns the largest change (waits for the device).
+  void launch_sweep(SweepKernel kernel, int group_size, const double* in, double* out) {
+    check(cudaMemsetAsync(change_.get(), 0, sizeof(unsigned long long)), "cudaMemset");
+    std::uint64_t threads = static_cast<std::uint64_t>(states_) * group_size;
+    std::uint64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
+    // Enough blocks to fill the device, few enough that the atomics stay cheap.
+    blocks = std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(sm_count_) * 8));
+    kernel<<<static_cast<unsigned>(blocks), kBlockSize>>>(view(), in, out, change_.get());
+    check(cudaGetLastError(), "sweep kernel launch");
+  }
+  double read_change() {
+    unsigned long long bits = 0;
+    change_.download(&bits, 1);
+    double change;
+    std::memcpy(&change, &bits, sizeof change);
+    return change;
+  }
+
+ private:
+  std::uint32_t states_;
+  DeviceArray<std::uint64_t> row_group_starts_, row_starts_;
+  DeviceArray<std::uint32_t> columns_;
+  DeviceArray<double> values_, row_constants_, x_, y_;
+  DeviceArray<unsigned long long> change_;
+  int sm_count_ = 1;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::size_t chunk_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
+  return (states + 1) * 8 + (rows + 1) * 8 + entries * (4 + 8) + rows * 8 + states * 8 * 2 + 256;
+}
+
+std::optional<std::size_t> free_device_memory() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return std::nullopt;
+  }
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return std::nullopt;
+  }
+  return free_bytes;
+}
+
+std::string device_name() {
+  int device = 0;
+  cudaDeviceProp properties{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "no device";
+  }
+  return properties.name;
+}
+
+int choose_group_size(const ChunkMatrix& chunk) {
+  if (chunk.num_rows == 0) return 1;
+  double mean_row = static_cast<double>(chunk.num_entries) / static_cast<double>(chunk.num_rows);
+  int g = 1;
+  while (g < 32 && g < mean_row) g *= 2;  // short rows: a thread per state
+  return g;
+}
+
+ChunkSolveStats solve_chunk_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, double* x) {
+  ChunkSolveStats stats;
+  stats.group_size = settings.group_size > 0 ? settings.group_size : choose_group_size(chunk);
+  stats.device_bytes = chunk_footprint_bytes(chunk.num_states, chunk.num_rows, chunk.num_entries);
+  if (chunk.num_states == 0) return stats;
+  SweepKernel kernel = kernel_for(stats.group_size, settings.maximize, settings.relative);
+
+  auto start = std::chrono::steady_clock::now();
+  ResidentChunk resident(chunk);
+  resident.x().upload(x, chunk.num_states);
+  check(cudaDeviceSynchronize(), "upload");
+  stats.upload_s = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  double* in = resident.x().get();
+  double* out = resident.y().get();
+  double change = 0.0;
+  do {
+    resident.launch_sweep(kernel, stats.group_size, in, out);
+    std::swap(in, out);
+    ++stats.iterations;
+    change = resident.read_change();
+  } while (change >= settings.epsilon && stats.iterations < settings.max_iterations);
+  stats.converged = change < settings.epsilon;
+  stats.solve_s = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  check(cudaMemcpy(x, in, chunk.num_states * sizeof(double), cudaMemcpyDeviceToHost), "download");
+  stats.download_s = seconds_since(start);
+  return stats;
+}
+
+double sweep_once_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, const double* x_in, double* x_out) {
+  int group_size = settings.group_size > 0 ? settings.group_size : choose_group_size(chunk);
+  SweepKernel kernel = kernel_for(group_size, settings.maximize, settings.relative);
+  ResidentChunk resident(chunk);
+  resident.x().upload(x_in, chunk.num_states);
+  resident.launch_sweep(kernel, group_size, resident.x().get(), resident.y().get());
+  double change = resident.read_change();
+  resident.y().download(x_out, chunk.num_states);
+  return change;
+}
+
+double measure_copy_bandwidth(std::size_t bytes) {
+  DeviceArray<char> a(bytes), b(bytes);
+  check(cudaMemset(a.get(), 1, bytes), "cudaMemset");
+  cudaEvent_t begin, end;
+  check(cudaEventCreate(&begin), "cudaEventCreate");
+  check(cudaEventCreate(&end), "cudaEventCreate");
+  check(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "warm-up copy");
+  constexpr int kRepeats = 10;
+  check(cudaEventRecord(begin), "cudaEventRecord");
+  for (int i = 0; i < kRepeats; ++i) check(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice), "copy");
+  check(cudaEventRecord(end), "cudaEventRecord");
+  check(cudaEventSynchronize(end), "cudaEventSynchronize");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
+  cudaEventDestroy(begin);
+  cudaEventDestroy(end);
+  return 2.0 * bytes * kRepeats / (ms / 1000.0);  // read + write
+}
+
+}  // namespace mdpvi::gpu

@@ -1,0 +1,74 @@
+#pragma once
+// Value iteration of one chunk of the maybe-state system on a CUDA device.
+// Plain C++ header: the engine includes it without CUDA.
+//
+// A chunk is a square system over its own states: x(s) = opt over the rows r of s of
+// ( b(r) + sum_k P(r,k) * x(column k) ), every column inside the chunk (the engine has
+// folded entries into yes-states and into chunks solved earlier into b).
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <stdexcept>
+
+namespace mdpvi::gpu {
+
+struct ChunkMatrix {  // host arrays, chunk-local indices
+  std::uint32_t num_states = 0;
+  std::uint64_t num_rows = 0;
+  std::uint64_t num_entries = 0;
+  const std::uint64_t* row_group_starts = nullptr;  // num_states + 1, starting at 0
+  const std::uint64_t* row_starts = nullptr;        // num_rows + 1, starting at 0
+  const std::uint32_t* columns = nullptr;
+  const double* values = nullptr;
+  const double* row_constants = nullptr;  // b, num_rows
+};
+
+struct SweepSettings {
+  bool maximize = false;
+  bool relative = true;
+  double epsilon = 1e-6;
+  std::uint64_t max_iterations = 10000;
+  int group_size = 0;  // lanes per state: 1, 2, 4, 8, 16 or 32; 0 = chosen from the row lengths
+};
+
+struct ChunkSolveStats {
+  std::uint64_t iterations = 0;
+  bool converged = true;
+  int group_size = 0;
+  double upload_s = 0.0;
+  double solve_s = 0.0;
+  double download_s = 0.0;
+  std::size_t device_bytes = 0;
+};
+
+// A CUDA call failed. OutOfDeviceMemory when it was an allocation.
+class DeviceError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+class OutOfDeviceMemory : public DeviceError {
+  using DeviceError::DeviceError;
+};
+
+// The device memory a chunk needs: matrix, b, two value vectors, scratch.
+std::size_t chunk_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);
+
+// Free memory of the current device; none without a usable device.
+std::optional<std::size_t> free_device_memory();
+std::string device_name();
+
+// Iterates from x (host, num_states values) until the largest change of a sweep is
+// below epsilon or max_iterations; x receives the result. Throws DeviceError.
+ChunkSolveStats solve_chunk_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, double* x);
+
+// One sweep x_out = opt(P x_in + b) and its largest change: the CUDA implementation of
+// engine/bellman.h's sweep, for the equivalence tests.
+double sweep_once_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, const double* x_in, double* x_out);
+
+// The lanes per state chosen for a chunk: a power of two near its mean row length.
+int choose_group_size(const ChunkMatrix& chunk);
+
+// Device-to-device copy bandwidth (bytes read + written per second), for reports.
+double measure_copy_bandwidth(std::size_t bytes);
+
+}  // namespace mdpvi::gpu

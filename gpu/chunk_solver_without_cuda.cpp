@@ -1,0 +1,23 @@
+#include "gpu/chunk_solver.h"
+
+#include <string>
+
+// Built with MDPVI_ENABLE_CUDA=OFF: there is never a device, so the engine never
+// calls the solving functions; if something does, it is told so.
+namespace mdpvi::gpu {
+
+namespace {
+[[noreturn]] void no_cuda() { throw DeviceError("mdpvi was built without CUDA"); }
+}  // namespace
+
+std::size_t chunk_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
+  return (states + 1) * 8 + (rows + 1) * 8 + entries * (4 + 8) + rows * 8 + states * 8 * 2 + 256;
+}
+std::optional<std::size_t> free_device_memory() { return std::nullopt; }
+std::string device_name() { return "no device"; }
+int choose_group_size(const ChunkMatrix&) { return 1; }
+ChunkSolveStats solve_chunk_on_device(const ChunkMatrix&, const SweepSettings&, double*) { no_cuda(); }
+double sweep_once_on_device(const ChunkMatrix&, const SweepSettings&, const double*, double*) { no_cuda(); }
+double measure_copy_bandwidth(std::size_t) { no_cuda(); }
+
+}  // namespace mdpvi::gpu
