@@ -118,7 +118,8 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
     EXPECT_TRUE(whole.chunks[0].on_gpu);
     expect_near_all(whole.values, cpu.values, 1e-10);
     // A budget that forces many chunks, with the big block too large for any of them.
-    ChunkedSolution chunked = solve_chunked(system, direction, tight(), {SolverKind::gpu, 60000, 0});
+    std::size_t whole_bytes = plan_chunks(system, std::size_t{1} << 40).front().footprint_bytes;
+    ChunkedSolution chunked = solve_chunked(system, direction, tight(), {SolverKind::gpu, whole_bytes / 40, 0});
     EXPECT_GE(chunked.chunks.size(), 8u);
     bool some_on_cpu = false;
     for (const ChunkReport& c : chunked.chunks) some_on_cpu |= !c.on_gpu;
@@ -134,7 +135,7 @@ TEST(DeviceSolve, BenchmarkInstancesMatchReference) {
   if (!test::have_shared()) GTEST_SKIP();
   for (const char* name : {"coin4_2", "csma2_6", "leader5", "wlan2", "wlan2_collide"}) {
     const nlohmann::json& expected = test::reference().at(name);
-    for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{200000}}) {
+    for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{30000}}) {
       tools::CheckOptions options;
       options.model_file = (test::kShared / "benchmarks" / expected.at("path").get<std::string>()).string();
       options.properties_file = (test::kShared / "benchmarks" / expected.at("properties_path").get<std::string>()).string();

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <filesystem>
@@ -12,7 +13,11 @@
 
 namespace mdpvi::test {
 
-inline const std::filesystem::path kShared = MDPVI_SHARED_DIR;
+// ../shared beside the checkout, or $MDPVI_SHARED_DIR (the GPU machine has no ../shared).
+inline const std::filesystem::path kShared = [] {
+  const char* override_dir = std::getenv("MDPVI_SHARED_DIR");
+  return std::filesystem::path(override_dir ? override_dir : MDPVI_SHARED_DIR);
+}();
 
 inline bool have_shared() { return std::filesystem::exists(kShared / "benchmarks/reference.json"); }
 

@@ -175,8 +175,18 @@ CheckReport run_check(const CheckOptions& options) {
   for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
     entries.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
   }
-  for (const auto& [name, value] : options.constants) {
-    if (!model.declared_constants.count(name)) spdlog::warn("--const {}: no constant of that name is declared", name);
+  // A --const that nothing declares is still usable in --prop properties, typed by
+  // its text: true/false, an integer, or a real.
+  for (const auto& [name, text] : options.constants) {
+    if (model.declared_constants.count(name)) continue;
+    for (ValueType type : {ValueType::boolean, ValueType::integer, ValueType::real}) {
+      try {
+        model.scope.constants[name] = parse_constant_value(name, type, text);
+        break;
+      } catch (const std::invalid_argument&) {
+        if (type == ValueType::real) spdlog::warn("--const {}={}: not a value; ignored", name, text);
+      }
+    }
   }
   if (entries.empty()) return report;
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
+# bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|mid|large]...
+set -uo pipefail
+build=$1; shared=$2; shift 2
+export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
+export MDPVI_SHARED_DIR=$shared
+mdpvi=$build/tools/mdpvi
+M=$shared/benchmarks/prism/mdps
+out=${OUT:-/tmp}
+coin_props=(--prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]' --prop 'Pmax=? [ F "finished"&!"agree" ]')
+csma_props=(--prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]' --prop 'Pmax=? [ !"collision_max_backoff" U "all_delivered" ]')
+wlan_props=(--prop 'Pmax=? [ true U col=k ]')
+
+run() {  # name, then mdpvi check arguments
+  local name=$1; shift
+  echo "### $name" >>"$out/results.txt"
+  timeout 400 "$mdpvi" check "$@" --json - >>"$out/results.txt" 2>>"$out/errors.txt"
+  echo "### rc=$?" >>"$out/results.txt"
+}
+
+for part in "$@"; do
+  case $part in
+    tests)
+      nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv >"$out/device.txt" 2>&1
+      "$mdpvi" devices --bandwidth >>"$out/device.txt" 2>&1
+      nproc >>"$out/device.txt"
+      "$build/tests/unit_tests" >"$out/unit_tests.txt" 2>&1; echo "unit_tests rc=$?" >>"$out/unit_tests.txt"
+      ;;
+    mid)
+      for solver in gpu cpu; do
+        run "coin6_2 $solver" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver $solver
+        run "coin6_4 $solver" $M/consensus/coin6.nm --const K=4 "${coin_props[@]}" --solver $solver
+        run "csma3_4 $solver" $M/csma/csma3_4.nm "${csma_props[@]}" --solver $solver
+        run "wlan5_collide $solver" $M/wlan/wlan5_collide.nm --const COL=2,TRANS_TIME_MAX=10,k=2 "${wlan_props[@]}" --solver $solver
+      done
+      run "leader7 build" $M/leader_async/leader7.nm --prop 'Pmax=? [ F "elected" ]'
+      for g in 1 2 4 8 32; do
+        run "coin6_4 gpu group $g" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --solver gpu --gpu-group-size $g
+      done
+      run "coin6_2 gpu 10 chunks" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver gpu --gpu-memory-limit 12000000
+      ;;
+    agree)
+      tight=(--absolute --epsilon 1e-10 --max-iters 1000000)
+      run "coin6_2 cpu tight" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver cpu "${tight[@]}"
+      run "coin6_2 gpu tight" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver gpu "${tight[@]}"
+      run "coin6_2 gpu tight chunks" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver gpu "${tight[@]}" --gpu-memory-limit 3000000
+      run "coin6_4 gpu converged" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --solver gpu --max-iters 1000000
+      run "coin6_4 cpu converged" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --solver cpu --max-iters 1000000
+      for solver in gpu cpu; do
+        run "wlan5_collide $solver" $M/wlan/wlan5_collide.nm --const COL=2,TRANS_TIME_MAX=10,k=2 "${wlan_props[@]}" --solver $solver
+      done
+      ;;
+    coin8)
+      run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
+      ;;
+    large)
+      run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
+      run "csma3_6 gpu" $M/csma/csma3_6.nm "${csma_props[@]:0:2}" --solver gpu
+      ;;
+  esac
+done
