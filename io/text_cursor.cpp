@@ -104,22 +104,24 @@ static std::size_t number_length(std::string_view rest) {
   return n;
 }
 
+// Reads an integer of type T at pos and moves pos past it.
+template <typename T>
+static T expect_integer_token(LineCursor& cursor, std::string_view line, std::size_t& pos, std::string_view what) {
+  std::size_t column = pos + 1;
+  std::string_view token = line.substr(pos, number_length(line.substr(pos)));
+  T value = parse_whole_token<T>(cursor, token, column, what);
+  pos += token.size();
+  return value;
+}
+
 std::uint64_t LineCursor::expect_unsigned(std::string_view what) {
   skip_blanks();
-  std::size_t column = pos_ + 1;
-  std::string_view token = line_.substr(pos_, number_length(line_.substr(pos_)));
-  auto value = parse_whole_token<std::uint64_t>(*this, token, column, what);
-  pos_ += token.size();
-  return value;
+  return expect_integer_token<std::uint64_t>(*this, line_, pos_, what);
 }
 
 std::int64_t LineCursor::expect_integer(std::string_view what) {
   skip_blanks();
-  std::size_t column = pos_ + 1;
-  std::string_view token = line_.substr(pos_, number_length(line_.substr(pos_)));
-  auto value = parse_whole_token<std::int64_t>(*this, token, column, what);
-  pos_ += token.size();
-  return value;
+  return expect_integer_token<std::int64_t>(*this, line_, pos_, what);
 }
 
 double LineCursor::expect_number(std::string_view what) {

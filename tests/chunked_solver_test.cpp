@@ -136,18 +136,12 @@ TEST(DeviceSolve, BenchmarkInstancesMatchReference) {
   for (const char* name : {"coin4_2", "csma2_6", "leader5", "wlan2", "wlan2_collide"}) {
     const nlohmann::json& expected = test::reference().at(name);
     for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{30000}}) {
-      tools::CheckOptions options;
-      options.model_file = (test::kShared / "benchmarks" / expected.at("path").get<std::string>()).string();
-      options.properties_file = (test::kShared / "benchmarks" / expected.at("properties_path").get<std::string>()).string();
-      options.constants = tools::parse_constant_definitions(expected.at("constants").get<std::string>());
-      options.solver = {1e-10, ConvergenceCriterion::absolute, 1000000};
+      tools::CheckOptions options = test::reference_check(expected);
       options.device = {SolverKind::gpu, limit, 0};
       tools::CheckReport report = tools::run_check(options);
-      const auto& properties = expected.at("properties");
-      for (std::size_t i = 0; i < properties.size(); ++i) {
-        const auto& outcome = report.properties[i];
+      test::expect_matches_reference(report, expected);
+      for (const auto& outcome : report.properties) {
         if (!outcome.value) continue;
-        test::expect_close_to_reference(*outcome.value, properties[i]);
         EXPECT_FALSE(outcome.detail->device.empty());
         if (limit && outcome.detail->maybe_states > 5000) EXPECT_GE(outcome.detail->chunks.size(), 8u) << name;
       }

@@ -31,25 +31,8 @@ int answerable(const nlohmann::json& properties) {
 
 TEST_P(PrismModel, CountsAndPropertiesMatchPrism) {
   const nlohmann::json& expected = test::reference().at(GetParam());
-  tools::CheckOptions options;
-  options.model_file = (kShared / "benchmarks" / expected.at("path").get<std::string>()).string();
-  options.properties_file = (kShared / "benchmarks" / expected.at("properties_path").get<std::string>()).string();
-  options.constants = tools::parse_constant_definitions(expected.at("constants").get<std::string>());
-  options.solver = {1e-10, ConvergenceCriterion::absolute, 1000000};
-  tools::CheckReport report = tools::run_check(options);
-  EXPECT_EQ(report.model.states, expected.at("states").get<std::uint64_t>());
-  EXPECT_EQ(report.model.choices, expected.at("choices").get<std::uint64_t>());
-  EXPECT_EQ(report.model.transitions, expected.at("transitions").get<std::uint64_t>());
-
-  const auto& properties = expected.at("properties");
-  ASSERT_EQ(report.properties.size(), properties.size());
-  int answered = 0;
-  for (std::size_t i = 0; i < properties.size(); ++i) {
-    if (!report.properties[i].value) continue;
-    test::expect_close_to_reference(*report.properties[i].value, properties[i]);
-    ++answered;
-  }
-  EXPECT_EQ(answered, answerable(properties));
+  int answered = test::expect_matches_reference(tools::run_check(test::reference_check(expected)), expected);
+  EXPECT_EQ(answered, answerable(expected.at("properties")));
 }
 
 std::vector<std::string> affordable_instances() {

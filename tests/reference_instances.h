@@ -1,5 +1,7 @@
 #pragma once
 // ../shared/benchmarks/reference.json: PRISM's counts and sound values per instance.
+#include "tools/check_run.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +11,7 @@
 #include <set>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace mdpvi::test {
@@ -34,6 +37,38 @@ inline void expect_close_to_reference(double value, const nlohmann::json& proper
   double truth = std::stod(property.at("reference").get<std::string>());
   EXPECT_LE(std::abs(value - truth), 1e-6 * std::abs(truth) + 1e-12)
       << property.at("property").get<std::string>() << ": " << value << " vs " << truth;
+}
+
+// The instance's model (PRISM language, or its explicit export when explicit_base is
+// given), properties file and constants, checked tightly enough for the comparisons.
+inline tools::CheckOptions reference_check(const nlohmann::json& instance, std::optional<std::string> explicit_base = {}) {
+  tools::CheckOptions options;
+  if (explicit_base) {
+    options.explicit_base = explicit_base;
+  } else {
+    options.model_file = (kShared / "benchmarks" / instance.at("path").get<std::string>()).string();
+  }
+  options.properties_file = (kShared / "benchmarks" / instance.at("properties_path").get<std::string>()).string();
+  options.constants = tools::parse_constant_definitions(instance.at("constants").get<std::string>());
+  options.solver = {1e-10, ConvergenceCriterion::absolute, 1000000};
+  return options;
+}
+
+// PRISM's counts, and each answered property within 1e-6 of its reference; returns
+// how many properties were answered.
+inline int expect_matches_reference(const tools::CheckReport& report, const nlohmann::json& instance) {
+  EXPECT_EQ(report.model.states, instance.at("states").get<std::uint64_t>());
+  EXPECT_EQ(report.model.choices, instance.at("choices").get<std::uint64_t>());
+  EXPECT_EQ(report.model.transitions, instance.at("transitions").get<std::uint64_t>());
+  const auto& properties = instance.at("properties");
+  EXPECT_EQ(report.properties.size(), properties.size());
+  int answered = 0;
+  for (std::size_t i = 0; i < std::min(properties.size(), report.properties.size()); ++i) {
+    if (!report.properties[i].value) continue;  // not supported yet
+    expect_close_to_reference(*report.properties[i].value, properties[i]);
+    ++answered;
+  }
+  return answered;
 }
 
 }  // namespace mdpvi::test
