@@ -52,6 +52,13 @@ for part in "$@"; do
         run "wlan5_collide $solver" $M/wlan/wlan5_collide.nm --const COL=2,TRANS_TIME_MAX=10,k=2 "${wlan_props[@]}" --solver $solver
       done
       ;;
+    pipeline)
+      tight=(--absolute --epsilon 1e-10 --max-iters 1000000)
+      run "coin6_2 gpu tight" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver gpu "${tight[@]}"
+      run "coin6_2 gpu tight pipelined chunks" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver gpu "${tight[@]}" --gpu-memory-limit 6000000
+      run "coin6_2 cpu tight chunks" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver cpu "${tight[@]}" --gpu-memory-limit 6000000
+      run "coin6_4 gpu pipelined chunks" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --solver gpu --max-iters 1000000 --gpu-memory-limit 40000000
+      ;;
     coin8)
       run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
       ;;

@@ -18,40 +18,66 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
   return gpu::chunk_footprint_bytes(end - first, rows, entries);
 }
 
-// The chunk as a square system of its own: indices rebased to the chunk, entries
-// into earlier chunks folded into b with their final values.
-struct ChunkArrays {
-  std::vector<std::uint64_t> row_group_starts, row_starts;
-  std::vector<std::uint32_t> columns;
-  std::vector<double> values, row_constants;
+template <typename T>
+using PinnedVector = std::vector<T, gpu::PinnedAllocator<T>>;
+
+// A chunk as a square system of its own (indices rebased), in pinned memory so that
+// it uploads while the chunk before it iterates. Its entries into earlier chunks are
+// kept aside: they become part of b once those chunks are solved.
+struct PreparedChunk {
+  std::size_t index = 0;  // in the plan
+  Chunk chunk;
+  PinnedVector<std::uint64_t> row_group_starts, row_starts;
+  PinnedVector<std::uint32_t> columns;
+  PinnedVector<double> values;
+  std::vector<std::uint64_t> outside_starts{0};  // per row, into outside_*
+  std::vector<std::uint32_t> outside_columns;
+  std::vector<double> outside_values;
+  int ticket = -1;
 
   gpu::ChunkMatrix view() const {
-    return {static_cast<std::uint32_t>(row_group_starts.size() - 1), row_constants.size(), columns.size(),
-            row_group_starts.data(), row_starts.data(), columns.data(), values.data(), row_constants.data()};
+    return {static_cast<std::uint32_t>(row_group_starts.size() - 1), row_starts.size() - 1, columns.size(),
+            row_group_starts.data(), row_starts.data(), columns.data(), values.data(), nullptr};
+  }
+
+  // Pre: the earlier chunks are solved in solved.
+  std::vector<double> row_constants(const MaybeSystem& system, const std::vector<double>& solved) const {
+    const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+    std::vector<double> b(row_starts.size() - 1);
+    for (std::size_t r = 0; r < b.size(); ++r) {
+      b[r] = system.row_constants[first_row + r];
+      for (std::uint64_t k = outside_starts[r]; k < outside_starts[r + 1]; ++k) {
+        b[r] += outside_values[k] * solved[outside_columns[k]];
+      }
+    }
+    return b;
   }
 };
 
-ChunkArrays extract_chunk(const MaybeSystem& system, const Chunk& chunk, const std::vector<double>& solved) {
-  ChunkArrays a;
+PreparedChunk prepare_chunk(const MaybeSystem& system, const std::vector<Chunk>& plan, std::size_t index) {
+  PreparedChunk p;
+  p.index = index;
+  p.chunk = plan[index];
+  const Chunk& chunk = p.chunk;
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
-  a.row_group_starts.reserve(chunk.end_state - chunk.first_state + 1);
-  for (std::uint64_t s = chunk.first_state; s <= chunk.end_state; ++s) a.row_group_starts.push_back(system.row_group_starts[s] - first_row);
-  a.row_starts.push_back(0);
-  for (std::uint64_t r = first_row; r < system.row_group_starts[chunk.end_state]; ++r) {
-    double b = system.row_constants[r];
+  const std::uint64_t end_row = system.row_group_starts[chunk.end_state];
+  for (std::uint64_t s = chunk.first_state; s <= chunk.end_state; ++s) p.row_group_starts.push_back(system.row_group_starts[s] - first_row);
+  p.row_starts.push_back(0);
+  for (std::uint64_t r = first_row; r < end_row; ++r) {
     for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) {
       std::uint32_t column = system.columns[k];
       if (column >= chunk.first_state) {
-        a.columns.push_back(static_cast<std::uint32_t>(column - chunk.first_state));
-        a.values.push_back(system.values[k]);
+        p.columns.push_back(static_cast<std::uint32_t>(column - chunk.first_state));
+        p.values.push_back(system.values[k]);
       } else {
-        b += system.values[k] * solved[column];
+        p.outside_columns.push_back(column);
+        p.outside_values.push_back(system.values[k]);
       }
     }
-    a.row_constants.push_back(b);
-    a.row_starts.push_back(a.columns.size());
+    p.row_starts.push_back(p.columns.size());
+    p.outside_starts.push_back(p.outside_columns.size());
   }
-  return a;
+  return p;
 }
 
 // The first chunk needs no copy: its rows are a prefix of the system's, and nothing
@@ -72,41 +98,98 @@ std::optional<std::size_t> device_budget(const DeviceOptions& device, bool use_g
   return *free_bytes > margin ? *free_bytes - margin : 0;
 }
 
-bool solve_on_gpu(const MaybeSystem& system, const Chunk& chunk, Optimization direction, const SolverOptions& options,
-                  const DeviceOptions& device, std::vector<double>& current, ChunkReport& report, SolveStats& stats) {
-  ChunkArrays copy;
-  gpu::ChunkMatrix matrix;
-  if (chunk.first_state == 0) {
-    matrix = prefix_view(system, chunk);
-  } else {
-    copy = extract_chunk(system, chunk, current);
-    matrix = copy.view();
+gpu::SweepSettings sweep_settings(Optimization direction, const SolverOptions& options, const DeviceOptions& device) {
+  return {direction == Optimization::maximize, options.criterion == ConvergenceCriterion::relative, options.epsilon,
+          options.max_iterations, device.group_size};
+}
+
+void record(const gpu::ChunkSolveStats& s, const Chunk& chunk, ChunkReport& report, SolveStats& stats) {
+  report.on_gpu = true;
+  report.iterations = s.iterations;
+  report.upload_s = s.upload_s;
+  report.solve_s = s.solve_s;
+  report.download_s = s.download_s;
+  stats.iterations += s.iterations;
+  stats.max_scc_iterations = std::max(stats.max_scc_iterations, s.iterations);
+  stats.iterated_sccs += chunk.end_scc - chunk.first_scc;
+  if (!s.converged) {
+    stats.converged = false;
+    spdlog::warn("GPU value iteration stopped after {} iterations (--max-iters) on a chunk of {} states", s.iterations,
+                 chunk.end_state - chunk.first_state);
   }
-  gpu::SweepSettings settings{direction == Optimization::maximize, options.criterion == ConvergenceCriterion::relative,
-                              options.epsilon, options.max_iterations, device.group_size};
-  std::vector<double> x(current.begin() + chunk.first_state, current.begin() + chunk.end_state);
+}
+
+// Everything in one chunk: the system's own arrays are the chunk, no copy.
+bool solve_whole_on_gpu(const MaybeSystem& system, const Chunk& chunk, Optimization direction,
+                        const SolverOptions& options, const DeviceOptions& device, std::vector<double>& current,
+                        ChunkReport& report, SolveStats& stats) {
   try {
-    gpu::ChunkSolveStats s = gpu::solve_chunk_on_device(matrix, settings, x.data());
-    std::copy(x.begin(), x.end(), current.begin() + chunk.first_state);
-    report.on_gpu = true;
-    report.iterations = s.iterations;
-    report.upload_s = s.upload_s;
-    report.solve_s = s.solve_s;
-    report.download_s = s.download_s;
-    stats.iterations += s.iterations;
-    stats.max_scc_iterations = std::max(stats.max_scc_iterations, s.iterations);
-    stats.iterated_sccs += chunk.end_scc - chunk.first_scc;
-    if (!s.converged) {
-      stats.converged = false;
-      spdlog::warn("GPU value iteration stopped after {} iterations (--max-iters) on a chunk of {} states", s.iterations,
-                   chunk.end_state - chunk.first_state);
-    }
+    std::vector<double> x(chunk.end_state, 0.0);
+    gpu::ChunkSolveStats s = gpu::solve_chunk_on_device(prefix_view(system, chunk), sweep_settings(direction, options, device), x.data());
+    std::copy(x.begin(), x.end(), current.begin());
+    record(s, chunk, report, stats);
     return true;
   } catch (const gpu::DeviceError& error) {
-    spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
+    spdlog::warn("{}; solving on the CPU instead", error.what());
     return false;
   }
 }
+
+// Chunks in turn on the device, the next one's upload overlapping this one's sweeps.
+class ChunkStream {
+ public:
+  ChunkStream(const MaybeSystem& system, const std::vector<Chunk>& plan, Optimization direction,
+              const SolverOptions& options, const DeviceOptions& device)
+      : system_(system), plan_(plan), settings_(sweep_settings(direction, options, device)) {}
+
+  // Solves plan[index] on the device into current; false when the device failed.
+  bool solve(std::size_t index, std::vector<double>& current, ChunkReport& report, SolveStats& stats) {
+    std::optional<PreparedChunk> chunk = take_or_upload(index);
+    if (!chunk) return false;
+    if (index + 1 < plan_.size() && plan_[index + 1].fits) next_ = upload(index + 1);
+    const Chunk& c = chunk->chunk;
+    std::vector<double> b = chunk->row_constants(system_, current);
+    std::vector<double> x(c.end_state - c.first_state, 0.0);
+    try {
+      gpu::ChunkSolveStats s = pipeline_.solve(chunk->ticket, b.data(), settings_, x.data());
+      std::copy(x.begin(), x.end(), current.begin() + c.first_state);
+      record(s, c, report, stats);
+      return true;
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
+      return false;
+    }
+  }
+
+ private:
+  std::optional<PreparedChunk> upload(std::size_t index) {
+    PreparedChunk chunk = prepare_chunk(system_, plan_, index);
+    try {
+      chunk.ticket = pipeline_.upload(chunk.view());
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("{}; this chunk will be solved on the CPU", error.what());
+      return std::nullopt;
+    }
+    return chunk;
+  }
+
+  std::optional<PreparedChunk> take_or_upload(std::size_t index) {
+    std::optional<PreparedChunk> chunk;
+    if (next_ && next_->index == index) {
+      chunk = std::move(next_);
+    } else {
+      chunk = upload(index);
+    }
+    next_.reset();
+    return chunk;
+  }
+
+  const MaybeSystem& system_;
+  const std::vector<Chunk>& plan_;
+  gpu::SweepSettings settings_;
+  gpu::ChunkPipeline pipeline_;
+  std::optional<PreparedChunk> next_;  // uploading while the current chunk iterates
+};
 
 }  // namespace
 
@@ -142,14 +225,33 @@ ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction,
     throw std::runtime_error("--solver gpu: no usable CUDA device" +
                              std::string(gpu::free_device_memory() ? "" : " (none found, or mdpvi was built without CUDA)"));
   }
+  if (device.solver == SolverKind::automatic && !have_device) {
+    static bool warned = false;  // once per run, not once per property
+    if (!warned) spdlog::warn("no usable CUDA device: solving on the CPU");
+    warned = true;
+  }
   ChunkedSolution solution;
   if (have_device) solution.device = gpu::device_name();
   std::vector<double> current(system.num_states(), 0.0), next(system.num_states(), 0.0);
+  const std::size_t whole = system.num_sccs() == 0 ? 0 : scc_footprint(system, 0, system.num_sccs());
   std::optional<std::size_t> budget = device_budget(device, have_device);
-  std::vector<Chunk> chunks = budget ? plan_chunks(system, std::max<std::size_t>(*budget, 1))
-                                     : std::vector<Chunk>{{0, system.num_sccs(), 0, system.num_states(), 0, true}};
-  for (const Chunk& chunk : chunks) {
-    if (chunk.first_scc == chunk.end_scc) continue;
+  std::vector<Chunk> plan;
+  if (!budget || whole <= *budget) {
+    if (system.num_sccs() > 0) plan.push_back({0, system.num_sccs(), 0, system.num_states(), whole, true});
+  } else {
+    // Two chunks are on the device at once: the one iterating and the next uploading.
+    plan = plan_chunks(system, std::max<std::size_t>(*budget / 2, 1));
+  }
+  std::optional<ChunkStream> stream;
+  if (have_device && plan.size() > 1) {
+    try {
+      stream.emplace(system, plan, direction, options, device);
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("{}; solving on the CPU instead", error.what());
+    }
+  }
+  for (std::size_t index = 0; index < plan.size(); ++index) {
+    const Chunk& chunk = plan[index];
     ChunkReport report;
     report.states = chunk.end_state - chunk.first_state;
     report.sccs = chunk.end_scc - chunk.first_scc;
@@ -158,8 +260,11 @@ ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction,
     for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
       solution.stats.largest_scc = std::max(solution.stats.largest_scc, system.scc_starts[scc + 1] - system.scc_starts[scc]);
     }
-    bool done = have_device && chunk.fits &&
-                solve_on_gpu(system, chunk, direction, options, device, current, report, solution.stats);
+    bool done = false;
+    if (have_device && chunk.fits) {
+      done = stream ? stream->solve(index, current, report, solution.stats)
+                    : solve_whole_on_gpu(system, chunk, direction, options, device, current, report, solution.stats);
+    }
     if (done) {
       std::copy(current.begin() + chunk.first_state, current.begin() + chunk.end_state, next.begin() + chunk.first_state);
     } else {

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -37,8 +40,8 @@ class DeviceArray {
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
 
-  void upload(const T* host, std::size_t count) {
-    if (count > 0) check(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  void upload(const T* host, std::size_t count, cudaStream_t stream = 0) {
+    if (count > 0) check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream), "upload");
   }
   void download(T* host, std::size_t count) const {
     if (count > 0) check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "download");
@@ -129,36 +132,43 @@ SweepKernel kernel_for(int group_size, bool maximize, bool relative) {
   }
 }
 
-// The chunk on the device, with both value vectors and the change scalar.
+// The chunk on the device, with both value vectors and the changes of a batch of
+// sweeps. Every operation runs on the chunk's stream.
 class ResidentChunk {
  public:
-  ResidentChunk(const ChunkMatrix& c)
-      : states_(c.num_states),
-        row_group_starts_(c.row_group_starts, c.num_states + 1),
-        row_starts_(c.row_starts, c.num_rows + 1),
-        columns_(c.columns, c.num_entries),
-        values_(c.values, c.num_entries),
-        row_constants_(c.row_constants, c.num_rows),
-        x_(c.num_states),
-        y_(c.num_states),
-        changes_(kMaxBatch) {
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    int sms = 0;
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
-    sm_count_ = sms;
-  }
-
-  DeviceChunk view() const {
-    return {states_, row_group_starts_.get(), row_starts_.get(), columns_.get(), values_.get(), row_constants_.get()};
-  }
-  DeviceArray<double>& x() { return x_; }
-  DeviceArray<double>& y() { return y_; }
-
   static constexpr std::size_t kMaxBatch = 64;
 
+  // Allocates the chunk and starts copying its matrix (b too, when with_b).
+  ResidentChunk(const ChunkMatrix& c, cudaStream_t stream, bool with_b)
+      : states_(c.num_states),
+        rows_(c.num_rows),
+        row_group_starts_(c.num_states + 1),
+        row_starts_(c.num_rows + 1),
+        columns_(c.num_entries),
+        values_(c.num_entries),
+        row_constants_(c.num_rows),
+        x_(c.num_states),
+        y_(c.num_states),
+        changes_(kMaxBatch),
+        stream_(stream) {
+    row_group_starts_.upload(c.row_group_starts, c.num_states + 1, stream);
+    row_starts_.upload(c.row_starts, c.num_rows + 1, stream);
+    columns_.upload(c.columns, c.num_entries, stream);
+    values_.upload(c.values, c.num_entries, stream);
+    if (with_b) row_constants_.upload(c.row_constants, c.num_rows, stream);
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  }
+
+  void use_stream(cudaStream_t stream) { stream_ = stream; }
+  void upload_b(const double* b) { row_constants_.upload(b, rows_, stream_); }
+  void upload_x(const double* x) { x_.upload(x, states_, stream_); }
+  double* x() const { return x_.get(); }
+  double* y() const { return y_.get(); }
+
   void clear_changes(std::size_t count) {
-    check(cudaMemsetAsync(changes_.get(), 0, count * sizeof(unsigned long long)), "cudaMemset");
+    check(cudaMemsetAsync(changes_.get(), 0, count * sizeof(unsigned long long), stream_), "cudaMemset");
   }
 
   // One sweep from in to out; its largest change goes to slot (asynchronous).
@@ -167,25 +177,35 @@ class ResidentChunk {
     std::uint64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
     // Enough blocks to fill the device, few enough that the atomics stay cheap.
     blocks = std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(sm_count_) * 8));
-    kernel<<<static_cast<unsigned>(blocks), kBlockSize>>>(view(), in, out, changes_.get() + slot);
+    DeviceChunk m{states_, row_group_starts_.get(), row_starts_.get(), columns_.get(), values_.get(), row_constants_.get()};
+    kernel<<<static_cast<unsigned>(blocks), kBlockSize, 0, stream_>>>(m, in, out, changes_.get() + slot);
     check(cudaGetLastError(), "sweep kernel launch");
   }
 
-  // The largest changes of the last count sweeps (waits for the device).
+  // The largest changes of the last count sweeps (waits for the stream).
   std::vector<double> read_changes(std::size_t count) {
     std::vector<unsigned long long> bits(count);
-    changes_.download(bits.data(), count);
+    check(cudaMemcpyAsync(bits.data(), changes_.get(), count * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream_),
+          "download");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
     std::vector<double> changes(count);
     std::memcpy(changes.data(), bits.data(), count * sizeof(double));
     return changes;
   }
 
+  void download(const double* from, double* x) {
+    check(cudaMemcpyAsync(x, from, states_ * sizeof(double), cudaMemcpyDeviceToHost, stream_), "download");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
  private:
   std::uint32_t states_;
+  std::uint64_t rows_;
   DeviceArray<std::uint64_t> row_group_starts_, row_starts_;
   DeviceArray<std::uint32_t> columns_;
   DeviceArray<double> values_, row_constants_, x_, y_;
   DeviceArray<unsigned long long> changes_;
+  cudaStream_t stream_;
   int sm_count_ = 1;
 };
 
@@ -234,22 +254,15 @@ int choose_group_size(const ChunkMatrix& chunk) {
   return g;
 }
 
-ChunkSolveStats solve_chunk_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, double* x) {
-  ChunkSolveStats stats;
-  stats.group_size = settings.group_size > 0 ? settings.group_size : choose_group_size(chunk);
-  stats.device_bytes = chunk_footprint_bytes(chunk.num_states, chunk.num_rows, chunk.num_entries);
-  if (chunk.num_states == 0) return stats;
+namespace {
+
+// Iterates a resident chunk whose x holds the start values; returns in stats and
+// leaves the result in x (host).
+void iterate(ResidentChunk& resident, const SweepSettings& settings, ChunkSolveStats& stats, double* x) {
   SweepKernel kernel = kernel_for(stats.group_size, settings.maximize, settings.relative);
-
   auto start = std::chrono::steady_clock::now();
-  ResidentChunk resident(chunk);
-  resident.x().upload(x, chunk.num_states);
-  check(cudaDeviceSynchronize(), "upload");
-  stats.upload_s = seconds_since(start);
-
-  start = std::chrono::steady_clock::now();
-  double* in = resident.x().get();
-  double* out = resident.y().get();
+  double* in = resident.x();
+  double* out = resident.y();
   // Reading the change back costs a synchronisation (~10-20 us), as much as a whole
   // sweep of a small chunk: sweeps run in batches, each writing its change to its own
   // slot, and the batch is read at once. Batches grow with the sweeps done so far (at
@@ -269,22 +282,128 @@ ChunkSolveStats solve_chunk_on_device(const ChunkMatrix& chunk, const SweepSetti
   }
   stats.converged = converged;
   stats.solve_s = seconds_since(start);
-
   start = std::chrono::steady_clock::now();
-  check(cudaMemcpy(x, in, chunk.num_states * sizeof(double), cudaMemcpyDeviceToHost), "download");
+  resident.download(in, x);
   stats.download_s = seconds_since(start);
+}
+
+ChunkSolveStats initial_stats(const ChunkMatrix& chunk, const SweepSettings& settings) {
+  ChunkSolveStats stats;
+  stats.group_size = settings.group_size > 0 ? settings.group_size : choose_group_size(chunk);
+  stats.device_bytes = chunk_footprint_bytes(chunk.num_states, chunk.num_rows, chunk.num_entries);
   return stats;
+}
+
+}  // namespace
+
+ChunkSolveStats solve_chunk_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, double* x) {
+  ChunkSolveStats stats = initial_stats(chunk, settings);
+  if (chunk.num_states == 0) return stats;
+  auto start = std::chrono::steady_clock::now();
+  ResidentChunk resident(chunk, 0, /*with_b=*/true);
+  resident.upload_x(x);
+  check(cudaStreamSynchronize(0), "upload");
+  stats.upload_s = seconds_since(start);
+  iterate(resident, settings, stats, x);
+  return stats;
+}
+
+struct ChunkPipeline::Streams {
+  cudaStream_t copy = nullptr;
+  cudaStream_t compute = nullptr;
+};
+
+struct ChunkPipeline::Slot {
+  std::unique_ptr<ResidentChunk> resident;
+  ChunkMatrix matrix;
+  cudaEvent_t uploaded = nullptr;
+  ~Slot() {
+    if (uploaded) cudaEventDestroy(uploaded);
+  }
+};
+
+ChunkPipeline::ChunkPipeline() {
+  auto streams = std::make_unique<Streams>();
+  check(cudaStreamCreateWithFlags(&streams->copy, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaStreamCreateWithFlags(&streams->compute, cudaStreamNonBlocking), "cudaStreamCreate");
+  streams_ = streams.release();
+}
+
+ChunkPipeline::~ChunkPipeline() {
+  for (Slot*& slot : slots_) {
+    delete slot;
+    slot = nullptr;
+  }
+  if (streams_) {
+    cudaStreamDestroy(streams_->copy);
+    cudaStreamDestroy(streams_->compute);
+    delete streams_;
+  }
+}
+
+int ChunkPipeline::upload(const ChunkMatrix& chunk) {
+  int ticket = slots_[0] == nullptr ? 0 : 1;
+  if (slots_[ticket] != nullptr) throw std::logic_error("ChunkPipeline: both slots are in use");
+  auto slot = std::make_unique<Slot>();
+  slot->matrix = chunk;
+  slot->resident = std::make_unique<ResidentChunk>(chunk, streams_->copy, /*with_b=*/false);
+  check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
+  check(cudaEventRecord(slot->uploaded, streams_->copy), "cudaEventRecord");
+  slots_[ticket] = slot.release();
+  return ticket;
+}
+
+ChunkSolveStats ChunkPipeline::solve(int ticket, const double* b, const SweepSettings& settings, double* x) {
+  std::unique_ptr<Slot> slot(slots_[ticket]);
+  slots_[ticket] = nullptr;
+  if (!slot) throw std::logic_error("ChunkPipeline: no chunk uploaded under this ticket");
+  ChunkSolveStats stats = initial_stats(slot->matrix, settings);
+  // upload_s: how long the solve waited for its matrix, the part the overlap missed.
+  auto start = std::chrono::steady_clock::now();
+  check(cudaEventSynchronize(slot->uploaded), "waiting for the upload");
+  ResidentChunk& resident = *slot->resident;
+  resident.use_stream(streams_->compute);
+  resident.upload_b(b);
+  resident.upload_x(x);
+  check(cudaStreamSynchronize(streams_->compute), "upload");
+  stats.upload_s = seconds_since(start);
+  iterate(resident, settings, stats, x);
+  return stats;
+}
+
+void* allocate_pinned(std::size_t bytes) {
+  // A header records how the block was allocated, so that free_pinned can tell.
+  constexpr std::size_t kHeader = 64;
+  void* block = nullptr;
+  bool pinned = cudaHostAlloc(&block, bytes + kHeader, cudaHostAllocDefault) == cudaSuccess;
+  if (!pinned) {
+    cudaGetLastError();
+    block = std::malloc(bytes + kHeader);
+    if (block == nullptr) throw std::bad_alloc();
+  }
+  *static_cast<bool*>(block) = pinned;
+  return static_cast<char*>(block) + kHeader;
+}
+
+void free_pinned(void* pointer) noexcept {
+  if (pointer == nullptr) return;
+  void* block = static_cast<char*>(pointer) - 64;
+  if (*static_cast<bool*>(block)) {
+    cudaFreeHost(block);
+  } else {
+    std::free(block);
+  }
 }
 
 double sweep_once_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, const double* x_in, double* x_out) {
   int group_size = settings.group_size > 0 ? settings.group_size : choose_group_size(chunk);
   SweepKernel kernel = kernel_for(group_size, settings.maximize, settings.relative);
-  ResidentChunk resident(chunk);
-  resident.x().upload(x_in, chunk.num_states);
+  ResidentChunk resident(chunk, 0, /*with_b=*/true);
+  resident.upload_x(x_in);
   resident.clear_changes(1);
-  resident.launch_sweep(kernel, group_size, resident.x().get(), resident.y().get());
+  resident.launch_sweep(kernel, group_size, resident.x(), resident.y());
   double change = resident.read_changes(1).front();
-  resident.y().download(x_out, chunk.num_states);
+  resident.download(resident.y(), x_out);
   return change;
 }
 

@@ -65,6 +65,48 @@ ChunkSolveStats solve_chunk_on_device(const ChunkMatrix& chunk, const SweepSetti
 // engine/bellman.h's sweep, for the equivalence tests.
 double sweep_once_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, const double* x_in, double* x_out);
 
+// Page-locked host memory, so that uploads run asynchronously to the host. Without a
+// device (or CUDA) it is ordinary memory. Never returns null: throws std::bad_alloc.
+void* allocate_pinned(std::size_t bytes);
+void free_pinned(void* pointer) noexcept;
+
+template <typename T>
+struct PinnedAllocator {
+  using value_type = T;
+  PinnedAllocator() = default;
+  template <typename U>
+  PinnedAllocator(const PinnedAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_pinned(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t) noexcept { free_pinned(p); }
+  template <typename U>
+  bool operator==(const PinnedAllocator<U>&) const { return true; }
+};
+
+// Solves chunks one after the other while the next chunk's matrix is already on its
+// way: upload() starts copying a chunk's offsets, columns and values on a copy
+// stream and returns at once; solve() waits for that copy, uploads b and x, iterates
+// on the compute stream and downloads only x. At most two chunks are on the device.
+class ChunkPipeline {
+ public:
+  ChunkPipeline();
+  ~ChunkPipeline();
+  ChunkPipeline(const ChunkPipeline&) = delete;
+  ChunkPipeline& operator=(const ChunkPipeline&) = delete;
+
+  // Pre: the chunk's arrays stay alive and unchanged until its solve() returns
+  // (pinned memory makes the copy asynchronous). Returns the ticket for solve().
+  int upload(const ChunkMatrix& chunk);
+  // Pre: ticket from upload(); b has chunk.num_rows values (replacing
+  // chunk.row_constants), x num_states. Throws DeviceError.
+  ChunkSolveStats solve(int ticket, const double* b, const SweepSettings& settings, double* x);
+
+ private:
+  struct Slot;
+  struct Streams;
+  Slot* slots_[2] = {nullptr, nullptr};
+  Streams* streams_ = nullptr;
+};
+
 // The lanes per state chosen for a chunk: a power of two near its mean row length.
 int choose_group_size(const ChunkMatrix& chunk);
 

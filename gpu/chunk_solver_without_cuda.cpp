@@ -1,5 +1,7 @@
 #include "gpu/chunk_solver.h"
 
+#include <cstdlib>
+#include <new>
 #include <string>
 
 // Built with MDPVI_ENABLE_CUDA=OFF: there is never a device, so the engine never
@@ -19,5 +21,23 @@ int choose_group_size(const ChunkMatrix&) { return 1; }
 ChunkSolveStats solve_chunk_on_device(const ChunkMatrix&, const SweepSettings&, double*) { no_cuda(); }
 double sweep_once_on_device(const ChunkMatrix&, const SweepSettings&, const double*, double*) { no_cuda(); }
 double measure_copy_bandwidth(std::size_t) { no_cuda(); }
+
+}  // namespace mdpvi::gpu
+
+namespace mdpvi::gpu {
+
+void* allocate_pinned(std::size_t bytes) {
+  void* p = std::malloc(bytes == 0 ? 1 : bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+void free_pinned(void* pointer) noexcept { std::free(pointer); }
+
+struct ChunkPipeline::Slot {};
+struct ChunkPipeline::Streams {};
+ChunkPipeline::ChunkPipeline() { no_cuda(); }
+ChunkPipeline::~ChunkPipeline() = default;
+int ChunkPipeline::upload(const ChunkMatrix&) { no_cuda(); }
+ChunkSolveStats ChunkPipeline::solve(int, const double*, const SweepSettings&, double*) { no_cuda(); }
 
 }  // namespace mdpvi::gpu
