@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -19,6 +20,17 @@ class StateTable {
   const std::uint64_t* state(std::uint64_t index) const { return &states_[index * words_]; }
   std::uint32_t words() const { return words_; }
   std::size_t memory_bytes() const { return states_.capacity() * 8 + slots_.capacity() * 4; }
+
+  // The index of a known state. Safe to call from many threads while nobody inserts.
+  std::optional<std::uint32_t> find(const std::uint64_t* state) const {
+    std::uint64_t slot = hash(state) & mask_;
+    while (true) {
+      std::uint32_t index = slots_[slot];
+      if (index == kEmpty) return std::nullopt;
+      if (equal(&states_[static_cast<std::uint64_t>(index) * words_], state)) return index;
+      slot = (slot + 1) & mask_;
+    }
+  }
 
   // The index of state, and whether it was new.
   std::pair<std::uint32_t, bool> insert(const std::uint64_t* state) {

@@ -6,6 +6,8 @@
 #include "engine/model_builder.h"
 #include "io/explicit_reader.h"
 
+#include <oneapi/tbb/global_control.h>
+
 namespace mdpvi {
 namespace {
 
@@ -82,6 +84,35 @@ TEST(PrismModelAgainstExport, Coin2SameTransitionsAsPrismsExport) {
     ASSERT_EQ(distributions(built, s, to_exported), distributions(exported, to_exported[s], identity)) << "state " << s;
   }
   EXPECT_EQ(to_exported[built.initial_states.front()], exported.initial_states.front());
+}
+
+}  // namespace
+}  // namespace mdpvi
+
+namespace mdpvi {
+namespace {
+
+// The parallel builder numbers states as a sequential breadth-first search does: the
+// same model, array for array, whatever the number of threads.
+TEST(ParallelBuilder, ModelIsTheSameWithOneThreadAndWithMany) {
+  if (!test::have_shared()) GTEST_SKIP();
+  auto built_with = [](std::size_t threads) {
+    oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
+    auto model = io::parse_model(io::TextFile::load((test::kShared / "benchmarks/prism/mdps/wlan/wlan1.nm").string()));
+    return build_model(resolve_model(model, {{"TRANS_TIME_MAX", "10"}})).mdp;
+  };
+  SparseMdp one = built_with(1);
+  SparseMdp many = built_with(8);
+  EXPECT_EQ(one.row_group_starts, many.row_group_starts);
+  EXPECT_EQ(one.row_starts, many.row_starts);
+  EXPECT_EQ(one.columns, many.columns);
+  EXPECT_EQ(one.values, many.values);
+  EXPECT_EQ(one.initial_states, many.initial_states);
+  EXPECT_EQ(one.valuations->packed, many.valuations->packed);
+  ASSERT_EQ(one.rewards.size(), many.rewards.size());
+  for (std::size_t r = 0; r < one.rewards.size(); ++r) EXPECT_EQ(one.rewards[r].choice_rewards, many.rewards[r].choice_rewards);
+  ASSERT_EQ(one.labels.size(), many.labels.size());
+  for (std::size_t l = 0; l < one.labels.size(); ++l) EXPECT_EQ(one.labels[l].states, many.labels[l].states);
 }
 
 }  // namespace
