@@ -59,6 +59,21 @@ for part in "$@"; do
       run "coin6_2 cpu tight chunks" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver cpu "${tight[@]}" --gpu-memory-limit 6000000
       run "coin6_4 gpu pipelined chunks" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --solver gpu --max-iters 1000000 --gpu-memory-limit 40000000
       ;;
+    build)
+      peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
+      for t in 1 4 16; do
+        for inst in "consensus/coin6.nm K=4" "leader_async/leader7.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
+          set -- $inst
+          echo "### build $1 threads $t" >>"$out/results.txt"
+          peak "$mdpvi" check $M/$1 --const $2 --threads $t --json - >>"$out/results.txt" 2>>"$out/errors.txt"
+        done
+      done
+      for inst in "consensus/coin8.nm K=2" "csma/csma3_6.nm k=1"; do
+        set -- $inst
+        echo "### build $1 threads 16" >>"$out/results.txt"
+        peak "$mdpvi" check $M/$1 --const $2 --threads 16 --json - >>"$out/results.txt" 2>>"$out/errors.txt"
+      done
+      ;;
     coin8)
       run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
       ;;
