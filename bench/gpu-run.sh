@@ -74,6 +74,15 @@ for part in "$@"; do
         peak "$mdpvi" check $M/$1 --const $2 --threads 16 --json - >>"$out/results.txt" 2>>"$out/errors.txt"
       done
       ;;
+    compare)
+      leader_props=(--prop 'Pmin=? [ F s1=4 ]' --prop 'Pmax=? [ F s1=4 ]')
+      for solver in gpu cpu; do
+        run "csma3_6 $solver" $M/csma/csma3_6.nm "${csma_props[@]}" --solver $solver
+        run "leader7 $solver" $M/leader_async/leader7.nm "${leader_props[@]}" --solver $solver
+        run "wlan6_collide $solver" $M/wlan/wlan6_collide.nm --const COL=2,TRANS_TIME_MAX=10,k=2 "${wlan_props[@]}" --solver $solver
+      done
+      "$mdpvi" -v check $M/consensus/coin8.nm --const K=2 >>"$out/results.txt" 2>&1
+      ;;
     coin8)
       run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
       ;;

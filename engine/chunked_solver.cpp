@@ -260,8 +260,15 @@ ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction,
     for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
       solution.stats.largest_scc = std::max(solution.stats.largest_scc, system.scc_starts[scc + 1] - system.scc_starts[scc]);
     }
+    // A chunk of trivial SCCs only is solved exactly by one pass on the CPU; the GPU
+    // would iterate it as a whole (measured on csma3_6: 0.69 s on the CPU, 1.37 s on
+    // the GPU).
+    bool needs_iteration = false;
+    for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc && !needs_iteration; ++scc) {
+      needs_iteration = !is_trivial_scc(system, scc);
+    }
     bool done = false;
-    if (have_device && chunk.fits) {
+    if (have_device && chunk.fits && needs_iteration) {
       done = stream ? stream->solve(index, current, report, solution.stats)
                     : solve_whole_on_gpu(system, chunk, direction, options, device, current, report, solution.stats);
     }

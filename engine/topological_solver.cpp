@@ -18,13 +18,17 @@ bool has_self_loop(const MaybeSystem& system, std::uint64_t state) {
 
 }  // namespace
 
+bool is_trivial_scc(const MaybeSystem& system, std::size_t scc) {
+  return system.scc_starts[scc + 1] - system.scc_starts[scc] == 1 && !has_self_loop(system, system.scc_starts[scc]);
+}
+
 void solve_sccs_on_cpu(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
                        std::size_t first_scc, std::size_t end_scc, std::vector<double>& current,
                        std::vector<double>& next, SolveStats& stats) {
   for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
     StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
     stats.largest_scc = std::max(stats.largest_scc, range.size());
-    if (range.size() == 1 && !has_self_loop(system, range.begin)) {
+    if (is_trivial_scc(system, scc)) {
       bellman_sweep_reference(system, range, direction, options.criterion, current.data(), next.data());
       current[range.begin] = next[range.begin];
       continue;

@@ -32,6 +32,9 @@ struct MaybeSolution {
 
 MaybeSolution solve_topological(const MaybeSystem& system, Optimization direction, const SolverOptions& options);
 
+// True when SCC scc is one state without a self-loop: one Bellman update solves it.
+bool is_trivial_scc(const MaybeSystem& system, std::size_t scc);
+
 // Solves SCCs [first_scc, end_scc) in order. Pre: current and next hold the final
 // values of all states of earlier SCCs (both alike); afterwards they do for these too.
 void solve_sccs_on_cpu(const MaybeSystem& system, Optimization direction, const SolverOptions& options,

@@ -128,6 +128,31 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
   }
 }
 
+TEST(DeviceSolve, AcyclicChunksStayOnTheCpu) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  // Blocks of one state, self-loops removed: every column points to an earlier state.
+  MaybeSystem generated = test::random_system(50, 5, std::vector<std::uint32_t>(50, 1));
+  MaybeSystem system = generated;
+  system.columns.clear();
+  system.values.clear();
+  system.row_starts = {0};
+  for (std::uint32_t s = 0; s < generated.num_states(); ++s) {
+    for (auto r = generated.row_group_starts[s]; r < generated.row_group_starts[s + 1]; ++r) {
+      for (auto k = generated.row_starts[r]; k < generated.row_starts[r + 1]; ++k) {
+        if (generated.columns[k] == s) continue;
+        system.columns.push_back(generated.columns[k]);
+        system.values.push_back(generated.values[k]);
+      }
+      system.row_starts.push_back(system.columns.size());
+    }
+  }
+  for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) ASSERT_TRUE(is_trivial_scc(system, scc));
+  ChunkedSolution solution = solve_chunked(system, Optimization::maximize, tight(), {SolverKind::gpu, std::nullopt, 0});
+  ASSERT_EQ(solution.chunks.size(), 1u);
+  EXPECT_FALSE(solution.chunks[0].on_gpu);
+  expect_near_all(solution.values, solve_topological(system, Optimization::maximize, tight()).values, 0.0);
+}
+
 // The benchmark instances on the GPU, unchunked and in at least 8 chunks, against
 // PRISM's sound reference values.
 TEST(DeviceSolve, BenchmarkInstancesMatchReference) {
