@@ -34,12 +34,16 @@ TEST(PlanChunks, CoversTheSccsInOrderWithinTheBudget) {
       EXPECT_LT(c.first_scc, c.end_scc);
       EXPECT_EQ(c.first_state, system.scc_starts[c.first_scc]);
       EXPECT_EQ(c.end_state, system.scc_starts[c.end_scc]);
-      if (c.fits) EXPECT_LE(c.footprint_bytes, budget);
+      if (c.fits) {
+        EXPECT_LE(c.footprint_bytes, budget);
+      }
       if (!c.fits) EXPECT_EQ(c.end_scc - c.first_scc, 1u) << "only a single SCC may exceed the budget";
       next_scc = c.end_scc;
     }
     EXPECT_EQ(next_scc, system.num_sccs());
-    if (budget == (std::size_t{1} << 40)) EXPECT_EQ(chunks.size(), 1u);
+    if (budget == (std::size_t{1} << 40)) {
+      EXPECT_EQ(chunks.size(), 1u);
+    }
   }
 }
 
