@@ -37,7 +37,9 @@ TEST(PlanChunks, CoversTheSccsInOrderWithinTheBudget) {
       if (c.fits) {
         EXPECT_LE(c.footprint_bytes, budget);
       }
-      if (!c.fits) EXPECT_EQ(c.end_scc - c.first_scc, 1u) << "only a single SCC may exceed the budget";
+      if (!c.fits) {
+        EXPECT_EQ(c.end_scc - c.first_scc, 1u) << "only a single SCC may exceed the budget";
+      }
       next_scc = c.end_scc;
     }
     EXPECT_EQ(next_scc, system.num_sccs());
@@ -172,7 +174,9 @@ TEST(DeviceSolve, BenchmarkInstancesMatchReference) {
       for (const auto& outcome : report.properties) {
         if (!outcome.value) continue;
         EXPECT_FALSE(outcome.detail->device.empty());
-        if (limit && outcome.detail->maybe_states > 5000) EXPECT_GE(outcome.detail->chunks.size(), 8u) << name;
+        if (limit && outcome.detail->maybe_states > 5000) {
+          EXPECT_GE(outcome.detail->chunks.size(), 8u) << name;
+        }
       }
     }
   }

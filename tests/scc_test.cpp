@@ -64,7 +64,9 @@ TEST(MaybeStateSccs, AreExactAndSuccessorsFirst) {
         bool same = scc_of[u] == scc_of[v];
         EXPECT_EQ(same, reach[u][v] && reach[v][u]) << "states " << u << ", " << v;
         // Anything u reaches outside its SCC must come earlier in the order.
-        if (!same && reach[u][v]) EXPECT_LT(scc_of[v], scc_of[u]) << "states " << u << ", " << v;
+        if (!same && reach[u][v]) {
+          EXPECT_LT(scc_of[v], scc_of[u]) << "states " << u << ", " << v;
+        }
       }
     }
   }
