@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "engine/state_table.h"
+#include "engine/stopwatch.h"
 
 #include <spdlog/spdlog.h>
 
@@ -377,7 +378,7 @@ class LevelBuilder {
     timed(phase_s_[4], [&] { finish(mdp, deadlocks); });
     spdlog::debug("build phases: expand {:.3f} s, number {:.3f} s, merge {:.3f} s, append {:.3f} s, labels {:.3f} s",
                   phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3], phase_s_[4]);
-    built.statistics.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    built.statistics.seconds = seconds_since(start);
     return built;
   }
 
@@ -389,7 +390,7 @@ class LevelBuilder {
   static void timed(double& total, Work work) {
     auto start = std::chrono::steady_clock::now();
     work();
-    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    total += seconds_since(start);
   }
   static constexpr std::uint32_t kUnknown = std::numeric_limits<std::uint32_t>::max();
 

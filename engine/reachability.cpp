@@ -1,19 +1,12 @@
 #include "engine/reachability.h"
 
 #include "engine/maybe_system.h"
+#include "engine/stopwatch.h"
 #include "graph/scc.h"
 
 #include <chrono>
 
 namespace mdpvi {
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
                                                Optimization direction, const StateSet& phi, const StateSet& psi,

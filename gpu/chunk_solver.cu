@@ -1,4 +1,5 @@
 #include "gpu/chunk_solver.h"
+#include "engine/stopwatch.h"
 
 #include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
@@ -209,9 +210,6 @@ class ResidentChunk {
   int sm_count_ = 1;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include "engine/model_builder.h"
 #include "engine/state_formula.h"
+#include "engine/stopwatch.h"
 #include "gpu/chunk_solver.h"
 #include "io/explicit_reader.h"
 #include "io/property_parser.h"
@@ -16,9 +17,6 @@ namespace mdpvi::tools {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 struct LoadedModel {
   SparseMdp mdp;
