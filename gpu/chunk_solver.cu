@@ -288,7 +288,6 @@ void iterate(ResidentChunk& resident, const SweepSettings& settings, ChunkSolveS
 ChunkSolveStats initial_stats(const ChunkMatrix& chunk, const SweepSettings& settings) {
   ChunkSolveStats stats;
   stats.group_size = settings.group_size > 0 ? settings.group_size : choose_group_size(chunk);
-  stats.device_bytes = chunk_footprint_bytes(chunk.num_states, chunk.num_rows, chunk.num_entries);
   return stats;
 }
 

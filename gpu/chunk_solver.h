@@ -39,7 +39,6 @@ struct ChunkSolveStats {
   double upload_s = 0.0;
   double solve_s = 0.0;
   double download_s = 0.0;
-  std::size_t device_bytes = 0;
 };
 
 // A CUDA call failed. OutOfDeviceMemory when it was an allocation.

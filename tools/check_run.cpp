@@ -42,6 +42,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary) {
   BuiltModel built = build_model(resolved);
   summary.build_s = seconds_since(start);
   summary.deadlocks = built.statistics.deadlocks;
+  summary.state_table_bytes = built.statistics.table_bytes;
   if (built.statistics.deadlocks > 0) {
     spdlog::warn("{} deadlock states were given a self-loop (as PRISM does)", built.statistics.deadlocks);
   }

@@ -29,6 +29,7 @@ struct ModelSummary {
   std::uint64_t transitions = 0;
   std::size_t initial_states = 0;
   std::uint64_t deadlocks = 0;  // PRISM-language models: states given a self-loop
+  std::size_t state_table_bytes = 0;  // PRISM-language models: the builder's state table at its largest
   double parse_s = 0.0;         // reading the files
   double build_s = 0.0;         // exploring the state space (PRISM-language models)
   double graph_s = 0.0;         // building the search graph shared by all properties

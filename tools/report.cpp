@@ -80,6 +80,7 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"transitions", m.transitions},
                           {"initial_states", m.initial_states},
                           {"deadlocks", m.deadlocks},
+                          {"state_table_bytes", m.state_table_bytes},
                           {"parse_time_s", m.parse_s},
                           {"build_time_s", m.build_s},
                           {"graph_time_s", m.graph_s}};
