@@ -99,11 +99,14 @@ std::optional<std::size_t> device_budget(const DeviceOptions& device, bool use_g
 }
 
 gpu::SweepSettings sweep_settings(Optimization direction, const SolverOptions& options, const DeviceOptions& device) {
-  return {direction == Optimization::maximize, options.criterion == ConvergenceCriterion::relative, options.epsilon,
+  // A negative epsilon is never reached: fixed iterations run exactly max_iterations sweeps.
+  double epsilon = options.fixed_iterations ? -1.0 : options.epsilon;
+  return {direction == Optimization::maximize, options.criterion == ConvergenceCriterion::relative, epsilon,
           options.max_iterations, device.group_size};
 }
 
-void record(const gpu::ChunkSolveStats& s, const Chunk& chunk, ChunkReport& report, SolveStats& stats) {
+void record(const gpu::ChunkSolveStats& s, const Chunk& chunk, bool fixed_iterations, ChunkReport& report,
+            SolveStats& stats) {
   report.on_gpu = true;
   report.iterations = s.iterations;
   report.upload_s = s.upload_s;
@@ -112,7 +115,7 @@ void record(const gpu::ChunkSolveStats& s, const Chunk& chunk, ChunkReport& repo
   stats.iterations += s.iterations;
   stats.max_scc_iterations = std::max(stats.max_scc_iterations, s.iterations);
   stats.iterated_sccs += chunk.end_scc - chunk.first_scc;
-  if (!s.converged) {
+  if (!s.converged && !fixed_iterations) {
     stats.converged = false;
     spdlog::warn("GPU value iteration stopped after {} iterations (--max-iters) on a chunk of {} states", s.iterations,
                  chunk.end_state - chunk.first_state);
@@ -127,7 +130,7 @@ bool solve_whole_on_gpu(const MaybeSystem& system, const Chunk& chunk, Optimizat
     std::vector<double> x(chunk.end_state, 0.0);
     gpu::ChunkSolveStats s = gpu::solve_chunk_on_device(prefix_view(system, chunk), sweep_settings(direction, options, device), x.data());
     std::copy(x.begin(), x.end(), current.begin());
-    record(s, chunk, report, stats);
+    record(s, chunk, options.fixed_iterations, report, stats);
     return true;
   } catch (const gpu::DeviceError& error) {
     spdlog::warn("{}; solving on the CPU instead", error.what());
@@ -153,7 +156,7 @@ class ChunkStream {
     try {
       gpu::ChunkSolveStats s = pipeline_.solve(chunk->ticket, b.data(), settings_, x.data());
       std::copy(x.begin(), x.end(), current.begin() + c.first_state);
-      record(s, c, report, stats);
+      record(s, c, settings_.epsilon < 0.0, report, stats);
       return true;
     } catch (const gpu::DeviceError& error) {
       spdlog::warn("{}; solving this chunk on the CPU instead", error.what());

@@ -125,9 +125,16 @@ class ExpressionCompiler {
         out_.code_.push_back({Op::none, Kind::variable, ref->index, 0.0});
         return ref->type;
       }
-      case Expression::Kind::label: {
-        const StateSet* states = scope_.label ? scope_.label(e.name) : nullptr;
-        if (states == nullptr) fail(e, "unknown label \"" + e.name + "\"");
+      case Expression::Kind::label:
+      case Expression::Kind::nested: {
+        const StateSet* states = nullptr;
+        if (e.kind == Expression::Kind::nested) {
+          states = scope_.nested ? scope_.nested(static_cast<std::size_t>(e.value)) : nullptr;
+          if (states == nullptr) fail(e, "a P or R operator cannot be used here");
+        } else {
+          states = scope_.label ? scope_.label(e.name) : nullptr;
+          if (states == nullptr) fail(e, "unknown label \"" + e.name + "\"");
+        }
         out_.code_.push_back({Op::none, Kind::label, static_cast<std::uint32_t>(out_.labels_.size()), 0.0});
         out_.labels_.push_back(states);
         return ValueType::boolean;

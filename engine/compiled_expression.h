@@ -23,6 +23,8 @@ struct NameScope {
   std::function<std::optional<VariableRef>(const std::string&)> variable;
   // Labels (properties only): the set of states carrying the label, or nullptr.
   std::function<const StateSet*(const std::string&)> label;
+  // The states satisfying a property's nested P or R operator (Expression::Kind::nested).
+  std::function<const StateSet*(std::size_t)> nested;
 };
 
 class CompiledExpression {

@@ -57,6 +57,7 @@ std::string to_text(const Expression& e) {
     }
     case Kind::identifier: return e.name;
     case Kind::label: return "\"" + e.name + "\"";
+    case Kind::nested: return "{operator " + std::to_string(static_cast<std::size_t>(e.value)) + "}";
     case Kind::operation: break;
   }
   const auto& a = e.operands;

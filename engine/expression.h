@@ -18,7 +18,9 @@ enum class ValueType { boolean, integer, real };
 const char* to_string(ValueType type);
 
 struct Expression {
-  enum class Kind { literal, identifier, label, operation };
+  // nested: a P or R operator inside a property's state formula; value holds its index
+  // in the enclosing Formula's operands (engine/property.h).
+  enum class Kind { literal, identifier, label, operation, nested };
   enum class Op {
     none,
     negate, logical_not,                                   // unary
@@ -60,6 +62,11 @@ struct Expression {
   static Expression label(std::string n, SourcePosition at = {}) {
     Expression e = identifier(std::move(n), at);
     e.kind = Kind::label;
+    return e;
+  }
+  static Expression nested(std::size_t index, SourcePosition at = {}) {
+    Expression e = literal(ValueType::boolean, static_cast<double>(index), at);
+    e.kind = Kind::nested;
     return e;
   }
   static Expression operation(Op op, std::vector<Expression> operands, SourcePosition at = {}) {

@@ -27,8 +27,24 @@ struct MaybeSystem {
   std::size_t num_sccs() const { return scc_starts.empty() ? 0 : scc_starts.size() - 1; }
 };
 
+// The general form: b(r) = reward(r) + sum over successors t outside the system of
+// P(r,t) * outside_values[t], where reward(r) is the state's reward plus the
+// choice's (none without rewards). A row with b(r) = +infinity is left out: only
+// minimising reward systems have them (a successor where the reward is infinite)
+// and the minimum never takes such a row while the state has another; a state with
+// no other row keeps one, and its value is infinite.
+// Pre: outside_values has one entry per model state (those of the system's states
+// are not read).
+MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecomposition& sccs,
+                               const std::vector<double>& outside_values, const RewardStructure* rewards = nullptr);
+
+// Reachability probabilities: yes-states count 1, no-states 0.
 // Pre: sccs decomposes exactly partition.maybe.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
                                const graph::SccDecomposition& sccs);
+
+// All given states as one block, in index order, for step-bounded properties,
+// whose k steps do not decompose along SCCs.
+graph::SccDecomposition single_block(const StateSet& states);
 
 }  // namespace mdpvi

@@ -27,16 +27,21 @@ ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph
   MaybeSystem system = build_maybe_system(mdp, partition, sccs);
   result.times.scc_s = seconds_since(start);
 
-  start = std::chrono::steady_clock::now();
+  result.state_values.assign(mdp.num_states(), 0.0);
+  for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) result.state_values[s] = 1.0;
+  solve_into(system, direction, options, device, result);
+  return result;
+}
+
+void solve_into(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
+                const DeviceOptions& device, ReachabilityResult& result) {
+  auto start = std::chrono::steady_clock::now();
   ChunkedSolution solution = solve_chunked(system, direction, options, device);
   result.solve = solution.stats;
   result.chunks = std::move(solution.chunks);
   result.device = std::move(solution.device);
-  result.state_values.assign(mdp.num_states(), 0.0);
-  for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) result.state_values[s] = 1.0;
   for (std::uint32_t i = 0; i < system.num_states(); ++i) result.state_values[system.model_states[i]] = solution.values[i];
   result.times.solve_s = seconds_since(start);
-  return result;
 }
 
 }  // namespace mdpvi

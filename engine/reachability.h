@@ -1,7 +1,10 @@
 #pragma once
 // Pmin/Pmax of (phi U psi) in every state: Prob0/Prob1, then the maybe-states' SCCs,
 // then topological value iteration; each stage's result is named in the result.
+// The other numerical properties (engine/step_bounded.h, engine/rewards.h) report
+// through the same ReachabilityResult.
 #include "engine/chunked_solver.h"
+#include "engine/maybe_system.h"
 #include "graph/qualitative.h"
 
 namespace mdpvi {
@@ -14,6 +17,8 @@ struct PhaseTimes {
 
 struct ReachabilityResult {
   std::vector<double> state_values;  // per model state
+  bool reward = false;               // rewards: yes = target (0), no = infinite
+  bool step_bounded = false;         // a fixed number of sweeps, no convergence test
   std::uint64_t yes_states = 0;
   std::uint64_t no_states = 0;
   std::uint64_t maybe_states = 0;
@@ -28,5 +33,11 @@ struct ReachabilityResult {
 ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
                                                Optimization direction, const StateSet& phi, const StateSet& psi,
                                                const SolverOptions& options, const DeviceOptions& device = {});
+
+// Solves system (chunked, on the device where there is one) and writes its values into
+// result.state_values at their model states; records stats, chunks and the time.
+// Pre: result.state_values has one entry per model state.
+void solve_into(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
+                const DeviceOptions& device, ReachabilityResult& result);
 
 }  // namespace mdpvi

@@ -42,9 +42,9 @@ void solve_sccs_on_cpu(const MaybeSystem& system, Optimization direction, const 
       change = bellman_sweep_parallel(system, range, direction, options.criterion, current.data(), next.data());
       std::swap(current, next);
       ++sweeps;
-    } while (change >= options.epsilon && sweeps < options.max_iterations);
+    } while ((options.fixed_iterations || change >= options.epsilon) && sweeps < options.max_iterations);
     std::copy(current.begin() + range.begin, current.begin() + range.end, next.begin() + range.begin);
-    if (change >= options.epsilon) {
+    if (change >= options.epsilon && !options.fixed_iterations) {
       stats.converged = false;
       spdlog::warn("value iteration stopped after {} iterations (--max-iters) on an SCC of {} states; "
                    "last change {:.3g} >= epsilon {:.3g}: the result may be inaccurate",

@@ -15,6 +15,9 @@ struct SolverOptions {
   double epsilon = 1e-6;
   ConvergenceCriterion criterion = ConvergenceCriterion::relative;
   std::uint64_t max_iterations = 10000;  // per SCC (per chunk on the GPU), as PRISM's -maxiters
+  // Step-bounded properties: exactly max_iterations sweeps from the start vector,
+  // no convergence test. Pre: the system is one SCC (the steps do not decompose).
+  bool fixed_iterations = false;
 };
 
 struct SolveStats {

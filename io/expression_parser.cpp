@@ -51,7 +51,8 @@ using Op = Expression::Op;
 
 class ExpressionParser {
  public:
-  ExpressionParser(TokenStream& tokens, bool allow_labels) : t_(tokens), allow_labels_(allow_labels) {}
+  ExpressionParser(TokenStream& tokens, bool allow_labels, const AtomHook& hook)
+      : t_(tokens), allow_labels_(allow_labels), hook_(hook) {}
 
   Expression conditional() {
     Expression condition = iff();
@@ -150,6 +151,9 @@ class ExpressionParser {
   }
 
   Expression atom() {
+    if (hook_) {
+      if (std::optional<Expression> hooked = hook_(t_)) return std::move(*hooked);
+    }
     const Token& token = t_.next();
     SourcePosition at = TokenStream::position(token);
     switch (token.kind) {
@@ -191,12 +195,13 @@ class ExpressionParser {
 
   TokenStream& t_;
   bool allow_labels_;
+  const AtomHook& hook_;
 };
 
 }  // namespace
 
-Expression parse_expression(TokenStream& tokens, bool allow_labels) {
-  return ExpressionParser(tokens, allow_labels).conditional();
+Expression parse_expression(TokenStream& tokens, bool allow_labels, const AtomHook& atom_hook) {
+  return ExpressionParser(tokens, allow_labels, atom_hook).conditional();
 }
 
 }  // namespace mdpvi::io

@@ -3,6 +3,8 @@
 #include "engine/expression.h"
 #include "io/lexer.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,9 @@ class TokenStream {
 // PRISM's expression grammar, loosest first: c ? a : b, <=>, =>, |, &, !, relations
 // (= != < <= > >=), + -, * /, unary -, then literals, names, "labels" (where
 // allow_labels), parentheses and min/max/floor/ceil/pow/mod/log calls.
-Expression parse_expression(TokenStream& tokens, bool allow_labels);
+// atom_hook, where given, is tried first wherever an atom may start; the property
+// parser reads P[...], R[...] and filter(...) inside state formulas with it.
+using AtomHook = std::function<std::optional<Expression>(TokenStream&)>;
+Expression parse_expression(TokenStream& tokens, bool allow_labels, const AtomHook& atom_hook = {});
 
 }  // namespace mdpvi::io

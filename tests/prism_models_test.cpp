@@ -20,21 +20,13 @@ class PrismModel : public ::testing::TestWithParam<std::string> {
   }
 };
 
-// The Pmin/Pmax unbounded properties of the benchmark files, all answerable now.
-int answerable(const nlohmann::json& properties) {
-  int n = 0;
-  for (const auto& p : properties) {
-    std::string text = p.at("property").get<std::string>();
-    bool unbounded = text.find("F<=") == std::string::npos;
-    if ((text.starts_with("Pmin=?") || text.starts_with("Pmax=?")) && unbounded) ++n;
-  }
-  return n;
-}
-
+// Every property of the benchmark files is answered.
 TEST_P(PrismModel, CountsAndPropertiesMatchPrism) {
   const nlohmann::json& expected = test::reference().at(GetParam());
-  int answered = test::expect_matches_reference(tools::run_check(test::reference_check(expected)), expected);
-  EXPECT_EQ(answered, answerable(expected.at("properties")));
+  tools::CheckReport report = tools::run_check(test::reference_check(expected));
+  for (const tools::PropertyOutcome& p : report.properties) EXPECT_EQ(p.error, "") << p.property;
+  int answered = test::expect_matches_reference(report, expected);
+  EXPECT_EQ(answered, static_cast<int>(expected.at("properties").size()));
 }
 
 std::vector<std::string> affordable_instances() {

@@ -7,44 +7,123 @@ namespace {
 
 using Op = Expression::Op;
 using Kind = Expression::Kind;
+using Path = TemporalOperator::Path;
+
+// The property's tree, failing the test with the parser's message when there is none.
+Formula parsed(const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  EXPECT_TRUE(entry.formula) << text << ": " << entry.error;
+  return entry.formula ? *entry.formula : Formula{};
+}
+
+const Expression& left(const Formula& f) { return f.operands.at(0).expression; }
+const Expression& right(const Formula& f) { return f.operands.at(1).expression; }
 
 TEST(ParseProperty, ReadsEventuallyWithLabels) {
   io::PropertyEntry entry = io::parse_property("Pmin=? [ F \"finished\"&\"all_coins_equal_0\" ]", "p");
-  ASSERT_TRUE(entry.query) << entry.error;
-  EXPECT_EQ(entry.query->direction, Optimization::minimize);
-  EXPECT_TRUE(entry.query->left.is_true_literal());
-  EXPECT_EQ(entry.query->right.op, Op::logical_and);
-  EXPECT_EQ(entry.query->right.operands[1].kind, Kind::label);
-  EXPECT_EQ(entry.query->right.operands[1].name, "all_coins_equal_0");
+  ASSERT_TRUE(entry.formula) << entry.error;
+  const Formula& f = *entry.formula;
+  ASSERT_EQ(f.kind, Formula::Kind::temporal);
+  EXPECT_EQ(f.temporal.kind, TemporalOperator::Kind::probability);
+  EXPECT_EQ(f.temporal.direction, Optimization::minimize);
+  EXPECT_FALSE(f.temporal.comparison);
+  EXPECT_FALSE(f.temporal.step_bound);
+  EXPECT_TRUE(left(f).is_true_literal());
+  EXPECT_EQ(right(f).op, Op::logical_and);
+  EXPECT_EQ(right(f).operands[1].kind, Kind::label);
+  EXPECT_EQ(right(f).operands[1].name, "all_coins_equal_0");
   EXPECT_EQ(entry.text, "Pmin=? [ F \"finished\"&\"all_coins_equal_0\" ]");
 }
 
 TEST(ParseProperty, ReadsUntilWithPrecedence) {
-  io::PropertyEntry entry = io::parse_property("Pmax=? [ !\"a\" | \"b\" & \"c\" U (\"d\" | false) ]", "p");
-  ASSERT_TRUE(entry.query) << entry.error;
-  EXPECT_EQ(entry.query->direction, Optimization::maximize);
-  const Expression& left = entry.query->left;  // (!a) | (b & c)
-  ASSERT_EQ(left.op, Op::logical_or);
-  EXPECT_EQ(left.operands[0].op, Op::logical_not);
-  EXPECT_EQ(left.operands[1].op, Op::logical_and);
-  EXPECT_EQ(entry.query->right.op, Op::logical_or);
+  Formula f = parsed("Pmax=? [ !\"a\" | \"b\" & \"c\" U (\"d\" | false) ]");
+  EXPECT_EQ(f.temporal.direction, Optimization::maximize);
+  ASSERT_EQ(left(f).op, Op::logical_or);  // (!a) | (b & c)
+  EXPECT_EQ(left(f).operands[0].op, Op::logical_not);
+  EXPECT_EQ(left(f).operands[1].op, Op::logical_and);
+  EXPECT_EQ(right(f).op, Op::logical_or);
 }
 
 TEST(ParseProperty, ImplicationBindsLooserThanOr) {
-  io::PropertyEntry entry = io::parse_property("Pmax=? [ F \"a\" | \"b\" => \"c\" <=> \"d\" ]", "p");
-  ASSERT_TRUE(entry.query) << entry.error;
-  EXPECT_EQ(entry.query->right.op, Op::iff);
-  EXPECT_EQ(entry.query->right.operands[0].op, Op::implies);
+  Formula f = parsed("Pmax=? [ F \"a\" | \"b\" => \"c\" <=> \"d\" ]");
+  EXPECT_EQ(right(f).op, Op::iff);
+  EXPECT_EQ(right(f).operands[0].op, Op::implies);
+}
+
+TEST(ParseProperty, ReadsStepBounds) {
+  Formula f = parsed("Pmin=? [ F<=k \"finished\" ]");
+  ASSERT_TRUE(f.temporal.step_bound);
+  EXPECT_EQ(f.temporal.step_bound->name, "k");
+  Formula g = parsed("P=? [ \"a\" U<(L*(N+1)) \"b\" ]");  // <k is stored as <=k-1
+  ASSERT_TRUE(g.temporal.step_bound);
+  EXPECT_EQ(g.temporal.step_bound->op, Op::subtract);
+  EXPECT_FALSE(g.temporal.direction);
+  Formula h = parsed("Pmax=? [ F<=10 (x=1) ]");  // not a call of "10"
+  EXPECT_EQ(h.temporal.step_bound->value, 10.0);
+  EXPECT_EQ(right(h).op, Op::equal);
+}
+
+TEST(ParseProperty, ReadsRewardOperators) {
+  Formula named = parsed("R{\"steps\"}min=? [ F \"finished\" ]");
+  EXPECT_EQ(named.temporal.kind, TemporalOperator::Kind::reward);
+  EXPECT_EQ(named.temporal.path, Path::reachability_reward);
+  EXPECT_EQ(named.temporal.reward_name, "steps");
+  EXPECT_EQ(named.temporal.direction, Optimization::minimize);
+  Formula indexed = parsed("R{2}max=? [ C<=5 ]");
+  ASSERT_TRUE(indexed.temporal.reward_index);
+  EXPECT_EQ(indexed.temporal.path, Path::cumulative_reward);
+  EXPECT_EQ(indexed.temporal.step_bound->value, 5.0);
+  Formula plain = parsed("Rmax=? [ I=3 ]");
+  EXPECT_FALSE(plain.temporal.reward_name);
+  EXPECT_EQ(plain.temporal.path, Path::instantaneous_reward);
+  Formula bounded = parsed("R<=4.5 [ F \"done\" ]");
+  EXPECT_EQ(bounded.temporal.comparison, Comparison::less_equal);
+  EXPECT_EQ(bounded.temporal.threshold.value, 4.5);
+}
+
+TEST(ParseProperty, ReadsBoundsAndNestedOperators) {
+  Formula f = parsed("P>=1 [ F \"finished\" ]");
+  EXPECT_EQ(f.kind, Formula::Kind::temporal);
+  EXPECT_EQ(f.temporal.comparison, Comparison::greater_equal);
+  Formula nested = parsed("\"init\" => P>=1 [ F \"stable\" ]");
+  ASSERT_EQ(nested.kind, Formula::Kind::state);
+  EXPECT_EQ(nested.expression.op, Op::implies);
+  EXPECT_EQ(nested.expression.operands[1].kind, Kind::nested);
+  ASSERT_EQ(nested.operands.size(), 1u);
+  EXPECT_EQ(nested.operands[0].temporal.comparison, Comparison::greater_equal);
+}
+
+TEST(ParseProperty, ReadsFilters) {
+  Formula f = parsed("filter(forall, leaders<=1)");
+  ASSERT_EQ(f.kind, Formula::Kind::filter);
+  EXPECT_EQ(f.filter, FilterOp::forall);
+  ASSERT_EQ(f.operands.size(), 2u);
+  EXPECT_EQ(f.operands[0].expression.op, Op::less_equal);
+  EXPECT_TRUE(f.operands[1].expression.is_true_literal());  // states default to all
+  Formula g = parsed("filter(max, Pmax=? [ F \"error\" ], x=0)");
+  EXPECT_EQ(g.filter, FilterOp::max);
+  EXPECT_EQ(g.operands[0].kind, Formula::Kind::temporal);
+  EXPECT_EQ(g.operands[1].expression.op, Op::equal);
+  EXPECT_EQ(parsed("filter(+, x)").filter, FilterOp::sum);
+}
+
+TEST(ParseProperty, ReadsPrismsOlderFilterForm) {
+  Formula f = parsed("R=? [ F \"stable\" {\"k_tokens\"}{max} ]");
+  ASSERT_EQ(f.kind, Formula::Kind::filter);
+  EXPECT_EQ(f.filter, FilterOp::max);
+  EXPECT_EQ(f.operands[0].temporal.kind, TemporalOperator::Kind::reward);
+  EXPECT_EQ(f.operands[1].expression.name, "k_tokens");
+  EXPECT_EQ(parsed("P=? [ F \"a\" {\"init\"} ]").filter, FilterOp::first);
+  EXPECT_EQ(parsed("P=? [ F \"a\" {\"init\"}{min}{max} ]").filter, FilterOp::range);
 }
 
 TEST(ParseProperty, UnsupportedPropertiesSaySoWithAPosition) {
-  io::PropertyEntry bounded = io::parse_property("Pmin=? [ F<=k \"finished\" ]", "--prop 1");
-  EXPECT_FALSE(bounded.query);
-  EXPECT_EQ(bounded.error.substr(0, 28), "--prop 1:1:11: not supported");
-  io::PropertyEntry reward = io::parse_property("R{\"steps\"}min=? [ F \"finished\" ]", "--prop 2");
-  EXPECT_EQ(reward.error.substr(0, 27), "--prop 2:1:1: not supported");
-  io::PropertyEntry filter = io::parse_property("filter(forall, leaders<=1)", "--prop 3");
-  EXPECT_EQ(filter.error.substr(0, 27), "--prop 3:1:1: not supported");
+  EXPECT_EQ(io::parse_property("S=? [ \"up\" ]", "--prop 1").error.substr(0, 27), "--prop 1:1:1: not supported");
+  EXPECT_EQ(io::parse_property("Pmax=? [ G \"safe\" ]", "q").error.substr(0, 23), "q:1:10: not supported y");
+  EXPECT_EQ(io::parse_property("Pmax=? [ \"a\" W \"b\" ]", "q").error.substr(0, 23), "q:1:14: not supported y");
+  EXPECT_EQ(io::parse_property("Pmax=? [ F>=3 \"b\" ]", "q").error.substr(0, 23), "q:1:11: not supported y");
+  EXPECT_EQ(io::parse_property("multi(Pmax=? [ F \"a\" ])", "q").error.substr(0, 22), "q:1:1: not supported y");
+  EXPECT_EQ(io::parse_property("E [ F \"a\" ]", "q").error.substr(0, 22), "q:1:1: not supported y");
 }
 
 TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
@@ -54,33 +133,39 @@ TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   EXPECT_EQ(io::parse_property("Pmax=? [ F (\"a\" ]", "p").error, "p:1:17: expected ')', found ']'");
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a\" ] x", "p").error, "p:1:18: expected end of property, found 'x'");
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a ]", "p").error, "p:1:12: unterminated string");
+  EXPECT_EQ(io::parse_property("P>=1 [ F<= \"a\" ]", "p").error, "p:1:12: expected a step bound, found \"a\"");
+  EXPECT_EQ(io::parse_property("filter(most, x)", "p").error.substr(0, 41), "p:1:8: expected a filter operator (forall");
+  EXPECT_EQ(io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p").error, "p:1:15: expected F, C<=k or I=k, found 'X'");
 }
 
-TEST(ParseProperties, SplitsByLinesAndSemicolonsAndSkipsCommentsAndConstants) {
+TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {
   io::TextFile file = io::TextFile::from_string(
       "x.pctl",
       "const int k;\r\n// a comment\r\nPmin=? [ F \"a\" ]; Pmax=? [ F \"b\" ] // trailing\r\n\r\n"
-      "Pmax=? [ \"a\"\r\n  U \"b\" ]\r\nP>=1 [ F \"a\" ]\r\n");
+      "Pmax=? [ \"a\"\r\n  U \"b\" ]\r\nlabel \"two\" = x=2;\r\n\"named\": P>=1 [ F \"a\" ]\r\nS>0.5 [ \"a\" ]\r\n");
   io::PropertyFile parsed = io::parse_properties(file);
   const auto& entries = parsed.properties;
   ASSERT_EQ(parsed.constants.size(), 1u);
   EXPECT_EQ(parsed.constants[0].name, "k");
   EXPECT_FALSE(parsed.constants[0].value);
-  ASSERT_EQ(entries.size(), 4u);
-  EXPECT_TRUE(entries[0].query);
-  EXPECT_TRUE(entries[1].query);
-  EXPECT_TRUE(entries[2].query) << entries[2].error;  // spans two lines inside brackets
+  ASSERT_EQ(parsed.labels.size(), 1u);
+  EXPECT_EQ(parsed.labels[0].name, "two");
+  EXPECT_EQ(parsed.labels[0].body.op, Op::equal);
+  ASSERT_EQ(entries.size(), 5u);
+  EXPECT_TRUE(entries[0].formula);
+  EXPECT_TRUE(entries[1].formula);
+  EXPECT_TRUE(entries[2].formula) << entries[2].error;  // spans two lines inside brackets
   EXPECT_EQ(entries[2].text, "Pmax=? [ \"a\"   U \"b\" ]");
-  EXPECT_FALSE(entries[3].query);
-  EXPECT_EQ(entries[3].error.substr(0, 25), "x.pctl:7:1: not supported");
+  EXPECT_TRUE(entries[3].formula) << entries[3].error;
+  EXPECT_FALSE(entries[4].formula);
+  EXPECT_EQ(entries[4].error.substr(0, 25), "x.pctl:9:1: not supported");
 }
 
 TEST(ParseProperty, ReadsVariableComparisonsAndArithmetic) {
-  io::PropertyEntry entry = io::parse_property("Pmax=? [ true U s1=12&s2=12 | min(a,b+1)<=k ]", "p");
-  ASSERT_TRUE(entry.query) << entry.error;
-  EXPECT_EQ(entry.query->right.op, Op::logical_or);
-  EXPECT_EQ(entry.query->right.operands[0].op, Op::logical_and);
-  EXPECT_EQ(entry.query->right.operands[1].op, Op::less_equal);
+  Formula f = parsed("Pmax=? [ true U s1=12&s2=12 | min(a,b+1)<=k ]");
+  EXPECT_EQ(right(f).op, Op::logical_or);
+  EXPECT_EQ(right(f).operands[0].op, Op::logical_and);
+  EXPECT_EQ(right(f).operands[1].op, Op::less_equal);
 }
 
 }  // namespace

@@ -94,30 +94,32 @@ void export_states(const SparseMdp& mdp, const std::string& path) {
   if (!out) throw std::runtime_error(path + ": cannot write the states");
 }
 
+// The properties file's labels, as sets of states, for every property to use.
+void add_property_labels(const io::PropertyFile& file, const std::string& source, const SparseMdp& mdp,
+                         PropertyScope& scope) {
+  scope.source = source;
+  for (const io::LabelDeclaration& label : file.labels) {
+    scope.labels[label.name] = evaluate_state_formula(label.body, mdp, scope);
+  }
+}
+
 PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorGraph& graph,
                        const io::PropertyEntry& entry, const CheckOptions& options) {
   PropertyOutcome outcome;
   outcome.property = entry.text;
-  if (!entry.query) {
+  if (!entry.formula) {
     outcome.error = entry.error;
-    return outcome;
-  }
-  if (!entry.query->direction_given && model.mdp.type == ModelType::mdp) {
-    outcome.error = entry.source + ": P=? needs min or max for an MDP (Pmin=? or Pmax=?)";
     return outcome;
   }
   auto start = std::chrono::steady_clock::now();
   try {
-    PropertyScope scope = model.scope;
-    scope.source = entry.source;
-    StateSet phi = evaluate_state_formula(entry.query->left, model.mdp, scope);
-    StateSet psi = evaluate_state_formula(entry.query->right, model.mdp, scope);
-    outcome.detail = compute_until_probabilities(model.mdp, graph, entry.query->direction, phi, psi, options.solver,
-                                                 options.device);
-    outcome.value = outcome.detail->state_values[model.mdp.initial_states.front()];
+    CheckContext context{model.mdp, graph, model.scope, options.solver, options.device};
+    context.scope.source = entry.source;
+    outcome.value = check_property(*entry.formula, context);
+    outcome.detail = std::move(context.detail);
   } catch (const std::exception& error) {
     outcome.error = error.what();
-    if (std::string(error.what()).find("unknown identifier") != std::string::npos) {
+    if (outcome.error.find("unknown identifier") != std::string::npos) {
       outcome.error += " (an undefined constant? give it with --const NAME=VALUE)";
     }
   }
@@ -169,6 +171,7 @@ CheckReport run_check(const CheckOptions& options) {
   if (options.properties_file) {
     io::PropertyFile file = io::parse_properties(io::TextFile::load(*options.properties_file));
     add_property_constants(file, options, model);
+    add_property_labels(file, *options.properties_file, mdp, model.scope);
     entries = std::move(file.properties);
   }
   for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {

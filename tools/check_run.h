@@ -1,7 +1,7 @@
 #pragma once
 // What `mdpvi check` does, apart from parsing its command line: read or build the
 // model, answer each property, and collect what the reports print.
-#include "engine/reachability.h"
+#include "engine/property_checker.h"
 
 #include <map>
 #include <optional>
@@ -37,7 +37,7 @@ struct ModelSummary {
 
 struct PropertyOutcome {
   std::string property;
-  std::optional<double> value;  // at the (first) initial state
+  std::optional<PropertyValue> value;  // set when answered
   std::string error;            // empty when answered
   std::optional<ReachabilityResult> detail;
   double time_s = 0.0;

@@ -14,19 +14,21 @@ std::string seconds(double s) {
   return buffer;
 }
 
-nlohmann::json value_json(double value) {
+nlohmann::json number_json(double value) {
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
   return value;
 }
 
-}  // namespace
-
-std::string format_value(double value) {
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  char buffer[64];
-  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, end);
+nlohmann::json value_json(const PropertyValue& value) {
+  switch (value.kind) {
+    case PropertyValue::Kind::boolean: return value.truth;
+    case PropertyValue::Kind::number: return number_json(value.number);
+    case PropertyValue::Kind::range: return nlohmann::json::array({number_json(value.number), number_json(value.upper)});
+  }
+  return nullptr;
 }
+
+}  // namespace
 
 void write_model_text(std::ostream& out, const ModelSummary& model) {
   out << "Model: " << model.source << "\n"
@@ -46,12 +48,22 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
     return;
   }
   if (const auto& d = outcome.detail) {
-    out << "Prob0/Prob1: " << d->yes_states << " yes, " << d->no_states << " no, " << d->maybe_states << " maybe ("
-        << seconds(d->times.qualitative_s) << ")\n"
-        << "SCCs of maybe-states: " << d->num_sccs << ", " << d->solve.iterated_sccs << " iterated, largest "
-        << d->solve.largest_scc << " states (" << seconds(d->times.scc_s) << ")\n"
-        << "Value iteration: " << d->solve.iterations << " iterations (" << seconds(d->times.solve_s) << ")"
-        << (d->solve.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
+    if (d->reward) {
+      out << "Graph analysis: " << d->yes_states << " target, " << d->no_states << " infinite, " << d->maybe_states
+          << " to solve (" << seconds(d->times.qualitative_s) << ")\n";
+    } else {
+      out << "Prob0/Prob1: " << d->yes_states << " yes, " << d->no_states << " no, " << d->maybe_states << " maybe ("
+          << seconds(d->times.qualitative_s) << ")\n";
+    }
+    if (d->step_bounded) {
+      out << "Step-bounded: " << d->solve.iterations << " iterations over " << d->maybe_states << " states ("
+          << seconds(d->times.solve_s) << ")\n";
+    } else if (d->maybe_states > 0) {
+      out << "SCCs of maybe-states: " << d->num_sccs << ", " << d->solve.iterated_sccs << " iterated, largest "
+          << d->solve.largest_scc << " states (" << seconds(d->times.scc_s) << ")\n"
+          << "Value iteration: " << d->solve.iterations << " iterations (" << seconds(d->times.solve_s) << ")"
+          << (d->solve.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
+    }
     if (!d->device.empty()) {
       std::size_t on_gpu = 0;
       double upload = 0, solve = 0, download = 0;
@@ -67,7 +79,8 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
       out << "Chunks: " << d->chunks.size() << " (solved on the CPU)\n";
     }
   }
-  out << "Result: " << format_value(*outcome.value) << " (value in the initial state)\n"
+  if (!outcome.value->listing.empty()) out << outcome.value->listing;
+  out << "Result: " << to_text(*outcome.value) << " (" << outcome.value->scope << ")\n"
       << "Time for model checking: " << seconds(outcome.time_s) << "\n";
 }
 
@@ -88,6 +101,7 @@ nlohmann::json to_json(const CheckReport& report) {
   for (const PropertyOutcome& p : report.properties) {
     nlohmann::json entry = {{"property", p.property},
                             {"result", p.value ? value_json(*p.value) : nlohmann::json()},
+                            {"result_scope", p.value ? nlohmann::json(p.value->scope) : nlohmann::json()},
                             {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)},
                             {"iterations", p.detail ? nlohmann::json(p.detail->solve.iterations) : nlohmann::json()},
                             {"time_s", p.time_s}};

@@ -8,9 +8,6 @@
 
 namespace mdpvi::tools {
 
-// The shortest text that reads back as the same double ("Infinity" for +inf).
-std::string format_value(double value);
-
 void write_model_text(std::ostream& out, const ModelSummary& model);
 void write_property_text(std::ostream& out, const PropertyOutcome& outcome);
 nlohmann::json to_json(const CheckReport& report);
