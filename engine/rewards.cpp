@@ -1,12 +1,38 @@
 #include "engine/rewards.h"
 
+#include "engine/end_component_quotient.h"
 #include "engine/stopwatch.h"
 #include "graph/scc.h"
 
 #include <chrono>
 #include <limits>
+#include <optional>
 
 namespace mdpvi {
+
+namespace {
+
+// Rmin only: a scheduler could stay forever in an end component of zero-reward
+// choices among the finite states, collecting 0 without reaching the target. Value
+// iteration from 0 would take that as the minimum, but only schedulers that reach
+// the target almost surely count; collapsing those components removes the option.
+// nullopt when there are none (as in all of PRISM's benchmarks).
+std::optional<CollapsedModel> without_zero_reward_end_components(const SparseMdp& mdp, const RewardStructure& rewards,
+                                                                 const StateSet& maybe) {
+  StateSet zero_rows(mdp.num_choices());
+  for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) {
+    if (!rewards.state_rewards.empty() && rewards.state_rewards[s] != 0.0) continue;
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      if (rewards.choice_rewards.empty() || rewards.choice_rewards[r] == 0.0) zero_rows.set(r);
+    }
+  }
+  if (zero_rows.none()) return std::nullopt;
+  graph::EndComponents components = graph::maximal_end_components(mdp, maybe, std::move(zero_rows));
+  if (components.count == 0) return std::nullopt;
+  return collapse_end_components(mdp, components, &rewards);
+}
+
+}  // namespace
 
 ReachabilityResult compute_reachability_reward(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
                                                Optimization direction, const RewardStructure& rewards,
@@ -33,11 +59,14 @@ ReachabilityResult compute_reachability_reward(const SparseMdp& mdp, const graph
     result.state_values[s] = std::numeric_limits<double>::infinity();
   }
   start = std::chrono::steady_clock::now();
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(mdp, maybe);
+  std::optional<CollapsedModel> collapsed;
+  if (direction == Optimization::minimize) collapsed = without_zero_reward_end_components(mdp, rewards, maybe);
+  const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(model, maybe);
   result.num_sccs = sccs.num_sccs();
   // For Rmax no choice of a finite state can reach an infinite one (it would be
   // infinite itself); for Rmin such choices get b = infinity and are left out.
-  MaybeSystem system = build_maybe_system(mdp, sccs, result.state_values, &rewards);
+  MaybeSystem system = build_maybe_system(model, sccs, result.state_values, collapsed ? &collapsed->rewards : &rewards);
   result.times.scc_s = seconds_since(start);
   solve_into(system, direction, options, device, result);
   return result;

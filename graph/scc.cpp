@@ -16,7 +16,7 @@ constexpr Vertex kNotMaybe = std::numeric_limits<Vertex>::max();
 
 }  // namespace
 
-SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe) {
+SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows) {
   SccDecomposition result;
   std::vector<Vertex> local_of(mdp.num_states(), kNotMaybe);
   std::vector<std::uint32_t> states;
@@ -31,9 +31,12 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe) {
   CsrDigraph g = build_csr_digraph(n, [&](auto emit) {
     for (Vertex v = 0; v < n; ++v) {
       std::uint32_t s = states[v];
-      for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]]; k < mdp.row_starts[mdp.row_group_starts[s + 1]]; ++k) {
-        Vertex t = local_of[mdp.columns[k]];
-        if (t != kNotMaybe) emit(v, t);
+      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+        if (enabled_rows && !enabled_rows->test(r)) continue;
+        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+          Vertex t = local_of[mdp.columns[k]];
+          if (t != kNotMaybe) emit(v, t);
+        }
       }
     }
   });

@@ -19,7 +19,9 @@ struct SccDecomposition {
   std::size_t num_sccs() const { return scc_starts.empty() ? 0 : scc_starts.size() - 1; }
 };
 
-// Only edges between maybe-states count (Pre: maybe.size() == mdp.num_states()).
-SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe);
+// Only edges between maybe-states count, and with enabled_rows only those of the
+// enabled choice rows (Pre: maybe.size() == mdp.num_states(); enabled_rows, where
+// given, has num_choices bits).
+SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows = nullptr);
 
 }  // namespace mdpvi::graph

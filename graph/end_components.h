@@ -1,0 +1,28 @@
+#pragma once
+// Maximal end components (MECs): sets of states and choices in which a scheduler can
+// stay forever with probability 1 (de Alfaro 1997; Baier & Katoen, Algorithm 47).
+// Value iteration from 0 converges to the wrong fixed point inside some of them
+// (zero-reward ones for Rmin, all of them for an upper Pmax iterate), so they are
+// found here and collapsed by the caller.
+#include "engine/sparse_mdp.h"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace mdpvi::graph {
+
+struct EndComponents {
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> component_of;  // per model state: its MEC, or kNone
+  StateSet internal_rows;                   // per choice row: it stays inside its state's MEC
+  std::uint32_t count = 0;
+};
+
+// The MECs of the sub-MDP of `states` restricted to `enabled_rows`: the usual
+// refinement, SCCs, then dropping every row that can leave its SCC and every state
+// left without rows, until nothing changes.
+// Pre: states has num_states bits, enabled_rows num_choices bits.
+EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows);
+
+}  // namespace mdpvi::graph

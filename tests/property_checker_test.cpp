@@ -1,0 +1,189 @@
+// Whole properties on models small enough to answer by hand: step bounds, rewards
+// (with Infinity and zero-reward end components), bounds, filters, and the errors.
+#include "engine/property_checker.h"
+#include "io/property_parser.h"
+#include "test_models.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace mdpvi {
+namespace {
+
+using test::make_mdp;
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+PropertyValue check(const SparseMdp& mdp, const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  if (!entry.formula) throw std::runtime_error(entry.error);
+  graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
+  CheckContext context{mdp, graph, PropertyScope{"p", {}, {}, {}}, {1e-12, ConvergenceCriterion::absolute, 1000000}, {}};
+  context.device.solver = SolverKind::cpu;
+  return check_property(*entry.formula, context);
+}
+
+double number(const SparseMdp& mdp, const std::string& text) {
+  PropertyValue value = check(mdp, text);
+  EXPECT_EQ(value.kind, PropertyValue::Kind::number) << text;
+  return value.number;
+}
+
+bool truth(const SparseMdp& mdp, const std::string& text) {
+  PropertyValue value = check(mdp, text);
+  EXPECT_EQ(value.kind, PropertyValue::Kind::boolean) << text;
+  return value.truth;
+}
+
+std::string error(const SparseMdp& mdp, const std::string& text) {
+  try {
+    check(mdp, text);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The die with a reward of 1 per toss (a choice reward) and 1 per tossing state.
+SparseMdp die_with_rewards() {
+  SparseMdp die = test::knuth_yao_die();
+  std::vector<double> tossing(die.num_states(), 0.0);
+  for (std::uint32_t s = 0; s < 7; ++s) tossing[s] = 1.0;
+  die.rewards.push_back({"tosses", {}, tossing});  // one row per state: rows are states
+  die.rewards.push_back({"tossing", tossing, {}});
+  return die;
+}
+
+TEST(StepBounded, DieFacesWithinKSteps) {
+  SparseMdp die = test::knuth_yao_die();
+  // After 3 tosses: 0-1-3-7 is face one; 6 of the 8 paths have ended.
+  EXPECT_EQ(number(die, "P=? [ F<=2 \"one\" ]"), 0.0);
+  EXPECT_NEAR(number(die, "P=? [ F<=3 \"one\" ]"), 0.125, 1e-15);
+  EXPECT_NEAR(number(die, "P=? [ F<4 \"one\" ]"), 0.125, 1e-15);
+  EXPECT_NEAR(number(die, "P=? [ F<=5 \"one\" ]"), 0.125 + 1.0 / 32, 1e-15);  // 0-1-3-1-3-7
+  EXPECT_NEAR(number(die, "P=? [ true U<=3 \"done\" ]"), 0.75, 1e-15);
+  EXPECT_EQ(number(die, "P=? [ F<=0 \"done\" ]"), 0.0);
+}
+
+TEST(StepBounded, NextStep) {
+  SparseMdp die = test::knuth_yao_die();
+  die.initial_states = {3};  // tosses to 1 or to face one
+  EXPECT_EQ(number(die, "P=? [ X \"one\" ]"), 0.5);
+  EXPECT_EQ(number(die, "P=? [ X \"two\" ]"), 0.0);
+}
+
+TEST(Rewards, ExpectedTossesOfTheDie) {
+  SparseMdp die = die_with_rewards();
+  EXPECT_NEAR(number(die, "R{\"tosses\"}=? [ F \"done\" ]"), 11.0 / 3, 1e-10);
+  EXPECT_NEAR(number(die, "R{2}=? [ F \"done\" ]"), 11.0 / 3, 1e-10);  // state rewards alike
+  EXPECT_NEAR(number(die, "R=? [ F \"done\" ]"), 11.0 / 3, 1e-10);     // the first structure
+  EXPECT_EQ(number(die, "R=? [ C<=2 ]"), 2.0);
+  EXPECT_NEAR(number(die, "R=? [ C<=4 ]"), 1 + 1 + 1 + 0.25, 1e-15);
+  EXPECT_NEAR(number(die, "R{\"tossing\"}=? [ I=3 ]"), 0.25, 1e-15);  // still tossing after 3
+  EXPECT_EQ(number(die, "R{\"tossing\"}=? [ I=0 ]"), 1.0);
+  // Face one is not reached with probability 1: infinite, as in PRISM.
+  EXPECT_EQ(number(die, "R=? [ F \"one\" ]"), kInfinity);
+}
+
+// State 0: stay (reward 0) or go to the goal (reward 1). Staying forever costs 0 but
+// never reaches the goal: Rmin counts only schedulers that reach it, so 1; Rmax is
+// infinite because the staying scheduler misses the goal.
+TEST(Rewards, ZeroRewardSelfLoopDoesNotMakeRminZero) {
+  SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
+  mdp.rewards.push_back({"r", {}, {0.0, 1.0, 0.0}});
+  EXPECT_NEAR(number(mdp, "Rmin=? [ F \"goal\" ]"), 1.0, 1e-12);
+  EXPECT_EQ(number(mdp, "Rmax=? [ F \"goal\" ]"), kInfinity);
+}
+
+// States 0 and 1 swap for free; 0 may leave to the goal for 3, 1 pays 1 to go to the
+// goal or back to 0 with probability 1/2 each. The component {0, 1} costs
+// V = min(3, 1 + V/2) = 2 from either state.
+TEST(Rewards, ZeroRewardEndComponentIsCollapsed) {
+  SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{0, 1.0}}, {{2, 0.5}, {0, 0.5}}}, {{{2, 1.0}}}}, {{"goal", {2}}});
+  mdp.rewards.push_back({"r", {}, {0.0, 3.0, 0.0, 1.0, 0.0}});
+  EXPECT_NEAR(number(mdp, "Rmin=? [ F \"goal\" ]"), 2.0, 1e-10);
+  mdp.initial_states = {1};
+  EXPECT_NEAR(number(mdp, "Rmin=? [ F \"goal\" ]"), 2.0, 1e-10);
+  EXPECT_EQ(number(mdp, "Rmax=? [ F \"goal\" ]"), kInfinity);
+}
+
+TEST(Bounds, ProbabilityAndRewardBounds) {
+  SparseMdp die = die_with_rewards();
+  EXPECT_FALSE(truth(die, "P>=0.5 [ F \"one\" ]"));
+  EXPECT_TRUE(truth(die, "P<0.2 [ F \"one\" ]"));
+  EXPECT_TRUE(truth(die, "P>=1 [ F \"done\" ]"));   // graph only
+  EXPECT_FALSE(truth(die, "P<1 [ F \"done\" ]"));
+  EXPECT_TRUE(truth(die, "P>0 [ F \"six\" ]"));
+  EXPECT_FALSE(truth(die, "P<=0 [ F \"six\" ]"));
+  EXPECT_TRUE(truth(die, "R<=4 [ F \"done\" ]"));
+  EXPECT_FALSE(truth(die, "R>11/3+0.001 [ F \"done\" ]"));
+}
+
+// From state 0, a reaches the goal surely and b never: P>=1 needs every scheduler
+// (min), P>0 some... no: every scheduler again, so false; P<1 asks the max.
+TEST(Bounds, MdpBoundsHoldForAllSchedulers) {
+  SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_FALSE(truth(mdp, "P>=1 [ F \"goal\" ]"));
+  EXPECT_FALSE(truth(mdp, "P>0 [ F \"goal\" ]"));
+  EXPECT_FALSE(truth(mdp, "P<1 [ F \"goal\" ]"));
+  EXPECT_FALSE(truth(mdp, "P<=0 [ F \"goal\" ]"));
+  EXPECT_TRUE(truth(mdp, "P<=1 [ F \"goal\" ]"));
+  EXPECT_TRUE(truth(mdp, "Pmax>=1 [ F \"goal\" ]"));
+}
+
+TEST(Filters, AllOperators) {
+  SparseMdp die = test::knuth_yao_die();
+  EXPECT_EQ(number(die, "filter(count, \"done\")"), 6.0);
+  EXPECT_TRUE(truth(die, "filter(forall, P>=1 [ F \"done\" ])"));
+  EXPECT_TRUE(truth(die, "filter(forall, \"one\" => P>=1 [ F \"one\" ])"));
+  EXPECT_FALSE(truth(die, "filter(forall, \"one\", \"done\")"));
+  EXPECT_TRUE(truth(die, "filter(exists, \"six\")"));
+  EXPECT_NEAR(number(die, "filter(sum, P=? [ F \"one\" ], \"done\")"), 1.0, 1e-12);
+  EXPECT_NEAR(number(die, "filter(avg, P=? [ F \"one\" ], \"done\")"), 1.0 / 6, 1e-12);
+  EXPECT_NEAR(number(die, "filter(max, P=? [ F \"one\" ], !\"done\")"), 2.0 / 3, 1e-10);  // state 3
+  EXPECT_EQ(number(die, "filter(min, P=? [ F \"one\" ])"), 0.0);
+  EXPECT_NEAR(number(die, "filter(first, P=? [ F \"one\" ])"), 1.0 / 6, 1e-10);
+  EXPECT_EQ(number(die, "filter(state, P=? [ F \"one\" ], \"one\")"), 1.0);
+  PropertyValue range = check(die, "filter(range, P=? [ F \"one\" ], \"done\")");
+  EXPECT_EQ(range.kind, PropertyValue::Kind::range);
+  EXPECT_EQ(range.number, 0.0);
+  EXPECT_EQ(range.upper, 1.0);
+  PropertyValue arg = check(die, "filter(argmax, P=? [ F \"one\" ], \"done\")");
+  EXPECT_EQ(arg.listing, "7:=1\n");
+  PropertyValue printed = check(die, "filter(print, P=? [ F<=1 \"one\" ], \"done\" | \"one\")");
+  EXPECT_EQ(printed.listing, "7:=1\n");  // print leaves out zeros
+  EXPECT_NEAR(printed.number, 0.0, 1e-15);  // the value in the initial state, as without a filter
+  EXPECT_EQ(check(die, "P=? [ F \"one\" {\"done\"}{max} ]").number, 1.0);
+}
+
+TEST(Filters, SeveralInitialStatesGiveARangeOrForall) {
+  SparseMdp die = test::knuth_yao_die();
+  die.initial_states = {7, 8};
+  PropertyValue range = check(die, "P=? [ F \"one\" ]");
+  ASSERT_EQ(range.kind, PropertyValue::Kind::range);
+  EXPECT_EQ(range.number, 0.0);
+  EXPECT_EQ(range.upper, 1.0);
+  EXPECT_TRUE(truth(die, "\"done\""));
+  EXPECT_FALSE(truth(die, "\"one\""));
+}
+
+TEST(Errors, SayWhatIsWrongAndWhere) {
+  SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{0, 1.0}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_EQ(error(mdp, "P=? [ F \"goal\" ]"), "p:1:1: P=? needs min or max for an MDP (Pmin=? or Pmax=?)");
+  EXPECT_EQ(error(mdp, "Rmin=? [ F \"goal\" ]"), "p:1:1: the model has no reward structures");
+  mdp.rewards.push_back({"r", {}, {}});
+  EXPECT_EQ(error(mdp, "R{\"time\"}min=? [ F \"goal\" ]"), "p:1:1: the model has no reward structure \"time\"");
+  EXPECT_EQ(error(mdp, "R{3}min=? [ F \"goal\" ]"), "p:1:3: expected a reward structure index from 1 to 1");
+  EXPECT_EQ(error(mdp, "P>=1.5 [ F \"goal\" ]"), "p:1:4: a probability bound must lie in [0, 1]");
+  EXPECT_EQ(error(mdp, "filter(state, \"goal\")"), "p:1:1: filter state needs exactly one state, found 2");
+  EXPECT_EQ(error(mdp, "filter(max, \"goal\")"), "p:1:1: filter max needs a numeric property, found a Boolean");
+  EXPECT_EQ(error(mdp, "filter(min, Pmax=? [ F \"goal\" ], false)"),
+            "p:1:1: filter min: no state satisfies the filter's states");
+  EXPECT_EQ(error(mdp, "Pmax=? [ F<=2.5 \"goal\" ]").substr(0, 41), "p:1:13: expected an integer step bound, f");
+  EXPECT_EQ(error(mdp, "Pmax=? [ F<0 \"goal\" ]"), "p:1:12: a step bound must be at least 0, found -1");
+  EXPECT_EQ(error(mdp, "Pmax=? [ F Pmax=? [ F \"goal\" ] ]").substr(0, 25), "p:1:12: not supported yet");
+  EXPECT_EQ(error(mdp, "Pmax=? [ F 1+2 ]"), "p:1:13: expected a Boolean state formula, found a number");
+}
+
+}  // namespace
+}  // namespace mdpvi
