@@ -102,6 +102,7 @@ nlohmann::json to_json(const CheckReport& report) {
     nlohmann::json entry = {{"property", p.property},
                             {"result", p.value ? value_json(*p.value) : nlohmann::json()},
                             {"result_scope", p.value ? nlohmann::json(p.value->scope) : nlohmann::json()},
+                            {"listing", p.value && !p.value->listing.empty() ? nlohmann::json(p.value->listing) : nlohmann::json()},
                             {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)},
                             {"iterations", p.detail ? nlohmann::json(p.detail->solve.iterations) : nlohmann::json()},
                             {"time_s", p.time_s}};
