@@ -22,6 +22,20 @@ run() {  # name, then mdpvi check arguments
 
 for part in "$@"; do
   case $part in
+    properties)
+      # Every property of the files, GPU against CPU at a tight epsilon: the reference
+      # instances (compared with reference.json afterwards) and larger ones.
+      tight=(--absolute --epsilon 1e-10 --max-iters 1000000)
+      for solver in gpu cpu; do
+        run "coin4_4 all $solver" $M/consensus/coin4.nm $M/consensus/coin.pctl --const K=4,k=10 --solver $solver "${tight[@]}"
+        run "csma3_2 all $solver" $M/csma/csma3_2.nm $M/csma/csma.pctl --const k=1 --solver $solver "${tight[@]}"
+        run "leader6 all $solver" $M/leader_async/leader6.nm $M/leader_async/leader_fixed.pctl --const K=1 --solver $solver "${tight[@]}"
+        run "wlan3 all $solver" $M/wlan/wlan3.nm $M/wlan/wlan.pctl --const TRANS_TIME_MAX=10,k=2 --solver $solver "${tight[@]}"
+        run "coin6_2 all $solver" $M/consensus/coin6.nm $M/consensus/coin.pctl --const K=2,k=10 --solver $solver
+        run "csma3_4 all $solver" $M/csma/csma3_4.nm $M/csma/csma.pctl --const k=2 --solver $solver
+        run "leader7 all $solver" $M/leader_async/leader7.nm $M/leader_async/leader_fixed.pctl --const K=20 --solver $solver
+      done
+      ;;
     tests)
       nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv >"$out/device.txt" 2>&1
       "$mdpvi" devices --bandwidth >>"$out/device.txt" 2>&1

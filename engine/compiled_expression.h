@@ -25,6 +25,9 @@ struct NameScope {
   std::function<const StateSet*(const std::string&)> label;
   // The states satisfying a property's nested P or R operator (Expression::Kind::nested).
   std::function<const StateSet*(std::size_t)> nested;
+
+  // No names but constants (already substituted): for values fixed before any state.
+  static NameScope constants_only(std::string file) { return {std::move(file), {}, {}, {}}; }
 };
 
 class CompiledExpression {

@@ -87,7 +87,7 @@ class Checker {
   }
 
   double constant(const Expression& e, ValueType* type = nullptr) const {
-    return evaluate_constant(substitute_constants(e, c_.scope.constants), NameScope{c_.scope.source, {}, {}, {}}, type);
+    return evaluate_constant(substitute_constants(e, c_.scope.constants), NameScope::constants_only(c_.scope.source), type);
   }
 
   std::uint64_t steps(const Expression& bound) const {

@@ -69,7 +69,7 @@ class Resolver {
         ConstantValue v = constant(id.name);
         return Expression::literal(v.type, v.value, id.position);
       });
-      double v = evaluate_constant(expr, NameScope{model_.file, {}, {}}, &type);
+      double v = evaluate_constant(expr, NameScope::constants_only(model_.file), &type);
       value = convert(c, type, v);
     } else if (given != given_.end()) {
       try {
@@ -119,7 +119,7 @@ class Resolver {
   std::int32_t integer_constant(const Expression& e, const std::map<std::string, std::string>& renaming,
                                 const std::string& what) {
     ValueType type;
-    double v = evaluate_constant(prepare(e, renaming), NameScope{model_.file, {}, {}}, &type);
+    double v = evaluate_constant(prepare(e, renaming), NameScope::constants_only(model_.file), &type);
     if (type != ValueType::integer) fail(e.position, what + " must be an integer, found " + to_string(type));
     return static_cast<std::int32_t>(v);
   }
@@ -176,7 +176,7 @@ class Resolver {
       r.init = 0;
       if (v.init) {
         ValueType type;
-        double init = evaluate_constant(prepare(*v.init, renaming), NameScope{model_.file, {}, {}}, &type);
+        double init = evaluate_constant(prepare(*v.init, renaming), NameScope::constants_only(model_.file), &type);
         if (type != ValueType::boolean) fail(v.init->position, "initial value of '" + r.name + "' must be a Boolean");
         r.init = init != 0.0;
       }
@@ -204,7 +204,7 @@ class Resolver {
                        if (it == variable_index_.end()) return std::nullopt;
                        return VariableRef{it->second, out_.variables[it->second].type};
                      },
-                     {}};
+                     {}, {}};
   }
 
   CompiledExpression compile_as(const Expression& e, const std::map<std::string, std::string>& renaming,

@@ -21,7 +21,7 @@ SolverOptions tight() {
 double probability(const SparseMdp& mdp, Optimization direction, const std::string& target,
                    std::uint32_t state = 0, const std::string& through = "") {
   auto g = graph::build_choice_predecessor_graph(mdp);
-  PropertyScope scope{"test", {}, {}};
+  PropertyScope scope{"test", {}, {}, {}};
   StateSet phi = through.empty() ? ~StateSet(mdp.num_states()) : evaluate_state_formula(Expression::label(through), mdp, scope);
   StateSet psi = evaluate_state_formula(Expression::label(target), mdp, scope);
   return compute_until_probabilities(mdp, g, direction, phi, psi, tight()).state_values[state];
@@ -71,7 +71,7 @@ TEST(Until, PathsThatLeavePhiDoNotCount) {
 
 TEST(StateFormula, UnknownLabelIsAnError) {
   SparseMdp die = test::knuth_yao_die();
-  EXPECT_THROW(evaluate_state_formula(Expression::label("seven"), die, PropertyScope{"test", {}, {}}), LocatedError);
+  EXPECT_THROW(evaluate_state_formula(Expression::label("seven"), die, PropertyScope{"test", {}, {}, {}}), LocatedError);
 }
 
 }  // namespace

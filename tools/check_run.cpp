@@ -59,7 +59,7 @@ void add_property_constants(const io::PropertyFile& file, const CheckOptions& op
     if (c.value) {
       ValueType type;
       double value = evaluate_constant(substitute_constants(*c.value, model.scope.constants),
-                                       NameScope{*options.properties_file, {}, {}}, &type);
+                                       NameScope::constants_only(*options.properties_file), &type);
       model.scope.constants[c.name] = {c.type == ValueType::real ? ValueType::real : type, value};
     } else if (auto given = options.constants.find(c.name); given != options.constants.end()) {
       try {
