@@ -48,10 +48,38 @@ inline double value_change(double old_value, double new_value) {
   return change;
 }
 
+// Interval iteration keeps two iterates: lower from below and upper from above the
+// fixed point. A sweep applies the Bellman operator to each and keeps them monotone
+// (lower never falls, upper never rises), which keeps both sound even when an upper
+// start is not a post-fixed point.
+struct IntervalIterates {
+  const double* lower_in;
+  const double* upper_in;
+  double* lower_out;
+  double* upper_out;
+};
+
+// How far apart the iterates are at one state: absolute, or relative to the lower
+// value (absolute where it is 0).
+template <ConvergenceCriterion criterion>
+inline double interval_width(double lower, double upper) {
+  double width = upper - lower;
+  if constexpr (criterion == ConvergenceCriterion::relative) {
+    if (lower > 0.0) width /= lower;
+  }
+  return width;
+}
+
 // Returns the largest change over the range.
 double bellman_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
                                ConvergenceCriterion criterion, const double* x_in, double* x_out);
 double bellman_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
                               ConvergenceCriterion criterion, const double* x_in, double* x_out);
+
+// Both iterates, one sweep; returns the largest width over the range afterwards.
+double interval_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
+                                ConvergenceCriterion criterion, IntervalIterates x);
+double interval_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
+                               ConvergenceCriterion criterion, IntervalIterates x);
 
 }  // namespace mdpvi

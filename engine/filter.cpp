@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
@@ -39,7 +40,14 @@ std::string format_number(double value) {
 std::string to_text(const PropertyValue& value) {
   switch (value.kind) {
     case PropertyValue::Kind::boolean: return value.truth ? "true" : "false";
-    case PropertyValue::Kind::number: return format_number(value.number);
+    case PropertyValue::Kind::number:
+      if (value.lower_bound) {
+        double radius = std::max(*value.upper_bound - value.number, value.number - *value.lower_bound);
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.3g", radius);
+        return format_number(value.number) + " (+/- " + buffer + ")";
+      }
+      return format_number(value.number);
     case PropertyValue::Kind::range: return "[" + format_number(value.number) + ", " + format_number(value.upper) + "]";
   }
   return "";
@@ -79,10 +87,15 @@ class FilterApplication {
       case FilterOp::count:
         requires_boolean();
         return number(static_cast<double>((states_ & values_.truth).count()), result);
-      case FilterOp::sum: return number(sum(), result);
-      case FilterOp::avg: return number(sum() / static_cast<double>(requires_states(n)), result);
-      case FilterOp::min: return number(extreme(false), result);
-      case FilterOp::max: return number(extreme(true), result);
+      case FilterOp::sum: return bounded(number(sum(), result), sum_of(values_.lower), sum_of(values_.upper));
+      case FilterOp::avg: {
+        double k = static_cast<double>(requires_states(n));
+        return bounded(number(sum() / k, result), sum_of(values_.lower) / k, sum_of(values_.upper) / k);
+      }
+      case FilterOp::min:
+        return bounded(number(extreme(false), result), extreme_of(values_.lower, false), extreme_of(values_.upper, false));
+      case FilterOp::max:
+        return bounded(number(extreme(true), result), extreme_of(values_.lower, true), extreme_of(values_.upper, true));
       case FilterOp::range: {
         result.kind = PropertyValue::Kind::range;
         result.number = extreme(false);
@@ -149,7 +162,30 @@ class FilterApplication {
   }
   PropertyValue at_state(std::uint32_t s, PropertyValue& result) const {
     if (values_.boolean) return truth(values_.truth.test(s), result);
+    if (values_.has_bounds()) return bounded(number(values_.numbers[s], result), values_.lower[s], values_.upper[s]);
     return number(values_.numbers[s], result);
+  }
+  // Sums and extremes of bounds bound the sums and extremes of the truths.
+  double sum_of(const std::vector<double>& v) const {
+    double total = 0.0;
+    if (v.empty()) return total;
+    for (auto s = states_.find_first(); s != StateSet::npos; s = states_.find_next(s)) total += v[s];
+    return total;
+  }
+  double extreme_of(const std::vector<double>& v, bool largest) const {
+    double best = largest ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    if (v.empty()) return best;
+    for (auto s = states_.find_first(); s != StateSet::npos; s = states_.find_next(s)) {
+      best = largest ? std::max(best, v[s]) : std::min(best, v[s]);
+    }
+    return best;
+  }
+  PropertyValue bounded(PropertyValue value, double lower, double upper) const {
+    if (values_.has_bounds()) {
+      value.lower_bound = lower;
+      value.upper_bound = upper;
+    }
+    return value;
   }
   static PropertyValue truth(bool t, PropertyValue& result) {
     result.kind = PropertyValue::Kind::boolean;

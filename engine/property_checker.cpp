@@ -150,7 +150,13 @@ class Checker {
     }
     ReachabilityResult result = numeric(f, dir);
     StateValues values = StateValues::of_numbers(std::move(result.state_values));
+    if (c_.solver.interval) {  // exact where nothing was iterated (step bounds, graph answers)
+      values.lower = result.state_lower.empty() ? values.numbers : std::move(result.state_lower);
+      values.upper = result.state_upper.empty() ? values.numbers : std::move(result.state_upper);
+    }
     result.state_values.clear();
+    result.state_lower.clear();
+    result.state_upper.clear();
     c_.detail = std::move(result);
     if (!threshold) return values;
     StateSet truth(c_.mdp.num_states());

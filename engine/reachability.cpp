@@ -1,10 +1,13 @@
 #include "engine/reachability.h"
 
+#include "engine/end_component_quotient.h"
+#include "engine/interval_solver.h"
 #include "engine/maybe_system.h"
 #include "engine/stopwatch.h"
 #include "graph/scc.h"
 
 #include <chrono>
+#include <optional>
 
 namespace mdpvi {
 
@@ -22,9 +25,18 @@ ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph
   result.times.qualitative_s = seconds_since(start);
 
   start = std::chrono::steady_clock::now();
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(mdp, partition.maybe);
+  // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.
+  std::optional<CollapsedModel> collapsed;
+  if (options.interval && direction == Optimization::maximize) {
+    StateSet rows(mdp.num_choices());
+    rows.set();
+    graph::EndComponents components = graph::maximal_end_components(mdp, partition.maybe, std::move(rows));
+    if (components.count > 0) collapsed = collapse_end_components(mdp, components);
+  }
+  const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(model, partition.maybe);
   result.num_sccs = sccs.num_sccs();
-  MaybeSystem system = build_maybe_system(mdp, partition, sccs);
+  MaybeSystem system = build_maybe_system(model, partition, sccs);
   result.times.scc_s = seconds_since(start);
 
   result.state_values.assign(mdp.num_states(), 0.0);
@@ -34,8 +46,23 @@ ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph
 }
 
 void solve_into(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
-                const DeviceOptions& device, ReachabilityResult& result) {
+                const DeviceOptions& device, ReachabilityResult& result, std::optional<double> upper_start) {
   auto start = std::chrono::steady_clock::now();
+  if (options.interval && !options.fixed_iterations) {
+    IntervalSolution solution = solve_interval_topological(system, direction, options, upper_start);
+    result.interval = true;
+    result.solve = solution.stats;
+    result.state_lower = result.state_values;
+    result.state_upper = result.state_values;
+    for (std::uint32_t i = 0; i < system.num_states(); ++i) {
+      std::uint32_t s = system.model_states[i];
+      result.state_lower[s] = solution.lower[i];
+      result.state_upper[s] = solution.upper[i];
+      result.state_values[s] = solution.lower[i] + (solution.upper[i] - solution.lower[i]) / 2;
+    }
+    result.times.solve_s = seconds_since(start);
+    return;
+  }
   ChunkedSolution solution = solve_chunked(system, direction, options, device);
   result.solve = solution.stats;
   result.chunks = std::move(solution.chunks);

@@ -17,8 +17,11 @@ struct PhaseTimes {
 
 struct ReachabilityResult {
   std::vector<double> state_values;  // per model state
+  // Interval iteration only: the truth lies in [state_lower, state_upper] (per state).
+  std::vector<double> state_lower, state_upper;
   bool reward = false;               // rewards: yes = target (0), no = infinite
   bool step_bounded = false;         // a fixed number of sweeps, no convergence test
+  bool interval = false;             // solved by interval iteration
   std::uint64_t yes_states = 0;
   std::uint64_t no_states = 0;
   std::uint64_t maybe_states = 0;
@@ -36,8 +39,11 @@ ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph
 
 // Solves system (chunked, on the device where there is one) and writes its values into
 // result.state_values at their model states; records stats, chunks and the time.
+// With options.interval, also the bounds (state_lower/upper, from state_values
+// outside the system), iterating the upper vector from upper_start.
 // Pre: result.state_values has one entry per model state.
 void solve_into(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
-                const DeviceOptions& device, ReachabilityResult& result);
+                const DeviceOptions& device, ReachabilityResult& result,
+                std::optional<double> upper_start = 1.0);
 
 }  // namespace mdpvi

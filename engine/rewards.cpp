@@ -68,7 +68,7 @@ ReachabilityResult compute_reachability_reward(const SparseMdp& mdp, const graph
   // infinite itself); for Rmin such choices get b = infinity and are left out.
   MaybeSystem system = build_maybe_system(model, sccs, result.state_values, collapsed ? &collapsed->rewards : &rewards);
   result.times.scc_s = seconds_since(start);
-  solve_into(system, direction, options, device, result);
+  solve_into(system, direction, options, device, result, /*upper_start=*/std::nullopt);
   return result;
 }
 

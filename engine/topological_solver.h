@@ -18,6 +18,9 @@ struct SolverOptions {
   // Step-bounded properties: exactly max_iterations sweeps from the start vector,
   // no convergence test. Pre: the system is one SCC (the steps do not decompose).
   bool fixed_iterations = false;
+  // Interval iteration (--sound): stop when lower and upper iterates are within
+  // 2*epsilon; the answer is their midpoint, off by at most epsilon.
+  bool interval = false;
 };
 
 struct SolveStats {

@@ -52,6 +52,8 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
   check->add_option("--max-iters", args.options.solver.max_iterations, "Iterations per SCC before giving up (default 10000)")
       ->check(CLI::PositiveNumber);
+  check->add_flag("--sound", args.options.solver.interval,
+                  "Interval iteration: the result carries a bound, +/- epsilon (absolute, or relative to it)");
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")

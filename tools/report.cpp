@@ -61,7 +61,7 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
     } else if (d->maybe_states > 0) {
       out << "SCCs of maybe-states: " << d->num_sccs << ", " << d->solve.iterated_sccs << " iterated, largest "
           << d->solve.largest_scc << " states (" << seconds(d->times.scc_s) << ")\n"
-          << "Value iteration: " << d->solve.iterations << " iterations (" << seconds(d->times.solve_s) << ")"
+          << (d->interval ? "Interval iteration: " : "Value iteration: ") << d->solve.iterations << " iterations (" << seconds(d->times.solve_s) << ")"
           << (d->solve.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
     }
     if (!d->device.empty()) {
@@ -108,6 +108,10 @@ nlohmann::json to_json(const CheckReport& report) {
                             {"time_s", p.time_s}};
     if (const auto& d = p.detail) {
       entry["converged"] = d->solve.converged;
+      if (p.value && p.value->lower_bound) {
+        entry["lower"] = number_json(*p.value->lower_bound);
+        entry["upper"] = number_json(*p.value->upper_bound);
+      }
       entry["phases"] = {{"qualitative_s", d->times.qualitative_s}, {"scc_s", d->times.scc_s}, {"solve_s", d->times.solve_s}};
       entry["states"] = {{"yes", d->yes_states}, {"no", d->no_states}, {"maybe", d->maybe_states}};
       entry["sccs"] = {{"count", d->num_sccs}, {"iterated", d->solve.iterated_sccs}, {"largest", d->solve.largest_scc},
