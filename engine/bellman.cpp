@@ -33,33 +33,36 @@ double sweep_parallel(const MaybeSystem& system, StateRange range, const double*
 }
 
 template <Optimization direction, ConvergenceCriterion criterion>
-double interval_serial(const MaybeSystem& system, std::uint64_t begin, std::uint64_t end, IntervalIterates x) {
-  double widest = 0.0;
+IntervalSweep interval_serial(const MaybeSystem& system, std::uint64_t begin, std::uint64_t end, IntervalIterates x) {
+  IntervalSweep result;
   for (std::uint64_t s = begin; s < end; ++s) {
     double lower = std::max(x.lower_in[s], bellman_value<direction>(system, s, x.lower_in));
-    double upper = std::min(x.upper_in[s], bellman_value<direction>(system, s, x.upper_in));
-    widest = std::max(widest, interval_width<criterion>(lower, upper));
+    double raised = bellman_value<direction>(system, s, x.upper_in);
+    double upper = std::min(x.upper_in[s], raised);
+    result.width = std::max(result.width, interval_width<criterion>(lower, upper));
+    result.upper_raised = result.upper_raised || raised > x.upper_in[s];
+    result.crossed = result.crossed || upper < lower;
     x.lower_out[s] = lower;
     x.upper_out[s] = upper;
   }
-  return widest;
+  return result;
 }
 
 template <Optimization direction, ConvergenceCriterion criterion>
-double interval_parallel(const MaybeSystem& system, StateRange range, IntervalIterates x) {
+IntervalSweep interval_parallel(const MaybeSystem& system, StateRange range, IntervalIterates x) {
   constexpr std::uint64_t kGrain = 2048;  // as sweep_parallel
   if (range.size() <= kGrain) return interval_serial<direction, criterion>(system, range.begin, range.end, x);
   return oneapi::tbb::parallel_reduce(
-      oneapi::tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), 0.0,
-      [&](const oneapi::tbb::blocked_range<std::uint64_t>& part, double widest) {
-        return std::max(widest, interval_serial<direction, criterion>(system, part.begin(), part.end(), x));
+      oneapi::tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), IntervalSweep{},
+      [&](const oneapi::tbb::blocked_range<std::uint64_t>& part, IntervalSweep sum) {
+        return sum += interval_serial<direction, criterion>(system, part.begin(), part.end(), x);
       },
-      [](double a, double b) { return std::max(a, b); });
+      [](IntervalSweep a, const IntervalSweep& b) { return a += b; });
 }
 
 // The one place where the runtime options become template parameters.
 template <template <Optimization, ConvergenceCriterion> class Kernel, typename... Args>
-double dispatch(Optimization direction, ConvergenceCriterion criterion, Args&&... args) {
+auto dispatch(Optimization direction, ConvergenceCriterion criterion, Args&&... args) {
   using C = ConvergenceCriterion;
   using O = Optimization;
   if (direction == O::minimize) {
@@ -86,27 +89,27 @@ struct ParallelKernel {
 
 template <Optimization d, ConvergenceCriterion c>
 struct IntervalSerialKernel {
-  static double run(const MaybeSystem& system, StateRange range, IntervalIterates x) {
+  static IntervalSweep run(const MaybeSystem& system, StateRange range, IntervalIterates x) {
     return interval_serial<d, c>(system, range.begin, range.end, x);
   }
 };
 
 template <Optimization d, ConvergenceCriterion c>
 struct IntervalParallelKernel {
-  static double run(const MaybeSystem& system, StateRange range, IntervalIterates x) {
+  static IntervalSweep run(const MaybeSystem& system, StateRange range, IntervalIterates x) {
     return interval_parallel<d, c>(system, range, x);
   }
 };
 
 }  // namespace
 
-double interval_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
-                                ConvergenceCriterion criterion, IntervalIterates x) {
+IntervalSweep interval_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
+                                       ConvergenceCriterion criterion, IntervalIterates x) {
   return dispatch<IntervalSerialKernel>(direction, criterion, system, range, x);
 }
 
-double interval_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
-                               ConvergenceCriterion criterion, IntervalIterates x) {
+IntervalSweep interval_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
+                                      ConvergenceCriterion criterion, IntervalIterates x) {
   return dispatch<IntervalParallelKernel>(direction, criterion, system, range, x);
 }
 

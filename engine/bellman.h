@@ -76,10 +76,23 @@ double bellman_sweep_reference(const MaybeSystem& system, StateRange range, Opti
 double bellman_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
                               ConvergenceCriterion criterion, const double* x_in, double* x_out);
 
-// Both iterates, one sweep; returns the largest width over the range afterwards.
-double interval_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
-                                ConvergenceCriterion criterion, IntervalIterates x);
-double interval_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
-                               ConvergenceCriterion criterion, IntervalIterates x);
+struct IntervalSweep {
+  double width = 0.0;         // the largest width over the range afterwards
+  bool upper_raised = false;  // B(upper_in) > upper_in somewhere: upper_in was not shown an upper bound
+  bool crossed = false;       // upper below lower somewhere: the upper start was no upper bound
+
+  IntervalSweep& operator+=(const IntervalSweep& o) {
+    width = std::max(width, o.width);
+    upper_raised = upper_raised || o.upper_raised;
+    crossed = crossed || o.crossed;
+    return *this;
+  }
+};
+
+// Both iterates, one sweep.
+IntervalSweep interval_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
+                                       ConvergenceCriterion criterion, IntervalIterates x);
+IntervalSweep interval_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
+                                      ConvergenceCriterion criterion, IntervalIterates x);
 
 }  // namespace mdpvi

@@ -74,14 +74,15 @@ bool bellman_does_not_raise(const MaybeSystem& system, StateRange range, Optimiz
 }
 
 // No upper bound known: iterate the lower vector alone (both buffers hold it), guess
-// an upper vector a little above it, and keep it once verified. Where the guess is
-// above the fixed point everywhere, iterating B on it approaches the fixed point
-// from above and, once the slowest mode dominates, B(U) <= U holds: verification may
-// take about as many sweeps as the lower iterate took (Hartmanns & Kaminski). An
-// upper iterate that falls below the lower one was a bad guess: the lower iterate
-// is tightened tenfold and the guess made again. Returns the sweeps spent.
+// an upper vector a little above it, and iterate both. The first sweep in which B
+// raises no state of the upper vector proves it (and every later one) an upper
+// bound; an upper vector falling below the lower one proves the guess too low: the
+// lower iterate is tightened tenfold and the guess made again. Verification may
+// take about as many sweeps as the lower iterate took (Hartmanns & Kaminski), and
+// the lower iterate keeps improving meanwhile. Returns the sweeps spent; the last
+// sweep's result is in last.
 std::uint64_t guess_upper_bound(const MaybeSystem& system, StateRange range, Optimization direction,
-                                const SolverOptions& options, double target, IntervalBuffers& x) {
+                                const SolverOptions& options, double target, IntervalBuffers& x, IntervalSweep& last) {
   constexpr int kGuesses = 8;
   std::uint64_t sweeps = 0;
   double precision = target / 4;
@@ -99,19 +100,13 @@ std::uint64_t guess_upper_bound(const MaybeSystem& system, StateRange range, Opt
     }
     const std::uint64_t budget = std::max<std::uint64_t>(64, sweeps);
     for (std::uint64_t k = 0; k < budget && sweeps < options.max_iterations; ++k) {
-      if (bellman_does_not_raise(system, range, direction, x.upper.data())) {
-        x.sync(range);
-        return sweeps;
-      }
-      bellman_sweep_parallel(system, range, direction, options.criterion, x.upper.data(), x.upper_next.data());
+      last = interval_sweep_parallel(system, range, direction, options.criterion, x.iterates());
+      x.swap_both();
       ++sweeps;
-      bool crossed = false;
-      for (std::uint64_t s = range.begin; s < range.end; ++s) {
-        x.upper[s] = x.upper_next[s];
-        crossed = crossed || x.upper[s] < x.lower[s];
-      }
-      if (crossed) break;
+      if (!last.upper_raised) return sweeps;
+      if (last.crossed) break;
     }
+    x.sync(range);
   }
   if (sweeps >= options.max_iterations) {
     throw std::runtime_error("interval iteration: no upper bound verified within --max-iters (" +
@@ -138,19 +133,21 @@ IntervalSolution solve_interval_topological(const MaybeSystem& system, Optimizat
     stats.largest_scc = std::max(stats.largest_scc, range.size());
     if (is_trivial_scc(system, scc)) {  // exact from final inputs: no upper start needed
       x.upper[range.begin] = x.upper_next[range.begin] = std::numeric_limits<double>::infinity();
-      interval_sweep_reference(system, range, direction, options.criterion, x.iterates());
+      (void)interval_sweep_reference(system, range, direction, options.criterion, x.iterates());
       x.lower[range.begin] = x.lower_next[range.begin];
       x.upper[range.begin] = x.upper_next[range.begin];
       continue;
     }
     ++stats.iterated_sccs;
-    std::uint64_t sweeps = upper_start ? 0 : guess_upper_bound(system, range, direction, options, targets[scc], x);
-    double width = 0.0;
-    do {
-      width = interval_sweep_parallel(system, range, direction, options.criterion, x.iterates());
+    IntervalSweep last;
+    last.width = std::numeric_limits<double>::infinity();
+    std::uint64_t sweeps = upper_start ? 0 : guess_upper_bound(system, range, direction, options, targets[scc], x, last);
+    while (last.width > targets[scc] && sweeps < options.max_iterations) {
+      last = interval_sweep_parallel(system, range, direction, options.criterion, x.iterates());
       x.swap_both();
       ++sweeps;
-    } while (width > targets[scc] && sweeps < options.max_iterations);
+    }
+    const double width = last.width;
     x.sync(range);
     if (width > targets[scc]) {
       stats.converged = false;

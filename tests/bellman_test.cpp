@@ -49,18 +49,24 @@ TEST_P(SweepEquivalence, IntervalParallelIsEquivalentToReference) {
     for (auto criterion : {ConvergenceCriterion::relative, ConvergenceCriterion::absolute}) {
       for (StateRange range : {StateRange{0, n}, StateRange{n / 3, n - n / 5}}) {
         std::vector<double> lo_ref(n, -1.0), up_ref(n, -1.0), lo_par(n, -1.0), up_par(n, -1.0), plain(n, -1.0);
-        double w_ref = interval_sweep_reference(system, range, direction, criterion,
+        IntervalSweep ref = interval_sweep_reference(system, range, direction, criterion,
                                                 {lower.data(), upper.data(), lo_ref.data(), up_ref.data()});
-        double w_par = interval_sweep_parallel(system, range, direction, criterion,
+        IntervalSweep par = interval_sweep_parallel(system, range, direction, criterion,
                                                {lower.data(), upper.data(), lo_par.data(), up_par.data()});
         EXPECT_EQ(lo_ref, lo_par);
         EXPECT_EQ(up_ref, up_par);
-        EXPECT_EQ(w_ref, w_par);
+        EXPECT_EQ(ref.width, par.width);
+        EXPECT_EQ(ref.upper_raised, par.upper_raised);
+        EXPECT_EQ(ref.crossed, par.crossed);
+        bool raised = false;
         bellman_sweep_reference(system, range, direction, criterion, lower.data(), plain.data());
         for (std::uint64_t s = range.begin; s < range.end; ++s) {
           EXPECT_EQ(lo_ref[s], std::max(lower[s], plain[s]));
           EXPECT_LE(up_ref[s], upper[s]);
         }
+        bellman_sweep_reference(system, range, direction, criterion, upper.data(), plain.data());
+        for (std::uint64_t s = range.begin; s < range.end; ++s) raised = raised || plain[s] > upper[s];
+        EXPECT_EQ(ref.upper_raised, raised);
       }
     }
   }
