@@ -221,8 +221,10 @@ std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_byt
   return chunks;
 }
 
-ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
-                              const DeviceOptions& device) {
+namespace {
+
+// Whether to use the device; throws when it is required and absent.
+bool use_device(const DeviceOptions& device) {
   bool have_device = device.solver != SolverKind::cpu && gpu::free_device_memory().has_value();
   if (device.solver == SolverKind::gpu && !have_device) {
     throw std::runtime_error("--solver gpu: no usable CUDA device" +
@@ -233,18 +235,53 @@ ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction,
     if (!warned) spdlog::warn("no usable CUDA device: solving on the CPU");
     warned = true;
   }
+  return have_device;
+}
+
+// One chunk when everything fits (or there is no budget), else chunks of budget/2:
+// two chunks are on the device at once, the one iterating and the next uploading
+// (interval iteration's chunks need at most twice the plain footprint: one at a time).
+std::vector<Chunk> plan_for(const MaybeSystem& system, const DeviceOptions& device, bool have_device) {
+  const std::size_t whole = system.num_sccs() == 0 ? 0 : scc_footprint(system, 0, system.num_sccs());
+  std::optional<std::size_t> budget = device_budget(device, have_device);
+  if (!budget || whole <= *budget) {
+    if (system.num_sccs() == 0) return {};
+    return {{0, system.num_sccs(), 0, system.num_states(), whole, true}};
+  }
+  return plan_chunks(system, std::max<std::size_t>(*budget / 2, 1));
+}
+
+ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats& stats) {
+  ChunkReport report;
+  report.states = chunk.end_state - chunk.first_state;
+  report.sccs = chunk.end_scc - chunk.first_scc;
+  report.footprint_bytes = chunk.footprint_bytes;
+  report.bytes_per_sweep = scc_footprint(system, chunk.first_scc, chunk.end_scc);
+  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
+    stats.largest_scc = std::max(stats.largest_scc, system.scc_starts[scc + 1] - system.scc_starts[scc]);
+  }
+  return report;
+}
+
+// A chunk of trivial SCCs only is solved exactly by one pass on the CPU; the GPU
+// would iterate it as a whole (measured on csma3_6: 0.69 s on the CPU, 1.37 s on
+// the GPU).
+bool needs_iteration(const MaybeSystem& system, const Chunk& chunk) {
+  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
+    if (!is_trivial_scc(system, scc)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
+                              const DeviceOptions& device) {
+  const bool have_device = use_device(device);
   ChunkedSolution solution;
   if (have_device) solution.device = gpu::device_name();
   std::vector<double> current(system.num_states(), 0.0), next(system.num_states(), 0.0);
-  const std::size_t whole = system.num_sccs() == 0 ? 0 : scc_footprint(system, 0, system.num_sccs());
-  std::optional<std::size_t> budget = device_budget(device, have_device);
-  std::vector<Chunk> plan;
-  if (!budget || whole <= *budget) {
-    if (system.num_sccs() > 0) plan.push_back({0, system.num_sccs(), 0, system.num_states(), whole, true});
-  } else {
-    // Two chunks are on the device at once: the one iterating and the next uploading.
-    plan = plan_chunks(system, std::max<std::size_t>(*budget / 2, 1));
-  }
+  std::vector<Chunk> plan = plan_for(system, device, have_device);
   std::optional<ChunkStream> stream;
   if (have_device && plan.size() > 1) {
     try {
@@ -255,23 +292,9 @@ ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction,
   }
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];
-    ChunkReport report;
-    report.states = chunk.end_state - chunk.first_state;
-    report.sccs = chunk.end_scc - chunk.first_scc;
-    report.footprint_bytes = chunk.footprint_bytes;
-    report.bytes_per_sweep = scc_footprint(system, chunk.first_scc, chunk.end_scc);
-    for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
-      solution.stats.largest_scc = std::max(solution.stats.largest_scc, system.scc_starts[scc + 1] - system.scc_starts[scc]);
-    }
-    // A chunk of trivial SCCs only is solved exactly by one pass on the CPU; the GPU
-    // would iterate it as a whole (measured on csma3_6: 0.69 s on the CPU, 1.37 s on
-    // the GPU).
-    bool needs_iteration = false;
-    for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc && !needs_iteration; ++scc) {
-      needs_iteration = !is_trivial_scc(system, scc);
-    }
+    ChunkReport report = report_for(system, chunk, solution.stats);
     bool done = false;
-    if (have_device && chunk.fits && needs_iteration) {
+    if (have_device && chunk.fits && needs_iteration(system, chunk)) {
       done = stream ? stream->solve(index, current, report, solution.stats)
                     : solve_whole_on_gpu(system, chunk, direction, options, device, current, report, solution.stats);
     }
@@ -285,6 +308,80 @@ ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction,
     solution.chunks.push_back(report);
   }
   solution.values = std::move(current);
+  return solution;
+}
+
+namespace {
+
+// One chunk of interval iteration on the device; false when the device failed. The
+// chunk's entries into earlier chunks are folded into b from their lower values for
+// the lower iterate and from their upper values for the upper one.
+bool solve_interval_chunk_on_gpu(const MaybeSystem& system, const std::vector<Chunk>& plan, std::size_t index,
+                                 Optimization direction, const SolverOptions& options, const DeviceOptions& device,
+                                 const std::vector<double>& scc_targets, IntervalBuffers& x, ChunkReport& report,
+                                 SolveStats& stats) {
+  const Chunk& chunk = plan[index];
+  const std::uint64_t n = chunk.end_state - chunk.first_state;
+  std::vector<double> targets(n);
+  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
+    std::fill(targets.begin() + (system.scc_starts[scc] - chunk.first_state),
+              targets.begin() + (system.scc_starts[scc + 1] - chunk.first_state), scc_targets[scc]);
+  }
+  std::vector<double> lower(x.lower.begin() + chunk.first_state, x.lower.begin() + chunk.end_state);
+  std::vector<double> upper(x.upper.begin() + chunk.first_state, x.upper.begin() + chunk.end_state);
+  try {
+    gpu::ChunkSolveStats s;
+    gpu::SweepSettings settings = sweep_settings(direction, options, device);
+    if (plan.size() == 1) {  // the system's own arrays, nothing outside
+      gpu::IntervalInputs inputs{system.row_constants.data(), system.row_constants.data(), targets.data()};
+      s = gpu::solve_chunk_interval_on_device(prefix_view(system, chunk), inputs, settings, lower.data(), upper.data());
+    } else {
+      PreparedChunk prepared = prepare_chunk(system, plan, index);
+      std::vector<double> b_lower = prepared.row_constants(system, x.lower);
+      std::vector<double> b_upper = prepared.row_constants(system, x.upper);
+      gpu::IntervalInputs inputs{b_lower.data(), b_upper.data(), targets.data()};
+      s = gpu::solve_chunk_interval_on_device(prepared.view(), inputs, settings, lower.data(), upper.data());
+    }
+    std::copy(lower.begin(), lower.end(), x.lower.begin() + chunk.first_state);
+    std::copy(upper.begin(), upper.end(), x.upper.begin() + chunk.first_state);
+    x.sync({chunk.first_state, chunk.end_state});
+    record(s, chunk, options.fixed_iterations, report, stats);
+    return true;
+  } catch (const gpu::DeviceError& error) {
+    spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
+    return false;
+  }
+}
+
+}  // namespace
+
+ChunkedIntervalSolution solve_chunked_interval(const MaybeSystem& system, Optimization direction,
+                                               const SolverOptions& options, const DeviceOptions& device,
+                                               std::optional<double> upper_start) {
+  const bool have_device = use_device(device);
+  ChunkedIntervalSolution solution;
+  if (have_device) solution.device = gpu::device_name();
+  IntervalBuffers x(system.num_states(), upper_start.value_or(0.0));
+  const std::vector<double> targets = scc_width_targets(system, options.epsilon);
+  // Interval chunks are uploaded one at a time, so the pipeline's half budget leaves
+  // room for their second vector pair, second b and targets.
+  std::vector<Chunk> plan = plan_for(system, device, have_device);
+  for (std::size_t index = 0; index < plan.size(); ++index) {
+    const Chunk& chunk = plan[index];
+    ChunkReport report = report_for(system, chunk, solution.stats);
+    bool done = have_device && upper_start && chunk.fits && needs_iteration(system, chunk) &&
+                solve_interval_chunk_on_gpu(system, plan, index, direction, options, device, targets, x, report,
+                                            solution.stats);
+    if (!done) {
+      std::uint64_t before = solution.stats.iterations;
+      solve_interval_sccs_on_cpu(system, direction, options, upper_start.has_value(), targets, chunk.first_scc,
+                                 chunk.end_scc, x, solution.stats);
+      report.iterations = solution.stats.iterations - before;
+    }
+    solution.chunks.push_back(report);
+  }
+  solution.lower = std::move(x.lower);
+  solution.upper = std::move(x.upper);
   return solution;
 }
 

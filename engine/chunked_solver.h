@@ -4,6 +4,7 @@
 // is solved on the GPU, or on the CPU when there is no device, when the CPU solver is
 // asked for, or when a single SCC alone exceeds the budget. A chunk's entries into
 // states of earlier chunks are final by then and become part of b(r).
+#include "engine/interval_solver.h"
 #include "engine/topological_solver.h"
 
 #include <optional>
@@ -53,5 +54,20 @@ struct ChunkedSolution {
 // Device failures otherwise fall back to the CPU with a warning, same answer.
 ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
                               const DeviceOptions& device);
+
+struct ChunkedIntervalSolution {
+  std::vector<double> lower, upper;  // per local state of the system
+  SolveStats stats;
+  std::vector<ChunkReport> chunks;
+  std::string device;
+};
+
+// Interval iteration (engine/interval_solver.h), chunked as above: a chunk that fits
+// runs the fused interval sweep on the device, each state until its SCC's width
+// target. Without an upper start (rewards, whose upper bound is guessed and
+// verified), and wherever solve_chunked would use the CPU, the CPU solves.
+ChunkedIntervalSolution solve_chunked_interval(const MaybeSystem& system, Optimization direction,
+                                               const SolverOptions& options, const DeviceOptions& device,
+                                               std::optional<double> upper_start);
 
 }  // namespace mdpvi

@@ -47,32 +47,6 @@ std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon)
 
 namespace {
 
-// The two iterates with their double buffers; outside the SCC being solved both
-// buffers of a pair agree (as in solve_sccs_on_cpu), so a sweep may read any column.
-struct IntervalBuffers {
-  std::vector<double> lower, lower_next, upper, upper_next;
-
-  IntervalIterates iterates() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
-  void swap_both() {
-    std::swap(lower, lower_next);
-    std::swap(upper, upper_next);
-  }
-  void sync(StateRange range) {
-    std::copy(lower.begin() + range.begin, lower.begin() + range.end, lower_next.begin() + range.begin);
-    std::copy(upper.begin() + range.begin, upper.begin() + range.end, upper_next.begin() + range.begin);
-  }
-};
-
-// True when one Bellman application raises no state of the range above upper.
-bool bellman_does_not_raise(const MaybeSystem& system, StateRange range, Optimization direction, const double* upper) {
-  for (std::uint64_t s = range.begin; s < range.end; ++s) {
-    double next = direction == Optimization::minimize ? bellman_value<Optimization::minimize>(system, s, upper)
-                                                      : bellman_value<Optimization::maximize>(system, s, upper);
-    if (next > upper[s]) return false;
-  }
-  return true;
-}
-
 // No upper bound known: iterate the lower vector alone (both buffers hold it), guess
 // an upper vector a little above it, and iterate both. The first sweep in which B
 // raises no state of the upper vector proves it (and every later one) an upper
@@ -119,16 +93,26 @@ std::uint64_t guess_upper_bound(const MaybeSystem& system, StateRange range, Opt
 
 }  // namespace
 
+void IntervalBuffers::sync(StateRange range) {
+  std::copy(lower.begin() + range.begin, lower.begin() + range.end, lower_next.begin() + range.begin);
+  std::copy(upper.begin() + range.begin, upper.begin() + range.end, upper_next.begin() + range.begin);
+}
+
 IntervalSolution solve_interval_topological(const MaybeSystem& system, Optimization direction,
                                             const SolverOptions& options, std::optional<double> upper_start) {
-  const std::uint64_t n = system.num_states();
-  const double start = upper_start.value_or(0.0);
-  IntervalBuffers x{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0), std::vector<double>(n, start),
-                    std::vector<double>(n, start)};
-  std::vector<double> targets = scc_width_targets(system, options.epsilon);
+  IntervalBuffers x(system.num_states(), upper_start.value_or(0.0));
   IntervalSolution solution;
-  SolveStats& stats = solution.stats;
-  for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) {
+  solve_interval_sccs_on_cpu(system, direction, options, upper_start.has_value(),
+                             scc_width_targets(system, options.epsilon), 0, system.num_sccs(), x, solution.stats);
+  solution.lower = std::move(x.lower);
+  solution.upper = std::move(x.upper);
+  return solution;
+}
+
+void solve_interval_sccs_on_cpu(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
+                                bool upper_known, const std::vector<double>& targets, std::size_t first_scc,
+                                std::size_t end_scc, IntervalBuffers& x, SolveStats& stats) {
+  for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
     StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
     stats.largest_scc = std::max(stats.largest_scc, range.size());
     if (is_trivial_scc(system, scc)) {  // exact from final inputs: no upper start needed
@@ -141,7 +125,7 @@ IntervalSolution solve_interval_topological(const MaybeSystem& system, Optimizat
     ++stats.iterated_sccs;
     IntervalSweep last;
     last.width = std::numeric_limits<double>::infinity();
-    std::uint64_t sweeps = upper_start ? 0 : guess_upper_bound(system, range, direction, options, targets[scc], x, last);
+    std::uint64_t sweeps = upper_known ? 0 : guess_upper_bound(system, range, direction, options, targets[scc], x, last);
     while (last.width > targets[scc] && sweeps < options.max_iterations) {
       last = interval_sweep_parallel(system, range, direction, options.criterion, x.iterates());
       x.swap_both();
@@ -158,9 +142,6 @@ IntervalSolution solve_interval_topological(const MaybeSystem& system, Optimizat
     stats.iterations += sweeps;
     stats.max_scc_iterations = std::max(stats.max_scc_iterations, sweeps);
   }
-  solution.lower = std::move(x.lower);
-  solution.upper = std::move(x.upper);
-  return solution;
 }
 
 }  // namespace mdpvi

@@ -21,6 +21,27 @@ struct IntervalSolution {
 // The width each SCC must reach so that every state ends within 2*epsilon.
 std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon);
 
+// The two iterates with their double buffers; outside the SCC being solved both
+// buffers of a pair agree (as in solve_sccs_on_cpu), so a sweep may read any column.
+struct IntervalBuffers {
+  std::vector<double> lower, lower_next, upper, upper_next;
+
+  IntervalBuffers(std::uint64_t n, double upper_start)
+      : lower(n, 0.0), lower_next(n, 0.0), upper(n, upper_start), upper_next(n, upper_start) {}
+  IntervalIterates iterates() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
+  void swap_both() {
+    std::swap(lower, lower_next);
+    std::swap(upper, upper_next);
+  }
+  void sync(StateRange range);  // copies the range of lower and upper into their next buffers
+};
+
+// Solves SCCs [first_scc, end_scc) on the CPU in order. Pre: x holds the final
+// intervals of all earlier SCCs; afterwards it does for these too.
+void solve_interval_sccs_on_cpu(const MaybeSystem& system, Optimization direction, const SolverOptions& options,
+                                bool upper_known, const std::vector<double>& targets, std::size_t first_scc,
+                                std::size_t end_scc, IntervalBuffers& x, SolveStats& stats);
+
 // upper_start: an upper bound of every state's value (1 for probabilities); without
 // one (expected rewards), each SCC's upper start is guessed from its converged
 // lower iterate and verified (optimistic value iteration, Hartmanns & Kaminski,

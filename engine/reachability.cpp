@@ -49,9 +49,11 @@ void solve_into(const MaybeSystem& system, Optimization direction, const SolverO
                 const DeviceOptions& device, ReachabilityResult& result, std::optional<double> upper_start) {
   auto start = std::chrono::steady_clock::now();
   if (options.interval && !options.fixed_iterations) {
-    IntervalSolution solution = solve_interval_topological(system, direction, options, upper_start);
+    ChunkedIntervalSolution solution = solve_chunked_interval(system, direction, options, device, upper_start);
     result.interval = true;
     result.solve = solution.stats;
+    result.chunks = std::move(solution.chunks);
+    result.device = std::move(solution.device);
     result.state_lower = result.state_values;
     result.state_upper = result.state_values;
     for (std::uint32_t i = 0; i < system.num_states(); ++i) {

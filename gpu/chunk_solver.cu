@@ -1,4 +1,5 @@
 #include "gpu/chunk_solver.h"
+#include "gpu/cuda_support.cuh"
 #include "engine/stopwatch.h"
 
 #include <cub/block/block_reduce.cuh>
@@ -19,55 +20,12 @@ namespace mdpvi::gpu {
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return;
-  cudaGetLastError();  // clear it, so that the CPU fallback starts clean
-  std::string message = std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status);
-  if (status == cudaErrorMemoryAllocation) throw OutOfDeviceMemory(message);
-  throw DeviceError(message);
-}
+using detail::check;
+using detail::DeviceArray;
+using detail::DeviceChunk;
+using detail::kBlockSize;
+using detail::Maximum;
 
-// Owns one device allocation.
-template <typename T>
-class DeviceArray {
- public:
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    if (count > 0) check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
-  }
-  DeviceArray(const T* host, std::size_t count) : DeviceArray(count) { upload(host, count); }
-  ~DeviceArray() {
-    if (data_) cudaFree(data_);
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-
-  void upload(const T* host, std::size_t count, cudaStream_t stream = 0) {
-    if (count > 0) check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream), "upload");
-  }
-  void download(T* host, std::size_t count) const {
-    if (count > 0) check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "download");
-  }
-  T* get() const { return data_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t count_;
-};
-
-struct DeviceChunk {
-  std::uint64_t num_states;
-  const std::uint64_t* __restrict__ row_group_starts;
-  const std::uint64_t* __restrict__ row_starts;
-  const std::uint32_t* __restrict__ columns;
-  const double* __restrict__ values;
-  const double* __restrict__ row_constants;
-};
-
-struct Maximum {
-  __device__ double operator()(double a, double b) const { return fmax(a, b); }
-};
-
-constexpr int kBlockSize = 256;
 
 // One Bellman sweep, fused: G lanes share a state; each row's dot product is split
 // over the lanes and reduced with shuffles inside the group; the group's lane 0
@@ -143,23 +101,14 @@ class ResidentChunk {
   ResidentChunk(const ChunkMatrix& c, cudaStream_t stream, bool with_b)
       : states_(c.num_states),
         rows_(c.num_rows),
-        row_group_starts_(c.num_states + 1),
-        row_starts_(c.num_rows + 1),
-        columns_(c.num_entries),
-        values_(c.num_entries),
+        matrix_(c, stream),
         row_constants_(c.num_rows),
         x_(c.num_states),
         y_(c.num_states),
         changes_(kMaxBatch),
         stream_(stream) {
-    row_group_starts_.upload(c.row_group_starts, c.num_states + 1, stream);
-    row_starts_.upload(c.row_starts, c.num_rows + 1, stream);
-    columns_.upload(c.columns, c.num_entries, stream);
-    values_.upload(c.values, c.num_entries, stream);
     if (with_b) row_constants_.upload(c.row_constants, c.num_rows, stream);
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    sm_count_ = detail::multiprocessor_count();
   }
 
   void use_stream(cudaStream_t stream) { stream_ = stream; }
@@ -174,12 +123,8 @@ class ResidentChunk {
 
   // One sweep from in to out; its largest change goes to slot (asynchronous).
   void launch_sweep(SweepKernel kernel, int group_size, const double* in, double* out, std::size_t slot = 0) {
-    std::uint64_t threads = static_cast<std::uint64_t>(states_) * group_size;
-    std::uint64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
-    // Enough blocks to fill the device, few enough that the atomics stay cheap.
-    blocks = std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(sm_count_) * 8));
-    DeviceChunk m{states_, row_group_starts_.get(), row_starts_.get(), columns_.get(), values_.get(), row_constants_.get()};
-    kernel<<<static_cast<unsigned>(blocks), kBlockSize, 0, stream_>>>(m, in, out, changes_.get() + slot);
+    unsigned blocks = detail::sweep_blocks(states_, group_size, sm_count_);
+    kernel<<<blocks, kBlockSize, 0, stream_>>>(matrix_.view(row_constants_.get()), in, out, changes_.get() + slot);
     check(cudaGetLastError(), "sweep kernel launch");
   }
 
@@ -202,9 +147,8 @@ class ResidentChunk {
  private:
   std::uint32_t states_;
   std::uint64_t rows_;
-  DeviceArray<std::uint64_t> row_group_starts_, row_starts_;
-  DeviceArray<std::uint32_t> columns_;
-  DeviceArray<double> values_, row_constants_, x_, y_;
+  detail::DeviceMatrix matrix_;
+  DeviceArray<double> row_constants_, x_, y_;
   DeviceArray<unsigned long long> changes_;
   cudaStream_t stream_;
   int sm_count_ = 1;

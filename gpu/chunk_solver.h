@@ -60,6 +60,34 @@ std::string device_name();
 // below epsilon or max_iterations; x receives the result. Throws DeviceError.
 ChunkSolveStats solve_chunk_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, double* x);
 
+// Interval iteration of one chunk (engine/interval_solver.h): a lower and an upper
+// iterate in one fused sweep, which reads the matrix once for both. Each has its own
+// b (entries into earlier chunks are folded in from their lower and upper values).
+// The chunk is done when every state's width (absolute, or relative to its lower
+// value) is within its own target.
+struct IntervalInputs {  // host arrays
+  const double* b_lower = nullptr;  // num_rows
+  const double* b_upper = nullptr;  // num_rows
+  const double* targets = nullptr;  // num_states
+};
+
+struct IntervalSweepResult {  // of one sweep, as engine/bellman.h's IntervalSweep
+  double width = 0.0;
+  bool upper_raised = false;
+  bool crossed = false;
+  bool above_target = false;  // some state's width exceeds its target
+};
+
+// Iterates from lower/upper (host, num_states each) until no state is above its
+// target or max_iterations; both receive the result. Throws DeviceError.
+ChunkSolveStats solve_chunk_interval_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,
+                                               const SweepSettings& settings, double* lower, double* upper);
+
+// One interval sweep on the device, for the equivalence tests.
+IntervalSweepResult interval_sweep_once_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,
+                                                  const SweepSettings& settings, const double* lower_in,
+                                                  const double* upper_in, double* lower_out, double* upper_out);
+
 // One sweep x_out = opt(P x_in + b) and its largest change: the CUDA implementation of
 // engine/bellman.h's sweep, for the equivalence tests.
 double sweep_once_on_device(const ChunkMatrix& chunk, const SweepSettings& settings, const double* x_in, double* x_out);

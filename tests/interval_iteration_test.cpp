@@ -1,6 +1,7 @@
 // Sound mode (--sound): interval iteration brackets the truth where plain value
 // iteration stops early, and brackets PRISM's reference values within 2*epsilon.
 #include "engine/property_checker.h"
+#include "gpu/chunk_solver.h"
 #include "io/property_parser.h"
 #include "reference_instances.h"
 #include "test_models.h"
@@ -77,19 +78,27 @@ TEST(IntervalIteration, RewardsGetAVerifiedUpperBound) {
 // Every property of the reference instances CI can afford, in sound mode at the
 // default relative 1e-6: PRISM's value (itself within 1e-9) inside the interval, and
 // the interval no wider than 2*epsilon relative to its lower end.
-class SoundReference : public ::testing::TestWithParam<std::string> {
+// With a device also on the GPU, whole and in chunks of at most 30 kB.
+struct SoundCase {
+  std::string instance;
+  SolverKind solver;
+  std::optional<std::size_t> memory_limit;
+};
+
+class SoundReference : public ::testing::TestWithParam<SoundCase> {
  protected:
   void SetUp() override {
     if (!test::have_shared()) GTEST_SKIP();
+    if (GetParam().solver == SolverKind::gpu && !gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   }
 };
 
 TEST_P(SoundReference, IntervalContainsReference) {
-  const nlohmann::json& instance = test::reference().at(GetParam());
+  const nlohmann::json& instance = test::reference().at(GetParam().instance);
   tools::CheckOptions options = test::reference_check(instance);
   options.solver = {1e-6, ConvergenceCriterion::relative, 10000000};
   options.solver.interval = true;
-  options.device.solver = SolverKind::cpu;
+  options.device = {GetParam().solver, GetParam().memory_limit, 0};
   tools::CheckReport report = tools::run_check(options);
   const auto& properties = instance.at("properties");
   ASSERT_EQ(report.properties.size(), properties.size());
@@ -109,9 +118,21 @@ TEST_P(SoundReference, IntervalContainsReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Reference, SoundReference,
-                         ::testing::Values("coin2_2", "coin4_2", "coin4_4", "csma2_2", "csma3_2", "leader4", "leader5",
-                                           "wlan1", "wlan2_collide"));
+std::vector<SoundCase> sound_cases() {
+  std::vector<SoundCase> cases;
+  for (const char* name : {"coin2_2", "coin4_2", "coin4_4", "csma2_2", "csma3_2", "leader4", "leader5", "wlan1",
+                           "wlan2_collide"}) {
+    cases.push_back({name, SolverKind::cpu, std::nullopt});
+    cases.push_back({name, SolverKind::gpu, std::nullopt});
+    cases.push_back({name, SolverKind::gpu, 30000});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Reference, SoundReference, ::testing::ValuesIn(sound_cases()), [](const auto& info) {
+  const SoundCase& c = info.param;
+  return c.instance + (c.solver == SolverKind::cpu ? "_cpu" : c.memory_limit ? "_gpu_chunked" : "_gpu");
+});
 
 }  // namespace
 }  // namespace mdpvi

@@ -1,0 +1,104 @@
+#pragma once
+// What the CUDA translation units of gpu/ share: error checks, owned device arrays,
+// the block size and the reduction operator. Internal to gpu/.
+#include "gpu/chunk_solver.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace mdpvi::gpu::detail {
+
+inline void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear it, so that the CPU fallback starts clean
+  std::string message = std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status);
+  if (status == cudaErrorMemoryAllocation) throw OutOfDeviceMemory(message);
+  throw DeviceError(message);
+}
+
+// Owns one device allocation.
+template <typename T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(std::size_t count) : count_(count) {
+    if (count > 0) check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
+  }
+  DeviceArray(const T* host, std::size_t count) : DeviceArray(count) { upload(host, count); }
+  ~DeviceArray() {
+    if (data_) cudaFree(data_);
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+
+  void upload(const T* host, std::size_t count, cudaStream_t stream = 0) {
+    if (count > 0) check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream), "upload");
+  }
+  void download(T* host, std::size_t count) const {
+    if (count > 0) check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  }
+  T* get() const { return data_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_;
+};
+
+struct Maximum {
+  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+constexpr int kBlockSize = 256;
+
+// The chunk's matrix on the device, as the kernels read it.
+struct DeviceChunk {
+  std::uint64_t num_states;
+  const std::uint64_t* __restrict__ row_group_starts;
+  const std::uint64_t* __restrict__ row_starts;
+  const std::uint32_t* __restrict__ columns;
+  const double* __restrict__ values;
+  const double* __restrict__ row_constants;
+};
+
+// A chunk's matrix (without b) on the device, uploaded on a stream.
+class DeviceMatrix {
+ public:
+  DeviceMatrix(const ChunkMatrix& c, cudaStream_t stream)
+      : states_(c.num_states),
+        row_group_starts_(c.num_states + 1),
+        row_starts_(c.num_rows + 1),
+        columns_(c.num_entries),
+        values_(c.num_entries) {
+    row_group_starts_.upload(c.row_group_starts, c.num_states + 1, stream);
+    row_starts_.upload(c.row_starts, c.num_rows + 1, stream);
+    columns_.upload(c.columns, c.num_entries, stream);
+    values_.upload(c.values, c.num_entries, stream);
+  }
+  DeviceChunk view(const double* row_constants) const {
+    return {states_, row_group_starts_.get(), row_starts_.get(), columns_.get(), values_.get(), row_constants};
+  }
+
+ private:
+  std::uint64_t states_;
+  DeviceArray<std::uint64_t> row_group_starts_, row_starts_;
+  DeviceArray<std::uint32_t> columns_;
+  DeviceArray<double> values_;
+};
+
+// Blocks for a sweep: enough to fill the device, few enough that the atomics stay cheap.
+inline unsigned sweep_blocks(std::uint64_t states, int group_size, int sm_count) {
+  std::uint64_t threads = states * static_cast<std::uint64_t>(group_size);
+  std::uint64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, static_cast<std::uint64_t>(sm_count) * 8)));
+}
+
+inline int multiprocessor_count() {
+  int device = 0, count = 1;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  return count;
+}
+
+}  // namespace mdpvi::gpu::detail
