@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|mid|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|sound|properties|mid|agree|pipeline|build|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -22,6 +22,18 @@ run() {  # name, then mdpvi check arguments
 
 for part in "$@"; do
   case $part in
+    sound)
+      # Interval iteration (--sound) against plain value iteration, default epsilon.
+      for mode in vi ii; do
+        extra=(); [ $mode = ii ] && extra=(--sound)
+        run "coin6_2 $mode gpu" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver gpu "${extra[@]}"
+        run "coin6_2 $mode cpu" $M/consensus/coin6.nm --const K=2 "${coin_props[@]}" --solver cpu "${extra[@]}"
+        run "coin6_4 $mode gpu" $M/consensus/coin6.nm --const K=4 "${coin_props[@]}" --solver gpu "${extra[@]}" --max-iters 10000000
+        run "csma3_4 $mode gpu" $M/csma/csma3_4.nm "${csma_props[@]}" --solver gpu "${extra[@]}"
+        run "leader7 $mode gpu" $M/leader_async/leader7.nm --prop 'Rmin=? [ F "elected" ]' --prop 'Rmax=? [ F "elected" ]' --solver gpu "${extra[@]}"
+        run "coin4_4 rewards $mode cpu" $M/consensus/coin4.nm --const K=4 --prop 'R{"steps"}min=? [ F "finished" ]' --prop 'R{"steps"}max=? [ F "finished" ]' --solver cpu "${extra[@]}" --max-iters 10000000
+      done
+      ;;
     properties)
       # Every property of the files, GPU against CPU at a tight epsilon: the reference
       # instances (compared with reference.json afterwards) and larger ones.

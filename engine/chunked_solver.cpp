@@ -313,13 +313,63 @@ ChunkedSolution solve_chunked(const MaybeSystem& system, Optimization direction,
 
 namespace {
 
+void add(gpu::ChunkSolveStats& total, const gpu::ChunkSolveStats& part) {
+  total.iterations += part.iterations;
+  total.converged = part.converged;
+  total.group_size = part.group_size;
+  total.upload_s += part.upload_s;
+  total.solve_s += part.solve_s;
+  total.download_s += part.download_s;
+}
+
+// One chunk of interval iteration on the device. With a known upper start, one run
+// of the fused interval sweep. Without one (rewards), as guess_upper_bound in
+// engine/interval_solver.cpp: plain sweeps of the lower iterate to a precision, a
+// guess above it, interval sweeps until the guess is verified (or fails, and the
+// lower iterate is tightened tenfold), then on to the width targets.
+gpu::ChunkSolveStats iterate_interval_chunk(const gpu::ChunkMatrix& matrix, gpu::IntervalInputs inputs,
+                                            const gpu::SweepSettings& settings, std::optional<double> upper_start,
+                                            bool relative, double* lower, double* upper, std::uint64_t n) {
+  if (upper_start) return gpu::solve_chunk_interval_on_device(matrix, inputs, settings, lower, upper).stats;
+  gpu::ChunkSolveStats total;
+  gpu::ChunkMatrix lower_matrix = matrix;
+  lower_matrix.row_constants = inputs.b_lower;
+  double target = *std::min_element(inputs.targets, inputs.targets + n);
+  double precision = target / 4;
+  for (int guess = 0; guess < 8 && total.iterations < settings.max_iterations; ++guess, precision /= 10) {
+    gpu::SweepSettings plain = settings;
+    plain.epsilon = precision;
+    plain.max_iterations = settings.max_iterations - total.iterations;
+    add(total, gpu::solve_chunk_on_device(lower_matrix, plain, lower));
+    for (std::uint64_t s = 0; s < n; ++s) {
+      upper[s] = relative ? lower[s] * (1 + inputs.targets[s] / 2) : lower[s] + inputs.targets[s] / 2;
+    }
+    gpu::SweepSettings verifying = settings;
+    verifying.max_iterations = std::min(settings.max_iterations - std::min(settings.max_iterations, total.iterations),
+                                        std::max<std::uint64_t>(64, total.iterations));
+    inputs.verify_upper = true;
+    gpu::IntervalChunkStats run = gpu::solve_chunk_interval_on_device(matrix, inputs, verifying, lower, upper);
+    add(total, run.stats);
+    if (!run.verified) continue;
+    if (!run.stats.converged) {  // verified, the rest of the budget for the targets
+      gpu::SweepSettings rest = settings;
+      rest.max_iterations = settings.max_iterations - std::min(settings.max_iterations, total.iterations);
+      inputs.verify_upper = false;
+      add(total, gpu::solve_chunk_interval_on_device(matrix, inputs, rest, lower, upper).stats);
+    }
+    return total;
+  }
+  throw std::runtime_error("interval iteration: no upper bound could be verified on the device for a chunk of " +
+                           std::to_string(n) + " states; run without --sound or raise --max-iters");
+}
+
 // One chunk of interval iteration on the device; false when the device failed. The
 // chunk's entries into earlier chunks are folded into b from their lower values for
 // the lower iterate and from their upper values for the upper one.
 bool solve_interval_chunk_on_gpu(const MaybeSystem& system, const std::vector<Chunk>& plan, std::size_t index,
                                  Optimization direction, const SolverOptions& options, const DeviceOptions& device,
-                                 const std::vector<double>& scc_targets, IntervalBuffers& x, ChunkReport& report,
-                                 SolveStats& stats) {
+                                 std::optional<double> upper_start, const std::vector<double>& scc_targets,
+                                 IntervalBuffers& x, ChunkReport& report, SolveStats& stats) {
   const Chunk& chunk = plan[index];
   const std::uint64_t n = chunk.end_state - chunk.first_state;
   std::vector<double> targets(n);
@@ -329,18 +379,20 @@ bool solve_interval_chunk_on_gpu(const MaybeSystem& system, const std::vector<Ch
   }
   std::vector<double> lower(x.lower.begin() + chunk.first_state, x.lower.begin() + chunk.end_state);
   std::vector<double> upper(x.upper.begin() + chunk.first_state, x.upper.begin() + chunk.end_state);
+  const bool relative = options.criterion == ConvergenceCriterion::relative;
   try {
     gpu::ChunkSolveStats s;
     gpu::SweepSettings settings = sweep_settings(direction, options, device);
     if (plan.size() == 1) {  // the system's own arrays, nothing outside
       gpu::IntervalInputs inputs{system.row_constants.data(), system.row_constants.data(), targets.data()};
-      s = gpu::solve_chunk_interval_on_device(prefix_view(system, chunk), inputs, settings, lower.data(), upper.data());
+      s = iterate_interval_chunk(prefix_view(system, chunk), inputs, settings, upper_start, relative, lower.data(),
+                                 upper.data(), n);
     } else {
       PreparedChunk prepared = prepare_chunk(system, plan, index);
       std::vector<double> b_lower = prepared.row_constants(system, x.lower);
       std::vector<double> b_upper = prepared.row_constants(system, x.upper);
       gpu::IntervalInputs inputs{b_lower.data(), b_upper.data(), targets.data()};
-      s = gpu::solve_chunk_interval_on_device(prepared.view(), inputs, settings, lower.data(), upper.data());
+      s = iterate_interval_chunk(prepared.view(), inputs, settings, upper_start, relative, lower.data(), upper.data(), n);
     }
     std::copy(lower.begin(), lower.end(), x.lower.begin() + chunk.first_state);
     std::copy(upper.begin(), upper.end(), x.upper.begin() + chunk.first_state);
@@ -369,9 +421,9 @@ ChunkedIntervalSolution solve_chunked_interval(const MaybeSystem& system, Optimi
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];
     ChunkReport report = report_for(system, chunk, solution.stats);
-    bool done = have_device && upper_start && chunk.fits && needs_iteration(system, chunk) &&
-                solve_interval_chunk_on_gpu(system, plan, index, direction, options, device, targets, x, report,
-                                            solution.stats);
+    bool done = have_device && chunk.fits && needs_iteration(system, chunk) &&
+                solve_interval_chunk_on_gpu(system, plan, index, direction, options, device, upper_start, targets, x,
+                                            report, solution.stats);
     if (!done) {
       std::uint64_t before = solution.stats.iterations;
       solve_interval_sccs_on_cpu(system, direction, options, upper_start.has_value(), targets, chunk.first_scc,

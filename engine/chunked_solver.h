@@ -64,8 +64,8 @@ struct ChunkedIntervalSolution {
 
 // Interval iteration (engine/interval_solver.h), chunked as above: a chunk that fits
 // runs the fused interval sweep on the device, each state until its SCC's width
-// target. Without an upper start (rewards, whose upper bound is guessed and
-// verified), and wherever solve_chunked would use the CPU, the CPU solves.
+// target; without an upper start (rewards) the upper bound is guessed and verified
+// there too. Wherever solve_chunked would use the CPU, the CPU solves.
 ChunkedIntervalSolution solve_chunked_interval(const MaybeSystem& system, Optimization direction,
                                                const SolverOptions& options, const DeviceOptions& device,
                                                std::optional<double> upper_start);

@@ -69,6 +69,10 @@ struct IntervalInputs {  // host arrays
   const double* b_lower = nullptr;  // num_rows
   const double* b_upper = nullptr;  // num_rows
   const double* targets = nullptr;  // num_states
+  // The upper start is a guess (rewards): the chunk is done only once some sweep
+  // found B(upper) <= upper everywhere (which proves it an upper bound), and it stops
+  // early, unverified, when the upper iterate falls below the lower one.
+  bool verify_upper = false;
 };
 
 struct IntervalSweepResult {  // of one sweep, as engine/bellman.h's IntervalSweep
@@ -78,10 +82,17 @@ struct IntervalSweepResult {  // of one sweep, as engine/bellman.h's IntervalSwe
   bool above_target = false;  // some state's width exceeds its target
 };
 
+struct IntervalChunkStats {
+  ChunkSolveStats stats;     // converged: no state above its target (and verified)
+  bool verified = true;      // the upper iterate is proven an upper bound
+  bool crossed = false;      // the guessed upper start was below the lower iterate somewhere
+};
+
 // Iterates from lower/upper (host, num_states each) until no state is above its
-// target or max_iterations; both receive the result. Throws DeviceError.
-ChunkSolveStats solve_chunk_interval_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,
-                                               const SweepSettings& settings, double* lower, double* upper);
+// target (and, with verify_upper, the upper vector is verified), the guess fails,
+// or max_iterations; both receive the result. Throws DeviceError.
+IntervalChunkStats solve_chunk_interval_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,
+                                                  const SweepSettings& settings, double* lower, double* upper);
 
 // One interval sweep on the device, for the equivalence tests.
 IntervalSweepResult interval_sweep_once_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,

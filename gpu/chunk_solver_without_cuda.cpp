@@ -21,8 +21,8 @@ int choose_group_size(const ChunkMatrix&) { return 1; }
 ChunkSolveStats solve_chunk_on_device(const ChunkMatrix&, const SweepSettings&, double*) { no_cuda(); }
 double sweep_once_on_device(const ChunkMatrix&, const SweepSettings&, const double*, double*) { no_cuda(); }
 double measure_copy_bandwidth(std::size_t) { no_cuda(); }
-ChunkSolveStats solve_chunk_interval_on_device(const ChunkMatrix&, const IntervalInputs&, const SweepSettings&, double*,
-                                               double*) {
+IntervalChunkStats solve_chunk_interval_on_device(const ChunkMatrix&, const IntervalInputs&, const SweepSettings&,
+                                                  double*, double*) {
   no_cuda();
 }
 IntervalSweepResult interval_sweep_once_on_device(const ChunkMatrix&, const IntervalInputs&, const SweepSettings&,

@@ -178,11 +178,12 @@ int group_size_for(const ChunkMatrix& chunk, const SweepSettings& settings) {
 
 }  // namespace
 
-ChunkSolveStats solve_chunk_interval_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,
-                                               const SweepSettings& settings, double* lower, double* upper) {
-  ChunkSolveStats stats;
+IntervalChunkStats solve_chunk_interval_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,
+                                                  const SweepSettings& settings, double* lower, double* upper) {
+  IntervalChunkStats result;
+  ChunkSolveStats& stats = result.stats;
   stats.group_size = group_size_for(chunk, settings);
-  if (chunk.num_states == 0) return stats;
+  if (chunk.num_states == 0) return result;
   auto start = std::chrono::steady_clock::now();
   IntervalResident resident(chunk, inputs, lower, upper);
   check(cudaDeviceSynchronize(), "upload");
@@ -190,9 +191,11 @@ ChunkSolveStats solve_chunk_interval_on_device(const ChunkMatrix& chunk, const I
   start = std::chrono::steady_clock::now();
   IntervalKernel kernel = interval_kernel_for(stats.group_size, settings.maximize, settings.relative);
   // Batches as in the plain solver: the flags are read once per batch of sweeps.
+  // Sweeps of a batch after a crossing only move both iterates closer together.
   int from = 0;
   bool done = false;
-  while (!done && stats.iterations < settings.max_iterations) {
+  result.verified = !inputs.verify_upper;
+  while (!done && !result.crossed && stats.iterations < settings.max_iterations) {
     std::size_t batch = std::clamp<std::uint64_t>(stats.iterations / 10, 1, IntervalResident::kMaxBatch);
     batch = std::min<std::uint64_t>(batch, settings.max_iterations - stats.iterations);
     resident.clear(batch);
@@ -201,14 +204,18 @@ ChunkSolveStats solve_chunk_interval_on_device(const ChunkMatrix& chunk, const I
       from = 1 - from;
     }
     stats.iterations += batch;
-    for (const IntervalSweepResult& r : resident.read(batch)) done = done || !r.above_target;
+    for (const IntervalSweepResult& r : resident.read(batch)) {
+      if (!result.verified && r.crossed) result.crossed = true;
+      if (!result.crossed) result.verified = result.verified || !r.upper_raised;
+      done = done || (result.verified && !r.above_target);
+    }
   }
   stats.converged = done;
   stats.solve_s = seconds_since(start);
   start = std::chrono::steady_clock::now();
   resident.download(from, lower, upper);
   stats.download_s = seconds_since(start);
-  return stats;
+  return result;
 }
 
 IntervalSweepResult interval_sweep_once_on_device(const ChunkMatrix& chunk, const IntervalInputs& inputs,
