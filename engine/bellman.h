@@ -76,6 +76,12 @@ double bellman_sweep_reference(const MaybeSystem& system, StateRange range, Opti
 double bellman_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
                               ConvergenceCriterion criterion, const double* x_in, double* x_out);
 
+// Whether B raised an upper value: by more than a few units in the last place, which
+// is what summing in another order (or with fused multiply-adds, on the GPU) can do
+// to a value that B leaves unchanged. Exact comparison would never verify a guess
+// that is a fixed point at some state.
+inline constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
+
 struct IntervalSweep {
   double width = 0.0;         // the largest width over the range afterwards
   bool upper_raised = false;  // B(upper_in) > upper_in somewhere: upper_in was not shown an upper bound

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace mdpvi {
@@ -334,7 +336,13 @@ gpu::ChunkSolveStats iterate_interval_chunk(const gpu::ChunkMatrix& matrix, gpu:
   gpu::ChunkSolveStats total;
   gpu::ChunkMatrix lower_matrix = matrix;
   lower_matrix.row_constants = inputs.b_lower;
-  double target = *std::min_element(inputs.targets, inputs.targets + n);
+  // The tightest target of an iterated SCC: trivial SCCs at level 0 have target 0
+  // and are exact after a few sweeps anyway.
+  double target = std::numeric_limits<double>::infinity();
+  for (std::uint64_t s = 0; s < n; ++s) {
+    if (inputs.targets[s] > 0.0) target = std::min(target, inputs.targets[s]);
+  }
+  if (std::isinf(target)) target = 0.0;
   double precision = target / 4;
   for (int guess = 0; guess < 8 && total.iterations < settings.max_iterations; ++guess, precision /= 10) {
     gpu::SweepSettings plain = settings;

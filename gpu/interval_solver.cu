@@ -22,6 +22,9 @@ using detail::kBlockSize;
 
 enum Flag : unsigned { kAboveTarget = 1u, kUpperRaised = 2u, kCrossed = 4u };
 
+// As engine/bellman.h's kRaiseTolerance (8 double epsilons).
+constexpr double kRaiseTolerance = 8 * 2.220446049250313e-16;
+
 // As sweep_kernel (gpu/chunk_solver.cu), with two dot products per row sharing the
 // column and value loads. Per state: lower = max(lower, B lower), upper = min(upper,
 // B upper), the width, and the flags; per block one atomicMax of the width (clamped
@@ -69,7 +72,7 @@ __global__ void __launch_bounds__(kBlockSize)
       double width = upper - lower;
       if (kRelative && lower > 0.0) width /= lower;
       if (width > targets[s]) flags |= kAboveTarget;
-      if (best_upper > upper_in[s]) flags |= kUpperRaised;
+      if (best_upper > upper_in[s] * (1 + kRaiseTolerance)) flags |= kUpperRaised;
       if (upper < lower) flags |= kCrossed;
       widest = fmax(widest, width);
       lower_out[s] = lower;
