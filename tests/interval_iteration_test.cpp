@@ -85,6 +85,11 @@ struct SoundCase {
   std::optional<std::size_t> memory_limit;
 };
 
+void PrintTo(const SoundCase& c, std::ostream* os) {
+  *os << c.instance << (c.solver == SolverKind::cpu ? " cpu" : " gpu");
+  if (c.memory_limit) *os << " limit " << *c.memory_limit;
+}
+
 class SoundReference : public ::testing::TestWithParam<SoundCase> {
  protected:
   void SetUp() override {

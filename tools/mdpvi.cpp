@@ -34,6 +34,7 @@ struct CheckArguments {
   std::size_t gpu_memory_limit = 0;
   bool absolute = false;
   bool relative = false;
+  std::string method = "vi";
   int threads = 0;
 };
 
@@ -52,8 +53,12 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
   check->add_option("--max-iters", args.options.solver.max_iterations, "Iterations per SCC before giving up (default 10000)")
       ->check(CLI::PositiveNumber);
-  check->add_flag("--sound", args.options.solver.interval,
-                  "Interval iteration: the result carries a bound, +/- epsilon (absolute, or relative to it)");
+  CLI::Option* sound = check->add_flag(
+      "--sound", args.options.solver.interval,
+      "Interval iteration (= --method ii): the result carries a bound, +/- epsilon (absolute, or relative to it)");
+  check->add_option("--method", args.method, "vi: value iteration (default, as PRISM's), ii: interval iteration")
+      ->check(CLI::IsMember({"vi", "ii"}))
+      ->excludes(sound);
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")
@@ -89,6 +94,7 @@ int run_check_command(CheckArguments& args) {
     return kBadInput;
   }
   if (args.absolute) args.options.solver.criterion = ConvergenceCriterion::absolute;
+  if (args.method == "ii") args.options.solver.interval = true;
   args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
                                : args.solver == "cpu" ? SolverKind::cpu
                                                       : SolverKind::automatic;
