@@ -78,17 +78,8 @@ SweepKernel pick_kernel(bool maximize, bool relative) {
   return relative ? sweep_kernel<G, false, true> : sweep_kernel<G, false, false>;
 }
 
-// The one place where runtime options become template parameters.
 SweepKernel kernel_for(int group_size, bool maximize, bool relative) {
-  switch (group_size) {
-    case 1: return pick_kernel<1>(maximize, relative);
-    case 2: return pick_kernel<2>(maximize, relative);
-    case 4: return pick_kernel<4>(maximize, relative);
-    case 8: return pick_kernel<8>(maximize, relative);
-    case 16: return pick_kernel<16>(maximize, relative);
-    case 32: return pick_kernel<32>(maximize, relative);
-    default: throw std::invalid_argument("group size must be 1, 2, 4, 8, 16 or 32, found " + std::to_string(group_size));
-  }
+  return detail::for_group_size(group_size, [&](auto g) { return pick_kernel<decltype(g)::value>(maximize, relative); });
 }
 
 // The chunk on the device, with both value vectors and the changes of a batch of

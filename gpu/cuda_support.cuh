@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace mdpvi::gpu::detail {
 
@@ -99,6 +101,21 @@ inline int multiprocessor_count() {
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   return count;
+}
+
+// The one place where a runtime group size becomes a template parameter: calls
+// pick(std::integral_constant<int, G>{}) for G = group_size.
+template <typename Pick>
+auto for_group_size(int group_size, Pick pick) {
+  switch (group_size) {
+    case 1: return pick(std::integral_constant<int, 1>{});
+    case 2: return pick(std::integral_constant<int, 2>{});
+    case 4: return pick(std::integral_constant<int, 4>{});
+    case 8: return pick(std::integral_constant<int, 8>{});
+    case 16: return pick(std::integral_constant<int, 16>{});
+    case 32: return pick(std::integral_constant<int, 32>{});
+    default: throw std::invalid_argument("group size must be 1, 2, 4, 8, 16 or 32, found " + std::to_string(group_size));
+  }
 }
 
 }  // namespace mdpvi::gpu::detail

@@ -102,15 +102,7 @@ IntervalKernel pick(bool maximize, bool relative) {
 }
 
 IntervalKernel interval_kernel_for(int group_size, bool maximize, bool relative) {
-  switch (group_size) {
-    case 1: return pick<1>(maximize, relative);
-    case 2: return pick<2>(maximize, relative);
-    case 4: return pick<4>(maximize, relative);
-    case 8: return pick<8>(maximize, relative);
-    case 16: return pick<16>(maximize, relative);
-    case 32: return pick<32>(maximize, relative);
-    default: throw std::invalid_argument("group size must be 1, 2, 4, 8, 16 or 32, found " + std::to_string(group_size));
-  }
+  return detail::for_group_size(group_size, [&](auto g) { return pick<decltype(g)::value>(maximize, relative); });
 }
 
 // A chunk resident for interval iteration: the matrix, both b, the targets, two

@@ -260,13 +260,18 @@ std::string source_text(const TextFile& file, const std::vector<Token>& tokens) 
   return text;
 }
 
+// One statement's tokens, ended where its last token ends. Pre: tokens not empty.
+TokenStream statement_stream(const TextFile& file, std::vector<Token> tokens) {
+  const Token& last = tokens.back();
+  tokens.push_back({Token::Kind::end_of_input, "", last.line, last.column + last.source_length()});
+  return TokenStream(file.name(), std::move(tokens));
+}
+
 PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens) {
   PropertyEntry entry;
   entry.text = source_text(file, tokens);
   entry.source = file.name();
-  Token end{Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().source_length()};
-  tokens.push_back(end);
-  TokenStream stream(file.name(), std::move(tokens));
+  TokenStream stream = statement_stream(file, std::move(tokens));
   try {
     entry.formula = PropertyParser(stream).property();
   } catch (const ParseError& error) {
@@ -276,9 +281,7 @@ PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens) {
 }
 
 ConstantDeclaration parse_constant(const TextFile& file, std::vector<Token> tokens) {
-  Token end{Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().source_length()};
-  tokens.push_back(end);
-  TokenStream t(file.name(), std::move(tokens));
+  TokenStream t = statement_stream(file, std::move(tokens));
   t.expect_word("const");
   ConstantDeclaration c;
   if (t.accept_word("double")) {
@@ -297,9 +300,7 @@ ConstantDeclaration parse_constant(const TextFile& file, std::vector<Token> toke
 }
 
 LabelDeclaration parse_label(const TextFile& file, std::vector<Token> tokens) {
-  Token end{Token::Kind::end_of_input, "", tokens.back().line, tokens.back().column + tokens.back().source_length()};
-  tokens.push_back(end);
-  TokenStream t(file.name(), std::move(tokens));
+  TokenStream t = statement_stream(file, std::move(tokens));
   t.expect_word("label");
   LabelDeclaration label;
   const Token& name = t.expect_string("a label name in quotes");
