@@ -35,6 +35,7 @@ struct CheckArguments {
   bool absolute = false;
   bool relative = false;
   std::string method = "vi";
+  std::uint64_t max_iters = 0;  // 0: the default, which depends on the method
   int threads = 0;
 };
 
@@ -51,7 +52,8 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(CLI::PositiveNumber);
   CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
-  check->add_option("--max-iters", args.options.solver.max_iterations, "Iterations per SCC before giving up (default 10000)")
+  check->add_option("--max-iters", args.max_iters,
+                    "Iterations per SCC before giving up (default 10000, as PRISM; 1000000 with --sound)")
       ->check(CLI::PositiveNumber);
   CLI::Option* sound = check->add_flag(
       "--sound", args.options.solver.interval,
@@ -95,6 +97,9 @@ int run_check_command(CheckArguments& args) {
   }
   if (args.absolute) args.options.solver.criterion = ConvergenceCriterion::absolute;
   if (args.method == "ii") args.options.solver.interval = true;
+  // A sound answer is worth more sweeps than PRISM's cap: reward bounds need the lower
+  // iterate well converged before a guess verifies (coin4_4 needs about 20000 per SCC).
+  args.options.solver.max_iterations = args.max_iters > 0 ? args.max_iters : args.options.solver.interval ? 1000000 : 10000;
   args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
                                : args.solver == "cpu" ? SolverKind::cpu
                                                       : SolverKind::automatic;

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""mdpvi's benchmark harness.
+
+  bench.py run --suite small|medium|large [--solvers cpu,gpu] [--repeats N]
+               [--memory-study INSTANCE] [--out DIR] [--check]
+      Runs each (model, constants, properties) of the suite through
+      `mdpvi check --json` once per solver and repeat, and writes DIR/results.json
+      and DIR/results.csv: per property states, choices, transitions, the time of
+      every phase, iterations, peak host memory, device memory, the result and its
+      distance to ../shared/benchmarks/reference.json. With gpu among the solvers it
+      also records the device's copy bandwidth (`mdpvi devices --bandwidth`).
+      --check exits 1 when a result is off the reference (the CI's small suite,
+      with --sound: the reference must lie inside each result's bounds).
+  bench.py report DIR... [--report bench/REPORT.md]
+      Writes the report (tables beside the seed thesis' published numbers and
+      PRISM's times) and the PNG plots next to it, from one or more run folders.
+
+Only the standard library, and python3-matplotlib for the plots.
+"""
+import argparse
+import csv
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("MDPVI_SHARED_DIR", ROOT.parent / "shared"))
+BENCH = SHARED / "benchmarks"
+MDPS = "prism/mdps"
+
+# One representative property per family, for the large instances (the thesis
+# reports one solve per instance).
+COIN = ['Pmin=? [ F "finished"&"all_coins_equal_0" ]']
+LEADER = ['Rmax=? [ F "elected" ]']
+CSMA = ['Pmin=? [ !"collision_max_backoff" U "all_delivered" ]']
+WLAN = ['R{"time"}max=? [ F s1=12 & s2=12 ]']
+WLAN_COLLIDE = ['Pmax=? [ true U col=k ]']
+
+
+def reference_instance(name):
+    """An instance of reference.json with its own properties file."""
+    ref = json.loads((BENCH / "reference.json").read_text())[name]
+    return {"name": name, "model": ref["path"], "constants": ref["constants"], "properties_file": ref["properties_path"]}
+
+
+def instance(name, model, constants, props):
+    return {"name": name, "model": f"{MDPS}/{model}", "constants": constants, "props": props}
+
+
+SUITES = {
+    # Correctness in CI: every property of a small instance of each family.
+    "small": lambda: [reference_instance(n) for n in ("coin2_2", "csma2_2", "leader3", "wlan0", "wlan0_collide")],
+    # This machine, under 15 minutes: every reference.json instance, every property.
+    "medium": lambda: [reference_instance(n) for n in json.loads((BENCH / "reference.json").read_text())],
+    # The GPU machine: the thesis' large instances, as far as memory and time allow.
+    "large": lambda: [
+        instance("coin6_4", "consensus/coin6.nm", "K=4", COIN),
+        instance("coin6_6", "consensus/coin6.nm", "K=6", COIN),
+        instance("leader7", "leader_async/leader7.nm", "", LEADER),
+        instance("csma3_4", "csma/csma3_4.nm", "", CSMA),
+        instance("csma3_6", "csma/csma3_6.nm", "", CSMA),
+        instance("wlan5", "wlan/wlan5.nm", "TRANS_TIME_MAX=10", WLAN),
+        instance("wlan6", "wlan/wlan6.nm", "TRANS_TIME_MAX=10", WLAN),
+        instance("wlan6_collide", "wlan/wlan6_collide.nm", "COL=2,TRANS_TIME_MAX=10,k=2", WLAN_COLLIDE),
+    ],
+}
+
+
+def run_mdpvi(args, timeout):
+    """Runs mdpvi; returns (stdout, return code, peak resident bytes of that run, wall seconds)."""
+    import signal
+    import tempfile
+    start = time.monotonic()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(args, stdout=out, stderr=err, text=True)
+        deadline = start + timeout
+        while True:  # os.wait4 gives this child's own rusage (peak memory)
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                process.send_signal(signal.SIGKILL)
+                pid, status, usage = os.wait4(process.pid, 0)
+                break
+            time.sleep(0.05)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, errors = out.read(), err.read()
+    if process.returncode not in (0, 1):
+        sys.stderr.write(errors[-2000:])
+    return text, process.returncode, usage.ru_maxrss * 1024, time.monotonic() - start
+
+
+def reference_values(name):
+    refs = json.loads((BENCH / "reference.json").read_text())
+    return {p["property"]: p["reference"] for p in refs[name]["properties"]} if name in refs else {}
+
+
+def distance(result, reference):
+    """Relative distance of a result to the reference (0 for equal Booleans)."""
+    if reference is None or result is None:
+        return None
+    if isinstance(result, bool) or reference in ("true", "false"):
+        return 0.0 if str(result).lower() == reference else float("inf")
+    if isinstance(result, str) or reference == "Infinity":
+        return 0.0 if str(result) == reference else float("inf")
+    truth = float(reference)
+    return abs(result - truth) / max(abs(truth), 1e-300) if truth != 0 else abs(result)
+
+
+def rows_of(inst, solver, repeat, report, peak, wall):
+    model = report["model"]
+    refs = reference_values(inst["name"])
+    for p in report["properties"]:
+        chunks = p.get("chunks") or []
+        on_gpu = [c for c in chunks if c.get("on_gpu")]
+        gpu_solve = sum(c["solve_s"] for c in on_gpu)
+        moved = sum(c["bytes_per_sweep"] * c["iterations"] for c in on_gpu)
+        ref = refs.get(p["property"])
+        d = distance(p["result"], ref)
+        yield {
+            "instance": inst["name"], "solver": solver, "repeat": repeat, "property": p["property"],
+            "states": model["states"], "choices": model["choices"], "transitions": model["transitions"],
+            "parse_s": model["parse_time_s"], "build_s": model["build_time_s"], "graph_s": model["graph_time_s"],
+            "qualitative_s": (p.get("phases") or {}).get("qualitative_s"), "scc_s": (p.get("phases") or {}).get("scc_s"),
+            "solve_s": (p.get("phases") or {}).get("solve_s"), "property_s": p["time_s"],
+            "upload_s": sum(c["upload_s"] for c in chunks), "download_s": sum(c["download_s"] for c in chunks),
+            "iterations": p.get("iterations"), "chunks": len(chunks), "chunks_on_gpu": len(on_gpu),
+            "device_bytes": max((c["footprint_bytes"] for c in on_gpu), default=0),
+            "achieved_bandwidth": moved / gpu_solve if gpu_solve > 0 else None,
+            "peak_host_bytes": peak, "wall_s": wall, "result": p["result"], "error": p["error"],
+            "lower": p.get("lower"), "upper": p.get("upper"), "device": p.get("device"),
+            "reference": ref, "distance": d, "matches": matches(p, ref, d),
+        }
+
+
+def matches(p, reference, d):
+    """With bounds (--sound): the reference, itself sound to 1e-9, lies between them.
+    Without: within 1e-6 relative, as the unit tests ask of plain value iteration at
+    a tight epsilon (at the default epsilon plain results may miss by more)."""
+    if d is None:
+        return None
+    if p.get("lower") is not None and reference not in ("true", "false", "Infinity"):
+        truth = float(reference)
+        slack = 1e-9 * abs(truth)
+        return p["lower"] - slack <= truth <= p["upper"] + slack
+    return d <= 1e-6
+
+
+def command_for(inst, mdpvi, solver, extra=()):
+    args = [mdpvi, "check", str(BENCH / inst["model"])]
+    if inst.get("properties_file"):
+        args.append(str(BENCH / inst["properties_file"]))
+    for prop in inst.get("props", []):
+        args += ["--prop", prop]
+    if inst["constants"]:
+        args += ["--const", inst["constants"]]
+    return args + ["--solver", solver, "--json", "-", *extra]
+
+
+def copy_bandwidth(mdpvi):
+    out = subprocess.run([mdpvi, "devices", "--bandwidth"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "GB/s" in line:
+            for token in line.replace("(", " ").split():
+                try:
+                    return float(token) * 1e9
+                except ValueError:
+                    continue
+    return None
+
+
+def run(args):
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    solvers = args.solvers.split(",")
+    rows, failures = [], []
+    for inst in SUITES[args.suite]():
+        for solver in solvers:
+            for repeat in range(args.repeats):
+                print(f"bench: {inst['name']} {solver} #{repeat + 1}", file=sys.stderr, flush=True)
+                extra = ["--sound"] if args.sound else []
+                out, rc, peak, wall = run_mdpvi(command_for(inst, args.mdpvi, solver, extra), args.timeout)
+                if rc not in (0, 1) or not out.strip():
+                    failures.append(f"{inst['name']} {solver}: mdpvi exit {rc}")
+                    continue
+                rows += list(rows_of(inst, solver, repeat, json.loads(out), peak, wall))
+    study = []
+    if args.memory_study:
+        study = memory_study(args, next(i for i in SUITES["large"]() + SUITES["medium"]() if i["name"] == args.memory_study))
+    meta = {"host": socket.gethostname(), "suite": args.suite, "solvers": solvers, "repeats": args.repeats,
+            "sound": args.sound,
+            "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d %H:%M"),
+            "copy_bandwidth": copy_bandwidth(args.mdpvi) if "gpu" in solvers else None,
+            "device": next((r["device"] for r in rows if r.get("device")), None)}
+    (out_dir / "results.json").write_text(json.dumps({"meta": meta, "rows": rows, "memory_study": study}, indent=1))
+    with open(out_dir / "results.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["instance"])
+        writer.writeheader()
+        writer.writerows(rows)
+    wrong = [r for r in rows if r["matches"] is False or r["error"]]
+    for r in wrong:
+        failures.append(f"{r['instance']} {r['solver']}: {r['property']}: {r['result']} vs {r['reference']} {r['error'] or ''}")
+    for f in failures:
+        print("bench: " + f, file=sys.stderr)
+    print(f"bench: {len(rows)} results in {out_dir}, {len(failures)} failures", file=sys.stderr)
+    return 1 if args.check and failures else 0
+
+
+def memory_study(args, inst):
+    """The same instance with the device budget at 100%, 50%, 25% and 12.5% of its footprint."""
+    out, rc, _, _ = run_mdpvi(command_for(inst, args.mdpvi, "gpu"), args.timeout)
+    footprint = max(c["footprint_bytes"] for p in json.loads(out)["properties"] for c in (p.get("chunks") or [{"footprint_bytes": 0}]))
+    study = []
+    for share in (1.0, 0.5, 0.25, 0.125):
+        limit = max(int(footprint * share), 1)
+        print(f"bench: memory study {inst['name']} {share:.3f}", file=sys.stderr, flush=True)
+        out, rc, _, wall = run_mdpvi(command_for(inst, args.mdpvi, "gpu", ["--gpu-memory-limit", str(limit)]), args.timeout)
+        for p in json.loads(out)["properties"]:
+            chunks = p.get("chunks") or []
+            study.append({"instance": inst["name"], "share": share, "limit_bytes": limit, "property": p["property"],
+                          "chunks": len(chunks), "chunks_on_gpu": sum(1 for c in chunks if c["on_gpu"]),
+                          "solve_s": (p.get("phases") or {}).get("solve_s"), "result": p["result"]})
+    return study
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--suite", choices=SUITES, default="small")
+    r.add_argument("--solvers", default="cpu")
+    r.add_argument("--repeats", type=int, default=1)
+    r.add_argument("--mdpvi", default=str(ROOT / "build/tools/mdpvi"))
+    r.add_argument("--out", default=str(ROOT / "bench/runs/latest"))
+    r.add_argument("--timeout", type=int, default=1800)
+    r.add_argument("--memory-study", metavar="INSTANCE")
+    r.add_argument("--check", action="store_true")
+    r.add_argument("--sound", action="store_true", help="interval iteration; results carry bounds")
+    p = sub.add_parser("report")
+    p.add_argument("runs", nargs="+")
+    p.add_argument("--report", default=str(ROOT / "bench/REPORT.md"))
+    args = parser.parse_args()
+    if args.command == "run":
+        return run(args)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from report import write_report  # tools/bench/report.py
+    return write_report([Path(d) for d in args.runs], Path(args.report), BENCH)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
