@@ -2,7 +2,7 @@
 """mdpvi's benchmark harness.
 
   bench.py run --suite small|medium|large [--solvers cpu,gpu] [--repeats N]
-               [--memory-study INSTANCE] [--out DIR] [--check]
+               [--instances A,B] [--memory-study INSTANCE] [--out DIR] [--check] [--sound]
       Runs each (model, constants, properties) of the suite through
       `mdpvi check --json` once per solver and repeat, and writes DIR/results.json
       and DIR/results.csv: per property states, choices, transitions, the time of
@@ -180,7 +180,10 @@ def run(args):
     out_dir.mkdir(parents=True, exist_ok=True)
     solvers = args.solvers.split(",")
     rows, failures = [], []
+    chosen = set(args.instances.split(",")) if args.instances else None
     for inst in SUITES[args.suite]():
+        if chosen and inst["name"] not in chosen:
+            continue
         for solver in solvers:
             for repeat in range(args.repeats):
                 print(f"bench: {inst['name']} {solver} #{repeat + 1}", file=sys.stderr, flush=True)
@@ -240,6 +243,7 @@ def main():
     r.add_argument("--out", default=str(ROOT / "bench/runs/latest"))
     r.add_argument("--timeout", type=int, default=1800)
     r.add_argument("--memory-study", metavar="INSTANCE")
+    r.add_argument("--instances", help="comma-separated: only these instances of the suite")
     r.add_argument("--check", action="store_true")
     r.add_argument("--sound", action="store_true", help="interval iteration; results carry bounds")
     p = sub.add_parser("report")
