@@ -61,6 +61,7 @@ SUITES = {
         instance("coin6_4", "consensus/coin6.nm", "K=4", COIN),
         instance("coin6_6", "consensus/coin6.nm", "K=6", COIN),
         instance("leader7", "leader_async/leader7.nm", "", LEADER),
+        instance("leader8", "leader_async/leader8.nm", "", LEADER),
         instance("csma3_4", "csma/csma3_4.nm", "", CSMA),
         instance("csma3_6", "csma/csma3_6.nm", "", CSMA),
         instance("wlan5", "wlan/wlan5.nm", "TRANS_TIME_MAX=10", WLAN),
@@ -164,14 +165,15 @@ def command_for(inst, mdpvi, solver, extra=()):
 
 
 def copy_bandwidth(mdpvi):
+    """The device's copy bandwidth in bytes/s, from `mdpvi devices --bandwidth` ("... 3013 GB/s")."""
     out = subprocess.run([mdpvi, "devices", "--bandwidth"], capture_output=True, text=True).stdout
     for line in out.splitlines():
-        if "GB/s" in line:
-            for token in line.replace("(", " ").split():
-                try:
-                    return float(token) * 1e9
-                except ValueError:
-                    continue
+        words = line.split()
+        if "GB/s" in words and words.index("GB/s") > 0:
+            try:
+                return float(words[words.index("GB/s") - 1]) * 1e9
+            except ValueError:
+                continue
     return None
 
 
