@@ -60,10 +60,12 @@ SUITES = {
     "large": lambda: [
         instance("coin6_4", "consensus/coin6.nm", "K=4", COIN),
         instance("coin6_6", "consensus/coin6.nm", "K=6", COIN),
+        instance("coin8_2", "consensus/coin8.nm", "K=2", COIN),
         instance("leader7", "leader_async/leader7.nm", "", LEADER),
         instance("leader8", "leader_async/leader8.nm", "", LEADER),
         instance("csma3_4", "csma/csma3_4.nm", "", CSMA),
         instance("csma3_6", "csma/csma3_6.nm", "", CSMA),
+        instance("csma4_4", "csma/csma4_4.nm", "", CSMA),
         instance("wlan5", "wlan/wlan5.nm", "TRANS_TIME_MAX=10", WLAN),
         instance("wlan6", "wlan/wlan6.nm", "TRANS_TIME_MAX=10", WLAN),
         instance("wlan6_collide", "wlan/wlan6_collide.nm", "COL=2,TRANS_TIME_MAX=10,k=2", WLAN_COLLIDE),
