@@ -1,6 +1,9 @@
 #include "engine/maybe_system.h"
 
+#include <oneapi/tbb/parallel_for.h>
+
 #include <cmath>
+#include <numeric>
 #include <limits>
 
 namespace mdpvi {
@@ -15,6 +18,27 @@ double row_reward(const RewardStructure* rewards, std::uint32_t state, std::uint
   return reward;
 }
 
+// The rows of one state as the system keeps them: emit(r, b) for each kept row r of
+// the model with its constant. The same walk counts (first pass) and fills (second
+// pass), so the two cannot disagree on which rows are kept.
+template <typename Emit>
+void kept_rows(const SparseMdp& mdp, std::uint32_t s, const std::vector<std::uint32_t>& local_of,
+               const std::vector<double>& outside_values, const RewardStructure* rewards, Emit emit) {
+  constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
+  bool kept_any = false;
+  for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+    double constant = row_reward(rewards, s, r);
+    for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+      std::uint32_t t = mdp.columns[k];
+      if (local_of[t] == kOutside) constant += mdp.values[k] * outside_values[t];
+    }
+    bool last_chance = r + 1 == mdp.row_group_starts[s + 1] && !kept_any;
+    if (std::isinf(constant) && constant > 0 && !last_chance) continue;
+    kept_any = true;
+    emit(r, constant);
+  }
+}
+
 }  // namespace
 
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecomposition& sccs,
@@ -23,37 +47,44 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecompositi
   MaybeSystem system;
   system.model_states = sccs.order;
   system.scc_starts = sccs.scc_starts;
+  const std::uint32_t n = system.num_states();
   std::vector<std::uint32_t> local_of(mdp.num_states(), kOutside);
-  for (std::uint32_t i = 0; i < system.num_states(); ++i) local_of[system.model_states[i]] = i;
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) { local_of[system.model_states[i]] = i; });
 
-  system.row_group_starts.reserve(system.num_states() + 1);
-  system.row_group_starts.push_back(0);
-  system.row_starts.push_back(0);
-  for (std::uint32_t s : system.model_states) {
-    const std::uint64_t group_start = system.row_constants.size();
-    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-      const std::size_t entries_before = system.columns.size();
-      double constant = row_reward(rewards, s, r);
+  // First pass, in parallel: rows and entries kept per state; then their offsets.
+  std::vector<std::uint64_t> rows_of(n + 1, 0), entries_of(n + 1, 0);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) {
+    kept_rows(mdp, system.model_states[i], local_of, outside_values, rewards, [&](std::uint64_t r, double) {
+      ++rows_of[i + 1];
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-        std::uint32_t t = mdp.columns[k];
-        if (local_of[t] != kOutside) {
-          system.columns.push_back(local_of[t]);
-          system.values.push_back(mdp.values[k]);
-        } else {
-          constant += mdp.values[k] * outside_values[t];
-        }
+        entries_of[i + 1] += local_of[mdp.columns[k]] != kOutside;
       }
-      bool last_chance = r + 1 == mdp.row_group_starts[s + 1] && system.row_constants.size() == group_start;
-      if (std::isinf(constant) && constant > 0 && !last_chance) {
-        system.columns.resize(entries_before);
-        system.values.resize(entries_before);
-        continue;
+    });
+  });
+  std::partial_sum(rows_of.begin(), rows_of.end(), rows_of.begin());
+  std::partial_sum(entries_of.begin(), entries_of.end(), entries_of.begin());
+
+  // Second pass, in parallel: each state fills its own slices.
+  system.row_group_starts = rows_of;
+  system.row_starts.resize(rows_of[n] + 1);
+  system.row_constants.resize(rows_of[n]);
+  system.columns.resize(entries_of[n]);
+  system.values.resize(entries_of[n]);
+  system.row_starts[0] = 0;
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) {
+    std::uint64_t row = rows_of[i], entry = entries_of[i];
+    kept_rows(mdp, system.model_states[i], local_of, outside_values, rewards, [&](std::uint64_t r, double constant) {
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+        std::uint32_t t = local_of[mdp.columns[k]];
+        if (t == kOutside) continue;
+        system.columns[entry] = t;
+        system.values[entry] = mdp.values[k];
+        ++entry;
       }
-      system.row_constants.push_back(constant);
-      system.row_starts.push_back(system.columns.size());
-    }
-    system.row_group_starts.push_back(system.row_constants.size());
-  }
+      system.row_constants[row] = constant;
+      system.row_starts[++row] = entry;
+    });
+  });
   return system;
 }
 

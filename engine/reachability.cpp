@@ -6,6 +6,8 @@
 #include "engine/stopwatch.h"
 #include "graph/scc.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <optional>
 
@@ -35,8 +37,10 @@ ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph
   }
   const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
   graph::SccDecomposition sccs = graph::maybe_state_sccs(model, partition.maybe);
+  spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   result.num_sccs = sccs.num_sccs();
   MaybeSystem system = build_maybe_system(model, partition, sccs);
+  spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
   result.times.scc_s = seconds_since(start);
 
   result.state_values.assign(mdp.num_states(), 0.0);

@@ -4,6 +4,8 @@
 #include "engine/stopwatch.h"
 #include "graph/scc.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <limits>
 #include <optional>
@@ -63,10 +65,12 @@ ReachabilityResult compute_reachability_reward(const SparseMdp& mdp, const graph
   if (direction == Optimization::minimize) collapsed = without_zero_reward_end_components(mdp, rewards, maybe);
   const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
   graph::SccDecomposition sccs = graph::maybe_state_sccs(model, maybe);
+  spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   result.num_sccs = sccs.num_sccs();
   // For Rmax no choice of a finite state can reach an infinite one (it would be
   // infinite itself); for Rmin such choices get b = infinity and are left out.
   MaybeSystem system = build_maybe_system(model, sccs, result.state_values, collapsed ? &collapsed->rewards : &rewards);
+  spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
   result.times.scc_s = seconds_since(start);
   solve_into(system, direction, options, device, result, /*upper_start=*/std::nullopt);
   return result;

@@ -107,6 +107,16 @@ TEST(Rewards, ZeroRewardEndComponentIsCollapsed) {
   EXPECT_EQ(number(mdp, "Rmax=? [ F \"goal\" ]"), kInfinity);
 }
 
+// State 0 may go to a sink that never reaches the goal (infinite reward) or pay 2 to
+// reach it: Rmin leaves the first choice out of the system and answers 2.
+TEST(Rewards, ChoicesIntoInfiniteStatesAreLeftOutForRmin) {
+  SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {2}}});
+  mdp.rewards.push_back({"r", {}, {0.0, 2.0, 1.0, 0.0}});
+  EXPECT_EQ(number(mdp, "Rmin=? [ F \"goal\" ]"), 2.0);
+  EXPECT_EQ(number(mdp, "Rmax=? [ F \"goal\" ]"), kInfinity);
+  EXPECT_EQ(number(mdp, "filter(state, Rmin=? [ F \"goal\" ], !\"goal\" & Rmin>1000 [ F \"goal\" ])"), kInfinity);
+}
+
 TEST(Bounds, ProbabilityAndRewardBounds) {
   SparseMdp die = die_with_rewards();
   EXPECT_FALSE(truth(die, "P>=0.5 [ F \"one\" ]"));
