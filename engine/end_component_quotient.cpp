@@ -12,11 +12,6 @@ CollapsedModel collapse_end_components(const SparseMdp& mdp, const graph::EndCom
   for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
     if (components.component_of[s] != kNone) members[components.component_of[s]].push_back(s);
   }
-  auto reward_of = [&](std::uint32_t owner, std::uint64_t r) {
-    if (rewards == nullptr) return 0.0;
-    double x = rewards->state_rewards.empty() ? 0.0 : rewards->state_rewards[owner];
-    return x + (rewards->choice_rewards.empty() ? 0.0 : rewards->choice_rewards[r]);
-  };
   CollapsedModel out;
   SparseMdp& q = out.mdp;
   q.type = mdp.type;
@@ -28,7 +23,7 @@ CollapsedModel collapse_end_components(const SparseMdp& mdp, const graph::EndCom
       q.values.push_back(mdp.values[k]);
     }
     q.row_starts.push_back(q.columns.size());
-    out.rewards.choice_rewards.push_back(reward_of(owner, r));
+    out.rewards.choice_rewards.push_back(rewards ? rewards->row_reward(owner, r) : 0.0);
   };
   for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
     std::uint32_t c = components.component_of[s];

@@ -10,14 +10,6 @@ namespace mdpvi {
 
 namespace {
 
-double row_reward(const RewardStructure* rewards, std::uint32_t state, std::uint64_t row) {
-  if (rewards == nullptr) return 0.0;
-  double reward = 0.0;
-  if (!rewards->state_rewards.empty()) reward += rewards->state_rewards[state];
-  if (!rewards->choice_rewards.empty()) reward += rewards->choice_rewards[row];
-  return reward;
-}
-
 // The rows of one state as the system keeps them: emit(r, b) for each kept row r of
 // the model with its constant. The same walk counts (first pass) and fills (second
 // pass), so the two cannot disagree on which rows are kept.
@@ -27,7 +19,7 @@ void kept_rows(const SparseMdp& mdp, std::uint32_t s, const std::vector<std::uin
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   bool kept_any = false;
   for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-    double constant = row_reward(rewards, s, r);
+    double constant = rewards ? rewards->row_reward(s, r) : 0.0;
     for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
       std::uint32_t t = mdp.columns[k];
       if (local_of[t] == kOutside) constant += mdp.values[k] * outside_values[t];

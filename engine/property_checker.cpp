@@ -200,9 +200,7 @@ class Checker {
     StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
     ReachabilityResult detail;
     auto start = std::chrono::steady_clock::now();
-    graph::QualitativePartition partition = dir == Optimization::minimize
-                                                ? graph::partition_for_min(c_.mdp, c_.graph, phi, psi)
-                                                : graph::partition_for_max(c_.mdp, c_.graph, phi, psi);
+    graph::QualitativePartition partition = qualitative_partition(c_.mdp, c_.graph, dir, phi, psi);
     detail.times.qualitative_s = seconds_since(start);
     detail.yes_states = partition.yes.count();
     detail.no_states = partition.no.count();

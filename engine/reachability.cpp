@@ -13,14 +13,18 @@
 
 namespace mdpvi {
 
+graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                                  Optimization direction, const StateSet& phi, const StateSet& psi) {
+  return direction == Optimization::minimize ? graph::partition_for_min(mdp, graph, phi, psi)
+                                             : graph::partition_for_max(mdp, graph, phi, psi);
+}
+
 ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
                                                Optimization direction, const StateSet& phi, const StateSet& psi,
                                                const SolverOptions& options, const DeviceOptions& device) {
   ReachabilityResult result;
   auto start = std::chrono::steady_clock::now();
-  graph::QualitativePartition partition = direction == Optimization::minimize
-                                              ? graph::partition_for_min(mdp, graph, phi, psi)
-                                              : graph::partition_for_max(mdp, graph, phi, psi);
+  graph::QualitativePartition partition = qualitative_partition(mdp, graph, direction, phi, psi);
   result.yes_states = partition.yes.count();
   result.no_states = partition.no.count();
   result.maybe_states = partition.maybe.count();
@@ -30,9 +34,7 @@ ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph
   // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.
   std::optional<CollapsedModel> collapsed;
   if (options.interval && direction == Optimization::maximize) {
-    StateSet rows(mdp.num_choices());
-    rows.set();
-    graph::EndComponents components = graph::maximal_end_components(mdp, partition.maybe, std::move(rows));
+    graph::EndComponents components = graph::maximal_end_components(mdp, partition.maybe, all_states(mdp.num_choices()));
     if (components.count > 0) collapsed = collapse_end_components(mdp, components);
   }
   const SparseMdp& model = collapsed ? collapsed->mdp : mdp;

@@ -32,6 +32,10 @@ struct ReachabilityResult {
   PhaseTimes times;
 };
 
+// Prob0/Prob1 for the minimising or the maximising scheduler.
+graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                                  Optimization direction, const StateSet& phi, const StateSet& psi);
+
 // Pre: phi and psi have num_states bits; graph was built from mdp.
 ReachabilityResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
                                                Optimization direction, const StateSet& phi, const StateSet& psi,

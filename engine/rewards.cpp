@@ -43,8 +43,7 @@ ReachabilityResult compute_reachability_reward(const SparseMdp& mdp, const graph
   ReachabilityResult result;
   result.reward = true;
   auto start = std::chrono::steady_clock::now();
-  StateSet all(mdp.num_states());
-  all.set();
+  const StateSet all = all_states(mdp.num_states());
   // Rmin needs one scheduler reaching the target almost surely (Pmax = 1); Rmax needs
   // all of them to (Pmin = 1).
   StateSet finite = direction == Optimization::minimize ? graph::partition_for_max(mdp, graph, all, target).yes

@@ -28,6 +28,11 @@ struct RewardStructure {
   std::string name;                  // empty for an unnamed structure
   std::vector<double> state_rewards;   // empty, or one per state
   std::vector<double> choice_rewards;  // empty, or one per choice row
+
+  // The reward of taking choice row in state: its state reward plus the row's own.
+  double row_reward(std::uint32_t state, std::uint64_t row) const {
+    return (state_rewards.empty() ? 0.0 : state_rewards[state]) + (choice_rewards.empty() ? 0.0 : choice_rewards[row]);
+  }
 };
 
 struct SparseMdp {

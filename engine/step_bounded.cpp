@@ -14,12 +14,6 @@ SolverOptions exactly(std::uint64_t steps, SolverOptions options) {
   return options;
 }
 
-StateSet all_states(const SparseMdp& mdp) {
-  StateSet all(mdp.num_states());
-  all.set();
-  return all;
-}
-
 }  // namespace
 
 ReachabilityResult compute_bounded_until(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
@@ -78,7 +72,7 @@ ReachabilityResult compute_cumulative_reward(const SparseMdp& mdp, Optimization 
   result.state_values.assign(mdp.num_states(), 0.0);
   if (steps == 0) return result;
   auto start = std::chrono::steady_clock::now();
-  StateSet all = all_states(mdp);
+  StateSet all = all_states(mdp.num_states());
   result.maybe_states = all.count();
   MaybeSystem system = build_maybe_system(mdp, single_block(all), result.state_values, &rewards);
   result.num_sccs = 1;
@@ -97,7 +91,7 @@ ReachabilityResult compute_instantaneous_reward(const SparseMdp& mdp, Optimizati
   current.resize(mdp.num_states(), 0.0);  // no state rewards: all 0
   if (steps > 0) {
     auto start = std::chrono::steady_clock::now();
-    StateSet all = all_states(mdp);
+    StateSet all = all_states(mdp.num_states());
     result.maybe_states = all.count();
     MaybeSystem system = build_maybe_system(mdp, single_block(all), current);  // b = 0: no outside
     std::vector<double> next = current;
