@@ -353,7 +353,7 @@ gpu::ChunkSolveStats iterate_interval_chunk(const gpu::ChunkMatrix& matrix, gpu:
       upper[s] = relative ? lower[s] * (1 + inputs.targets[s] / 2) : lower[s] + inputs.targets[s] / 2;
     }
     gpu::SweepSettings verifying = settings;
-    verifying.max_iterations = std::min(settings.max_iterations - std::min(settings.max_iterations, total.iterations),
+    verifying.max_iterations = std::min(settings.max_iterations - total.iterations,  // plain stopped within its budget
                                         std::max<std::uint64_t>(64, total.iterations));
     inputs.verify_upper = true;
     gpu::IntervalChunkStats run = gpu::solve_chunk_interval_on_device(matrix, inputs, verifying, lower, upper);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace mdpvi::gpu {
@@ -22,8 +23,9 @@ using detail::kBlockSize;
 
 enum Flag : unsigned { kAboveTarget = 1u, kUpperRaised = 2u, kCrossed = 4u };
 
-// As engine/bellman.h's kRaiseTolerance (8 double epsilons).
-constexpr double kRaiseTolerance = 8 * 2.220446049250313e-16;
+// As engine/bellman.h's kRaiseTolerance, the same expression (gpu/ does not include
+// the engine's headers); the equivalence test compares the flags both produce.
+constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
 
 // As sweep_kernel (gpu/chunk_solver.cu), with two dot products per row sharing the
 // column and value loads. Per state: lower = max(lower, B lower), upper = min(upper,
