@@ -115,7 +115,8 @@ struct ExpandedBlock {
   std::vector<std::uint32_t> successors_per_choice;
   std::vector<std::uint64_t> keys;  // words() per successor
   std::vector<double> probabilities;
-  std::vector<std::uint32_t> targets;  // per successor, once known
+  std::vector<std::uint64_t> targets;  // per successor: its index, or the slot it was claimed in
+  std::uint64_t new_states = 0, first_new = 0;  // states first reached here, and the index of the first
   std::vector<std::vector<double>> state_rewards, choice_rewards;  // per structure
   std::vector<std::uint32_t> deadlocks;
   // The rows, equal successors merged: lengths per choice, then entries.
@@ -128,7 +129,8 @@ struct ExpandedBlock {
   void reset(std::uint64_t first, std::uint64_t end) {
     first_state = first;
     end_state = end;
-    for (auto* v : {&choices_per_state, &successors_per_choice, &targets, &deadlocks, &row_lengths, &columns}) v->clear();
+    for (auto* v : {&choices_per_state, &successors_per_choice, &deadlocks, &row_lengths, &columns}) v->clear();
+    targets.clear();
     keys.clear();
     probabilities.clear();
     values.clear();
@@ -333,11 +335,12 @@ class StateExpander {
   std::uint32_t single_[1] = {0};
 };
 
-// Breadth-first exploration in waves of consecutive states. Per wave: (A) workers expand blocks
-// of states in parallel into packed successors; (B) successors already known are
-// looked up in parallel, the rest inserted in discovery order, one thread, so that
-// state numbers are exactly those of a sequential breadth-first search; (C) each
-// block's rows are merged in parallel, then appended in order.
+// Breadth-first exploration in waves of consecutive states. Per wave: (A) workers
+// expand blocks of states in parallel into packed successors; (B) workers look every
+// successor up in the state table, claiming the new ones with their position, and the
+// new states are numbered in position order (the numbering of a sequential
+// breadth-first search); (C) each block's rows are merged in parallel; (D) they are
+// appended to the CSR in parallel.
 class LevelBuilder {
  public:
   explicit LevelBuilder(const ResolvedModel& model)
@@ -349,34 +352,30 @@ class LevelBuilder {
     SparseMdp& mdp = built.mdp;
     mdp.type = model_.type;
     add_initial_states(mdp);
-    mdp.row_group_starts.push_back(0);
-    mdp.row_starts.push_back(0);
-    state_rewards_.resize(model_.rewards.size());
-    choice_rewards_.resize(model_.rewards.size());
-    std::vector<std::uint32_t> deadlocks;
-    std::vector<ExpandedBlock> pool;  // grows to the widest level, reused
+    start_csr(mdp);
+    std::vector<ExpandedBlock> pool;  // grows to the widest wave, reused
     // Waves of consecutive discovered states, in order: any such wave keeps the
     // numbering of a sequential breadth-first search, and bounding it bounds the
     // memory of the block pool.
-    for (std::uint64_t level = 0; level < table_.size();) {
-      const std::uint64_t level_end = std::min<std::uint64_t>(table_.size(), level + kWaveStates);
-      const std::size_t count = (level_end - level + kBlockStates - 1) / kBlockStates;
+    for (std::uint64_t wave = 0; wave < table_.size();) {
+      const std::uint64_t wave_end = std::min<std::uint64_t>(table_.size(), wave + kWaveStates);
+      const std::size_t count = (wave_end - wave + kBlockStates - 1) / kBlockStates;
       if (pool.size() < count) pool.resize(count);
       std::span<ExpandedBlock> blocks(pool.data(), count);
       for (std::size_t b = 0; b < count; ++b) {
-        std::uint64_t first = level + b * kBlockStates;
-        blocks[b].reset(first, std::min(level_end, first + kBlockStates));
+        std::uint64_t first = wave + b * kBlockStates;
+        blocks[b].reset(first, std::min(wave_end, first + kBlockStates));
       }
       timed(phase_s_[0], [&] { expand(blocks); });
       timed(phase_s_[1], [&] { number_successors(blocks); });
       timed(phase_s_[2], [&] { merge_rows(blocks); });
-      timed(phase_s_[3], [&] { append(blocks, mdp, deadlocks); });
-      level = level_end;
+      timed(phase_s_[3], [&] { append(blocks, mdp); });
+      wave = wave_end;
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
-    built.statistics.deadlocks = deadlocks.size();
-    timed(phase_s_[4], [&] { finish(mdp, deadlocks); });
-    spdlog::debug("build phases: expand {:.3f} s, number {:.3f} s, merge {:.3f} s, append {:.3f} s, labels {:.3f} s",
+    built.statistics.deadlocks = deadlocks_.size();
+    timed(phase_s_[4], [&] { finish(mdp); });
+    spdlog::debug("build phases: expand {:.3f} s, number {:.3f} s, merge {:.3f} s, append {:.3f} s, finish {:.3f} s",
                   phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3], phase_s_[4]);
     built.statistics.seconds = seconds_since(start);
     return built;
@@ -385,6 +384,16 @@ class LevelBuilder {
  private:
   static constexpr std::uint64_t kBlockStates = 512;
   static constexpr std::uint64_t kWaveStates = std::uint64_t{1} << 16;
+  // A successor's position in its wave, (block << kOffsetBits) | offset, orders the
+  // wave's successors as a sequential search meets them, and must fit a claim.
+  static constexpr std::uint32_t kOffsetBits = 24;
+  static constexpr std::uint64_t kMostBlockSuccessors = (std::uint64_t{1} << kOffsetBits) - 1;
+  static_assert(((kWaveStates / kBlockStates - 1) << kOffsetBits | (kMostBlockSuccessors - 1)) <= StateTable::kMaxPosition);
+  // A target not known before the wave: the table slot its state was claimed in.
+  static constexpr std::uint64_t kClaimedTarget = std::uint64_t{1} << 63;
+  // How far ahead look-ups have their state fetched into the cache; their slot is
+  // fetched twice as far ahead.
+  static constexpr std::size_t kPrefetchDistance = 32;
 
   template <typename Work>
   static void timed(double& total, Work work) {
@@ -392,7 +401,6 @@ class LevelBuilder {
     work();
     total += seconds_since(start);
   }
-  static constexpr std::uint32_t kUnknown = std::numeric_limits<std::uint32_t>::max();
 
   void add_initial_states(SparseMdp& mdp) {
     const std::vector<ResolvedVariable>& variables = model_.variables;
@@ -436,21 +444,58 @@ class LevelBuilder {
     });
   }
 
-  // (B) Parallel look-ups of known states, then new states numbered in order.
+  static std::uint32_t position(std::size_t block, std::size_t offset) {
+    return static_cast<std::uint32_t>(block << kOffsetBits | offset);
+  }
+
+  // (B) Every successor looked up or claimed, in parallel; then the claimed states
+  // numbered in position order: each block counts the claims it won, a prefix over
+  // the blocks gives each its first new index, and the blocks number in parallel.
   void number_successors(std::span<ExpandedBlock> blocks) {
-    const std::uint32_t words = index_.layout.words();
+    const std::uint32_t words = table_.words();
+    std::uint64_t successors = 0;
+    for (const ExpandedBlock& block : blocks) {
+      if (block.probabilities.size() > kMostBlockSuccessors) {
+        throw LocatedError(model_.file, 0, 0, "states " + std::to_string(block.first_state) + ".." +
+                                                  std::to_string(block.end_state - 1) + " have more than 2^24 successors");
+      }
+      successors += block.probabilities.size();
+    }
+    table_.reserve(successors);
+    auto key_at = [&](std::uint32_t at) { return &blocks[at >> kOffsetBits].keys[(at & kMostBlockSuccessors) * words]; };
     oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
       ExpandedBlock& block = blocks[b];
-      block.targets.resize(block.probabilities.size());
-      for (std::size_t i = 0; i < block.targets.size(); ++i) {
-        block.targets[i] = table_.find(&block.keys[i * words]).value_or(kUnknown);
+      const std::size_t n = block.probabilities.size();
+      block.targets.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i + 2 * kPrefetchDistance < n) table_.prefetch_slot(&block.keys[(i + 2 * kPrefetchDistance) * words]);
+        if (i + kPrefetchDistance < n) table_.prefetch_state(&block.keys[(i + kPrefetchDistance) * words]);
+        StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], position(b, i), key_at);
+        block.targets[i] = found.known ? found.value : kClaimedTarget | found.value;
       }
     });
-    for (ExpandedBlock& block : blocks) {
+    auto for_each_claim_won = [&](std::size_t b, auto&& action) {
+      const ExpandedBlock& block = blocks[b];
       for (std::size_t i = 0; i < block.targets.size(); ++i) {
-        if (block.targets[i] == kUnknown) block.targets[i] = table_.insert(&block.keys[i * words]).first;
+        std::uint64_t target = block.targets[i];
+        if ((target & kClaimedTarget) && table_.claimed_at(static_cast<std::uint32_t>(target), position(b, i))) {
+          action(static_cast<std::uint32_t>(target), &block.keys[i * words]);
+        }
       }
-    }
+    };
+    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+      blocks[b].new_states = 0;
+      for_each_claim_won(b, [&](std::uint32_t, const std::uint64_t*) { ++blocks[b].new_states; });
+    });
+    std::uint64_t next = table_.size();
+    for (ExpandedBlock& block : blocks) block.first_new = next, next += block.new_states;
+    const std::uint64_t new_states = next - table_.size();
+    table_.add_room(new_states);
+    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+      std::uint64_t index = blocks[b].first_new;
+      for_each_claim_won(b, [&](std::uint32_t slot, const std::uint64_t* key) { table_.number(slot, index++, key); });
+    });
+    table_.finish_wave(new_states);
   }
 
   // (C) Each choice's successors sorted by state and equal ones merged.
@@ -461,7 +506,12 @@ class LevelBuilder {
       std::size_t k = 0;
       for (std::uint32_t count : block.successors_per_choice) {
         row.clear();
-        for (std::uint32_t i = 0; i < count; ++i, ++k) row.emplace_back(block.targets[k], block.probabilities[k]);
+        for (std::uint32_t i = 0; i < count; ++i, ++k) {
+          std::uint64_t target = block.targets[k];
+          std::uint32_t state = (target & kClaimedTarget) ? table_.index_in(static_cast<std::uint32_t>(target))
+                                                         : static_cast<std::uint32_t>(target);
+          row.emplace_back(state, block.probabilities[k]);
+        }
         std::sort(row.begin(), row.end());
         std::uint32_t length = 0;
         for (std::size_t i = 0; i < row.size(); ++i) {
@@ -478,9 +528,10 @@ class LevelBuilder {
     });
   }
 
-  // The level's rows appended to the CSR: the arrays are sized once, then each block
-  // is copied to its place in parallel.
-  void append(std::span<ExpandedBlock> blocks, SparseMdp& mdp, std::vector<std::uint32_t>& deadlocks) {
+  // (D) The wave's rows appended to the CSR, block by block in parallel. The arrays
+  // have address space to grow in place (reserve_address_space): appending never
+  // copies what they hold.
+  void append(std::span<ExpandedBlock> blocks, SparseMdp& mdp) {
     struct Offsets {
       std::uint64_t states, rows, entries;
     };
@@ -494,6 +545,13 @@ class LevelBuilder {
     mdp.row_starts.resize(at.back().rows + 1);
     mdp.columns.resize(at.back().entries);
     mdp.values.resize(at.back().entries);
+    // A structure has a state reward for every state or for none, and a choice
+    // reward for every row or for none (see add_rewards).
+    for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
+      RewardStructure& structure = mdp.rewards[r];
+      if (!model_.rewards[r].state_items.empty()) structure.state_rewards.resize(at.back().states);
+      if (!model_.rewards[r].transition_items.empty()) structure.choice_rewards.resize(at.back().rows);
+    }
     oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
       const ExpandedBlock& block = blocks[b];
       std::copy(block.columns.begin(), block.columns.end(), mdp.columns.begin() + at[b].entries);
@@ -504,56 +562,73 @@ class LevelBuilder {
         for (std::uint32_t c = 0; c < choices; ++c) mdp.row_starts[++row] = (entry += block.row_lengths[choice++]);
         mdp.row_group_starts[++state] = row;
       }
-    });
-    for (const ExpandedBlock& block : blocks) {
-      for (std::size_t r = 0; r < model_.rewards.size() && r < block.state_rewards.size(); ++r) {
-        state_rewards_[r].insert(state_rewards_[r].end(), block.state_rewards[r].begin(), block.state_rewards[r].end());
-        choice_rewards_[r].insert(choice_rewards_[r].end(), block.choice_rewards[r].begin(), block.choice_rewards[r].end());
+      for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
+        RewardStructure& structure = mdp.rewards[r];
+        std::copy(block.state_rewards[r].begin(), block.state_rewards[r].end(), structure.state_rewards.begin() + at[b].states);
+        std::copy(block.choice_rewards[r].begin(), block.choice_rewards[r].end(), structure.choice_rewards.begin() + at[b].rows);
       }
-      deadlocks.insert(deadlocks.end(), block.deadlocks.begin(), block.deadlocks.end());
+    });
+    for (const ExpandedBlock& block : blocks) deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
+  }
+
+  void start_csr(SparseMdp& mdp) {
+    for (auto* offsets : {&mdp.row_group_starts, &mdp.row_starts}) {
+      reserve_address_space(*offsets);
+      offsets->push_back(0);
+    }
+    reserve_address_space(mdp.columns);
+    reserve_address_space(mdp.values);
+    for (const ResolvedReward& reward : model_.rewards) {
+      RewardStructure structure{reward.name, {}, {}};
+      if (!reward.state_items.empty()) reserve_address_space(structure.state_rewards);
+      if (!reward.transition_items.empty()) reserve_address_space(structure.choice_rewards);
+      mdp.rewards.push_back(std::move(structure));
     }
   }
 
-  void finish(SparseMdp& mdp, const std::vector<std::uint32_t>& deadlocks) {
-    const std::uint64_t n = table_.size();
-    Label init{"init", StateSet(n)};
-    for (std::uint32_t s : mdp.initial_states) init.states.set(s);
-    Label deadlock{"deadlock", StateSet(n)};
-    for (std::uint32_t s : deadlocks) deadlock.states.set(s);
-    mdp.labels.push_back(std::move(init));
-    mdp.labels.push_back(std::move(deadlock));
-    const StateLayout& layout = index_.layout;
-    for (const auto& [name, expression] : model_.labels) {
-      Label label{name, StateSet(n)};
-      // Whole 64-bit words per task: workers never share a word of the bit set.
-      oneapi::tbb::parallel_for(std::uint64_t{0}, (n + 63) / 64, [&](std::uint64_t word) {
-        std::vector<double> values(model_.variables.size());
-        for (std::uint64_t s = word * 64; s < std::min(n, word * 64 + 64); ++s) {
-          layout.decode(table_.state(s), values.data());
-          if (expression.holds(values.data())) label.states.set(s);
-        }
-      });
-      mdp.labels.push_back(std::move(label));
-    }
-    for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
-      mdp.rewards.push_back({model_.rewards[r].name, std::move(state_rewards_[r]), std::move(choice_rewards_[r])});
-    }
+  // Labels and valuations.
+  void finish(SparseMdp& mdp) {
+    add_labels(mdp);
     StateValuations valuations;
     for (const ResolvedVariable& v : model_.variables) {
       valuations.variables.push_back(v.name);
       valuations.types.push_back(v.type);
     }
-    valuations.layout = layout;
+    valuations.layout = index_.layout;
     valuations.packed = table_.release_states();
     mdp.valuations = std::move(valuations);
+  }
+
+  // "init", "deadlock" and the model's labels. Each state is decoded once for all
+  // labels, and each task takes whole 64-bit words so that no two share a word.
+  void add_labels(SparseMdp& mdp) {
+    const std::uint64_t n = table_.size();
+    Label init{"init", StateSet(n)};
+    for (std::uint32_t s : mdp.initial_states) init.states.set(s);
+    Label deadlock{"deadlock", StateSet(n)};
+    for (std::uint32_t s : deadlocks_) deadlock.states.set(s);
+    mdp.labels.push_back(std::move(init));
+    mdp.labels.push_back(std::move(deadlock));
+    const std::size_t first = mdp.labels.size();
+    for (const auto& [name, expression] : model_.labels) mdp.labels.push_back({name, StateSet(n)});
+    if (model_.labels.empty()) return;
+    oneapi::tbb::parallel_for(std::uint64_t{0}, (n + 63) / 64, [&](std::uint64_t word) {
+      std::vector<double> values(model_.variables.size());
+      for (std::uint64_t s = word * 64; s < std::min(n, word * 64 + 64); ++s) {
+        index_.layout.decode(table_.state(s), values.data());
+        for (std::size_t l = 0; l < model_.labels.size(); ++l) {
+          if (model_.labels[l].second.holds(values.data())) mdp.labels[first + l].states.set(s);
+        }
+      }
+    });
   }
 
   ModelIndex index_;
   const ResolvedModel& model_;
   StateTable table_;
   oneapi::tbb::enumerable_thread_specific<StateExpander> experts_;
-  std::vector<std::vector<double>> state_rewards_, choice_rewards_;
-  double phase_s_[5] = {0, 0, 0, 0, 0};  // for -v: expand, number, merge, append, labels
+  std::vector<std::uint32_t> deadlocks_;
+  double phase_s_[5] = {0, 0, 0, 0, 0};  // for -v: expand, number, merge, append, finish
 };
 
 }  // namespace

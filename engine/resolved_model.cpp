@@ -271,7 +271,9 @@ class Resolver {
     std::set<std::string> label_names;
     for (const io::LabelDeclaration& l : model_.labels) {
       if (!label_names.insert(l.name).second) fail(l.position, "label \"" + l.name + "\" is declared twice");
-      out_.labels.emplace_back(l.name, compile_as(l.body, {}, "a label", true));
+      compile_as(l.body, {}, "a label", true);  // for its type error
+      // Evaluated in every state: conjunct by conjunct, stopping at the first false one.
+      out_.labels.emplace_back(l.name, compile_conjunction(prepare(l.body, {}), scope()));
     }
     for (const io::RewardDeclaration& r : model_.rewards) {
       ResolvedReward reward;

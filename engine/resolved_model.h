@@ -63,7 +63,7 @@ struct ResolvedModel {
   std::vector<std::string> module_names;
   std::vector<std::string> actions;
   std::vector<ResolvedCommand> commands;
-  std::vector<std::pair<std::string, CompiledExpression>> labels;
+  std::vector<std::pair<std::string, CompiledConjunction>> labels;
   std::vector<ResolvedReward> rewards;
   std::optional<CompiledExpression> init;  // from init...endinit; else the variables' inits
 

@@ -2,6 +2,7 @@
 // The model every stage after io/ works on: a row-grouped sparse matrix stored as
 // structure of arrays. Row group s holds the choice rows of state s; a DTMC is an
 // MDP whose row groups all have exactly one row.
+#include "engine/pod_vector.h"
 #include "engine/state_layout.h"
 #include "engine/state_set.h"
 
@@ -26,8 +27,8 @@ struct Label {
 // for expected total reward this is exact, and it is all the solver needs.
 struct RewardStructure {
   std::string name;                  // empty for an unnamed structure
-  std::vector<double> state_rewards;   // empty, or one per state
-  std::vector<double> choice_rewards;  // empty, or one per choice row
+  PodVector<double> state_rewards;   // empty, or one per state
+  PodVector<double> choice_rewards;  // empty, or one per choice row
 
   // The reward of taking choice row in state: its state reward plus the row's own.
   double row_reward(std::uint32_t state, std::uint64_t row) const {
@@ -38,10 +39,11 @@ struct RewardStructure {
 struct SparseMdp {
   ModelType type = ModelType::mdp;
   // Offsets are 64-bit and columns 32-bit: up to 2^32-1 states, 10^9+ entries.
-  std::vector<std::uint64_t> row_group_starts;  // num_states + 1
-  std::vector<std::uint64_t> row_starts;        // num_choices + 1
-  std::vector<std::uint32_t> columns;           // num_transitions
-  std::vector<double> values;                   // num_transitions
+  // PodVector: resize() leaves new elements uninitialised (see pod_vector.h).
+  PodVector<std::uint64_t> row_group_starts;  // num_states + 1
+  PodVector<std::uint64_t> row_starts;        // num_choices + 1
+  PodVector<std::uint32_t> columns;           // num_transitions
+  PodVector<double> values;                   // num_transitions
   std::vector<std::uint32_t> initial_states;
   std::vector<Label> labels;
   std::vector<RewardStructure> rewards;

@@ -2,6 +2,7 @@
 // Bit-packed states: each variable takes ceil(log2(high - low + 1)) bits of a state's
 // 64-bit words, stored as value - low; a field never straddles two words.
 #include "engine/expression.h"
+#include "engine/pod_vector.h"
 
 #include <cstdint>
 #include <string>
@@ -50,7 +51,7 @@ struct StateValuations {
   std::vector<std::string> variables;
   std::vector<ValueType> types;  // integer or boolean, per variable
   StateLayout layout;
-  std::vector<std::uint64_t> packed;  // num_states * layout.words()
+  PodVector<std::uint64_t> packed;  // num_states * layout.words()
 
   std::int32_t value(std::uint64_t state, std::size_t variable) const {
     return layout.get(&packed[state * layout.words()], variable);

@@ -1,68 +1,90 @@
 #pragma once
-// The set of reached states: packed states stored contiguously in discovery order
-// (the index of a state is its position), found again through an open-addressing
-// table of 32-bit indices with linear probing, kept at most half full.
+// The set of reached states, numbered in discovery order and filled in waves by many
+// threads at once.
+//
+// Packed states are stored in discovery order in one array with room to grow in place
+// (reserve_address_space). An open-addressing table of 32-bit slots (linear probing, at most half
+// full) finds them. A slot holds a state's index or, while a wave is being numbered,
+// a claim: the smallest wave position at which the state was reached, kept by
+// compare-and-swap. After the wave the claimed states are numbered in position order,
+// so the numbering is that of a sequential breadth-first search whatever the threads
+// did (the builder's wave protocol, in model_builder.cpp).
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <limits>
-#include <optional>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "engine/pod_vector.h"
 
 namespace mdpvi {
 
 class StateTable {
  public:
-  explicit StateTable(std::uint32_t words) : words_(words), slots_(1024, kEmpty), mask_(1023) {}
+  // Slot values: an index (bit 31 clear), a claim (bit 31 set) or empty.
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kClaimBit = 0x80000000u;
+  static constexpr std::uint64_t kMaxStates = kClaimBit - 1;  // indices must leave bit 31 clear
+  static constexpr std::uint32_t kMaxPosition = kClaimBit - 2;  // claim values must differ from kEmpty
 
-  std::uint64_t size() const { return states_.size() / words_; }
-  const std::uint64_t* state(std::uint64_t index) const { return &states_[index * words_]; }
+  explicit StateTable(std::uint32_t words);
+
+  std::uint64_t size() const { return size_; }
   std::uint32_t words() const { return words_; }
-  std::size_t memory_bytes() const { return states_.capacity() * 8 + slots_.capacity() * 4; }
+  const std::uint64_t* state(std::uint64_t index) const { return &states_[index * words_]; }
+  std::size_t memory_bytes() const { return slot_count_ * 4 + states_.size() * 8; }
 
-  // The index of a known state. Safe to call from many threads while nobody inserts.
-  std::optional<std::uint32_t> find(const std::uint64_t* state) const {
-    std::uint64_t slot = hash(state) & mask_;
-    while (true) {
-      std::uint32_t index = slots_[slot];
-      if (index == kEmpty) return std::nullopt;
-      if (equal(&states_[static_cast<std::uint64_t>(index) * words_], state)) return index;
-      slot = (slot + 1) & mask_;
-    }
+  // One thread, outside a wave: the index of state and whether it was new.
+  std::pair<std::uint32_t, bool> insert(const std::uint64_t* state);
+
+  // Outside a wave: makes room for up to extra more states (grows the slots, in parallel).
+  void reserve(std::uint64_t extra);
+
+  // During a wave, from many threads. The index of a state known before the wave, or
+  // the slot of a state new in it, which then carries the smallest position claimed
+  // so far. key_at(position) gives the state reached at a claimed position; states
+  // reached in the wave must stay unchanged until it is numbered.
+  struct Lookup {
+    bool known;
+    std::uint32_t value;  // index if known, else slot
+  };
+  template <typename KeyAt>
+  Lookup find_or_claim(const std::uint64_t* state, std::uint32_t position, const KeyAt& key_at);
+
+  // Cache hints for a look-up soon to come (a wave looks up millions, each missing the
+  // cache twice): first the slot the state hashes to, later the state that slot names.
+  void prefetch_slot(const std::uint64_t* state) const { __builtin_prefetch(&slots_[hash(state) & mask_]); }
+  void prefetch_state(const std::uint64_t* state) const {
+    std::uint32_t seen = std::atomic_ref<std::uint32_t>(slots_[hash(state) & mask_]).load(std::memory_order_relaxed);
+    if ((seen & kClaimBit) == 0) __builtin_prefetch(&states_[static_cast<std::uint64_t>(seen) * words_]);
   }
 
-  // The index of state, and whether it was new.
-  std::pair<std::uint32_t, bool> insert(const std::uint64_t* state) {
-    std::uint64_t slot = hash(state) & mask_;
-    while (true) {
-      std::uint32_t index = slots_[slot];
-      if (index == kEmpty) break;
-      if (equal(&states_[static_cast<std::uint64_t>(index) * words_], state)) return {index, false};
-      slot = (slot + 1) & mask_;
-    }
-    std::uint64_t index = size();
-    if (index >= kEmpty) throw std::length_error("more than 2^32-1 states");
-    slots_[slot] = static_cast<std::uint32_t>(index);
-    states_.insert(states_.end(), state, state + words_);
-    if (2 * (index + 1) > slots_.size()) grow();
-    return {static_cast<std::uint32_t>(index), true};
+  // After the wave's look-ups: whether the state in slot was first reached at position.
+  bool claimed_at(std::uint32_t slot, std::uint32_t position) const {
+    return std::atomic_ref<std::uint32_t>(slots_[slot]).load(std::memory_order_relaxed) == (kClaimBit | position);
   }
+  // Numbering, from many threads: the claim in slot becomes state index (all indices
+  // below size() + new_states, made room for by add_room first), holding state.
+  void add_room(std::uint64_t new_states);
+  void number(std::uint32_t slot, std::uint64_t index, const std::uint64_t* state) {
+    std::memcpy(&states_[index * words_], state, words_ * 8);
+    std::atomic_ref<std::uint32_t>(slots_[slot]).store(static_cast<std::uint32_t>(index), std::memory_order_relaxed);
+  }
+  void finish_wave(std::uint64_t new_states) { size_ += new_states; }
+  // After numbering: the index of the state in slot.
+  std::uint32_t index_in(std::uint32_t slot) const { return slots_[slot]; }
 
   // Hands the packed states over (the table is unusable afterwards).
-  std::vector<std::uint64_t> release_states() {
-    slots_ = {};
-    return std::move(states_);
-  }
+  PodVector<std::uint64_t> release_states();
 
  private:
-  static constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
-
   bool equal(const std::uint64_t* a, const std::uint64_t* b) const {
     if (words_ == 1) return *a == *b;  // most models pack into one word
     return std::memcmp(a, b, words_ * 8) == 0;
   }
-
   std::uint64_t hash(const std::uint64_t* state) const {
     std::uint64_t h = 0x9E3779B97F4A7C15ull;
     for (std::uint32_t w = 0; w < words_; ++w) {
@@ -73,22 +95,33 @@ class StateTable {
     h *= 0x94D049BB133111EBull;
     return h ^ (h >> 29);
   }
-
-  void grow() {
-    std::vector<std::uint32_t> slots(slots_.size() * 2, kEmpty);
-    mask_ = slots.size() - 1;
-    for (std::uint64_t index = 0; index < size(); ++index) {
-      std::uint64_t slot = hash(state(index)) & mask_;
-      while (slots[slot] != kEmpty) slot = (slot + 1) & mask_;
-      slots[slot] = static_cast<std::uint32_t>(index);
-    }
-    slots_ = std::move(slots);
-  }
+  void rehash(std::uint64_t slot_count);
 
   std::uint32_t words_;
-  std::vector<std::uint64_t> states_;
-  std::vector<std::uint32_t> slots_;
-  std::uint64_t mask_;
+  std::uint64_t size_ = 0;
+  PodVector<std::uint64_t> states_;  // size_ * words_
+  std::unique_ptr<std::uint32_t[]> slots_;
+  std::uint64_t slot_count_ = 0, mask_ = 0;
 };
+
+template <typename KeyAt>
+StateTable::Lookup StateTable::find_or_claim(const std::uint64_t* state, std::uint32_t position, const KeyAt& key_at) {
+  const std::uint32_t claim = kClaimBit | position;
+  for (std::uint64_t slot = hash(state) & mask_;; slot = (slot + 1) & mask_) {
+    std::atomic_ref<std::uint32_t> cell(slots_[slot]);
+    std::uint32_t seen = cell.load(std::memory_order_relaxed);
+    while (seen == kEmpty) {  // a failed exchange leaves what another thread put there in seen
+      if (cell.compare_exchange_weak(seen, claim, std::memory_order_relaxed)) return {false, static_cast<std::uint32_t>(slot)};
+    }
+    if ((seen & kClaimBit) == 0) {
+      if (equal(this->state(seen), state)) return {true, seen};
+    } else if (equal(key_at(seen & ~kClaimBit), state)) {
+      // Keep the earliest position: that is where a sequential search numbers it.
+      while (seen > claim && !cell.compare_exchange_weak(seen, claim, std::memory_order_relaxed)) {
+      }
+      return {false, static_cast<std::uint32_t>(slot)};
+    }
+  }
+}
 
 }  // namespace mdpvi

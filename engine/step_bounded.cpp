@@ -87,7 +87,7 @@ ReachabilityResult compute_instantaneous_reward(const SparseMdp& mdp, Optimizati
   ReachabilityResult result;
   result.reward = true;
   result.step_bounded = true;
-  std::vector<double> current = rewards.state_rewards;
+  std::vector<double> current(rewards.state_rewards.begin(), rewards.state_rewards.end());
   current.resize(mdp.num_states(), 0.0);  // no state rewards: all 0
   if (steps > 0) {
     auto start = std::chrono::steady_clock::now();

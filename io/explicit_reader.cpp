@@ -329,7 +329,7 @@ void expect_header_states(LineCursor& cursor, std::uint32_t states) {
   }
 }
 
-std::vector<double> read_state_rewards(const TextFile& srew, std::uint32_t states) {
+PodVector<double> read_state_rewards(const TextFile& srew, std::uint32_t states) {
   DataLines lines(srew);
   if (!lines.next()) throw lines.file_error("expected a header 'states entries', found end of file");
   LineCursor header = lines.cursor();
@@ -337,7 +337,7 @@ std::vector<double> read_state_rewards(const TextFile& srew, std::uint32_t state
   std::uint64_t declared = header.expect_unsigned("the number of reward entries");
   header.expect_end();
   std::size_t header_line = lines.line_number();
-  std::vector<double> rewards(states, 0.0);
+  PodVector<double> rewards(states, 0.0);
   StateSet seen(states);
   std::uint64_t entries = 0;
   while (lines.next()) {
@@ -358,7 +358,7 @@ std::vector<double> read_state_rewards(const TextFile& srew, std::uint32_t state
 }
 
 // Transition rewards become the choice's expected reward: sum of P(s,c,t) * r(s,c,t).
-std::vector<double> read_choice_rewards(const TextFile& trew, const SparseMdp& mdp) {
+PodVector<double> read_choice_rewards(const TextFile& trew, const SparseMdp& mdp) {
   const std::uint32_t states = mdp.num_states();
   DataLines lines(trew);
   if (!lines.next()) throw lines.file_error("expected a header line, found end of file");
@@ -379,7 +379,7 @@ std::vector<double> read_choice_rewards(const TextFile& trew, const SparseMdp& m
   }
   std::uint64_t declared = header.expect_unsigned("the number of reward entries");
   std::size_t header_line = lines.line_number();
-  std::vector<double> rewards(mdp.num_choices(), 0.0);
+  PodVector<double> rewards(mdp.num_choices(), 0.0);
   std::uint64_t entries = 0;
   while (lines.next()) {
     LineCursor cursor = lines.cursor();

@@ -26,10 +26,10 @@ TEST(ReadTransitions, ReadsAnMdpWithActionsCommentsAndCrlf) {
                                                       "0 1 1 0.75\r\n1 0 1 1\r\n"),
                        mdp);
   EXPECT_EQ(mdp.type, ModelType::mdp);
-  EXPECT_EQ(mdp.row_group_starts, (std::vector<std::uint64_t>{0, 2, 3}));
-  EXPECT_EQ(mdp.row_starts, (std::vector<std::uint64_t>{0, 1, 3, 4}));
-  EXPECT_EQ(mdp.columns, (std::vector<std::uint32_t>{1, 0, 1, 1}));
-  EXPECT_EQ(mdp.values, (std::vector<double>{1, 0.25, 0.75, 1}));
+  EXPECT_EQ(mdp.row_group_starts, (PodVector<std::uint64_t>{0, 2, 3}));
+  EXPECT_EQ(mdp.row_starts, (PodVector<std::uint64_t>{0, 1, 3, 4}));
+  EXPECT_EQ(mdp.columns, (PodVector<std::uint32_t>{1, 0, 1, 1}));
+  EXPECT_EQ(mdp.values, (PodVector<double>{1, 0.25, 0.75, 1}));
 }
 
 TEST(ReadTransitions, ReadsADtmcAsOneChoicePerState) {
@@ -37,7 +37,7 @@ TEST(ReadTransitions, ReadsADtmcAsOneChoicePerState) {
   io::read_transitions(TextFile::from_string("t.tra", "2 3\n0 0 0.5\n0 1 0.5\n1 1 1 step\n"), mdp);
   EXPECT_EQ(mdp.type, ModelType::dtmc);
   EXPECT_EQ(mdp.num_choices(), 2u);
-  EXPECT_EQ(mdp.row_group_starts, (std::vector<std::uint64_t>{0, 1, 2}));
+  EXPECT_EQ(mdp.row_group_starts, (PodVector<std::uint64_t>{0, 1, 2}));
 }
 
 TEST(ReadTransitions, RejectsMalformedNumbers) {
@@ -140,8 +140,8 @@ TEST(ReadRewards, TransitionRewardsBecomeExpectedChoiceRewards) {
   auto trew = TextFile::from_string("t.trew", "2 3 2\n0 1 0 4\n0 1 1 2\n");
   RewardStructure r = io::read_reward_structure(srew, trew, mdp);
   EXPECT_EQ(r.name, "cost");
-  EXPECT_EQ(r.state_rewards, (std::vector<double>{0, 2.5}));
-  EXPECT_EQ(r.choice_rewards, (std::vector<double>{0, 0.5 * 4 + 0.5 * 2, 0}));
+  EXPECT_EQ(r.state_rewards, (PodVector<double>{0, 2.5}));
+  EXPECT_EQ(r.choice_rewards, (PodVector<double>{0, 0.5 * 4 + 0.5 * 2, 0}));
   auto missing = TextFile::from_string("t.trew", "2 3 1\n1 0 0 4\n");
   try {
     io::read_reward_structure(std::nullopt, missing, mdp);

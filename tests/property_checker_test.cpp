@@ -47,7 +47,7 @@ std::string error(const SparseMdp& mdp, const std::string& text) {
 // The die with a reward of 1 per toss (a choice reward) and 1 per tossing state.
 SparseMdp die_with_rewards() {
   SparseMdp die = test::knuth_yao_die();
-  std::vector<double> tossing(die.num_states(), 0.0);
+  PodVector<double> tossing(die.num_states(), 0.0);
   for (std::uint32_t s = 0; s < 7; ++s) tossing[s] = 1.0;
   die.rewards.push_back({"tosses", {}, tossing});  // one row per state: rows are states
   die.rewards.push_back({"tossing", tossing, {}});

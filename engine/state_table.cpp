@@ -1,0 +1,65 @@
+#include "engine/state_table.h"
+
+#include <oneapi/tbb/parallel_for.h>
+
+namespace mdpvi {
+
+StateTable::StateTable(std::uint32_t words) : words_(words) {
+  reserve_address_space(states_);
+  rehash(1024);
+}
+
+std::pair<std::uint32_t, bool> StateTable::insert(const std::uint64_t* state) {
+  reserve(1);
+  std::uint64_t slot = hash(state) & mask_;
+  for (; slots_[slot] != kEmpty; slot = (slot + 1) & mask_) {
+    if (equal(this->state(slots_[slot]), state)) return {slots_[slot], false};
+  }
+  add_room(1);
+  number(static_cast<std::uint32_t>(slot), size_, state);
+  finish_wave(1);
+  return {static_cast<std::uint32_t>(size_ - 1), true};
+}
+
+void StateTable::reserve(std::uint64_t extra) {
+  constexpr std::uint64_t kMostSlots = std::uint64_t{1} << 32;  // a slot number is 32 bits
+  std::uint64_t needed = std::min(2 * (size_ + extra), kMostSlots);
+  if (needed <= slot_count_) return;
+  std::uint64_t count = slot_count_;
+  while (count < needed) count *= 2;
+  rehash(count);
+}
+
+void StateTable::rehash(std::uint64_t slot_count) {
+  std::unique_ptr<std::uint32_t[]> slots(new std::uint32_t[slot_count]);  // filled below, in parallel
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, slot_count), [&](const auto& range) {
+    std::fill(slots.get() + range.begin(), slots.get() + range.end(), kEmpty);
+  });
+  const std::uint64_t mask = slot_count - 1;
+  oneapi::tbb::parallel_for(std::uint64_t{0}, size_, [&](std::uint64_t index) {
+    for (std::uint64_t slot = hash(state(index)) & mask;; slot = (slot + 1) & mask) {
+      std::uint32_t expected = kEmpty;
+      if (std::atomic_ref<std::uint32_t>(slots[slot]).compare_exchange_strong(expected, static_cast<std::uint32_t>(index),
+                                                                               std::memory_order_relaxed)) {
+        break;
+      }
+    }
+  });
+  slots_ = std::move(slots);
+  slot_count_ = slot_count;
+  mask_ = mask;
+}
+
+void StateTable::add_room(std::uint64_t new_states) {
+  if (size_ + new_states > kMaxStates) throw std::length_error("the model has more than 2^31-1 states");
+  states_.resize((size_ + new_states) * words_);
+}
+
+PodVector<std::uint64_t> StateTable::release_states() {
+  slots_.reset();
+  slot_count_ = mask_ = 0;
+  size_ = 0;
+  return std::move(states_);
+}
+
+}  // namespace mdpvi
