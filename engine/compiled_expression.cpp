@@ -30,6 +30,7 @@ double CompiledExpression::run(const double* variables, std::uint64_t state) con
       case Kind::variable: stack[top++] = variables[in.index]; continue;
       case Kind::label: stack[top++] = labels_[in.index]->test(state) ? 1.0 : 0.0; continue;
       case Kind::compare_variable: stack[top++] = compare(in.op, variables[in.index], in.value); continue;
+      case Kind::offset_variable: stack[top++] = variables[in.index] + in.value; continue;
       case Kind::operation: break;
     }
     double* a = &stack[top - 1];  // the last operand
@@ -148,6 +149,12 @@ class ExpressionCompiler {
     std::size_t n = code.size();
     if (is_comparison(e.op) && n >= 2 && code[n - 2].kind == Kind::variable && code[n - 1].kind == Kind::constant) {
       code[n - 2] = {e.op, Kind::compare_variable, code[n - 2].index, code[n - 1].value};
+      code.pop_back();
+    } else if ((e.op == Op::add || e.op == Op::subtract) && n >= 2 && code[n - 2].kind == Kind::variable &&
+               code[n - 1].kind == Kind::constant) {
+      // x + c and x - c (counters' updates) as one step; negating c is exact.
+      double offset = e.op == Op::add ? code[n - 1].value : -code[n - 1].value;
+      code[n - 2] = {Op::add, Kind::offset_variable, code[n - 2].index, offset};
       code.pop_back();
     } else {
       code.push_back({e.op, Kind::operation, static_cast<std::uint32_t>(e.operands.size()), 0.0});

@@ -34,8 +34,9 @@ class CompiledExpression {
  public:
   struct Instruction {
     Expression::Op op;  // Op::none: push value, or load variable/label (see kind)
-    // compare_variable: "variable op constant" in one step, the commonest guard atom.
-    enum class Kind : std::uint8_t { constant, variable, label, operation, compare_variable } kind;
+    // compare_variable: "variable op constant" in one step, the commonest guard atom;
+    // offset_variable: "variable + value" (x+1, x-1), the commonest update.
+    enum class Kind : std::uint8_t { constant, variable, label, operation, compare_variable, offset_variable } kind;
     std::uint32_t index;  // variable or label index; operand count for min/max
     double value;         // constant
   };
@@ -47,6 +48,7 @@ class CompiledExpression {
       if (in.kind == Instruction::Kind::compare_variable) return compare(in.op, variables[in.index], in.value);
       if (in.kind == Instruction::Kind::constant) return in.value;
       if (in.kind == Instruction::Kind::variable) return variables[in.index];
+      if (in.kind == Instruction::Kind::offset_variable) return variables[in.index] + in.value;
     }
     return run(variables, state);
   }

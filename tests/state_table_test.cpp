@@ -72,7 +72,9 @@ void check_wave_numbering(std::uint32_t words) {
   });
   table.finish_wave(won.size());
   for (std::uint32_t p = 0; p < ids.size(); ++p) {
-    if (!found[p].known) EXPECT_EQ(table.index_in(found[p].value), expected.at(ids[p])) << p;
+    if (!found[p].known) {
+      EXPECT_EQ(table.index_in(found[p].value), expected.at(ids[p])) << p;
+    }
   }
   for (const auto& [id, index] : expected) {
     std::vector<std::uint64_t> key = key_of(id);
