@@ -383,10 +383,10 @@ class LevelBuilder {
 
  private:
   static constexpr std::uint64_t kBlockStates = 512;
-  static constexpr std::uint64_t kWaveStates = std::uint64_t{1} << 16;
+  static constexpr std::uint64_t kWaveStates = std::uint64_t{1} << 18;
   // A successor's position in its wave, (block << kOffsetBits) | offset, orders the
   // wave's successors as a sequential search meets them, and must fit a claim.
-  static constexpr std::uint32_t kOffsetBits = 24;
+  static constexpr std::uint32_t kOffsetBits = 22;
   static constexpr std::uint64_t kMostBlockSuccessors = (std::uint64_t{1} << kOffsetBits) - 1;
   static_assert(((kWaveStates / kBlockStates - 1) << kOffsetBits | (kMostBlockSuccessors - 1)) <= StateTable::kMaxPosition);
   // A target not known before the wave: the table slot its state was claimed in.
@@ -456,8 +456,9 @@ class LevelBuilder {
     std::uint64_t successors = 0;
     for (const ExpandedBlock& block : blocks) {
       if (block.probabilities.size() > kMostBlockSuccessors) {
-        throw LocatedError(model_.file, 0, 0, "states " + std::to_string(block.first_state) + ".." +
-                                                  std::to_string(block.end_state - 1) + " have more than 2^24 successors");
+        throw LocatedError(model_.file, 0, 0,
+                           "states " + std::to_string(block.first_state) + ".." + std::to_string(block.end_state - 1) +
+                               " have more than " + std::to_string(kMostBlockSuccessors) + " successors together");
       }
       successors += block.probabilities.size();
     }
