@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 #include "engine/state_table.h"
@@ -388,12 +389,13 @@ class LevelBuilder {
   // wave's successors as a sequential search meets them, and must fit a claim.
   static constexpr std::uint32_t kOffsetBits = 22;
   static constexpr std::uint64_t kMostBlockSuccessors = (std::uint64_t{1} << kOffsetBits) - 1;
-  static_assert(((kWaveStates / kBlockStates - 1) << kOffsetBits | (kMostBlockSuccessors - 1)) <= StateTable::kMaxPosition);
+  static_assert(((kWaveStates / kBlockStates - 1) << kOffsetBits | (kMostBlockSuccessors - 1)) <=
+                StateTable::kMaxPosition);
   // A target not known before the wave: the table slot its state was claimed in.
   static constexpr std::uint64_t kClaimedTarget = std::uint64_t{1} << 63;
   // How far ahead look-ups have their state fetched into the cache; their slot is
   // fetched twice as far ahead.
-  static constexpr std::size_t kPrefetchDistance = 32;
+  static constexpr std::size_t kPrefetchDistance = 8;
 
   template <typename Work>
   static void timed(double& total, Work work) {
@@ -564,12 +566,19 @@ class LevelBuilder {
         mdp.row_group_starts[++state] = row;
       }
       for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
-        RewardStructure& structure = mdp.rewards[r];
-        std::copy(block.state_rewards[r].begin(), block.state_rewards[r].end(), structure.state_rewards.begin() + at[b].states);
-        std::copy(block.choice_rewards[r].begin(), block.choice_rewards[r].end(), structure.choice_rewards.begin() + at[b].rows);
+        const std::vector<double>& state_rewards = block.state_rewards[r];
+        const std::vector<double>& choice_rewards = block.choice_rewards[r];
+        if (!state_rewards.empty()) {
+          std::memcpy(&mdp.rewards[r].state_rewards[at[b].states], state_rewards.data(), state_rewards.size() * 8);
+        }
+        if (!choice_rewards.empty()) {
+          std::memcpy(&mdp.rewards[r].choice_rewards[at[b].rows], choice_rewards.data(), choice_rewards.size() * 8);
+        }
       }
     });
-    for (const ExpandedBlock& block : blocks) deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
+    for (const ExpandedBlock& block : blocks) {
+      deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
+    }
   }
 
   void start_csr(SparseMdp& mdp) {

@@ -75,7 +75,8 @@ bool operator==(const DefaultInitAllocator<T>&, const DefaultInitAllocator<U>&) 
 // overcommit, an address-space limit), the vector simply grows as vectors do.
 template <typename T>
 void reserve_address_space(PodVector<T>& vector) {
-  const std::size_t memory = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t memory =
+      static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   try {
     vector.reserve(std::max(vector.size(), memory / sizeof(T)));
   } catch (const std::bad_alloc&) {

@@ -39,10 +39,8 @@ void StateTable::rehash(std::uint64_t slot_count) {
   oneapi::tbb::parallel_for(std::uint64_t{0}, size_, [&](std::uint64_t index) {
     for (std::uint64_t slot = hash(state(index)) & mask;; slot = (slot + 1) & mask) {
       std::uint32_t expected = kEmpty;
-      if (std::atomic_ref<std::uint32_t>(slots[slot]).compare_exchange_strong(expected, static_cast<std::uint32_t>(index),
-                                                                               std::memory_order_relaxed)) {
-        break;
-      }
+      std::atomic_ref<std::uint32_t> cell(slots[slot]);
+      if (cell.compare_exchange_strong(expected, static_cast<std::uint32_t>(index), std::memory_order_relaxed)) break;
     }
   });
   slots_ = std::move(slots);

@@ -111,7 +111,9 @@ StateTable::Lookup StateTable::find_or_claim(const std::uint64_t* state, std::ui
     std::atomic_ref<std::uint32_t> cell(slots_[slot]);
     std::uint32_t seen = cell.load(std::memory_order_relaxed);
     while (seen == kEmpty) {  // a failed exchange leaves what another thread put there in seen
-      if (cell.compare_exchange_weak(seen, claim, std::memory_order_relaxed)) return {false, static_cast<std::uint32_t>(slot)};
+      if (cell.compare_exchange_weak(seen, claim, std::memory_order_relaxed)) {
+        return {false, static_cast<std::uint32_t>(slot)};
+      }
     }
     if ((seen & kClaimBit) == 0) {
       if (equal(this->state(seen), state)) return {true, seen};
