@@ -622,9 +622,10 @@ class LevelBuilder {
     const std::size_t first = mdp.labels.size();
     for (const auto& [name, expression] : model_.labels) mdp.labels.push_back({name, StateSet(n)});
     if (model_.labels.empty()) return;
-    oneapi::tbb::parallel_for(std::uint64_t{0}, (n + 63) / 64, [&](std::uint64_t word) {
+    using Words = oneapi::tbb::blocked_range<std::uint64_t>;
+    oneapi::tbb::parallel_for(Words(0, (n + 63) / 64), [&](const Words& words) {
       std::vector<double> values(model_.variables.size());
-      for (std::uint64_t s = word * 64; s < std::min(n, word * 64 + 64); ++s) {
+      for (std::uint64_t s = words.begin() * 64; s < std::min(n, words.end() * 64); ++s) {
         index_.layout.decode(table_.state(s), values.data());
         for (std::size_t l = 0; l < model_.labels.size(); ++l) {
           if (model_.labels[l].second.holds(values.data())) mdp.labels[first + l].states.set(s);

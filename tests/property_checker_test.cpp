@@ -129,8 +129,9 @@ TEST(Bounds, ProbabilityAndRewardBounds) {
   EXPECT_FALSE(truth(die, "R>11/3+0.001 [ F \"done\" ]"));
 }
 
-// From state 0, a reaches the goal surely and b never: P>=1 needs every scheduler
-// (min), P>0 some... no: every scheduler again, so false; P<1 asks the max.
+// From state 0, choice a reaches the goal surely and choice b never. P>=1 and P>0
+// are decided by the minimum over schedulers (b: 0), so both are false; P<1 and
+// P<=0 by the maximum (a: 1), so both are false too.
 TEST(Bounds, MdpBoundsHoldForAllSchedulers) {
   SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
   EXPECT_FALSE(truth(mdp, "P>=1 [ F \"goal\" ]"));

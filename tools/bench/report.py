@@ -130,6 +130,12 @@ def study_section(studies):
             table(["instance", "budget", "bytes", "chunks", "on GPU", "solve s", "result"], lines))
 
 
+def save(plt, fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def plots(folder, points, bars, bandwidth, copy):
     try:
         import matplotlib
@@ -148,9 +154,7 @@ def plots(folder, points, bars, bandwidth, copy):
         ax.set_xlabel("transitions")
         ax.set_ylabel("GPU speed-up over CPU (solve)")
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(folder / "speedup.png", dpi=120)
-        plt.close(fig)
+        save(plt, fig, folder / "speedup.png")
     if bars:
         fig, ax = plt.subplots(figsize=(7, 4))
         bottom = [0.0] * len(bars)
@@ -161,9 +165,7 @@ def plots(folder, points, bars, bandwidth, copy):
         ax.set_xticks(range(len(bars)), [b[0] for b in bars], rotation=60, ha="right", fontsize=7)
         ax.set_ylabel("seconds")
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(folder / "phases.png", dpi=120)
-        plt.close(fig)
+        save(plt, fig, folder / "phases.png")
     if bandwidth:
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.bar(range(len(bandwidth)), [b[1] for b in bandwidth])
@@ -172,9 +174,7 @@ def plots(folder, points, bars, bandwidth, copy):
             ax.legend(fontsize=7)
         ax.set_xticks(range(len(bandwidth)), [b[0] for b in bandwidth], rotation=45, ha="right", fontsize=7)
         ax.set_ylabel("GB/s")
-        fig.tight_layout()
-        fig.savefig(folder / "bandwidth.png", dpi=120)
-        plt.close(fig)
+        save(plt, fig, folder / "bandwidth.png")
     return "Plots: ![speed-up](speedup.png) ![phases](phases.png) ![bandwidth](bandwidth.png)\n"
 
 
