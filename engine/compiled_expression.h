@@ -62,6 +62,15 @@ class CompiledExpression {
     return code_.size() == 1 && code_[0].kind == Instruction::Kind::compare_variable && code_[0].op == Expression::Op::equal;
   }
   const Instruction& single_instruction() const { return code_[0]; }
+  // Sets used[v] for every variable v the expression reads.
+  void mark_variables(std::vector<bool>& used) const {
+    for (const Instruction& in : code_) {
+      if (in.kind == Instruction::Kind::variable || in.kind == Instruction::Kind::compare_variable ||
+          in.kind == Instruction::Kind::offset_variable) {
+        used[in.index] = true;
+      }
+    }
+  }
 
   static double compare(Expression::Op op, double left, double right) {
     switch (op) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <optional>
 
+#include "engine/local_transitions.h"
+#include "engine/model_index.h"
 #include "engine/state_table.h"
 #include "engine/stopwatch.h"
 
@@ -21,9 +23,6 @@ namespace mdpvi {
 
 namespace {
 
-// PRISM's tolerance for a distribution that does not sum to one.
-constexpr double kSumTolerance = 1e-6;
-
 using Successor = std::pair<std::uint32_t, double>;
 
 // A choice of the current state: its successors are successors_[begin, end).
@@ -32,79 +31,10 @@ struct ChoiceSpan {
   std::size_t begin, end;
 };
 
-// The commands of a module, bucketed by the value of the one module variable that
-// most of its guards test with "v = c" (PRISM's program counters: s1=0, s1=1, ...).
-// A state then evaluates only the guards that can hold in it.
-struct ModuleIndex {
-  int key = -1;  // variable index, or -1: evaluate every command
-  std::int32_t low = 0;
-  std::vector<std::vector<std::uint32_t>> buckets;  // by key value - low, command order
-  std::vector<std::uint32_t> all;
-
-  const std::vector<std::uint32_t>& candidates(const double* values) const {
-    return key < 0 ? all : buckets[static_cast<std::size_t>(values[key]) - low];
-  }
-};
-
-// The model's commands arranged for expansion; shared read-only by all workers.
-struct ModelIndex {
-  const ResolvedModel& model;
-  StateLayout layout;
-  std::vector<ModuleIndex> modules;
-  std::vector<std::vector<std::vector<std::uint32_t>>> commands_by_action;  // [action][module]
-
-  explicit ModelIndex(const ResolvedModel& m) : model(m), layout(ranges(m)) {
-    commands_by_action.assign(m.actions.size(), std::vector<std::vector<std::uint32_t>>(m.module_names.size()));
-    for (std::uint32_t c = 0; c < m.commands.size(); ++c) {
-      const ResolvedCommand& command = m.commands[c];
-      if (command.action != kNoAction) commands_by_action[command.action][command.module].push_back(c);
-    }
-    index_modules();
-  }
-
- private:
-  static std::vector<std::pair<std::int32_t, std::int32_t>> ranges(const ResolvedModel& model) {
-    std::vector<std::pair<std::int32_t, std::int32_t>> r;
-    for (const ResolvedVariable& v : model.variables) r.emplace_back(v.low, v.high);
-    return r;
-  }
-
-  // The value a guard pins variable v to ("v = c" among its conjuncts), if any.
-  static std::optional<std::int32_t> pinned_value(const ResolvedCommand& command, std::uint32_t v) {
-    for (const CompiledExpression& conjunct : command.guard.conjuncts()) {
-      if (conjunct.is_variable_equals_constant() && conjunct.single_instruction().index == v) {
-        return static_cast<std::int32_t>(conjunct.single_instruction().value);
-      }
-    }
-    return std::nullopt;
-  }
-
-  void index_modules() {
-    modules.resize(model.module_names.size());
-    for (std::uint32_t c = 0; c < model.commands.size(); ++c) modules[model.commands[c].module].all.push_back(c);
-    for (std::size_t m = 0; m < modules.size(); ++m) {
-      ModuleIndex& index = modules[m];
-      // The module's own variable pinned by the most guards.
-      std::size_t best_count = 0;
-      for (std::uint32_t v = 0; v < model.variables.size(); ++v) {
-        const ResolvedVariable& var = model.variables[v];
-        if (var.module != static_cast<int>(m) || std::int64_t{var.high} - var.low > 4096) continue;
-        std::size_t count = 0;
-        for (std::uint32_t c : index.all) count += pinned_value(model.commands[c], v).has_value();
-        if (count > best_count) best_count = count, index.key = static_cast<int>(v);
-      }
-      if (index.key < 0) continue;
-      const ResolvedVariable& key = model.variables[index.key];
-      index.low = key.low;
-      index.buckets.assign(static_cast<std::size_t>(key.high - key.low) + 1, {});
-      for (std::uint32_t c : index.all) {
-        std::optional<std::int32_t> value = pinned_value(model.commands[c], index.key);
-        for (std::int32_t x = key.low; x <= key.high; ++x) {
-          if (!value || *value == x) index.buckets[x - key.low].push_back(c);
-        }
-      }
-    }
-  }
+// A command enabled in the current state, as its module's cache has it.
+struct Part {
+  const LocalTransitionCache* cache;
+  const LocalCommand* command;
 };
 
 // What expanding a run of consecutive states of one level yields: their choices, each
@@ -143,25 +73,37 @@ struct ExpandedBlock {
 // Expands one state at a time into an ExpandedBlock. One per worker thread.
 class StateExpander {
  public:
-  explicit StateExpander(const ModelIndex& index)
+  StateExpander(const ModelIndex& index, bool cache_local_transitions)
       : index_(index), model_(index.model), layout_(index.layout), values_(model_.variables.size()),
-        next_(layout_.words()), written_(model_.variables.size(), 0), stamp_(model_.commands.size(), 0) {}
+        next_(layout_.words()), written_(model_.variables.size(), 0), stamp_(model_.commands.size(), 0),
+        written_bits_(layout_.words()) {
+    if (!cache_local_transitions) return;
+    for (std::uint32_t m = 0; m < index.modules.size(); ++m) caches_.emplace_back(index, m);
+    entries_.resize(caches_.size());
+  }
 
   void expand(std::uint64_t state, const std::uint64_t* words, ExpandedBlock& out) {
     current_ = state;
     words_ = words;
     out_ = &out;
-    layout_.decode(words, values_.data());
+    decoded_ = false;
     choices_.clear();
     const std::size_t first_successor = out.probabilities.size();
-    explore();
+    if (caches_.empty() || !combine_cached()) {
+      // The plain way, from scratch: also where a cached entry says an error is due.
+      out.probabilities.resize(first_successor);
+      out.keys.resize(first_successor * layout_.words());
+      choices_.clear();
+      decode();
+      explore();
+    }
     if (choices_.empty()) {
       out.deadlocks.push_back(static_cast<std::uint32_t>(state));
       out.keys.insert(out.keys.end(), words, words + layout_.words());
       out.probabilities.push_back(1.0);
       choices_.push_back({kNoAction, first_successor, first_successor + 1});
     }
-    add_rewards(out);
+    if (!model_.rewards.empty()) decode(), add_rewards(out);
     if (model_.type == ModelType::dtmc && choices_.size() > 1) {
       // A DTMC resolves the choices of a state by picking one uniformly, as PRISM does.
       double weight = 1.0 / static_cast<double>(choices_.size());
@@ -172,8 +114,112 @@ class StateExpander {
     for (const ChoiceSpan& c : choices_) out.successors_per_choice.push_back(static_cast<std::uint32_t>(c.end - c.begin));
   }
 
+  // (cache look-ups, misses) over all modules
+  std::pair<std::uint64_t, std::uint64_t> cache_statistics() const {
+    std::pair<std::uint64_t, std::uint64_t> total{0, 0};
+    for (const LocalTransitionCache& cache : caches_) total.first += cache.lookups(), total.second += cache.misses();
+    return total;
+  }
+
  private:
   bool enabled(std::uint32_t command) const { return stamp_[command] == current_ + 1; }
+
+  void decode() {
+    if (!decoded_) layout_.decode(words_, values_.data());
+    decoded_ = true;
+  }
+
+  // The choices of the current state from the modules' cached entries, in the order
+  // explore() makes them. False where the plain way must decide: an entry is faulty,
+  // or two synchronising modules write one variable.
+  bool combine_cached() {
+    parts_.clear();
+    auto values = [this] {
+      decode();
+      return static_cast<const double*>(values_.data());
+    };
+    for (std::uint32_t m = 0; m < caches_.size(); ++m) {
+      const LocalEntry& entry = caches_[m].find(words_, values);
+      if (entry.faulty) return false;
+      entries_[m] = &entry;
+    }
+    for (std::uint32_t m = 0; m < caches_.size(); ++m) {
+      for (const LocalCommand& command : caches_[m].commands(*entries_[m])) {
+        const Part part{&caches_[m], &command};
+        if (command.action != kNoAction) {
+          parts_.push_back(part);
+        } else if (!add_cached_product(kNoAction, &part, 1)) {
+          return false;
+        }
+      }
+    }
+    // parts_: by module, by action within a module; now by action, then module.
+    std::stable_sort(parts_.begin(), parts_.end(),
+                     [](const Part& a, const Part& b) { return a.command->action < b.command->action; });
+    for (std::size_t begin = 0, end; begin < parts_.size(); begin = end) {
+      const int action = parts_[begin].command->action;
+      group_ranges_.clear();
+      for (end = begin; end < parts_.size() && parts_[end].command->action == action; ++end) {
+        if (end == begin || parts_[end].cache != parts_[end - 1].cache) group_ranges_.emplace_back(end, end + 1);
+        else group_ranges_.back().second = end + 1;
+      }
+      if (group_ranges_.size() < index_.alphabet_size[action]) continue;  // a module of the alphabet blocks it
+      if (!add_cached_combinations(action)) return false;
+    }
+    return true;
+  }
+
+  // Every combination of one command per group_ranges_ entry (one per module).
+  bool add_cached_combinations(int action) {
+    const std::size_t k = group_ranges_.size();
+    pick_.assign(k, 0);
+    combined_.resize(k);
+    while (true) {
+      for (std::size_t m = 0; m < k; ++m) combined_[m] = parts_[group_ranges_[m].first + pick_[m]];
+      if (!add_cached_product(action, combined_.data(), k)) return false;
+      std::size_t m = 0;
+      while (m < k && ++pick_[m] == group_ranges_[m].second - group_ranges_[m].first) pick_[m++] = 0;
+      if (m == k) return true;
+    }
+  }
+
+  // As add_product, from cached updates: probabilities multiply, written bits combine.
+  bool add_cached_product(int action, const Part* parts, std::size_t count) {
+    const std::uint32_t words = layout_.words();
+    const std::size_t begin = out_->probabilities.size();
+    update_pick_.assign(count, 0);
+    while (true) {
+      double probability = 1.0;
+      for (std::size_t i = 0; i < count; ++i) {
+        probability *= parts[i].cache->update(parts[i].command->first_update + update_pick_[i]).probability;
+      }
+      if (probability > 0.0) {
+        const std::size_t at = out_->keys.size();
+        out_->keys.insert(out_->keys.end(), words_, words_ + words);
+        std::uint64_t* next = &out_->keys[at];
+        std::fill(written_bits_.begin(), written_bits_.end(), 0);
+        for (std::size_t i = 0; i < count; ++i) {
+          const LocalTransitionCache& cache = *parts[i].cache;
+          const LocalUpdate& update = cache.update(parts[i].command->first_update + update_pick_[i]);
+          const std::uint64_t* clear = cache.clear_bits(update);
+          const std::uint64_t* set = cache.set_bits(update);
+          for (std::uint32_t w = 0; w < words; ++w) {
+            if (written_bits_[w] & clear[w]) return false;  // two modules write one variable
+            written_bits_[w] |= clear[w];
+            next[w] = (next[w] & ~clear[w]) | set[w];
+          }
+        }
+        out_->probabilities.push_back(probability);
+      }
+      std::size_t i = 0;
+      while (i < count && ++update_pick_[i] == parts[i].command->end_update - parts[i].command->first_update) {
+        update_pick_[i++] = 0;
+      }
+      if (i == count) break;
+    }
+    choices_.push_back({action, begin, out_->probabilities.size()});
+    return true;
+  }
 
   [[noreturn]] void fail(SourcePosition at, const std::string& message) const {
     throw LocatedError(model_.file, at.line, at.column, message + " in state " + describe_state());
@@ -334,6 +380,14 @@ class StateExpander {
   std::vector<std::pair<std::size_t, std::size_t>> module_ranges_;
   std::vector<std::size_t> pick_, update_pick_;
   std::uint32_t single_[1] = {0};
+  bool decoded_ = false;  // values_ holds the current state
+
+  // The cached way (combine_cached): one cache per module, the current state's entries.
+  std::vector<LocalTransitionCache> caches_;
+  std::vector<const LocalEntry*> entries_;
+  std::vector<Part> parts_, combined_;
+  std::vector<std::pair<std::size_t, std::size_t>> group_ranges_;  // parts_ of one action, per module
+  std::vector<std::uint64_t> written_bits_;
 };
 
 // Breadth-first exploration in waves of consecutive states. Per wave: (A) workers
@@ -344,8 +398,11 @@ class StateExpander {
 // appended to the CSR in parallel.
 class LevelBuilder {
  public:
-  explicit LevelBuilder(const ResolvedModel& model)
-      : index_(model), model_(model), table_(index_.layout.words()), experts_([this] { return StateExpander(index_); }) {}
+  LevelBuilder(const ResolvedModel& model, const BuildOptions& options)
+      : index_(model),
+        model_(model),
+        table_(index_.layout.words()),
+        experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }) {}
 
   BuiltModel run() {
     auto start = std::chrono::steady_clock::now();
@@ -378,6 +435,12 @@ class LevelBuilder {
     timed(phase_s_[4], [&] { finish(mdp); });
     spdlog::debug("build phases: expand {:.3f} s, number {:.3f} s, merge {:.3f} s, append {:.3f} s, finish {:.3f} s",
                   phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3], phase_s_[4]);
+    std::uint64_t lookups = 0, misses = 0;
+    for (const StateExpander& expander : experts_) {
+      lookups += expander.cache_statistics().first;
+      misses += expander.cache_statistics().second;
+    }
+    spdlog::debug("local transition caches: {} look-ups, {} misses", lookups, misses);
     built.statistics.seconds = seconds_since(start);
     return built;
   }
@@ -644,6 +707,8 @@ class LevelBuilder {
 
 }  // namespace
 
-BuiltModel build_model(const ResolvedModel& model) { return LevelBuilder(model).run(); }
+BuiltModel build_model(const ResolvedModel& model, const BuildOptions& options) {
+  return LevelBuilder(model, options).run();
+}
 
 }  // namespace mdpvi

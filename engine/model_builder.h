@@ -21,10 +21,16 @@ struct BuiltModel {
   BuildStatistics statistics;
 };
 
+struct BuildOptions {
+  // Expand states from per-module caches of local transitions (local_transitions.h);
+  // off: evaluate every guard and update in every state (the reference way).
+  bool cache_local_transitions = true;
+};
+
 // Throws LocatedError: an update leaving a variable's range, a command whose
 // probabilities do not sum to 1, a negative probability, two modules updating the same
 // variable in one synchronisation. Throws std::length_error beyond 2^31-1 states (a
 // table slot keeps one bit to tell claims from indices, see state_table.h).
-BuiltModel build_model(const ResolvedModel& model);
+BuiltModel build_model(const ResolvedModel& model, const BuildOptions& options = {});
 
 }  // namespace mdpvi

@@ -31,9 +31,9 @@ void StateTable::reserve(std::uint64_t extra) {
 }
 
 void StateTable::rehash(std::uint64_t slot_count) {
-  std::unique_ptr<std::uint32_t[]> slots(new std::uint32_t[slot_count]);  // filled below, in parallel
+  PodVector<std::uint32_t> slots(slot_count);  // filled below, in parallel
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, slot_count), [&](const auto& range) {
-    std::fill(slots.get() + range.begin(), slots.get() + range.end(), kEmpty);
+    std::fill(slots.begin() + range.begin(), slots.begin() + range.end(), kEmpty);
   });
   const std::uint64_t mask = slot_count - 1;
   oneapi::tbb::parallel_for(std::uint64_t{0}, size_, [&](std::uint64_t index) {
@@ -54,7 +54,7 @@ void StateTable::add_room(std::uint64_t new_states) {
 }
 
 PodVector<std::uint64_t> StateTable::release_states() {
-  slots_.reset();
+  slots_ = {};
   slot_count_ = mask_ = 0;
   size_ = 0;
   return std::move(states_);

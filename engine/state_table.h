@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/hash_words.h"
 #include "engine/pod_vector.h"
 
 namespace mdpvi {
@@ -85,22 +86,15 @@ class StateTable {
     if (words_ == 1) return *a == *b;  // most models pack into one word
     return std::memcmp(a, b, words_ * 8) == 0;
   }
-  std::uint64_t hash(const std::uint64_t* state) const {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (std::uint32_t w = 0; w < words_; ++w) {
-      h ^= state[w];
-      h *= 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 31;
-    }
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 29);
-  }
+  std::uint64_t hash(const std::uint64_t* state) const { return hash_words(state, words_); }
   void rehash(std::uint64_t slot_count);
 
   std::uint32_t words_;
   std::uint64_t size_ = 0;
   PodVector<std::uint64_t> states_;  // size_ * words_
-  std::unique_ptr<std::uint32_t[]> slots_;
+  // Huge pages (PodVector): look-ups hit random slots, and with 4 KiB pages each
+  // would also miss the TLB.
+  mutable PodVector<std::uint32_t> slots_;  // mutable: atomic_ref needs a non-const object
   std::uint64_t slot_count_ = 0, mask_ = 0;
 };
 

@@ -1,6 +1,7 @@
 // Every instance of reference.json built from its PRISM-language model: PRISM's exact
 // counts, and every property mdpvi answers within 1e-6 of PRISM's sound value.
 #include "reference_instances.h"
+#include "same_model.h"
 #include "tools/check_run.h"
 
 #include "engine/model_builder.h"
@@ -93,18 +94,7 @@ TEST(ParallelBuilder, ModelIsTheSameWithOneThreadAndWithMany) {
     auto model = io::parse_model(io::TextFile::load((test::kShared / "benchmarks/prism/mdps/wlan/wlan1.nm").string()));
     return build_model(resolve_model(model, {{"TRANS_TIME_MAX", "10"}})).mdp;
   };
-  SparseMdp one = built_with(1);
-  SparseMdp many = built_with(8);
-  EXPECT_EQ(one.row_group_starts, many.row_group_starts);
-  EXPECT_EQ(one.row_starts, many.row_starts);
-  EXPECT_EQ(one.columns, many.columns);
-  EXPECT_EQ(one.values, many.values);
-  EXPECT_EQ(one.initial_states, many.initial_states);
-  EXPECT_EQ(one.valuations->packed, many.valuations->packed);
-  ASSERT_EQ(one.rewards.size(), many.rewards.size());
-  for (std::size_t r = 0; r < one.rewards.size(); ++r) EXPECT_EQ(one.rewards[r].choice_rewards, many.rewards[r].choice_rewards);
-  ASSERT_EQ(one.labels.size(), many.labels.size());
-  for (std::size_t l = 0; l < one.labels.size(); ++l) EXPECT_EQ(one.labels[l].states, many.labels[l].states);
+  test::expect_same_model(built_with(1), built_with(8));
 }
 
 }  // namespace

@@ -1,0 +1,100 @@
+#pragma once
+// What a module can do in a state depends only on the variables its commands read
+// (ModuleIndex::read_mask): which commands are enabled, their probabilities and the
+// bits their updates write. Models are built from small modules (a station's timer
+// and counters, a process's program counter and coin), so millions of states share a
+// few hundred such local valuations per module. Each builder worker keeps, per module,
+// what it computed for each local valuation it met, and expands a state by combining
+// these entries with word operations instead of evaluating guards and updates.
+//
+// An entry that would raise an error when used (an update leaving its variable's
+// range, probabilities not summing to 1) is only marked faulty: the builder then
+// expands the state the plain way, which reports the error with its position.
+#include "engine/hash_words.h"
+#include "engine/model_index.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace mdpvi {
+
+struct LocalUpdate {
+  double probability;
+  std::uint32_t writes;  // into write_words(): the bits to clear, then the bits to set, a word each
+};
+
+struct LocalCommand {
+  int action;  // kNoAction sorts first
+  std::uint32_t first_update, end_update;
+};
+
+struct LocalEntry {
+  std::uint32_t first_command, end_command;  // enabled commands by action, then command order
+  bool faulty;
+};
+
+class LocalTransitionCache {
+ public:
+  LocalTransitionCache(const ModelIndex& index, std::uint32_t module);
+
+  // The entry for state's local valuation. On a miss, values() gives the state's
+  // decoded variables. The entry stays valid until the next find().
+  template <typename Values>
+  const LocalEntry& find(const std::uint64_t* state, const Values& values);
+
+  std::span<const LocalCommand> commands(const LocalEntry& entry) const {
+    return {commands_.data() + entry.first_command, commands_.data() + entry.end_command};
+  }
+  const LocalUpdate& update(std::uint32_t u) const { return updates_[u]; }
+  const std::uint64_t* clear_bits(const LocalUpdate& u) const { return &write_words_[u.writes]; }
+  const std::uint64_t* set_bits(const LocalUpdate& u) const { return &write_words_[u.writes + words_]; }
+
+  std::uint64_t lookups() const { return lookups_; }
+  std::uint64_t misses() const { return misses_; }
+
+ private:
+  // A module reading most of the state has as many local valuations as states: past
+  // this many entries the cache starts afresh rather than grow without bound.
+  static constexpr std::uint32_t kMostEntries = 1u << 16;
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+
+  const LocalEntry& add(const double* values);
+  void add_command(std::uint32_t c, const double* values, bool& faulty);
+  bool add_update(const ResolvedUpdate& update, const double* values);
+  void clear();
+  void rehash(std::size_t slot_count);
+  bool equal(const std::uint64_t* a, const std::uint64_t* b) const {
+    for (std::uint32_t w = 0; w < words_; ++w) {
+      if (a[w] != b[w]) return false;
+    }
+    return true;
+  }
+
+  const ModelIndex& index_;
+  const ModuleIndex& module_;
+  const std::uint32_t words_;
+  std::vector<std::uint64_t> key_;  // the state being looked up, masked
+  std::vector<LocalEntry> entries_;
+  std::vector<std::uint64_t> entry_keys_;  // words_ per entry
+  std::vector<std::uint32_t> slots_;       // entry index or kEmpty; linear probing, at most half full
+  std::vector<LocalCommand> commands_;
+  std::vector<LocalUpdate> updates_;
+  std::vector<std::uint64_t> write_words_;
+  std::uint64_t lookups_ = 0, misses_ = 0;
+};
+
+template <typename Values>
+const LocalEntry& LocalTransitionCache::find(const std::uint64_t* state, const Values& values) {
+  ++lookups_;
+  for (std::uint32_t w = 0; w < words_; ++w) key_[w] = state[w] & module_.read_mask[w];
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t slot = hash_words(key_.data(), words_) & mask; slots_[slot] != kEmpty; slot = (slot + 1) & mask) {
+    const std::uint32_t e = slots_[slot];
+    if (equal(&entry_keys_[std::size_t{e} * words_], key_.data())) return entries_[e];
+  }
+  ++misses_;
+  return add(values());
+}
+
+}  // namespace mdpvi

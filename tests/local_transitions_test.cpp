@@ -1,0 +1,71 @@
+// The builder's cached way of expanding states (local_transitions.h) against the
+// plain way, which evaluates every guard and update in every state: the same model,
+// array for array, and the same errors.
+#include "reference_instances.h"
+#include "same_model.h"
+
+#include "engine/model_builder.h"
+
+namespace mdpvi {
+namespace {
+
+SparseMdp build(const ResolvedModel& model, bool cache) { return build_model(model, {cache}).mdp; }
+
+ResolvedModel resolve_text(const std::string& text) {
+  return resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {});
+}
+
+// Every reference instance (MDPs, DTMCs, rewards, synchronisation of up to ten
+// modules) of up to 100,000 states.
+TEST(LocalTransitions, ReferenceModelsAreTheSameBuiltEitherWay) {
+  if (!test::have_shared()) GTEST_SKIP();
+  int compared = 0;
+  for (const auto& [name, instance] : test::reference().items()) {
+    if (instance.at("states").get<std::uint64_t>() > 100000) continue;
+    SCOPED_TRACE(name);
+    tools::CheckOptions options = test::reference_check(instance);
+    ResolvedModel model = resolve_model(io::parse_model(io::TextFile::load(*options.model_file)), options.constants);
+    test::expect_same_model(build(model, true), build(model, false));
+    ++compared;
+  }
+  EXPECT_GE(compared, 20);
+}
+
+// A module whose local valuations outnumber the cache's capacity (2^16): the cache
+// starts afresh and the model is still right.
+TEST(LocalTransitions, CacheStartsAfreshPastItsCapacity) {
+  ResolvedModel model = resolve_text(
+      "mdp\nmodule m\n  x : [0..100000];\n  [] x<100000 -> 0.5:(x'=x+1) + 0.5:(x'=min(x+2,100000));\n"
+      "  [] x>0 -> (x'=x-1);\nendmodule\n");
+  SparseMdp cached = build(model, true);
+  EXPECT_EQ(cached.num_states(), 100001u);
+  test::expect_same_model(cached, build(model, false));
+}
+
+// An update out of range in a command that never runs (its action is blocked by the
+// other module) is no error, either way.
+TEST(LocalTransitions, FaultyCommandOfABlockedActionIsNoError) {
+  ResolvedModel model = resolve_text(
+      "mdp\nmodule m\n  x : [0..1];\n  [a] x=0 -> (x'=2);\n  [] x=0 -> (x'=1);\nendmodule\n"
+      "module n\n  y : [0..1];\n  [a] y=1 -> (y'=0);\nendmodule\n");
+  SparseMdp cached = build(model, true);
+  EXPECT_EQ(cached.num_states(), 2u);
+  test::expect_same_model(cached, build(model, false));
+}
+
+// Synchronising modules each with several updates and probabilities that depend on
+// the state: products in the plain way's order.
+TEST(LocalTransitions, SynchronisedProductsInThePlainOrder) {
+  ResolvedModel model = resolve_text(
+      "mdp\nglobal g : [0..3];\n"
+      "module m\n  x : [0..3];\n  [a] x<3 -> 1/(x+2):(x'=x+1) + (1-1/(x+2)):(x'=0);\n  [a] x>0 -> (x'=x-1);\n"
+      "  [b] true -> (g'=min(g+1,3));\n  [] x=3 -> (x'=0)&(g'=0);\nendmodule\n"
+      "module n\n  y : [0..2];\n  [a] y<2 -> 0.25:(y'=y+1) + 0.75:(y'=y);\n  [a] y=2 -> (y'=0);\n"
+      "  [b] y>0 -> (y'=y-1);\nendmodule\n");
+  SparseMdp cached = build(model, true);
+  EXPECT_GT(cached.num_states(), 20u);
+  test::expect_same_model(cached, build(model, false));
+}
+
+}  // namespace
+}  // namespace mdpvi
