@@ -154,8 +154,14 @@ class StateExpander {
       }
     }
     // parts_: by module, by action within a module; now by action, then module.
-    std::stable_sort(parts_.begin(), parts_.end(),
-                     [](const Part& a, const Part& b) { return a.command->action < b.command->action; });
+    // Insertion sort: stable, and a state has a handful of parts (std::stable_sort
+    // would allocate a buffer per state).
+    for (std::size_t i = 1; i < parts_.size(); ++i) {
+      const Part part = parts_[i];
+      std::size_t j = i;
+      for (; j > 0 && parts_[j - 1].command->action > part.command->action; --j) parts_[j] = parts_[j - 1];
+      parts_[j] = part;
+    }
     for (std::size_t begin = 0, end; begin < parts_.size(); begin = end) {
       const int action = parts_[begin].command->action;
       group_ranges_.clear();
