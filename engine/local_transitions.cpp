@@ -11,6 +11,7 @@ LocalTransitionCache::LocalTransitionCache(const ModelIndex& index, std::uint32_
 }
 
 void LocalTransitionCache::clear() {
+  last_ = kEmpty;
   entries_.clear();
   entry_keys_.clear();
   commands_.clear();

@@ -74,7 +74,8 @@ class LocalTransitionCache {
   const ModelIndex& index_;
   const ModuleIndex& module_;
   const std::uint32_t words_;
-  std::vector<std::uint64_t> key_;  // the state being looked up, masked
+  std::vector<std::uint64_t> key_;  // the state last looked up, masked
+  std::uint32_t last_ = kEmpty;     // its entry
   std::vector<LocalEntry> entries_;
   std::vector<std::uint64_t> entry_keys_;  // words_ per entry
   std::vector<std::uint32_t> slots_;       // entry index or kEmpty; linear probing, at most half full
@@ -87,14 +88,22 @@ class LocalTransitionCache {
 template <typename Values>
 const LocalEntry& LocalTransitionCache::find(const std::uint64_t* state, const Values& values) {
   ++lookups_;
-  for (std::uint32_t w = 0; w < words_; ++w) key_[w] = state[w] & module_.read_mask[w];
+  bool same_as_last = last_ != kEmpty;
+  for (std::uint32_t w = 0; w < words_; ++w) {
+    const std::uint64_t masked = state[w] & module_.read_mask[w];
+    same_as_last &= key_[w] == masked;
+    key_[w] = masked;
+  }
+  if (same_as_last) return entries_[last_];  // states in a row often agree on a module
   const std::size_t mask = slots_.size() - 1;
   for (std::size_t slot = hash_words(key_.data(), words_) & mask; slots_[slot] != kEmpty; slot = (slot + 1) & mask) {
     const std::uint32_t e = slots_[slot];
-    if (equal(&entry_keys_[std::size_t{e} * words_], key_.data())) return entries_[e];
+    if (equal(&entry_keys_[std::size_t{e} * words_], key_.data())) return entries_[last_ = e];
   }
   ++misses_;
-  return add(values());
+  const LocalEntry& entry = add(values());
+  last_ = static_cast<std::uint32_t>(&entry - entries_.data());
+  return entry;
 }
 
 }  // namespace mdpvi
