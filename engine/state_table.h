@@ -41,6 +41,10 @@ class StateTable {
   // One thread, outside a wave: the index of state and whether it was new.
   std::pair<std::uint32_t, bool> insert(const std::uint64_t* state);
 
+  // What look-ups probe with; computed once per key by the caller (the builder also
+  // uses it to find repeated keys).
+  std::uint64_t hash(const std::uint64_t* state) const { return hash_words(state, words_); }
+
   // Outside a wave: makes room for up to extra more states (grows the slots, in parallel).
   void reserve(std::uint64_t extra);
 
@@ -53,13 +57,13 @@ class StateTable {
     std::uint32_t value;  // index if known, else slot
   };
   template <typename KeyAt>
-  Lookup find_or_claim(const std::uint64_t* state, std::uint32_t position, const KeyAt& key_at);
+  Lookup find_or_claim(const std::uint64_t* state, std::uint64_t hash, std::uint32_t position, const KeyAt& key_at);
 
   // Cache hints for a look-up soon to come (a wave looks up millions, each missing the
   // cache twice): first the slot the state hashes to, later the state that slot names.
-  void prefetch_slot(const std::uint64_t* state) const { __builtin_prefetch(&slots_[hash(state) & mask_]); }
-  void prefetch_state(const std::uint64_t* state) const {
-    std::uint32_t seen = std::atomic_ref<std::uint32_t>(slots_[hash(state) & mask_]).load(std::memory_order_relaxed);
+  void prefetch_slot(std::uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_]); }
+  void prefetch_state(std::uint64_t hash) const {
+    std::uint32_t seen = std::atomic_ref<std::uint32_t>(slots_[hash & mask_]).load(std::memory_order_relaxed);
     if ((seen & kClaimBit) == 0) __builtin_prefetch(&states_[static_cast<std::uint64_t>(seen) * words_]);
   }
 
@@ -86,7 +90,6 @@ class StateTable {
     if (words_ == 1) return *a == *b;  // most models pack into one word
     return std::memcmp(a, b, words_ * 8) == 0;
   }
-  std::uint64_t hash(const std::uint64_t* state) const { return hash_words(state, words_); }
   void rehash(std::uint64_t slot_count);
 
   std::uint32_t words_;
@@ -99,9 +102,10 @@ class StateTable {
 };
 
 template <typename KeyAt>
-StateTable::Lookup StateTable::find_or_claim(const std::uint64_t* state, std::uint32_t position, const KeyAt& key_at) {
+StateTable::Lookup StateTable::find_or_claim(const std::uint64_t* state, std::uint64_t hash, std::uint32_t position,
+                                             const KeyAt& key_at) {
   const std::uint32_t claim = kClaimBit | position;
-  for (std::uint64_t slot = hash(state) & mask_;; slot = (slot + 1) & mask_) {
+  for (std::uint64_t slot = hash & mask_;; slot = (slot + 1) & mask_) {
     std::atomic_ref<std::uint32_t> cell(slots_[slot]);
     std::uint32_t seen = cell.load(std::memory_order_relaxed);
     while (seen == kEmpty) {  // a failed exchange leaves what another thread put there in seen

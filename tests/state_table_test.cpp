@@ -48,7 +48,7 @@ void check_wave_numbering(std::uint32_t words) {
   std::vector<StateTable::Lookup> found(ids.size());
   oneapi::tbb::parallel_for(std::size_t{0}, order.size(), [&](std::size_t k) {
     std::uint32_t p = order[k];
-    found[p] = table.find_or_claim(key_at(p), p, key_at);
+    found[p] = table.find_or_claim(key_at(p), table.hash(key_at(p)), p, key_at);
   });
   // What a sequential breadth-first search does: number new ids in order of first position.
   std::map<std::uint64_t, std::uint32_t> expected;
