@@ -6,39 +6,16 @@
 namespace mdpvi {
 
 LocalTransitionCache::LocalTransitionCache(const ModelIndex& index, std::uint32_t module)
-    : index_(index), module_(index.modules[module]), words_(index.layout.words()), key_(words_) {
-  rehash(256);
-}
+    : index_(index), module_(index.modules[module]), words_(index.layout.words()), memo_(module_.read_mask) {}
 
-void LocalTransitionCache::clear() {
-  last_ = kEmpty;
-  entries_.clear();
-  entry_keys_.clear();
-  commands_.clear();
-  updates_.clear();
-  write_words_.clear();
-  std::fill(slots_.begin(), slots_.end(), kEmpty);
-}
-
-void LocalTransitionCache::rehash(std::size_t slot_count) {
-  slots_.assign(slot_count, kEmpty);
-  for (std::uint32_t e = 0; e < entries_.size(); ++e) {
-    std::size_t slot = hash_words(&entry_keys_[std::size_t{e} * words_], words_) & (slot_count - 1);
-    while (slots_[slot] != kEmpty) slot = (slot + 1) & (slot_count - 1);
-    slots_[slot] = e;
+// A new entry, from the state's values; where the memo starts afresh, so do the entries.
+std::uint32_t LocalTransitionCache::add(const double* values) {
+  if (memo_.full()) {
+    entries_.clear();
+    commands_.clear();
+    updates_.clear();
+    write_words_.clear();
   }
-}
-
-// The entry for key_, computed from the state's values.
-const LocalEntry& LocalTransitionCache::add(const double* values) {
-  if (entries_.size() == kMostEntries) clear();
-  if (2 * (entries_.size() + 1) > slots_.size()) rehash(2 * slots_.size());
-  const std::uint32_t e = static_cast<std::uint32_t>(entries_.size());
-  std::size_t slot = hash_words(key_.data(), words_) & (slots_.size() - 1);
-  while (slots_[slot] != kEmpty) slot = (slot + 1) & (slots_.size() - 1);
-  slots_[slot] = e;
-  entry_keys_.insert(entry_keys_.end(), key_.begin(), key_.end());
-
   LocalEntry entry{static_cast<std::uint32_t>(commands_.size()), 0, false};
   for (std::uint32_t c : module_.candidates(values)) {
     if (index_.model.commands[c].guard.holds(values)) add_command(c, values, entry.faulty);
@@ -49,7 +26,7 @@ const LocalEntry& LocalTransitionCache::add(const double* values) {
   std::stable_sort(commands_.begin() + entry.first_command, commands_.end(),
                    [](const LocalCommand& a, const LocalCommand& b) { return a.action < b.action; });
   entries_.push_back(entry);
-  return entries_.back();
+  return static_cast<std::uint32_t>(entries_.size() - 1);
 }
 
 void LocalTransitionCache::add_command(std::uint32_t c, const double* values, bool& faulty) {

@@ -10,7 +10,7 @@
 // An entry that would raise an error when used (an update leaving its variable's
 // range, probabilities not summing to 1) is only marked faulty: the builder then
 // expands the state the plain way, which reports the error with its position.
-#include "engine/hash_words.h"
+#include "engine/masked_memo.h"
 #include "engine/model_index.h"
 
 #include <cstdint>
@@ -50,60 +50,27 @@ class LocalTransitionCache {
   const std::uint64_t* clear_bits(const LocalUpdate& u) const { return &write_words_[u.writes]; }
   const std::uint64_t* set_bits(const LocalUpdate& u) const { return &write_words_[u.writes + words_]; }
 
-  std::uint64_t lookups() const { return lookups_; }
-  std::uint64_t misses() const { return misses_; }
+  std::uint64_t lookups() const { return memo_.lookups(); }
+  std::uint64_t misses() const { return memo_.misses(); }
 
  private:
-  // A module reading most of the state has as many local valuations as states: past
-  // this many entries the cache starts afresh rather than grow without bound.
-  static constexpr std::uint32_t kMostEntries = 1u << 16;
-  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
-
-  const LocalEntry& add(const double* values);
+  std::uint32_t add(const double* values);
   void add_command(std::uint32_t c, const double* values, bool& faulty);
   bool add_update(const ResolvedUpdate& update, const double* values);
-  void clear();
-  void rehash(std::size_t slot_count);
-  bool equal(const std::uint64_t* a, const std::uint64_t* b) const {
-    for (std::uint32_t w = 0; w < words_; ++w) {
-      if (a[w] != b[w]) return false;
-    }
-    return true;
-  }
 
   const ModelIndex& index_;
   const ModuleIndex& module_;
   const std::uint32_t words_;
-  std::vector<std::uint64_t> key_;  // the state last looked up, masked
-  std::uint32_t last_ = kEmpty;     // its entry
+  MaskedMemo<std::uint32_t> memo_;  // local valuation -> entry
   std::vector<LocalEntry> entries_;
-  std::vector<std::uint64_t> entry_keys_;  // words_ per entry
-  std::vector<std::uint32_t> slots_;       // entry index or kEmpty; linear probing, at most half full
   std::vector<LocalCommand> commands_;
   std::vector<LocalUpdate> updates_;
   std::vector<std::uint64_t> write_words_;
-  std::uint64_t lookups_ = 0, misses_ = 0;
 };
 
 template <typename Values>
 const LocalEntry& LocalTransitionCache::find(const std::uint64_t* state, const Values& values) {
-  ++lookups_;
-  bool same_as_last = last_ != kEmpty;
-  for (std::uint32_t w = 0; w < words_; ++w) {
-    const std::uint64_t masked = state[w] & module_.read_mask[w];
-    same_as_last &= key_[w] == masked;
-    key_[w] = masked;
-  }
-  if (same_as_last) return entries_[last_];  // states in a row often agree on a module
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t slot = hash_words(key_.data(), words_) & mask; slots_[slot] != kEmpty; slot = (slot + 1) & mask) {
-    const std::uint32_t e = slots_[slot];
-    if (equal(&entry_keys_[std::size_t{e} * words_], key_.data())) return entries_[last_ = e];
-  }
-  ++misses_;
-  const LocalEntry& entry = add(values());
-  last_ = static_cast<std::uint32_t>(&entry - entries_.data());
-  return entry;
+  return entries_[memo_.find(state, [&] { return add(values()); })];
 }
 
 }  // namespace mdpvi

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/local_transitions.h"
+#include "engine/masked_memo.h"
 #include "engine/model_index.h"
 #include "engine/state_table.h"
 #include "engine/stopwatch.h"
@@ -743,13 +744,29 @@ class LevelBuilder {
     const std::size_t first = mdp.labels.size();
     for (const auto& [name, expression] : model_.labels) mdp.labels.push_back({name, StateSet(n)});
     if (model_.labels.empty()) return;
+    // A label reads a few variables: its value is remembered per valuation of them.
+    std::vector<std::vector<std::uint64_t>> masks;
+    for (const auto& [name, expression] : model_.labels) {
+      std::vector<bool> read(model_.variables.size(), false);
+      for (const CompiledExpression& conjunct : expression.conjuncts()) conjunct.mark_variables(read);
+      masks.push_back(index_.layout.mask(read));
+    }
+    oneapi::tbb::enumerable_thread_specific<std::vector<MaskedMemo<bool>>> memos([&] {
+      return std::vector<MaskedMemo<bool>>(masks.begin(), masks.end());
+    });
     using Words = oneapi::tbb::blocked_range<std::uint64_t>;
     oneapi::tbb::parallel_for(Words(0, (n + 63) / 64), [&](const Words& words) {
+      std::vector<MaskedMemo<bool>>& memo = memos.local();
       std::vector<double> values(model_.variables.size());
       for (std::uint64_t s = words.begin() * 64; s < std::min(n, words.end() * 64); ++s) {
-        index_.layout.decode(table_.state(s), values.data());
+        bool decoded = false;
         for (std::size_t l = 0; l < model_.labels.size(); ++l) {
-          if (model_.labels[l].second.holds(values.data())) mdp.labels[first + l].states.set(s);
+          const bool holds = memo[l].find(table_.state(s), [&] {
+            if (!decoded) index_.layout.decode(table_.state(s), values.data());
+            decoded = true;
+            return model_.labels[l].second.holds(values.data());
+          });
+          if (holds) mdp.labels[first + l].states.set(s);
         }
       }
     });

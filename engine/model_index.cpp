@@ -59,11 +59,7 @@ std::vector<std::uint64_t> read_mask(const ResolvedModel& model, const StateLayo
       for (const ResolvedAssignment& a : update.assignments) a.value.mark_variables(read);
     }
   }
-  std::vector<std::uint64_t> mask(layout.words(), 0);
-  for (std::size_t v = 0; v < read.size(); ++v) {
-    if (read[v]) mask[layout.field(v).word] |= layout.field(v).mask << layout.field(v).shift;
-  }
-  return mask;
+  return layout.mask(read);
 }
 
 }  // namespace

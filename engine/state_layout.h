@@ -37,6 +37,14 @@ class StateLayout {
     const Field& f = fields_[v];
     state[f.word] = (state[f.word] & ~(f.mask << f.shift)) | (static_cast<std::uint64_t>(value - f.low) << f.shift);
   }
+  // Per word, the bits of the variables v with used[v].
+  std::vector<std::uint64_t> mask(const std::vector<bool>& used) const {
+    std::vector<std::uint64_t> bits(words_, 0);
+    for (std::size_t v = 0; v < fields_.size(); ++v) {
+      if (used[v]) bits[fields_[v].word] |= fields_[v].mask << fields_[v].shift;
+    }
+    return bits;
+  }
   void decode(const std::uint64_t* state, double* values) const {
     for (std::size_t v = 0; v < fields_.size(); ++v) values[v] = get(state, v);
   }

@@ -4,6 +4,7 @@
 #include "reference_instances.h"
 #include "same_model.h"
 
+#include "engine/masked_memo.h"
 #include "engine/model_builder.h"
 
 namespace mdpvi {
@@ -65,6 +66,36 @@ TEST(LocalTransitions, SynchronisedProductsInThePlainOrder) {
   SparseMdp cached = build(model, true);
   EXPECT_GT(cached.num_states(), 20u);
   test::expect_same_model(cached, build(model, false));
+}
+
+}  // namespace
+}  // namespace mdpvi
+
+namespace mdpvi {
+namespace {
+
+// The memo behind the caches: the value computed for the first state with given
+// masked bits, for every state with those bits; computed again only after it starts
+// afresh past its capacity.
+TEST(MaskedMemo, ValuesPerMaskedBitsAcrossRestarts) {
+  const std::vector<std::uint64_t> mask{0x00FF00FF00FFFFFFull, 0x3ull};
+  MaskedMemo<std::uint64_t> memo(mask);
+  auto f = [&](const std::uint64_t* s) { return ((s[0] & mask[0]) * 31) ^ (s[1] & mask[1]); };
+  std::uint64_t state[2], computed = 0;
+  std::uint64_t x = 12345;
+  for (int i = 0; i < 300000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    state[0] = i < 100000 ? (x % 500) | (x & 0xFF00000000000000ull) : x;  // first few keys, then many
+    state[1] = x >> 3;
+    std::uint64_t value = memo.find(state, [&] {
+      ++computed;
+      return f(state);
+    });
+    ASSERT_EQ(value, f(state)) << i;
+  }
+  EXPECT_EQ(memo.misses(), computed);
+  EXPECT_LE(computed, 200000u + 2000u);  // the first 100,000 states have 2,000 keys
+  EXPECT_GT(computed, 200000u - 2000u);            // random 48 bits hardly repeat
 }
 
 }  // namespace

@@ -13,7 +13,9 @@ inline void expect_same_model(const SparseMdp& a, const SparseMdp& b) {
   EXPECT_EQ(a.values, b.values);
   EXPECT_EQ(a.initial_states, b.initial_states);
   ASSERT_EQ(a.valuations.has_value(), b.valuations.has_value());
-  if (a.valuations) EXPECT_EQ(a.valuations->packed, b.valuations->packed);
+  if (a.valuations) {
+    EXPECT_EQ(a.valuations->packed, b.valuations->packed);
+  }
   ASSERT_EQ(a.rewards.size(), b.rewards.size());
   for (std::size_t r = 0; r < a.rewards.size(); ++r) {
     EXPECT_EQ(a.rewards[r].state_rewards, b.rewards[r].state_rewards);
