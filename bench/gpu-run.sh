@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|sound|properties|mid|agree|pipeline|build|scaling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|sound|properties|mid|agree|pipeline|build|scaling|buildscale|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -109,6 +109,25 @@ for part in "$@"; do
           echo "### build $1 threads $t" >>"$out/results.txt"
           peak "$mdpvi" -v check $M/$1 --const $2 --threads $t --json - >>"$out/results.txt" 2>&1
         done
+      done
+      ;;
+    buildscale)
+      # Issue 3: build time only (a trivial property), best of 3, 1-16 threads; then
+      # the largest instances at 16 threads. Lines: "### build MODEL threads T" + JSON.
+      peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
+      for t in 1 2 4 8 16; do
+        for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
+          set -- $inst
+          for r in 1 2 3; do
+            echo "### build $1 threads $t" >>"$out/results.txt"
+            peak "$mdpvi" -v check $M/$1 --const $2 --threads $t --prop 'Pmax=? [ F true ]' --json - >>"$out/results.txt" 2>&1
+          done
+        done
+      done
+      for inst in "consensus/coin8.nm K=2" "csma/csma4_4.nm k=1"; do
+        set -- $inst
+        echo "### build $1 threads 16" >>"$out/results.txt"
+        peak timeout 200 "$mdpvi" -v check $M/$1 --const $2 --threads 16 --prop 'Pmax=? [ F true ]' --json - >>"$out/results.txt" 2>&1
       done
       ;;
     huge)
