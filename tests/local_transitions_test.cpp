@@ -12,8 +12,12 @@ namespace {
 
 SparseMdp build(const ResolvedModel& model, bool cache) { return build_model(model, {cache}).mdp; }
 
-ResolvedModel resolve_text(const std::string& text) {
-  return resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {});
+// Builds the model both ways, expects the same model, and returns its state count.
+std::uint64_t states_built_either_way(const std::string& text) {
+  ResolvedModel model = resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {});
+  SparseMdp cached = build(model, true);
+  test::expect_same_model(cached, build(model, false));
+  return cached.num_states();
 }
 
 // Every reference instance (MDPs, DTMCs, rewards, synchronisation of up to ten
@@ -35,37 +39,30 @@ TEST(LocalTransitions, ReferenceModelsAreTheSameBuiltEitherWay) {
 // A module whose local valuations outnumber the cache's capacity (2^16): the cache
 // starts afresh and the model is still right.
 TEST(LocalTransitions, CacheStartsAfreshPastItsCapacity) {
-  ResolvedModel model = resolve_text(
-      "mdp\nmodule m\n  x : [0..100000];\n  [] x<100000 -> 0.5:(x'=x+1) + 0.5:(x'=min(x+2,100000));\n"
-      "  [] x>0 -> (x'=x-1);\nendmodule\n");
-  SparseMdp cached = build(model, true);
-  EXPECT_EQ(cached.num_states(), 100001u);
-  test::expect_same_model(cached, build(model, false));
+  EXPECT_EQ(states_built_either_way(
+                "mdp\nmodule m\n  x : [0..100000];\n  [] x<100000 -> 0.5:(x'=x+1) + 0.5:(x'=min(x+2,100000));\n"
+                "  [] x>0 -> (x'=x-1);\nendmodule\n"),
+            100001u);
 }
 
 // An update out of range in a command that never runs (its action is blocked by the
 // other module) is no error, either way.
 TEST(LocalTransitions, FaultyCommandOfABlockedActionIsNoError) {
-  ResolvedModel model = resolve_text(
-      "mdp\nmodule m\n  x : [0..1];\n  [a] x=0 -> (x'=2);\n  [] x=0 -> (x'=1);\nendmodule\n"
-      "module n\n  y : [0..1];\n  [a] y=1 -> (y'=0);\nendmodule\n");
-  SparseMdp cached = build(model, true);
-  EXPECT_EQ(cached.num_states(), 2u);
-  test::expect_same_model(cached, build(model, false));
+  EXPECT_EQ(states_built_either_way("mdp\nmodule m\n  x : [0..1];\n  [a] x=0 -> (x'=2);\n  [] x=0 -> (x'=1);\nendmodule\n"
+                                    "module n\n  y : [0..1];\n  [a] y=1 -> (y'=0);\nendmodule\n"),
+            2u);
 }
 
 // Synchronising modules each with several updates and probabilities that depend on
 // the state: products in the plain way's order.
 TEST(LocalTransitions, SynchronisedProductsInThePlainOrder) {
-  ResolvedModel model = resolve_text(
-      "mdp\nglobal g : [0..3];\n"
-      "module m\n  x : [0..3];\n  [a] x<3 -> 1/(x+2):(x'=x+1) + (1-1/(x+2)):(x'=0);\n  [a] x>0 -> (x'=x-1);\n"
-      "  [b] true -> (g'=min(g+1,3));\n  [] x=3 -> (x'=0)&(g'=0);\nendmodule\n"
-      "module n\n  y : [0..2];\n  [a] y<2 -> 0.25:(y'=y+1) + 0.75:(y'=y);\n  [a] y=2 -> (y'=0);\n"
-      "  [b] y>0 -> (y'=y-1);\nendmodule\n");
-  SparseMdp cached = build(model, true);
-  EXPECT_GT(cached.num_states(), 20u);
-  test::expect_same_model(cached, build(model, false));
+  EXPECT_GT(states_built_either_way(
+                "mdp\nglobal g : [0..3];\n"
+                "module m\n  x : [0..3];\n  [a] x<3 -> 1/(x+2):(x'=x+1) + (1-1/(x+2)):(x'=0);\n  [a] x>0 -> (x'=x-1);\n"
+                "  [b] true -> (g'=min(g+1,3));\n  [] x=3 -> (x'=0)&(g'=0);\nendmodule\n"
+                "module n\n  y : [0..2];\n  [a] y<2 -> 0.25:(y'=y+1) + 0.75:(y'=y);\n  [a] y=2 -> (y'=0);\n"
+                "  [b] y>0 -> (y'=y-1);\nendmodule\n"),
+            20u);
 }
 
 }  // namespace
