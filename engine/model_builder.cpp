@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <optional>
 
 #include "engine/local_transitions.h"
 #include "engine/masked_memo.h"
