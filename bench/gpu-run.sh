@@ -20,6 +20,18 @@ run() {  # name, then mdpvi check arguments
   echo "### rc=$?" >>"$out/results.txt"
 }
 
+peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
+
+# One build with -v (phase times), under peak: "### build MODEL threads T", then the
+# JSON and the log. Arguments: model, constants, threads, then more mdpvi arguments;
+# $build_timeout, if set, limits the run ("timeout 200").
+build_once() {
+  local model=$1 constants=$2 threads=$3 timeout=${build_timeout:-}
+  shift 3
+  echo "### build $model threads $threads" >>"$out/results.txt"
+  peak $timeout "$mdpvi" -v check $M/$model --const $constants --threads $threads "$@" --json - >>"$out/results.txt" 2>&1
+}
+
 for part in "$@"; do
   case $part in
     sound)
@@ -86,7 +98,6 @@ for part in "$@"; do
       run "coin6_4 gpu pipelined chunks" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --solver gpu --max-iters 1000000 --gpu-memory-limit 40000000
       ;;
     build)
-      peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
       for t in 1 4 16; do
         for inst in "consensus/coin6.nm K=4" "leader_async/leader7.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
           set -- $inst
@@ -101,42 +112,29 @@ for part in "$@"; do
       done
       ;;
     scaling)
-      # Issue 3's builder instances at 1-16 threads; -v adds the phase times.
-      peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
+      # Issue 3's builder instances at 1-16 threads, with the property files.
       for t in 1 2 4 8 16; do
         for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
-          set -- $inst
-          echo "### build $1 threads $t" >>"$out/results.txt"
-          peak "$mdpvi" -v check $M/$1 --const $2 --threads $t --json - >>"$out/results.txt" 2>&1
+          build_once $inst $t
         done
       done
       ;;
     buildscale)
       # Issue 3: build time only (a trivial property), best of 3, 1-16 threads; then
-      # the largest instances at 16 threads. Lines: "### build MODEL threads T" + JSON.
-      peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
+      # the largest instances at 16 threads.
       for t in 1 2 4 8 16; do
         for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
-          set -- $inst
-          for r in 1 2 3; do
-            echo "### build $1 threads $t" >>"$out/results.txt"
-            peak "$mdpvi" -v check $M/$1 --const $2 --threads $t --prop 'Pmax=? [ F true ]' --json - >>"$out/results.txt" 2>&1
-          done
+          for r in 1 2 3; do build_once $inst $t --prop 'Pmax=? [ F true ]'; done
         done
       done
       for inst in "consensus/coin8.nm K=2" "csma/csma4_4.nm k=1"; do
-        set -- $inst
-        echo "### build $1 threads 16" >>"$out/results.txt"
-        peak timeout 200 "$mdpvi" -v check $M/$1 --const $2 --threads 16 --prop 'Pmax=? [ F true ]' --json - >>"$out/results.txt" 2>&1
+        build_timeout="timeout 200" build_once $inst 16 --prop 'Pmax=? [ F true ]'
       done
       ;;
     huge)
       # The mission's largest instances must build in the machine's 128 GB.
-      peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
       for inst in "consensus/coin8.nm K=2" "csma/csma4_4.nm k=1" "csma/csma3_6.nm k=1"; do
-        set -- $inst
-        echo "### build $1 threads 16" >>"$out/results.txt"
-        peak timeout 280 "$mdpvi" -v check $M/$1 --const $2 --threads 16 --json - >>"$out/results.txt" 2>&1
+        build_timeout="timeout 280" build_once $inst 16
       done
       ;;
     compare)
