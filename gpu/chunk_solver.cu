@@ -72,14 +72,13 @@ __global__ void __launch_bounds__(kBlockSize)
 
 using SweepKernel = void (*)(DeviceChunk, const double*, double*, unsigned long long*);
 
-template <int G>
-SweepKernel pick_kernel(bool maximize, bool relative) {
-  if (maximize) return relative ? sweep_kernel<G, true, true> : sweep_kernel<G, true, false>;
-  return relative ? sweep_kernel<G, false, true> : sweep_kernel<G, false, false>;
-}
+struct SweepKernels {
+  template <int G, bool Maximize, bool Relative>
+  static SweepKernel get() { return sweep_kernel<G, Maximize, Relative>; }
+};
 
 SweepKernel kernel_for(int group_size, bool maximize, bool relative) {
-  return detail::for_group_size(group_size, [&](auto g) { return pick_kernel<decltype(g)::value>(maximize, relative); });
+  return detail::kernel_variant<SweepKernels>(group_size, maximize, relative);
 }
 
 // The chunk on the device, with both value vectors and the changes of a batch of

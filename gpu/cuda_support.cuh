@@ -118,4 +118,16 @@ auto for_group_size(int group_size, Pick pick) {
   }
 }
 
+// A kernel instance for run-time settings: Kernels::get<G, maximize, relative>()
+// for G = group_size (Kernels names one kernel template; its get returns a pointer
+// to the instance).
+template <typename Kernels>
+auto kernel_variant(int group_size, bool maximize, bool relative) {
+  return for_group_size(group_size, [&](auto g) {
+    constexpr int G = decltype(g)::value;
+    if (maximize) return relative ? Kernels::template get<G, true, true>() : Kernels::template get<G, true, false>();
+    return relative ? Kernels::template get<G, false, true>() : Kernels::template get<G, false, false>();
+  });
+}
+
 }  // namespace mdpvi::gpu::detail

@@ -97,14 +97,13 @@ __global__ void __launch_bounds__(kBlockSize)
 using IntervalKernel = void (*)(DeviceChunk, const double*, const double*, const double*, const double*, double*,
                                 double*, unsigned long long*, unsigned*);
 
-template <int G>
-IntervalKernel pick(bool maximize, bool relative) {
-  if (maximize) return relative ? interval_kernel<G, true, true> : interval_kernel<G, true, false>;
-  return relative ? interval_kernel<G, false, true> : interval_kernel<G, false, false>;
-}
+struct IntervalKernels {
+  template <int G, bool Maximize, bool Relative>
+  static IntervalKernel get() { return interval_kernel<G, Maximize, Relative>; }
+};
 
 IntervalKernel interval_kernel_for(int group_size, bool maximize, bool relative) {
-  return detail::for_group_size(group_size, [&](auto g) { return pick<decltype(g)::value>(maximize, relative); });
+  return detail::kernel_variant<IntervalKernels>(group_size, maximize, relative);
 }
 
 // A chunk resident for interval iteration: the matrix, both b, the targets, two
