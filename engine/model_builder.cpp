@@ -108,10 +108,6 @@ class StateExpander {
       : index_(index), model_(index.model), layout_(index.layout), values_(model_.variables.size()),
         next_(layout_.words()), written_(model_.variables.size(), 0), stamp_(model_.commands.size(), 0),
         written_bits_(layout_.words()) {
-    for (const ResolvedReward& reward : model_.rewards) {
-      for (const auto& [guard, value] : reward.state_items) rewards_read_state_ |= reads_state(guard) || reads_state(value);
-      for (const auto& item : reward.transition_items) rewards_read_state_ |= reads_state(item.guard) || reads_state(item.value);
-    }
     if (!cache_local_transitions) return;
     for (std::uint32_t m = 0; m < index.modules.size(); ++m) caches_.emplace_back(index, m);
     entries_.resize(caches_.size());
@@ -139,7 +135,7 @@ class StateExpander {
       choices_.push_back({kNoAction, first_successor, first_successor + 1});
     }
     if (!model_.rewards.empty()) {
-      if (rewards_read_state_) decode();
+      if (index_.rewards_read_state) decode();
       add_rewards(out);
     }
     if (model_.type == ModelType::dtmc && choices_.size() > 1) {
@@ -161,8 +157,6 @@ class StateExpander {
 
  private:
   bool enabled(std::uint32_t command) const { return stamp_[command] == current_ + 1; }
-
-  static bool reads_state(const CompiledExpression& e) { return !e.is_constant(); }
 
   void decode() {
     if (!decoded_) layout_.decode(words_, values_.data());
@@ -427,7 +421,6 @@ class StateExpander {
   std::vector<std::size_t> pick_, update_pick_;
   std::uint32_t single_[1] = {0};
   bool decoded_ = false;  // values_ holds the current state
-  bool rewards_read_state_ = false;  // else they are constants ("[time] true : 1"), evaluated without values_
 
   // The cached way (combine_cached): one cache per module, the current state's entries.
   std::vector<LocalTransitionCache> caches_;

@@ -75,6 +75,12 @@ ModelIndex::ModelIndex(const ResolvedModel& m) : model(m), layout(ranges(m)) {
     for (const auto& commands : by_module) size += !commands.empty();
     alphabet_size.push_back(size);
   }
+  for (const ResolvedReward& reward : m.rewards) {
+    for (const auto& [guard, value] : reward.state_items) rewards_read_state |= !guard.is_constant() || !value.is_constant();
+    for (const auto& item : reward.transition_items) {
+      rewards_read_state |= !item.guard.is_constant() || !item.value.is_constant();
+    }
+  }
   modules.resize(m.module_names.size());
   for (std::uint32_t c = 0; c < m.commands.size(); ++c) modules[m.commands[c].module].all.push_back(c);
   for (std::size_t module = 0; module < modules.size(); ++module) {

@@ -36,6 +36,9 @@ struct ModelIndex {
   std::vector<ModuleIndex> modules;
   std::vector<std::vector<std::vector<std::uint32_t>>> commands_by_action;  // [action][module]
   std::vector<std::uint32_t> alphabet_size;  // per action: the modules that have commands for it
+  // Whether some reward depends on the state; if not ("[time] true : 1"), rewards
+  // are evaluated without decoding it.
+  bool rewards_read_state = false;
 
   explicit ModelIndex(const ResolvedModel& m);
 };

@@ -25,8 +25,8 @@ std::pair<std::uint32_t, bool> StateTable::insert(const std::uint64_t* state) {
 void StateTable::reserve(std::uint64_t extra) {
   constexpr std::uint64_t kMostSlots = std::uint64_t{1} << 32;  // a slot number is 32 bits
   std::uint64_t needed = std::min(2 * (size_ + extra), kMostSlots);
-  if (needed <= slot_count_) return;
-  std::uint64_t count = slot_count_;
+  if (needed <= slots_.size()) return;
+  std::uint64_t count = slots_.size();
   while (count < needed) count *= 2;
   rehash(count);
 }
@@ -36,19 +36,17 @@ void StateTable::reserve(std::uint64_t extra) {
 // a new array per doubling doubled that, measured 16 MB more for coin6).
 void StateTable::rehash(std::uint64_t slot_count) {
   slots_.resize(slot_count);
-  PodVector<std::uint32_t>& slots = slots_;
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, slot_count), [&](const auto& range) {
-    std::fill(slots.begin() + range.begin(), slots.begin() + range.end(), kEmpty);
+    std::fill(slots_.begin() + range.begin(), slots_.begin() + range.end(), kEmpty);
   });
   const std::uint64_t mask = slot_count - 1;
   oneapi::tbb::parallel_for(std::uint64_t{0}, size_, [&](std::uint64_t index) {
     for (std::uint64_t slot = hash(state(index)) & mask;; slot = (slot + 1) & mask) {
       std::uint32_t expected = kEmpty;
-      std::atomic_ref<std::uint32_t> cell(slots[slot]);
+      std::atomic_ref<std::uint32_t> cell(slots_[slot]);
       if (cell.compare_exchange_strong(expected, static_cast<std::uint32_t>(index), std::memory_order_relaxed)) break;
     }
   });
-  slot_count_ = slot_count;
   mask_ = mask;
 }
 
@@ -59,7 +57,7 @@ void StateTable::add_room(std::uint64_t new_states) {
 
 PodVector<std::uint64_t> StateTable::release_states() {
   slots_ = {};
-  slot_count_ = mask_ = 0;
+  mask_ = 0;
   size_ = 0;
   return std::move(states_);
 }

@@ -36,7 +36,7 @@ class StateTable {
   std::uint64_t size() const { return size_; }
   std::uint32_t words() const { return words_; }
   const std::uint64_t* state(std::uint64_t index) const { return &states_[index * words_]; }
-  std::size_t memory_bytes() const { return slot_count_ * 4 + states_.size() * 8; }
+  std::size_t memory_bytes() const { return slots_.size() * 4 + states_.size() * 8; }
 
   // One thread, outside a wave: the index of state and whether it was new.
   std::pair<std::uint32_t, bool> insert(const std::uint64_t* state);
@@ -98,7 +98,7 @@ class StateTable {
   // Huge pages (PodVector): look-ups hit random slots, and with 4 KiB pages each
   // would also miss the TLB.
   mutable PodVector<std::uint32_t> slots_;  // mutable: atomic_ref needs a non-const object
-  std::uint64_t slot_count_ = 0, mask_ = 0;
+  std::uint64_t mask_ = 0;  // slots_.size() - 1
 };
 
 template <typename KeyAt>
