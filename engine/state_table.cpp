@@ -40,11 +40,15 @@ void StateTable::rehash(std::uint64_t slot_count) {
     std::fill(slots_.begin() + range.begin(), slots_.begin() + range.end(), kEmpty);
   });
   const std::uint64_t mask = slot_count - 1;
-  oneapi::tbb::parallel_for(std::uint64_t{0}, size_, [&](std::uint64_t index) {
-    for (std::uint64_t slot = hash(state(index)) & mask;; slot = (slot + 1) & mask) {
-      std::uint32_t expected = kEmpty;
-      std::atomic_ref<std::uint32_t> cell(slots_[slot]);
-      if (cell.compare_exchange_strong(expected, static_cast<std::uint32_t>(index), std::memory_order_relaxed)) break;
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, size_), [&](const auto& range) {
+    constexpr std::uint64_t kAhead = 8;  // slots are random accesses: fetch them early
+    for (std::uint64_t index = range.begin(); index < range.end(); ++index) {
+      if (index + kAhead < range.end()) __builtin_prefetch(&slots_[hash(state(index + kAhead)) & mask]);
+      for (std::uint64_t slot = hash(state(index)) & mask;; slot = (slot + 1) & mask) {
+        std::uint32_t expected = kEmpty;
+        std::atomic_ref<std::uint32_t> cell(slots_[slot]);
+        if (cell.compare_exchange_strong(expected, static_cast<std::uint32_t>(index), std::memory_order_relaxed)) break;
+      }
     }
   });
   mask_ = mask;

@@ -67,6 +67,8 @@ class StateTable {
     if ((seen & kClaimBit) == 0) __builtin_prefetch(&states_[static_cast<std::uint64_t>(seen) * words_]);
   }
 
+  void prefetch_claim(std::uint32_t slot) const { __builtin_prefetch(&slots_[slot]); }
+
   // After the wave's look-ups: whether the state in slot was first reached at position.
   bool claimed_at(std::uint32_t slot, std::uint32_t position) const {
     return std::atomic_ref<std::uint32_t>(slots_[slot]).load(std::memory_order_relaxed) == (kClaimBit | position);
@@ -86,10 +88,7 @@ class StateTable {
   PodVector<std::uint64_t> release_states();
 
  private:
-  bool equal(const std::uint64_t* a, const std::uint64_t* b) const {
-    if (words_ == 1) return *a == *b;  // most models pack into one word
-    return std::memcmp(a, b, words_ * 8) == 0;
-  }
+  bool equal(const std::uint64_t* a, const std::uint64_t* b) const { return same_words(a, b, words_); }
   void rehash(std::uint64_t slot_count);
 
   std::uint32_t words_;
