@@ -25,8 +25,6 @@ namespace mdpvi {
 
 namespace {
 
-using Successor = std::pair<std::uint32_t, double>;
-
 // A choice of the current state: its successors are successors_[begin, end).
 struct ChoiceSpan {
   int action;
@@ -83,15 +81,16 @@ struct ExpandedBlock {
   std::vector<std::uint32_t> deadlocks;
   // The rows, equal successors merged: lengths per choice, then entries.
   std::vector<std::uint32_t> row_lengths;
-  std::vector<std::uint32_t> columns;
-  std::vector<double> values;
+  PodVector<std::uint32_t> columns;  // sized before filled: no zeroing
+  PodVector<double> values;
 
   // Empties the block but keeps its memory: blocks are reused level after level, and
   // fresh buffers cost page faults and copies as they grow (measured: 40% of a build).
   void reset(std::uint64_t first, std::uint64_t end) {
     first_state = first;
     end_state = end;
-    for (auto* v : {&choices_per_state, &successors_per_choice, &deadlocks, &row_lengths, &columns}) v->clear();
+    for (auto* v : {&choices_per_state, &successors_per_choice, &deadlocks, &row_lengths}) v->clear();
+    columns.clear();
     targets.clear();
     keys.clear();
     probabilities.clear();
@@ -506,6 +505,8 @@ class LevelBuilder {
                 StateTable::kMaxPosition);
   // A target not known before the wave: the table slot its state was claimed in.
   static constexpr std::uint64_t kClaimedTarget = std::uint64_t{1} << 63;
+  // While a wave is numbered: a target whose claim won, with its slot.
+  static constexpr std::uint64_t kWonTarget = std::uint64_t{1} << 62;
   // How far ahead look-ups have their state fetched into the cache; their slot is
   // fetched twice as far ahead.
   static constexpr std::size_t kPrefetchDistance = 8;
@@ -584,77 +585,123 @@ class LevelBuilder {
       const std::size_t n = block.probabilities.size();
       block.targets.resize(n);
       thread_local std::vector<std::uint64_t> hashes;
+      thread_local std::vector<std::uint32_t> firsts, distinct;
       thread_local RepeatFinder repeats;
       hashes.resize(n);
+      firsts.resize(n);
+      distinct.clear();
       for (std::size_t i = 0; i < n; ++i) hashes[i] = table_.hash(&block.keys[i * words]);
       repeats.reset(n);
       for (std::size_t i = 0; i < n; ++i) {
-        if (i + 2 * kPrefetchDistance < n) table_.prefetch_slot(hashes[i + 2 * kPrefetchDistance]);
-        if (i + kPrefetchDistance < n) table_.prefetch_state(hashes[i + kPrefetchDistance]);
         const std::uint64_t* key = &block.keys[i * words];
-        const std::size_t first = repeats.first(hashes[i], i, [&](std::size_t j) {
-          return std::equal(key, key + words, &block.keys[j * words]);
-        });
-        if (first < i) {  // its claim, if any, is first's: only one position per block can win
-          block.targets[i] = block.targets[first];
-          continue;
-        }
-        StateTable::Lookup found = table_.find_or_claim(key, hashes[i], position(b, i), key_at);
+        firsts[i] = static_cast<std::uint32_t>(
+            repeats.first(hashes[i], i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); }));
+        if (firsts[i] == i) distinct.push_back(static_cast<std::uint32_t>(i));
+      }
+      const std::size_t m = distinct.size();
+      for (std::size_t d = 0; d < m; ++d) {
+        if (d + 2 * kPrefetchDistance < m) table_.prefetch_slot(hashes[distinct[d + 2 * kPrefetchDistance]]);
+        if (d + kPrefetchDistance < m) table_.prefetch_state(hashes[distinct[d + kPrefetchDistance]]);
+        const std::uint32_t i = distinct[d];
+        StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], hashes[i], position(b, i), key_at);
         block.targets[i] = found.known ? found.value : kClaimedTarget | found.value;
       }
+      // A repeat's claim, if any, is its first occurrence's: one position per block can win.
+      for (std::size_t i = 0; i < n; ++i) block.targets[i] = block.targets[firsts[i]];
     });
-    auto for_each_claim_won = [&](std::size_t b, auto&& action) {
-      const ExpandedBlock& block = blocks[b];
-      for (std::size_t i = 0; i < block.targets.size(); ++i) {
-        std::uint64_t target = block.targets[i];
-        if ((target & kClaimedTarget) && table_.claimed_at(static_cast<std::uint32_t>(target), position(b, i))) {
-          action(static_cast<std::uint32_t>(target), &block.keys[i * words]);
+    // Which claims won: those still holding their own position. Only now, after every
+    // look-up, is the smallest position final. A won target is marked, so numbering
+    // need not read its slot again.
+    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+      std::vector<std::uint64_t>& targets = blocks[b].targets;
+      blocks[b].new_states = 0;
+      for (std::size_t i = 0; i < targets.size(); ++i) {
+        if (i + kPrefetchDistance < targets.size() && (targets[i + kPrefetchDistance] & kClaimedTarget)) {
+          table_.prefetch_claim(static_cast<std::uint32_t>(targets[i + kPrefetchDistance]));
+        }
+        const std::uint32_t slot = static_cast<std::uint32_t>(targets[i]);
+        if ((targets[i] & kClaimedTarget) && table_.claimed_at(slot, position(b, i))) {
+          targets[i] = kWonTarget | slot;
+          ++blocks[b].new_states;
         }
       }
-    };
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
-      blocks[b].new_states = 0;
-      for_each_claim_won(b, [&](std::uint32_t, const std::uint64_t*) { ++blocks[b].new_states; });
     });
     std::uint64_t next = table_.size();
     for (ExpandedBlock& block : blocks) block.first_new = next, next += block.new_states;
     const std::uint64_t new_states = next - table_.size();
     table_.add_room(new_states);
     oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
-      std::uint64_t index = blocks[b].first_new;
-      for_each_claim_won(b, [&](std::uint32_t slot, const std::uint64_t* key) { table_.number(slot, index++, key); });
+      ExpandedBlock& block = blocks[b];
+      std::uint64_t index = block.first_new;
+      for (std::size_t i = 0; i < block.targets.size(); ++i) {
+        if ((block.targets[i] & kWonTarget) == 0) continue;
+        table_.number(static_cast<std::uint32_t>(block.targets[i]), index, &block.keys[i * words]);
+        block.targets[i] = index++;
+      }
     });
     table_.finish_wave(new_states);
   }
 
-  // (C) Each choice's successors sorted by state and equal ones merged.
+  // (C) Each choice's successors sorted by state and equal ones merged, their
+  // probabilities added in the order they were reached (as PRISM adds them).
   void merge_rows(std::span<ExpandedBlock> blocks) {
     oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
       ExpandedBlock& block = blocks[b];
-      thread_local std::vector<Successor> row;
-      std::size_t k = 0;
-      for (std::uint32_t count : block.successors_per_choice) {
-        row.clear();
-        for (std::uint32_t i = 0; i < count; ++i, ++k) {
-          std::uint64_t target = block.targets[k];
-          std::uint32_t state = (target & kClaimedTarget) ? table_.index_in(static_cast<std::uint32_t>(target))
-                                                         : static_cast<std::uint32_t>(target);
-          row.emplace_back(state, block.probabilities[k]);
-        }
-        std::sort(row.begin(), row.end());
-        std::uint32_t length = 0;
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          if (length > 0 && block.columns.back() == row[i].first) {
-            block.values.back() += row[i].second;
-          } else {
-            block.columns.push_back(row[i].first);
-            block.values.push_back(row[i].second);
-            ++length;
-          }
-        }
-        block.row_lengths.push_back(length);
+      const std::size_t n = block.targets.size();
+      for (std::uint64_t& target : block.targets) {
+        if (target & kClaimedTarget) target = table_.index_in(static_cast<std::uint32_t>(target));
       }
+      block.columns.resize(n);
+      block.values.resize(n);
+      std::size_t k = 0, merged = 0;
+      for (std::uint32_t count : block.successors_per_choice) {
+        const std::uint32_t length = merge_row(&block.targets[k], &block.probabilities[k], count,
+                                               &block.columns[merged], &block.values[merged]);
+        block.row_lengths.push_back(length);
+        k += count;
+        merged += length;
+      }
+      block.columns.resize(merged);
+      block.values.resize(merged);
     });
+  }
+
+  // One row: count successors (state indices, probabilities) merged into columns and
+  // values, which have room for count; returns the merged length. Rows are short
+  // (coin6: 1.2 successors per choice), so insertion, with a sort for long ones.
+  static std::uint32_t merge_row(const std::uint64_t* states, const double* probabilities, std::uint32_t count,
+                                 std::uint32_t* columns, double* values) {
+    constexpr std::uint32_t kLongRow = 16;
+    std::uint32_t length = 0;
+    auto add = [&](std::uint32_t state, double probability) {
+      std::uint32_t j = length;
+      while (j > 0 && columns[j - 1] > state) --j;
+      if (j > 0 && columns[j - 1] == state) {
+        values[j - 1] += probability;
+        return;
+      }
+      for (std::uint32_t m = length; m > j; --m) columns[m] = columns[m - 1], values[m] = values[m - 1];
+      columns[j] = state;
+      values[j] = probability;
+      ++length;
+    };
+    if (count <= kLongRow) {
+      for (std::uint32_t i = 0; i < count; ++i) add(static_cast<std::uint32_t>(states[i]), probabilities[i]);
+      return length;
+    }
+    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // (state, position)
+    order.clear();
+    for (std::uint32_t i = 0; i < count; ++i) order.emplace_back(static_cast<std::uint32_t>(states[i]), i);
+    std::sort(order.begin(), order.end());
+    for (const auto& [state, i] : order) {
+      if (length > 0 && columns[length - 1] == state) {
+        values[length - 1] += probabilities[i];
+      } else {
+        columns[length] = state;
+        values[length++] = probabilities[i];
+      }
+    }
+    return length;
   }
 
   // (D) The wave's rows appended to the CSR, block by block in parallel. The arrays

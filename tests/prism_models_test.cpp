@@ -97,5 +97,24 @@ TEST(ParallelBuilder, ModelIsTheSameWithOneThreadAndWithMany) {
   test::expect_same_model(built_with(1), built_with(8));
 }
 
+// Equal successors of a choice become one entry, their probabilities added: in a row
+// longer than the insertion merge handles (32 updates) and in a short one.
+TEST(Builder, EqualSuccessorsOfAChoiceAreMerged) {
+  std::string text = "mdp\nmodule m\n  x : [0..4];\n  [] x=0 -> ";
+  for (int u = 0; u < 32; ++u) text += (u ? " + " : "") + std::string("1/32:(x'=") + std::to_string(4 - u % 4) + ")";
+  text += ";\n  [] x=0 -> 0.5:(x'=2) + 0.25:(x'=1) + 0.25:(x'=2);\n  [] x>0 -> true;\nendmodule\n";
+  SparseMdp mdp = build_model(resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {})).mdp;
+  // Breadth-first numbering: x=4, 3, 2, 1 are states 1, 2, 3, 4.
+  ASSERT_EQ(mdp.num_states(), 5u);
+  ASSERT_EQ(mdp.row_group_starts[1], 2u);
+  const std::vector<std::uint32_t> long_row(&mdp.columns[mdp.row_starts[0]], &mdp.columns[mdp.row_starts[1]]);
+  EXPECT_EQ(long_row, (std::vector<std::uint32_t>{1, 2, 3, 4}));
+  for (auto k = mdp.row_starts[0]; k < mdp.row_starts[1]; ++k) EXPECT_DOUBLE_EQ(mdp.values[k], 0.25);
+  const std::vector<std::uint32_t> short_row(&mdp.columns[mdp.row_starts[1]], &mdp.columns[mdp.row_starts[2]]);
+  EXPECT_EQ(short_row, (std::vector<std::uint32_t>{3, 4}));
+  EXPECT_DOUBLE_EQ(mdp.values[mdp.row_starts[1]], 0.75);
+  EXPECT_DOUBLE_EQ(mdp.values[mdp.row_starts[1] + 1], 0.25);
+}
+
 }  // namespace
 }  // namespace mdpvi
