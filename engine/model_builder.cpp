@@ -224,6 +224,10 @@ class StateExpander {
 
   // As add_product, from cached updates: probabilities multiply, written bits combine.
   bool add_cached_product(int action, const Part* parts, std::size_t count) {
+    if (count == 1) {
+      add_cached_single(action, parts[0]);
+      return true;
+    }
     const std::uint32_t words = layout_.words();
     const std::size_t begin = out_->probabilities.size();
     update_pick_.assign(count, 0);
@@ -258,6 +262,26 @@ class StateExpander {
     }
     choices_.push_back({action, begin, out_->probabilities.size()});
     return true;
+  }
+
+  // One module's command alone, most choices (coin6: all): no other module can write
+  // its variables, so its updates apply without the product's bookkeeping.
+  void add_cached_single(int action, const Part& part) {
+    const LocalTransitionCache& cache = *part.cache;
+    const std::uint32_t words = layout_.words();
+    const std::size_t begin = out_->probabilities.size();
+    for (std::uint32_t u = part.command->first_update; u < part.command->end_update; ++u) {
+      const LocalUpdate& update = cache.update(u);
+      if (!(update.probability > 0.0)) continue;
+      const std::uint64_t* clear = cache.clear_bits(update);
+      const std::uint64_t* set = cache.set_bits(update);
+      const std::size_t at = out_->keys.size();
+      out_->keys.resize(at + words);
+      std::uint64_t* next = &out_->keys[at];
+      for (std::uint32_t w = 0; w < words; ++w) next[w] = (words_[w] & ~clear[w]) | set[w];
+      out_->probabilities.push_back(update.probability);
+    }
+    choices_.push_back({action, begin, out_->probabilities.size()});
   }
 
   [[noreturn]] void fail(SourcePosition at, const std::string& message) const {
