@@ -33,6 +33,7 @@ struct ChoiceSpan {
 
 // A command enabled in the current state, as its module's cache has it.
 struct Part {
+  int action;  // the command's: parts are sorted by it, and a copy saves a pointer chase
   const LocalTransitionCache* cache;
   const LocalCommand* command;
 };
@@ -178,7 +179,7 @@ class StateExpander {
     }
     for (std::uint32_t m = 0; m < caches_.size(); ++m) {
       for (const LocalCommand& command : caches_[m].commands(*entries_[m])) {
-        const Part part{&caches_[m], &command};
+        const Part part{command.action, &caches_[m], &command};
         if (command.action != kNoAction) {
           parts_.push_back(part);
         } else if (!add_cached_product(kNoAction, &part, 1)) {
@@ -192,13 +193,13 @@ class StateExpander {
     for (std::size_t i = 1; i < parts_.size(); ++i) {
       const Part part = parts_[i];
       std::size_t j = i;
-      for (; j > 0 && parts_[j - 1].command->action > part.command->action; --j) parts_[j] = parts_[j - 1];
+      for (; j > 0 && parts_[j - 1].action > part.action; --j) parts_[j] = parts_[j - 1];
       parts_[j] = part;
     }
     for (std::size_t begin = 0, end; begin < parts_.size(); begin = end) {
-      const int action = parts_[begin].command->action;
+      const int action = parts_[begin].action;
       group_ranges_.clear();
-      for (end = begin; end < parts_.size() && parts_[end].command->action == action; ++end) {
+      for (end = begin; end < parts_.size() && parts_[end].action == action; ++end) {
         if (end == begin || parts_[end].cache != parts_[end - 1].cache) group_ranges_.emplace_back(end, end + 1);
         else group_ranges_.back().second = end + 1;
       }
