@@ -481,12 +481,13 @@ class LevelBuilder {
     // memory of the block pool.
     for (std::uint64_t wave = 0; wave < table_.size();) {
       const std::uint64_t wave_end = std::min<std::uint64_t>(table_.size(), wave + wave_states_);
-      const std::size_t count = (wave_end - wave + kBlockStates - 1) / kBlockStates;
+      const std::uint64_t block_states = states_per_block(wave_end - wave);
+      const std::size_t count = (wave_end - wave + block_states - 1) / block_states;
       if (pool.size() < count) pool.resize(count);
       std::span<ExpandedBlock> blocks(pool.data(), count);
       for (std::size_t b = 0; b < count; ++b) {
-        std::uint64_t first = wave + b * kBlockStates;
-        blocks[b].reset(first, std::min(wave_end, first + kBlockStates));
+        std::uint64_t first = wave + b * block_states;
+        blocks[b].reset(first, std::min(wave_end, first + block_states));
       }
       timed(phase_s_[0], [&] { expand(blocks); });
       timed(phase_s_[1], [&] { number_successors(blocks); });
@@ -510,7 +511,18 @@ class LevelBuilder {
   }
 
  private:
-  static constexpr std::uint64_t kBlockStates = 512;
+  // Blocks are the unit of parallel work. A wave is at most a breadth-first level,
+  // and levels are narrow (coin6: 149 levels of 8,400 states on average), so blocks
+  // shrink to give each thread several (512-state blocks left 16 threads one each).
+  // Larger blocks share more repeated successors (RepeatFinder), and at most
+  // kMostBlocks fit a wave position.
+  static constexpr std::uint64_t kBlockStates = 512, kLeastBlockStates = 32, kBlocksPerThread = 8;
+  static constexpr std::uint64_t kMostBlocks = 512;
+  std::uint64_t states_per_block(std::uint64_t wave_states) const {
+    auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+    const std::uint64_t least = std::max(kLeastBlockStates, ceil_div(wave_states, kMostBlocks));
+    return std::clamp(ceil_div(wave_states, threads() * kBlocksPerThread), least, kBlockStates);
+  }
   // Waves of 2^14 states per thread, 2^16 to 2^18: wide enough that 16 threads share
   // them with few barriers, narrow enough that the block pool stays small beside the
   // model (wlan5, 1 thread: peak 229 MB with 2^18, 184 MB with 2^16).
@@ -526,7 +538,8 @@ class LevelBuilder {
   // wave's successors as a sequential search meets them, and must fit a claim.
   static constexpr std::uint32_t kOffsetBits = 22;
   static constexpr std::uint64_t kMostBlockSuccessors = (std::uint64_t{1} << kOffsetBits) - 1;
-  static_assert(((kMostWaveStates / kBlockStates - 1) << kOffsetBits | (kMostBlockSuccessors - 1)) <=
+  static_assert(kMostWaveStates <= kMostBlocks * kBlockStates);
+  static_assert(((kMostBlocks - 1) << kOffsetBits | (kMostBlockSuccessors - 1)) <=
                 StateTable::kMaxPosition);
   // A target not known before the wave: the table slot its state was claimed in.
   static constexpr std::uint64_t kClaimedTarget = std::uint64_t{1} << 63;
