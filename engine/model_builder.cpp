@@ -1,6 +1,7 @@
 #include "engine/model_builder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
 
 #include <limits>
 #include <span>
@@ -456,10 +458,10 @@ class StateExpander {
 
 // Breadth-first exploration in waves of consecutive states. Per wave: (A) workers
 // expand blocks of states in parallel into packed successors; (B) workers look every
-// successor up in the state table, claiming the new ones with their position, and the
-// new states are numbered in position order (the numbering of a sequential
-// breadth-first search); (C) each block's rows are merged in parallel; (D) they are
-// appended to the CSR in parallel.
+// successor up in the state table, claiming the new ones with their position, and
+// count the claims each block won; (C) each block numbers its new states in position
+// order (the numbering of a sequential breadth-first search) and merges its rows;
+// (D) the rows are appended to the CSR in parallel.
 class LevelBuilder {
  public:
   LevelBuilder(const ResolvedModel& model, const BuildOptions& options)
@@ -489,17 +491,25 @@ class LevelBuilder {
         std::uint64_t first = wave + b * block_states;
         blocks[b].reset(first, std::min(wave_end, first + block_states));
       }
-      timed(phase_s_[0], [&] { expand(blocks); });
-      timed(phase_s_[1], [&] { number_successors(blocks); });
-      timed(phase_s_[2], [&] { merge_rows(blocks); });
+      timed(phase_s_[0], [&] {
+        oneapi::tbb::task_group ahead;
+        ahead.run([&] { populate_ahead(mdp, wave_end - wave); });
+        expand(blocks);
+        ahead.wait();
+      });
+      timed(phase_s_[1], [&] { look_up_successors(blocks); });
+      timed(phase_s_[2], [&] { number_and_merge(blocks); });
       timed(phase_s_[3], [&] { append(blocks, mdp); });
       wave = wave_end;
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
     built.statistics.deadlocks = deadlocks_.size();
     timed(phase_s_[4], [&] { finish(mdp); });
-    spdlog::debug("build phases: expand {:.3f} s, number {:.3f} s, merge {:.3f} s, append {:.3f} s, finish {:.3f} s",
+    spdlog::debug("build phases: expand {:.3f} s, look up {:.3f} s, number and merge {:.3f} s, append {:.3f} s, finish {:.3f} s",
                   phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3], phase_s_[4]);
+    auto busy = [&](int phase) { return 100.0 * busy_ns_[phase] * 1e-9 / (phase_s_[phase] * threads()); };
+    spdlog::debug("build threads busy in blocks ({} threads): expand {:.0f}%, look up {:.0f}%, number and merge {:.0f}%, append {:.0f}%",
+                  threads(), busy(0), busy(1), busy(2), busy(3));
     std::uint64_t lookups = 0, misses = 0;
     for (const StateExpander& expander : experts_) {
       lookups += expander.cache_statistics().first;
@@ -545,9 +555,33 @@ class LevelBuilder {
   static constexpr std::uint64_t kClaimedTarget = std::uint64_t{1} << 63;
   // While a wave is numbered: a target whose claim won, with its slot.
   static constexpr std::uint64_t kWonTarget = std::uint64_t{1} << 62;
+  // A repeated successor, with the offset of its first occurrence in the block.
+  static constexpr std::uint64_t kRepeatTarget = std::uint64_t{1} << 61;
   // How far ahead look-ups have their state fetched into the cache; their slot is
   // fetched twice as far ahead.
   static constexpr std::size_t kPrefetchDistance = 8;
+
+  // work(b) for every block b of a wave, in parallel, adding the time spent in work
+  // to the phase's busy time: beside the phase's wall time it shows how much of the
+  // threads' time goes to waiting (-v prints both).
+  //
+  // One affinity partitioner for all phases: a block's phases then tend to run on one
+  // thread, whose cache holds what the previous phase wrote into the block (at 16
+  // threads, moving those lines between cores doubled the work of a block).
+  template <typename Work>
+  void each_block(std::size_t count, int phase, const Work& work) {
+    using Range = oneapi::tbb::blocked_range<std::size_t>;
+    oneapi::tbb::parallel_for(
+        Range(0, count, 1),
+        [&](const Range& range) {
+          auto start = std::chrono::steady_clock::now();
+          for (std::size_t b = range.begin(); b < range.end(); ++b) work(b);
+          busy_ns_[phase].fetch_add(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
+              std::memory_order_relaxed);
+        },
+        affinity_);
+  }
 
   template <typename Work>
   static void timed(double& total, Work work) {
@@ -591,7 +625,7 @@ class LevelBuilder {
 
   // (A) The table is only read here.
   void expand(std::span<ExpandedBlock> blocks) {
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    each_block(blocks.size(), 0, [&](std::size_t b) {
       StateExpander& expander = experts_.local();
       ExpandedBlock& block = blocks[b];
       for (std::uint64_t s = block.first_state; s < block.end_state; ++s) expander.expand(s, table_.state(s), block);
@@ -602,10 +636,12 @@ class LevelBuilder {
     return static_cast<std::uint32_t>(block << kOffsetBits | offset);
   }
 
-  // (B) Every successor looked up or claimed, in parallel; then the claimed states
-  // numbered in position order: each block counts the claims it won, a prefix over
-  // the blocks gives each its first new index, and the blocks number in parallel.
-  void number_successors(std::span<ExpandedBlock> blocks) {
+  // (B) Every successor looked up or claimed, in parallel. Then which claims won:
+  // only after every look-up is the smallest position final. Each block counts the
+  // claims it won, renaming each in its slot to (block, rank among them): its index,
+  // once a prefix over the blocks gives each block its first new index (the numbering
+  // of a sequential breadth-first search).
+  void look_up_successors(std::span<ExpandedBlock> blocks) {
     const std::uint32_t words = table_.words();
     std::uint64_t successors = 0;
     for (const ExpandedBlock& block : blocks) {
@@ -618,23 +654,25 @@ class LevelBuilder {
     }
     table_.reserve(successors);
     auto key_at = [&](std::uint32_t at) { return &blocks[at >> kOffsetBits].keys[(at & kMostBlockSuccessors) * words]; };
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    each_block(blocks.size(), 1, [&](std::size_t b) {
       ExpandedBlock& block = blocks[b];
       const std::size_t n = block.probabilities.size();
       block.targets.resize(n);
       thread_local std::vector<std::uint64_t> hashes;
-      thread_local std::vector<std::uint32_t> firsts, distinct;
+      thread_local std::vector<std::uint32_t> distinct;
       thread_local RepeatFinder repeats;
       hashes.resize(n);
-      firsts.resize(n);
       distinct.clear();
       for (std::size_t i = 0; i < n; ++i) hashes[i] = table_.hash(&block.keys[i * words]);
       repeats.reset(n);
       for (std::size_t i = 0; i < n; ++i) {
         const std::uint64_t* key = &block.keys[i * words];
-        firsts[i] = static_cast<std::uint32_t>(
-            repeats.first(hashes[i], i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); }));
-        if (firsts[i] == i) distinct.push_back(static_cast<std::uint32_t>(i));
+        const std::size_t first =
+            repeats.first(hashes[i], i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); });
+        // A repeat takes its first occurrence's target, and never its own claim:
+        // one position per block can win.
+        if (first < i) block.targets[i] = kRepeatTarget | first;
+        else distinct.push_back(static_cast<std::uint32_t>(i));
       }
       const std::size_t m = distinct.size();
       for (std::size_t d = 0; d < m; ++d) {
@@ -644,64 +682,70 @@ class LevelBuilder {
         StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], hashes[i], position(b, i), key_at);
         block.targets[i] = found.known ? found.value : kClaimedTarget | found.value;
       }
-      // A repeat's claim, if any, is its first occurrence's: one position per block can win.
-      for (std::size_t i = 0; i < n; ++i) block.targets[i] = block.targets[firsts[i]];
     });
-    // Which claims won: those still holding their own position. Only now, after every
-    // look-up, is the smallest position final. A won target is marked, so numbering
-    // need not read its slot again.
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    each_block(blocks.size(), 1, [&](std::size_t b) {
       std::vector<std::uint64_t>& targets = blocks[b].targets;
-      blocks[b].new_states = 0;
+      std::uint32_t won = 0;
       for (std::size_t i = 0; i < targets.size(); ++i) {
         if (i + kPrefetchDistance < targets.size() && (targets[i + kPrefetchDistance] & kClaimedTarget)) {
           table_.prefetch_claim(static_cast<std::uint32_t>(targets[i + kPrefetchDistance]));
         }
         const std::uint32_t slot = static_cast<std::uint32_t>(targets[i]);
+        // A renamed claim never reads as a claim of another block's position.
         if ((targets[i] & kClaimedTarget) && table_.claimed_at(slot, position(b, i))) {
-          targets[i] = kWonTarget | slot;
-          ++blocks[b].new_states;
+          table_.rename_claim(slot, position(b, won++));
+          targets[i] |= kWonTarget;
         }
       }
+      blocks[b].new_states = won;
     });
     std::uint64_t next = table_.size();
     for (ExpandedBlock& block : blocks) block.first_new = next, next += block.new_states;
-    const std::uint64_t new_states = next - table_.size();
-    table_.add_room(new_states);
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    table_.add_room(next - table_.size());
+  }
+
+  // (C) Each block numbers the states it won, gives every successor its index and
+  // merges its rows: each choice's successors sorted by state and equal ones merged,
+  // their probabilities added in the order they were reached (as PRISM adds them).
+  void number_and_merge(std::span<ExpandedBlock> blocks) {
+    const std::uint32_t words = table_.words();
+    std::uint64_t new_states = 0;
+    for (const ExpandedBlock& block : blocks) new_states += block.new_states;
+    each_block(blocks.size(), 2, [&](std::size_t b) {
       ExpandedBlock& block = blocks[b];
       std::uint64_t index = block.first_new;
       for (std::size_t i = 0; i < block.targets.size(); ++i) {
-        if ((block.targets[i] & kWonTarget) == 0) continue;
-        table_.number(static_cast<std::uint32_t>(block.targets[i]), index, &block.keys[i * words]);
-        block.targets[i] = index++;
+        std::uint64_t& target = block.targets[i];
+        if (target & kWonTarget) {
+          table_.number(static_cast<std::uint32_t>(target), index, &block.keys[i * words]);
+          target = index++;
+        } else if (target & kRepeatTarget) {
+          target = block.targets[target & ~kRepeatTarget];  // resolved already: it comes first
+        } else if (target & kClaimedTarget) {  // won by another block, numbered or not yet
+          const StateTable::Claim claim = table_.claim_in(static_cast<std::uint32_t>(target));
+          target = claim.numbered ? claim.value
+                                  : blocks[claim.value >> kOffsetBits].first_new + (claim.value & kMostBlockSuccessors);
+        }
       }
+      merge_block_rows(block);
     });
     table_.finish_wave(new_states);
   }
 
-  // (C) Each choice's successors sorted by state and equal ones merged, their
-  // probabilities added in the order they were reached (as PRISM adds them).
-  void merge_rows(std::span<ExpandedBlock> blocks) {
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
-      ExpandedBlock& block = blocks[b];
-      const std::size_t n = block.targets.size();
-      for (std::uint64_t& target : block.targets) {
-        if (target & kClaimedTarget) target = table_.index_in(static_cast<std::uint32_t>(target));
-      }
-      block.columns.resize(n);
-      block.values.resize(n);
-      std::size_t k = 0, merged = 0;
-      for (std::uint32_t count : block.successors_per_choice) {
-        const std::uint32_t length = merge_row(&block.targets[k], &block.probabilities[k], count,
-                                               &block.columns[merged], &block.values[merged]);
-        block.row_lengths.push_back(length);
-        k += count;
-        merged += length;
-      }
-      block.columns.resize(merged);
-      block.values.resize(merged);
-    });
+  static void merge_block_rows(ExpandedBlock& block) {
+    const std::size_t n = block.targets.size();
+    block.columns.resize(n);
+    block.values.resize(n);
+    std::size_t k = 0, merged = 0;
+    for (std::uint32_t count : block.successors_per_choice) {
+      const std::uint32_t length =
+          merge_row(&block.targets[k], &block.probabilities[k], count, &block.columns[merged], &block.values[merged]);
+      block.row_lengths.push_back(length);
+      k += count;
+      merged += length;
+    }
+    block.columns.resize(merged);
+    block.values.resize(merged);
   }
 
   // One row: count successors (state indices, probabilities) merged into columns and
@@ -766,7 +810,7 @@ class LevelBuilder {
       if (!model_.rewards[r].state_items.empty()) structure.state_rewards.resize(at.back().states);
       if (!model_.rewards[r].transition_items.empty()) structure.choice_rewards.resize(at.back().rows);
     }
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+    each_block(blocks.size(), 3, [&](std::size_t b) {
       const ExpandedBlock& block = blocks[b];
       std::copy(block.columns.begin(), block.columns.end(), mdp.columns.begin() + at[b].entries);
       std::copy(block.values.begin(), block.values.end(), mdp.values.begin() + at[b].entries);
@@ -790,6 +834,26 @@ class LevelBuilder {
     for (const ExpandedBlock& block : blocks) {
       deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
     }
+  }
+
+  // Backs the arrays' room for the coming wave with memory, beside its expansion
+  // (see populate_ahead): as many states as the wave holds, with the choices and
+  // transitions per state seen so far and a quarter more.
+  void populate_ahead(SparseMdp& mdp, std::uint64_t wave_states) {
+    const double states = static_cast<double>(mdp.row_group_starts.size() - 1);
+    if (states == 0) return;
+    auto expected = [&](double per_state) { return static_cast<std::size_t>(1.25 * per_state * wave_states) + 64; };
+    const std::size_t rows = expected((mdp.row_starts.size() - 1) / states);
+    const std::size_t entries = expected(mdp.columns.size() / states);
+    mdpvi::populate_ahead(mdp.row_group_starts, expected(1));
+    mdpvi::populate_ahead(mdp.row_starts, rows);
+    mdpvi::populate_ahead(mdp.columns, entries);
+    mdpvi::populate_ahead(mdp.values, entries);
+    for (RewardStructure& structure : mdp.rewards) {
+      if (!structure.state_rewards.empty()) mdpvi::populate_ahead(structure.state_rewards, expected(1));
+      if (!structure.choice_rewards.empty()) mdpvi::populate_ahead(structure.choice_rewards, rows);
+    }
+    table_.populate_ahead(expected(1));
   }
 
   void start_csr(SparseMdp& mdp) {
@@ -866,7 +930,9 @@ class LevelBuilder {
   StateTable table_;
   oneapi::tbb::enumerable_thread_specific<StateExpander> experts_;
   std::vector<std::uint32_t> deadlocks_;
-  double phase_s_[5] = {0, 0, 0, 0, 0};  // for -v: expand, number, merge, append, finish
+  double phase_s_[5] = {0, 0, 0, 0, 0};  // for -v: expand, look up, number and merge, append, finish
+  oneapi::tbb::affinity_partitioner affinity_;  // see each_block
+  std::atomic<std::int64_t> busy_ns_[4] = {0, 0, 0, 0};  // for -v: the blocks' work in the first four
 };
 
 }  // namespace

@@ -73,16 +73,32 @@ class StateTable {
   bool claimed_at(std::uint32_t slot, std::uint32_t position) const {
     return std::atomic_ref<std::uint32_t>(slots_[slot]).load(std::memory_order_relaxed) == (kClaimBit | position);
   }
+  // The winner of a claim may rename it to a tag, a value of the positions' range
+  // that no other claimant of its state holds (the builder: its block and rank), so
+  // that others can tell its index before it is numbered.
+  void rename_claim(std::uint32_t slot, std::uint32_t tag) {
+    std::atomic_ref<std::uint32_t>(slots_[slot]).store(kClaimBit | tag, std::memory_order_relaxed);
+  }
   // Numbering, from many threads: the claim in slot becomes state index (all indices
   // below size() + new_states, made room for by add_room first), holding state.
   void add_room(std::uint64_t new_states);
+  // Backs room for about new_states more states with memory now (populate_ahead).
+  void populate_ahead(std::uint64_t new_states) { mdpvi::populate_ahead(states_, new_states * words_); }
   void number(std::uint32_t slot, std::uint64_t index, const std::uint64_t* state) {
     std::memcpy(&states_[index * words_], state, words_ * 8);
     std::atomic_ref<std::uint32_t>(slots_[slot]).store(static_cast<std::uint32_t>(index), std::memory_order_relaxed);
   }
   void finish_wave(std::uint64_t new_states) { size_ += new_states; }
-  // After numbering: the index of the state in slot.
-  std::uint32_t index_in(std::uint32_t slot) const { return slots_[slot]; }
+  // What a slot claimed in the wave holds: the state's index once numbered, else its
+  // claim's position or tag.
+  struct Claim {
+    bool numbered;
+    std::uint32_t value;
+  };
+  Claim claim_in(std::uint32_t slot) const {
+    const std::uint32_t seen = std::atomic_ref<std::uint32_t>(slots_[slot]).load(std::memory_order_relaxed);
+    return (seen & kClaimBit) ? Claim{false, seen & ~kClaimBit} : Claim{true, seen};
+  }
 
   // Hands the packed states over (the table is unusable afterwards).
   PodVector<std::uint64_t> release_states();

@@ -66,6 +66,14 @@ void check_wave_numbering(std::uint32_t words) {
     }
   }
   ASSERT_EQ(won.size(), expected.size());
+  // Each winner renamed to its rank: every claimant then reads the rank of its state.
+  for (std::uint32_t w = 0; w < won.size(); ++w) table.rename_claim(won[w].first, w);
+  for (std::uint32_t p = 0; p < ids.size(); ++p) {
+    if (found[p].known) continue;
+    const StateTable::Claim claim = table.claim_in(found[p].value);
+    EXPECT_FALSE(claim.numbered);
+    EXPECT_EQ(next + claim.value, expected.at(ids[p])) << p;
+  }
   table.add_room(won.size());
   oneapi::tbb::parallel_for(std::size_t{0}, won.size(), [&](std::size_t w) {
     table.number(won[w].first, next + w, key_at(won[w].second));
@@ -73,7 +81,9 @@ void check_wave_numbering(std::uint32_t words) {
   table.finish_wave(won.size());
   for (std::uint32_t p = 0; p < ids.size(); ++p) {
     if (!found[p].known) {
-      EXPECT_EQ(table.index_in(found[p].value), expected.at(ids[p])) << p;
+      const StateTable::Claim claim = table.claim_in(found[p].value);
+      EXPECT_TRUE(claim.numbered);
+      EXPECT_EQ(claim.value, expected.at(ids[p])) << p;
     }
   }
   for (const auto& [id, index] : expected) {
