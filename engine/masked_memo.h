@@ -3,6 +3,10 @@
 // module's commands, a label): states equal on those bits share one value, and
 // models have millions of states but a few hundred such local valuations. Per
 // thread; bounded: past kMostEntries values it starts afresh.
+//
+// A mask of at most kMostDirectBits bits (a coin6 process reads 9, a leader6 process
+// 15) indexes a table directly with the masked bits moved together: a few shifts
+// instead of a hash, a probe and a key comparison, for every module of every state.
 #include "engine/hash_words.h"
 
 #include <cstdint>
@@ -14,8 +18,24 @@ template <typename Value>
 class MaskedMemo {
  public:
   static constexpr std::uint32_t kMostEntries = 1u << 16;
+  static constexpr std::uint32_t kMostDirectBits = 16;
 
-  explicit MaskedMemo(std::vector<std::uint64_t> mask) : mask_(std::move(mask)), key_(mask_.size()) { rehash(256); }
+  explicit MaskedMemo(std::vector<std::uint64_t> mask) : mask_(std::move(mask)), key_(mask_.size()) {
+    std::uint32_t bits = 0;
+    for (std::uint32_t w = 0; w < mask_.size(); ++w) {
+      for (std::uint64_t rest = mask_[w]; rest != 0;) {  // each run of set bits is a field
+        const int shift = __builtin_ctzll(rest);
+        const std::uint64_t from_shift = rest >> shift;
+        const int width = ~from_shift == 0 ? 64 : __builtin_ctzll(~from_shift);
+        const std::uint64_t run = width == 64 ? ~0ull : ((std::uint64_t{1} << width) - 1);
+        fields_.push_back({w, static_cast<std::uint32_t>(shift), run, bits});
+        bits += static_cast<std::uint32_t>(width);
+        rest &= ~(run << shift);
+      }
+    }
+    if (bits <= kMostDirectBits) direct_.assign(std::size_t{1} << bits, kEmpty);
+    rehash(256);
+  }
 
   // Whether the next miss starts afresh: a caller whose values index storage of its
   // own clears that storage in compute() when this holds.
@@ -49,6 +69,21 @@ class MaskedMemo {
     slots_[slot] = e;
   }
 
+  // The masked bits moved together: the index into direct_.
+  std::uint32_t compact(const std::uint64_t* state) const {
+    std::uint64_t index = 0;
+    for (const Field& f : fields_) index |= ((state[f.word] >> f.shift) & f.run) << f.offset;
+    return static_cast<std::uint32_t>(index);
+  }
+
+  struct Field {
+    std::uint32_t word, shift;
+    std::uint64_t run;       // the field's bits, shifted down
+    std::uint32_t offset;    // where they go in compact()
+  };
+  std::vector<Field> fields_;
+  std::vector<std::uint32_t> direct_;  // compact(state) -> value index or kEmpty; empty if the mask is wide
+
   std::vector<std::uint64_t> mask_;
   std::vector<std::uint64_t> key_;  // the state last looked up, masked
   std::uint32_t last_ = kEmpty;     // its entry
@@ -62,6 +97,15 @@ template <typename Value>
 template <typename Compute>
 Value MaskedMemo<Value>::find(const std::uint64_t* state, const Compute& compute) {
   ++lookups_;
+  if (!direct_.empty()) {
+    std::uint32_t& entry = direct_[compact(state)];
+    if (entry != kEmpty) return values_[entry];
+    ++misses_;
+    Value value = compute();  // never full() here: the table has room for every key
+    entry = static_cast<std::uint32_t>(values_.size());
+    values_.push_back(value);
+    return value;
+  }
   bool same_as_last = last_ != kEmpty;
   for (std::size_t w = 0; w < key_.size(); ++w) {
     const std::uint64_t masked = state[w] & mask_[w];

@@ -7,6 +7,8 @@
 #include "engine/masked_memo.h"
 #include "engine/model_builder.h"
 
+#include <set>
+
 namespace mdpvi {
 namespace {
 
@@ -93,6 +95,30 @@ TEST(MaskedMemo, ValuesPerMaskedBitsAcrossRestarts) {
   EXPECT_EQ(memo.misses(), computed);
   EXPECT_LE(computed, 200000u + 2000u);  // the first 100,000 states have 2,000 keys
   EXPECT_GT(computed, 200000u - 2000u);            // random 48 bits hardly repeat
+}
+
+// A mask of few bits (14 here, in four runs over two words, one at the top of a word)
+// is looked up directly: one miss per distinct masked valuation, the right value each time.
+TEST(MaskedMemo, NarrowMaskOneMissPerValuation) {
+  const std::vector<std::uint64_t> mask{0xF00000000000F00Full, 0x30ull};
+  MaskedMemo<std::uint64_t> memo(mask);
+  auto f = [&](const std::uint64_t* s) { return ((s[0] & mask[0]) * 31) ^ (s[1] & mask[1]); };
+  std::set<std::pair<std::uint64_t, std::uint64_t>> valuations;
+  std::uint64_t state[2], computed = 0;
+  std::uint64_t x = 777;
+  for (int i = 0; i < 100000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    state[0] = x;
+    state[1] = x >> 17;
+    valuations.emplace(state[0] & mask[0], state[1] & mask[1]);
+    std::uint64_t value = memo.find(state, [&] {
+      ++computed;
+      return f(state);
+    });
+    ASSERT_EQ(value, f(state)) << i;
+  }
+  EXPECT_EQ(computed, valuations.size());
+  EXPECT_EQ(memo.misses(), computed);
 }
 
 }  // namespace
