@@ -67,6 +67,7 @@ class StateTable {
     if ((seen & kClaimBit) == 0) __builtin_prefetch(&states_[static_cast<std::uint64_t>(seen) * words_]);
   }
 
+  // For a claimed_at(slot, ...) soon to come.
   void prefetch_claim(std::uint32_t slot) const { __builtin_prefetch(&slots_[slot]); }
 
   // After the wave's look-ups: whether the state in slot was first reached at position.
