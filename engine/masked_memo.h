@@ -34,7 +34,7 @@ class MaskedMemo {
       }
     }
     if (bits <= kMostDirectBits) direct_.assign(std::size_t{1} << bits, kEmpty);
-    rehash(256);
+    else rehash(256);  // the hashed way, for wide masks only
   }
 
   // Whether the next miss starts afresh: a caller whose values index storage of its
@@ -52,10 +52,8 @@ class MaskedMemo {
   static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
 
   bool key_is(std::uint32_t e) const {
-    for (std::size_t w = 0; w < key_.size(); ++w) {
-      if (keys_[e * key_.size() + w] != key_[w]) return false;
-    }
-    return true;
+    const auto words = static_cast<std::uint32_t>(key_.size());
+    return same_words(&keys_[std::size_t{e} * words], key_.data(), words);
   }
   std::size_t home(const std::uint64_t* key) const {
     return hash_words(key, static_cast<std::uint32_t>(key_.size())) & (slots_.size() - 1);
