@@ -1,4 +1,8 @@
 #include "io/explicit_reader.h"
+#include "io/explicit_writer.h"
+#include "test_models.h"
+
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -158,6 +162,37 @@ TEST(ReadExplicitModel, MissingFileIsAnError) {
   } catch (const io::ParseError& e) {
     EXPECT_STREQ(e.what(), "/nonexistent/model.tra: cannot open file");
   }
+}
+
+// What --export-transitions writes reads back as the same arrays, probabilities to
+// the last bit (1/3, 0.1 and 2/3 have no short decimal form).
+void expect_round_trip(const SparseMdp& mdp) {
+  std::ostringstream text;
+  io::write_transitions(mdp, text);
+  SparseMdp read;
+  io::read_transitions(TextFile::from_string("t.tra", text.str()), read);
+  EXPECT_EQ(read.type, mdp.type);
+  EXPECT_EQ(read.row_group_starts, mdp.row_group_starts);
+  EXPECT_EQ(read.row_starts, mdp.row_starts);
+  EXPECT_EQ(read.columns, mdp.columns);
+  EXPECT_EQ(read.values, mdp.values);
+}
+
+TEST(WriteTransitions, MdpReadsBackBitForBit) {
+  using test::StateChoices;
+  const double third = 1.0 / 3;
+  expect_round_trip(test::make_mdp({StateChoices{{{1, third}, {2, 1 - third}}, {{0, 1.0}}},
+                                    StateChoices{{{2, 0.1}, {1, 0.9}}}, StateChoices{{{2, 1.0}}}},
+                                   {}));
+}
+
+TEST(WriteTransitions, DtmcReadsBackBitForBit) {
+  const SparseMdp die = test::knuth_yao_die();
+  ASSERT_EQ(die.type, ModelType::dtmc);
+  expect_round_trip(die);
+  std::ostringstream text;
+  io::write_transitions(die, text);
+  EXPECT_EQ(text.str().substr(0, text.str().find('\n', text.str().find('\n') + 1) + 1), "13 20\n0 1 0.5\n");
 }
 
 }  // namespace

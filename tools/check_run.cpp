@@ -5,6 +5,7 @@
 #include "engine/stopwatch.h"
 #include "gpu/chunk_solver.h"
 #include "io/explicit_reader.h"
+#include "io/explicit_writer.h"
 #include "io/property_parser.h"
 
 #include <spdlog/spdlog.h>
@@ -94,6 +95,12 @@ void export_states(const SparseMdp& mdp, const std::string& path) {
   if (!out) throw std::runtime_error(path + ": cannot write the states");
 }
 
+void export_transitions(const SparseMdp& mdp, const std::string& path) {
+  std::ofstream out(path);
+  io::write_transitions(mdp, out);
+  if (!out) throw std::runtime_error(path + ": cannot write the transitions");
+}
+
 // The properties file's labels, as sets of states, for every property to use.
 void add_property_labels(const io::PropertyFile& file, const std::string& source, const SparseMdp& mdp,
                          PropertyScope& scope) {
@@ -166,6 +173,7 @@ CheckReport run_check(const CheckOptions& options) {
   report.model.transitions = mdp.num_transitions();
   report.model.initial_states = mdp.initial_states.size();
   if (options.export_states) export_states(mdp, *options.export_states);
+  if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
 
   std::vector<io::PropertyEntry> entries;
   if (options.properties_file) {

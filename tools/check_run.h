@@ -17,6 +17,7 @@ struct CheckOptions {
   std::vector<std::string> inline_properties;  // --prop, in order, after the file's
   std::map<std::string, std::string> constants;  // --const, for the model and the properties
   std::optional<std::string> export_states;      // --export-states FILE
+  std::optional<std::string> export_transitions; // --export-transitions FILE
   SolverOptions solver;
   DeviceOptions device;
 };

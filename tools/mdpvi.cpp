@@ -28,6 +28,7 @@ struct CheckArguments {
   std::string explicit_base;
   std::string constants;
   std::string export_states;
+  std::string export_transitions;
   std::vector<std::string> files;
   std::string json_path;
   std::string solver = "auto";
@@ -47,6 +48,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->expected(0, 2);
   check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10");
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
+  check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");
   check->add_option("--prop", args.options.inline_properties, "A property (repeatable)");
   check->add_option("--epsilon", args.options.solver.epsilon, "Convergence threshold (default 1e-6)")
       ->check(CLI::PositiveNumber);
@@ -89,6 +91,7 @@ int run_check_command(CheckArguments& args) {
   }
   if (!files.empty()) args.options.properties_file = files.front();
   if (!args.export_states.empty()) args.options.export_states = args.export_states;
+  if (!args.export_transitions.empty()) args.options.export_transitions = args.export_transitions;
   try {
     if (!args.constants.empty()) args.options.constants = tools::parse_constant_definitions(args.constants);
   } catch (const std::exception& error) {
