@@ -70,37 +70,49 @@ class RepeatFinder {
 };
 
 // What expanding a run of consecutive states of one level yields: their choices, each
-// successor as a packed state (its index is found afterwards), rewards; then, once
-// indices are known, the merged rows.
+// successor as a packed state and its target (what the state table says of it); then,
+// equal successors of a choice merged, the rows.
 struct ExpandedBlock {
+  struct Claim {
+    std::uint32_t slot, offset;  // the table slot, the successor claiming it
+  };
+
   std::uint64_t first_state = 0, end_state = 0;
   std::vector<std::uint32_t> choices_per_state;
-  std::vector<std::uint32_t> successors_per_choice;
+  std::vector<std::uint32_t> row_lengths;  // successors per choice; once merged, entries per row
   std::vector<std::uint64_t> keys;  // words() per successor
+  // Per successor; once merged, per entry. A target is a state's index, or the slot
+  // its state was claimed in (kClaimedTarget), or while the block looks up, the
+  // successor whose repeat it is (kRepeatTarget).
   std::vector<double> probabilities;
-  std::vector<std::uint64_t> targets;  // per successor: its index, or the slot it was claimed in
-  std::uint64_t new_states = 0, first_new = 0;  // states first reached here, and the index of the first
+  std::vector<std::uint64_t> targets;
+  // The successors looked up (the first of equal ones) and their hashes, how many of
+  // them are looked up so far (all, unless the table ran out of room), and the claims
+  // among them in order; once counted, only the won claims, in order.
+  std::vector<std::uint32_t> distinct;
+  std::vector<std::uint64_t> hashes;
+  std::size_t looked_up = 0;
+  std::vector<Claim> claims;
+  std::uint64_t first_new = 0;  // the index of the first state new here
   std::vector<std::vector<double>> state_rewards, choice_rewards;  // per structure
   std::vector<std::uint32_t> deadlocks;
-  // The rows, equal successors merged: lengths per choice, then entries.
-  std::vector<std::uint32_t> row_lengths;
-  PodVector<std::uint32_t> columns;  // sized before filled: no zeroing
-  PodVector<double> values;
 
   // Empties the block but keeps its memory: blocks are reused level after level, and
   // fresh buffers cost page faults and copies as they grow (measured: 40% of a build).
   void reset(std::uint64_t first, std::uint64_t end) {
     first_state = first;
     end_state = end;
-    for (auto* v : {&choices_per_state, &successors_per_choice, &deadlocks, &row_lengths}) v->clear();
-    columns.clear();
-    targets.clear();
+    for (auto* v : {&choices_per_state, &row_lengths, &deadlocks, &distinct}) v->clear();
     keys.clear();
     probabilities.clear();
-    values.clear();
+    targets.clear();
+    hashes.clear();
+    claims.clear();
+    looked_up = 0;
     for (auto& r : state_rewards) r.clear();
     for (auto& r : choice_rewards) r.clear();
   }
+  bool all_looked_up() const { return looked_up == distinct.size(); }
 };
 
 // Expands one state at a time into an ExpandedBlock. One per worker thread.
@@ -147,7 +159,7 @@ class StateExpander {
       choices_ = {{kNoAction, first_successor, out.probabilities.size()}};
     }
     out.choices_per_state.push_back(static_cast<std::uint32_t>(choices_.size()));
-    for (const ChoiceSpan& c : choices_) out.successors_per_choice.push_back(static_cast<std::uint32_t>(c.end - c.begin));
+    for (const ChoiceSpan& c : choices_) out.row_lengths.push_back(static_cast<std::uint32_t>(c.end - c.begin));
   }
 
   // (cache look-ups, misses) over all modules
@@ -456,12 +468,17 @@ class StateExpander {
   std::vector<std::uint64_t> written_bits_;
 };
 
-// Breadth-first exploration in waves of consecutive states. Per wave: (A) workers
-// expand blocks of states in parallel into packed successors; (B) workers look every
-// successor up in the state table, claiming the new ones with their position, and
-// count the claims each block won; (C) each block numbers its new states in position
-// order (the numbering of a sequential breadth-first search) and merges its rows;
-// (D) the rows are appended to the CSR in parallel.
+// Breadth-first exploration in waves of consecutive states, each wave in three
+// parallel passes over blocks of its states:
+// (A) each block expands its states into packed successors, looks them up in the
+//     state table, claiming the new ones with their position in the wave, and merges
+//     the equal successors of each choice;
+// (B) only now, every look-up done, is each claim's smallest position final: each
+//     block finds the claims it won and renames them in their slots to (block, rank);
+// (C) a prefix over the blocks gives each its first new index and its place in the
+//     CSR; each block numbers its new states (so the numbering is that of a
+//     sequential breadth-first search, whatever the threads did), gives every entry
+//     its index and writes its rows into the CSR.
 class LevelBuilder {
  public:
   LevelBuilder(const ResolvedModel& model, const BuildOptions& options)
@@ -481,7 +498,7 @@ class LevelBuilder {
     // Waves of consecutive discovered states, in order: any such wave keeps the
     // numbering of a sequential breadth-first search, and bounding it bounds the
     // memory of the block pool.
-    for (std::uint64_t wave = 0; wave < table_.size();) {
+    for (std::uint64_t wave = 0; wave < table_.size(); ++built.statistics.waves) {
       const std::uint64_t wave_end = std::min<std::uint64_t>(table_.size(), wave + wave_states_);
       const std::uint64_t block_states = states_per_block(wave_end - wave);
       const std::size_t count = (wave_end - wave + block_states - 1) / block_states;
@@ -492,24 +509,29 @@ class LevelBuilder {
         blocks[b].reset(first, std::min(wave_end, first + block_states));
       }
       timed(phase_s_[0], [&] {
+        // Room for the wave's claims, guessed: a level is rarely more than twice the
+        // one before (take_room has more, and grow_in_wave the rest).
+        table_.reserve(2 * (wave_end - wave));
         oneapi::tbb::task_group ahead;
         ahead.run([&] { populate_ahead(mdp, wave_end - wave); });
-        expand(blocks);
+        expand_and_look_up(blocks);
         ahead.wait();
+        finish_deferred_look_ups(blocks);
       });
-      timed(phase_s_[1], [&] { look_up_successors(blocks); });
-      timed(phase_s_[2], [&] { number_and_merge(blocks); });
-      timed(phase_s_[3], [&] { append(blocks, mdp); });
+      timed(phase_s_[1], [&] { count_won_claims(blocks); });
+      timed(phase_s_[2], [&] { number_and_write(blocks, mdp); });
       wave = wave_end;
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
     built.statistics.deadlocks = deadlocks_.size();
-    timed(phase_s_[4], [&] { finish(mdp); });
-    spdlog::debug("build phases: expand {:.3f} s, look up {:.3f} s, number and merge {:.3f} s, append {:.3f} s, finish {:.3f} s",
-                  phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3], phase_s_[4]);
+    timed(phase_s_[3], [&] { finish(mdp); });
+    built.statistics.waves_growing_table = growths_in_waves_;
+    spdlog::debug("build: {} waves, {} of them grew the table while claiming", built.statistics.waves, growths_in_waves_);
+    spdlog::debug("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
+                  phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3]);
     auto busy = [&](int phase) { return 100.0 * busy_ns_[phase] * 1e-9 / (phase_s_[phase] * threads()); };
-    spdlog::debug("build threads busy in blocks ({} threads): expand {:.0f}%, look up {:.0f}%, number and merge {:.0f}%, append {:.0f}%",
-                  threads(), busy(0), busy(1), busy(2), busy(3));
+    spdlog::debug("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
+                  threads(), busy(0), busy(1), busy(2));
     std::uint64_t lookups = 0, misses = 0;
     for (const StateExpander& expander : experts_) {
       lookups += expander.cache_statistics().first;
@@ -553,10 +575,10 @@ class LevelBuilder {
                 StateTable::kMaxPosition);
   // A target not known before the wave: the table slot its state was claimed in.
   static constexpr std::uint64_t kClaimedTarget = std::uint64_t{1} << 63;
-  // While a wave is numbered: a target whose claim won, with its slot.
-  static constexpr std::uint64_t kWonTarget = std::uint64_t{1} << 62;
   // A repeated successor, with the offset of its first occurrence in the block.
   static constexpr std::uint64_t kRepeatTarget = std::uint64_t{1} << 61;
+  // Room in the table is taken for this many claims at a time (take_room).
+  static constexpr std::uint64_t kRoomPerTake = 64;
   // How far ahead look-ups have their state fetched into the cache; their slot is
   // fetched twice as far ahead.
   static constexpr std::size_t kPrefetchDistance = 8;
@@ -624,182 +646,223 @@ class LevelBuilder {
     if (mdp.initial_states.empty()) throw LocatedError(model_.file, 0, 0, "no state satisfies the init ... endinit block");
   }
 
-  // (A) The table is only read here.
-  void expand(std::span<ExpandedBlock> blocks) {
+  // (A) Per block: expansion, look-ups, merging.
+  void expand_and_look_up(std::span<ExpandedBlock> blocks) {
     each_block(blocks.size(), 0, [&](std::size_t b) {
       StateExpander& expander = experts_.local();
       ExpandedBlock& block = blocks[b];
       for (std::uint64_t s = block.first_state; s < block.end_state; ++s) expander.expand(s, table_.state(s), block);
+      if (block.probabilities.size() > kMostBlockSuccessors) {
+        throw LocatedError(model_.file, 0, 0,
+                           "states " + std::to_string(block.first_state) + ".." + std::to_string(block.end_state - 1) +
+                               " have more than " + std::to_string(kMostBlockSuccessors) + " successors together");
+      }
+      find_repeats(block);
+      if (look_up(blocks, b)) merge_rows(block);
     });
   }
 
   static std::uint32_t position(std::size_t block, std::size_t offset) {
     return static_cast<std::uint32_t>(block << kOffsetBits | offset);
   }
+  auto key_at(std::span<ExpandedBlock> blocks) const {
+    return [blocks, words = table_.words()](std::uint32_t at) {
+      return &blocks[at >> kOffsetBits].keys[(at & kMostBlockSuccessors) * words];
+    };
+  }
 
-  // (B) Every successor looked up or claimed, in parallel. Then which claims won:
-  // only after every look-up is the smallest position final. Each block counts the
-  // claims it won, renaming each in its slot to (block, rank among them): its index,
-  // once a prefix over the blocks gives each block its first new index (the numbering
-  // of a sequential breadth-first search).
-  void look_up_successors(std::span<ExpandedBlock> blocks) {
+  // Marks each successor equal to an earlier one of its block as its repeat, and lists
+  // the others, the ones to look up, with their hashes.
+  void find_repeats(ExpandedBlock& block) const {
     const std::uint32_t words = table_.words();
-    std::uint64_t successors = 0;
-    for (const ExpandedBlock& block : blocks) {
-      if (block.probabilities.size() > kMostBlockSuccessors) {
-        throw LocatedError(model_.file, 0, 0,
-                           "states " + std::to_string(block.first_state) + ".." + std::to_string(block.end_state - 1) +
-                               " have more than " + std::to_string(kMostBlockSuccessors) + " successors together");
+    const std::size_t n = block.probabilities.size();
+    block.targets.resize(n);
+    thread_local RepeatFinder repeats;
+    repeats.reset(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t* key = &block.keys[i * words];
+      const std::uint64_t hash = table_.hash(key);
+      const std::size_t first =
+          repeats.first(hash, i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); });
+      // A repeat takes its first occurrence's target, and never its own claim: one
+      // position per block can win.
+      if (first < i) {
+        block.targets[i] = kRepeatTarget | first;
+      } else {
+        block.distinct.push_back(static_cast<std::uint32_t>(i));
+        block.hashes.push_back(hash);
       }
-      successors += block.probabilities.size();
     }
-    table_.reserve(successors);
-    auto key_at = [&](std::uint32_t at) { return &blocks[at >> kOffsetBits].keys[(at & kMostBlockSuccessors) * words]; };
-    each_block(blocks.size(), 1, [&](std::size_t b) {
-      ExpandedBlock& block = blocks[b];
-      const std::size_t n = block.probabilities.size();
-      block.targets.resize(n);
-      thread_local std::vector<std::uint64_t> hashes;
-      thread_local std::vector<std::uint32_t> distinct;
-      thread_local RepeatFinder repeats;
-      hashes.resize(n);
-      distinct.clear();
-      for (std::size_t i = 0; i < n; ++i) hashes[i] = table_.hash(&block.keys[i * words]);
-      repeats.reset(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t* key = &block.keys[i * words];
-        const std::size_t first =
-            repeats.first(hashes[i], i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); });
-        // A repeat takes its first occurrence's target, and never its own claim:
-        // one position per block can win.
-        if (first < i) block.targets[i] = kRepeatTarget | first;
-        else distinct.push_back(static_cast<std::uint32_t>(i));
-      }
-      const std::size_t m = distinct.size();
-      for (std::size_t d = 0; d < m; ++d) {
-        if (d + 2 * kPrefetchDistance < m) table_.prefetch_slot(hashes[distinct[d + 2 * kPrefetchDistance]]);
-        if (d + kPrefetchDistance < m) table_.prefetch_state(hashes[distinct[d + kPrefetchDistance]]);
-        const std::uint32_t i = distinct[d];
-        StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], hashes[i], position(b, i), key_at);
-        block.targets[i] = found.known ? found.value : kClaimedTarget | found.value;
-      }
-    });
-    each_block(blocks.size(), 1, [&](std::size_t b) {
-      std::vector<std::uint64_t>& targets = blocks[b].targets;
-      std::uint32_t won = 0;
-      for (std::size_t i = 0; i < targets.size(); ++i) {
-        if (i + kPrefetchDistance < targets.size() && (targets[i + kPrefetchDistance] & kClaimedTarget)) {
-          table_.prefetch_claim(static_cast<std::uint32_t>(targets[i + kPrefetchDistance]));
-        }
-        const std::uint32_t slot = static_cast<std::uint32_t>(targets[i]);
-        // A renamed claim never reads as a claim of another block's position.
-        if ((targets[i] & kClaimedTarget) && table_.claimed_at(slot, position(b, i))) {
-          table_.rename_claim(slot, position(b, won++));
-          targets[i] |= kWonTarget;
-        }
-      }
-      blocks[b].new_states = won;
-    });
-    std::uint64_t next = table_.size();
-    for (ExpandedBlock& block : blocks) block.first_new = next, next += block.new_states;
-    table_.add_room(next - table_.size());
   }
 
-  // (C) Each block numbers the states it won, gives every successor its index and
-  // merges its rows: each choice's successors sorted by state and equal ones merged,
-  // their probabilities added in the order they were reached (as PRISM adds them).
-  void number_and_merge(std::span<ExpandedBlock> blocks) {
+  // Looks the block's distinct successors up, from where it stopped, claiming the new
+  // ones; then the repeats take their targets. False where the table ran out of room
+  // first (finish_deferred_look_ups goes on).
+  bool look_up(std::span<ExpandedBlock> blocks, std::size_t b) {
+    ExpandedBlock& block = blocks[b];
     const std::uint32_t words = table_.words();
-    std::uint64_t new_states = 0;
-    for (const ExpandedBlock& block : blocks) new_states += block.new_states;
-    each_block(blocks.size(), 2, [&](std::size_t b) {
-      ExpandedBlock& block = blocks[b];
-      std::uint64_t index = block.first_new;
-      for (std::size_t i = 0; i < block.targets.size(); ++i) {
-        std::uint64_t& target = block.targets[i];
-        if (target & kWonTarget) {
-          table_.number(static_cast<std::uint32_t>(target), index, &block.keys[i * words]);
-          target = index++;
-        } else if (target & kRepeatTarget) {
-          target = block.targets[target & ~kRepeatTarget];  // resolved already: it comes first
-        } else if (target & kClaimedTarget) {  // won by another block, numbered or not yet
-          const StateTable::Claim claim = table_.claim_in(static_cast<std::uint32_t>(target));
-          target = claim.numbered ? claim.value
-                                  : blocks[claim.value >> kOffsetBits].first_new + (claim.value & kMostBlockSuccessors);
-        }
+    const auto key_of = key_at(blocks);
+    const std::size_t m = block.distinct.size();
+    std::uint64_t room = 0;
+    for (std::size_t d = block.looked_up; d < m; ++d) {
+      if (d + 2 * kPrefetchDistance < m) table_.prefetch_slot(block.hashes[d + 2 * kPrefetchDistance]);
+      if (d + kPrefetchDistance < m) table_.prefetch_state(block.hashes[d + kPrefetchDistance]);
+      if (room == 0) {
+        if (!table_.take_room(kRoomPerTake)) return false;
+        room = kRoomPerTake;
       }
-      merge_block_rows(block);
-    });
-    table_.finish_wave(new_states);
-  }
-
-  static void merge_block_rows(ExpandedBlock& block) {
-    const std::size_t n = block.targets.size();
-    block.columns.resize(n);
-    block.values.resize(n);
-    std::size_t k = 0, merged = 0;
-    for (std::uint32_t count : block.successors_per_choice) {
-      const std::uint32_t length =
-          merge_row(&block.targets[k], &block.probabilities[k], count, &block.columns[merged], &block.values[merged]);
-      block.row_lengths.push_back(length);
-      k += count;
-      merged += length;
+      const std::uint32_t i = block.distinct[d];
+      const StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], block.hashes[d], position(b, i), key_of);
+      room -= found.fresh;
+      block.looked_up = d + 1;
+      if (found.known) {
+        block.targets[i] = found.value;
+      } else {
+        block.targets[i] = kClaimedTarget | found.value;
+        block.claims.push_back({found.value, i});
+      }
     }
-    block.columns.resize(merged);
-    block.values.resize(merged);
+    for (std::uint64_t& target : block.targets) {
+      if (target & kRepeatTarget) target = block.targets[target & ~kRepeatTarget];  // its first, a distinct one
+    }
+    return true;
   }
 
-  // One row: count successors (state indices, probabilities) merged into columns and
-  // values, which have room for count; returns the merged length. Rows are short
-  // (coin6: 1.2 successors per choice), so insertion, with a sort for long ones.
-  static std::uint32_t merge_row(const std::uint64_t* states, const double* probabilities, std::uint32_t count,
-                                 std::uint32_t* columns, double* values) {
+  // Blocks refused room (take_room) finish their look-ups once the table has grown,
+  // the claims made so far moved with it. Rare: the table is reserved for twice the
+  // wave's states before it (run()).
+  void finish_deferred_look_ups(std::span<ExpandedBlock> blocks) {
+    while (true) {
+      std::vector<std::size_t> deferred;
+      std::uint64_t remaining = 0;
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        if (blocks[b].all_looked_up()) continue;
+        deferred.push_back(b);
+        remaining += blocks[b].distinct.size() - blocks[b].looked_up;
+      }
+      if (deferred.empty()) return;
+      ++growths_in_waves_;
+      std::vector<std::uint32_t> moved;
+      table_.grow_in_wave(remaining, key_at(blocks), moved);
+      auto move = [&](std::uint64_t& target) {
+        if (target & kClaimedTarget) target = kClaimedTarget | moved[static_cast<std::uint32_t>(target)];
+      };
+      each_block(blocks.size(), 0, [&](std::size_t b) {
+        ExpandedBlock& block = blocks[b];
+        for (ExpandedBlock::Claim& claim : block.claims) claim.slot = moved[claim.slot];
+        if (block.all_looked_up()) {
+          for (std::uint64_t& target : block.targets) move(target);  // merged entries
+        } else {
+          for (std::size_t d = 0; d < block.looked_up; ++d) move(block.targets[block.distinct[d]]);
+        }
+      });
+      each_block(deferred.size(), 0, [&](std::size_t d) {
+        if (look_up(blocks, deferred[d])) merge_rows(blocks[deferred[d]]);
+      });
+    }
+  }
+
+  // Equal successors of each choice merged into one entry, their probabilities added
+  // in the order they were reached (as PRISM adds them). Equal successors have equal
+  // targets: the same index, or the same claimed slot. Entries keep the order in
+  // which they were first reached until write_row sorts them by index.
+  static void merge_rows(ExpandedBlock& block) {
+    std::uint64_t* targets = block.targets.data();
+    double* probabilities = block.probabilities.data();
+    std::size_t read = 0, write = 0;
+    for (std::uint32_t& length : block.row_lengths) {
+      const std::uint32_t count = length;
+      length = merge_row(targets + read, probabilities + read, count, targets + write, probabilities + write);
+      read += count;
+      write += length;
+    }
+    block.targets.resize(write);
+    block.probabilities.resize(write);
+  }
+
+  // count successors merged into entries at out_targets/out_probabilities, which may
+  // be where they are or before; returns the number of entries. Rows are short (coin6:
+  // 1.2 successors per choice), so a search among the entries so far, and a sort for
+  // long rows.
+  static std::uint32_t merge_row(const std::uint64_t* targets, const double* probabilities, std::uint32_t count,
+                                 std::uint64_t* out_targets, double* out_probabilities) {
     constexpr std::uint32_t kLongRow = 16;
     std::uint32_t length = 0;
-    auto add = [&](std::uint32_t state, double probability) {
-      std::uint32_t j = length;
-      while (j > 0 && columns[j - 1] > state) --j;
-      if (j > 0 && columns[j - 1] == state) {
-        values[j - 1] += probability;
-        return;
-      }
-      for (std::uint32_t m = length; m > j; --m) columns[m] = columns[m - 1], values[m] = values[m - 1];
-      columns[j] = state;
-      values[j] = probability;
-      ++length;
-    };
     if (count <= kLongRow) {
-      for (std::uint32_t i = 0; i < count; ++i) add(static_cast<std::uint32_t>(states[i]), probabilities[i]);
+      for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint64_t target = targets[i];  // read before an entry is written over it
+        const double probability = probabilities[i];
+        std::uint32_t j = 0;
+        while (j < length && out_targets[j] != target) ++j;
+        if (j < length) {
+          out_probabilities[j] += probability;
+        } else {
+          out_targets[length] = target;
+          out_probabilities[length++] = probability;
+        }
+      }
       return length;
     }
-    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // (state, position)
-    order.clear();
-    for (std::uint32_t i = 0; i < count; ++i) order.emplace_back(static_cast<std::uint32_t>(states[i]), i);
-    std::sort(order.begin(), order.end());
-    for (const auto& [state, i] : order) {
-      if (length > 0 && columns[length - 1] == state) {
-        values[length - 1] += probabilities[i];
+    struct Successor {
+      std::uint64_t target;
+      std::uint32_t order;
+      double probability;
+    };
+    thread_local std::vector<Successor> sorted;
+    sorted.clear();
+    for (std::uint32_t i = 0; i < count; ++i) sorted.push_back({targets[i], i, probabilities[i]});
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Successor& x, const Successor& y) { return std::tie(x.target, x.order) < std::tie(y.target, y.order); });
+    for (const Successor& successor : sorted) {
+      if (length > 0 && out_targets[length - 1] == successor.target) {
+        out_probabilities[length - 1] += successor.probability;
       } else {
-        columns[length] = state;
-        values[length++] = probabilities[i];
+        out_targets[length] = successor.target;
+        out_probabilities[length++] = successor.probability;
       }
     }
     return length;
   }
 
-  // (D) The wave's rows appended to the CSR, block by block in parallel. The arrays
-  // have address space to grow in place (reserve_address_space): appending never
-  // copies what they hold.
-  void append(std::span<ExpandedBlock> blocks, SparseMdp& mdp) {
+  // (B) Which claims won: each block renames the claims it won, in order, to (block,
+  // rank among them), which tells every claimant the state's index once the blocks'
+  // first new indices are known.
+  void count_won_claims(std::span<ExpandedBlock> blocks) {
+    each_block(blocks.size(), 1, [&](std::size_t b) {
+      std::vector<ExpandedBlock::Claim>& claims = blocks[b].claims;
+      std::uint32_t won = 0;
+      for (std::size_t c = 0; c < claims.size(); ++c) {
+        if (c + kPrefetchDistance < claims.size()) table_.prefetch_claim(claims[c + kPrefetchDistance].slot);
+        const ExpandedBlock::Claim claim = claims[c];
+        // A renamed claim never reads as a claim of another block's position.
+        if (table_.claimed_at(claim.slot, position(b, claim.offset))) {
+          table_.rename_claim(claim.slot, position(b, won));
+          claims[won++] = claim;
+        }
+      }
+      claims.resize(won);
+    });
+  }
+
+  // (C) Each block numbers the states it won and writes its rows, with indices, at its
+  // place in the CSR. The arrays have address space to grow in place
+  // (reserve_address_space): growing never copies what they hold.
+  void number_and_write(std::span<ExpandedBlock> blocks, SparseMdp& mdp) {
     struct Offsets {
       std::uint64_t states, rows, entries;
     };
     std::vector<Offsets> at(blocks.size() + 1);
     at[0] = {mdp.row_group_starts.size() - 1, mdp.row_starts.size() - 1, mdp.columns.size()};
+    std::uint64_t next = table_.size();
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      at[b + 1] = {at[b].states + blocks[b].choices_per_state.size(), at[b].rows + blocks[b].row_lengths.size(),
-                   at[b].entries + blocks[b].columns.size()};
+      ExpandedBlock& block = blocks[b];
+      block.first_new = next;
+      next += block.claims.size();
+      at[b + 1] = {at[b].states + block.choices_per_state.size(), at[b].rows + block.row_lengths.size(),
+                   at[b].entries + block.targets.size()};
     }
+    const std::uint64_t new_states = next - table_.size();
+    table_.add_room(new_states);
     mdp.row_group_starts.resize(at.back().states + 1);
     mdp.row_starts.resize(at.back().rows + 1);
     mdp.columns.resize(at.back().entries);
@@ -811,14 +874,22 @@ class LevelBuilder {
       if (!model_.rewards[r].state_items.empty()) structure.state_rewards.resize(at.back().states);
       if (!model_.rewards[r].transition_items.empty()) structure.choice_rewards.resize(at.back().rows);
     }
-    each_block(blocks.size(), 3, [&](std::size_t b) {
+    const std::uint32_t words = table_.words();
+    each_block(blocks.size(), 2, [&](std::size_t b) {
       const ExpandedBlock& block = blocks[b];
-      std::copy(block.columns.begin(), block.columns.end(), mdp.columns.begin() + at[b].entries);
-      std::copy(block.values.begin(), block.values.end(), mdp.values.begin() + at[b].entries);
+      for (std::size_t rank = 0; rank < block.claims.size(); ++rank) {
+        const ExpandedBlock::Claim claim = block.claims[rank];
+        table_.number(claim.slot, block.first_new + rank, &block.keys[std::size_t{claim.offset} * words]);
+      }
       std::uint64_t row = at[b].rows, entry = at[b].entries, state = at[b].states;
       std::size_t choice = 0;
       for (std::uint32_t choices : block.choices_per_state) {
-        for (std::uint32_t c = 0; c < choices; ++c) mdp.row_starts[++row] = (entry += block.row_lengths[choice++]);
+        for (std::uint32_t c = 0; c < choices; ++c) {
+          const std::uint32_t length = block.row_lengths[choice++];
+          const std::size_t k = entry - at[b].entries;
+          write_row(blocks, &block.targets[k], &block.probabilities[k], length, &mdp.columns[entry], &mdp.values[entry]);
+          mdp.row_starts[++row] = (entry += length);
+        }
         mdp.row_group_starts[++state] = row;
       }
       for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
@@ -832,9 +903,41 @@ class LevelBuilder {
         }
       }
     });
+    table_.finish_wave(new_states);
     for (const ExpandedBlock& block : blocks) {
       deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
     }
+  }
+
+  // The index a target stands for. A claimed slot holds the index once numbered,
+  // before that the tag (block, rank) its winner renamed it to.
+  std::uint32_t index_of(std::span<const ExpandedBlock> blocks, std::uint64_t target) const {
+    if (!(target & kClaimedTarget)) return static_cast<std::uint32_t>(target);
+    const StateTable::Claim claim = table_.claim_in(static_cast<std::uint32_t>(target));
+    return claim.numbered
+               ? claim.value
+               : static_cast<std::uint32_t>(blocks[claim.value >> kOffsetBits].first_new + (claim.value & kMostBlockSuccessors));
+  }
+
+  // One merged row into the CSR, sorted by index: insertion for short rows.
+  void write_row(std::span<const ExpandedBlock> blocks, const std::uint64_t* targets, const double* probabilities,
+                 std::uint32_t length, std::uint32_t* columns, double* values) const {
+    constexpr std::uint32_t kLongRow = 16;
+    if (length <= kLongRow) {
+      for (std::uint32_t i = 0; i < length; ++i) {
+        const std::uint32_t column = index_of(blocks, targets[i]);
+        std::uint32_t j = i;
+        for (; j > 0 && columns[j - 1] > column; --j) columns[j] = columns[j - 1], values[j] = values[j - 1];
+        columns[j] = column;
+        values[j] = probabilities[i];
+      }
+      return;
+    }
+    thread_local std::vector<std::pair<std::uint32_t, double>> sorted;
+    sorted.clear();
+    for (std::uint32_t i = 0; i < length; ++i) sorted.emplace_back(index_of(blocks, targets[i]), probabilities[i]);
+    std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::uint32_t i = 0; i < length; ++i) columns[i] = sorted[i].first, values[i] = sorted[i].second;
   }
 
   // Backs the arrays' room for the coming wave with memory, beside its expansion
@@ -931,9 +1034,10 @@ class LevelBuilder {
   StateTable table_;
   oneapi::tbb::enumerable_thread_specific<StateExpander> experts_;
   std::vector<std::uint32_t> deadlocks_;
-  double phase_s_[5] = {0, 0, 0, 0, 0};  // for -v: expand, look up, number and merge, append, finish
+  double phase_s_[4] = {0, 0, 0, 0};  // for -v: expand and look up, claims, number and write, finish
   oneapi::tbb::affinity_partitioner affinity_;  // see each_block
-  std::atomic<std::int64_t> busy_ns_[4] = {0, 0, 0, 0};  // for -v: the blocks' work in the first four
+  std::atomic<std::int64_t> busy_ns_[3] = {0, 0, 0};  // for -v: the blocks' work in the first three
+  std::uint64_t growths_in_waves_ = 0;  // for -v: see finish_deferred_look_ups
 };
 
 }  // namespace

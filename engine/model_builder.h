@@ -14,6 +14,8 @@ struct BuildStatistics {
   std::uint64_t deadlocks = 0;  // states without a choice, given a self-loop as PRISM does
   double seconds = 0.0;
   std::size_t table_bytes = 0;  // the state table at its largest
+  std::uint64_t waves = 0;  // breadth-first waves (model_builder.cpp)
+  std::uint64_t waves_growing_table = 0;  // waves that outgrew the room guessed for their claims
 };
 
 struct BuiltModel {

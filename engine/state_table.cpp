@@ -1,7 +1,5 @@
 #include "engine/state_table.h"
 
-#include <oneapi/tbb/parallel_for.h>
-
 namespace mdpvi {
 
 StateTable::StateTable(std::uint32_t words) : words_(words) {
@@ -44,14 +42,18 @@ void StateTable::rehash(std::uint64_t slot_count) {
     constexpr std::uint64_t kAhead = 8;  // slots are random accesses: fetch them early
     for (std::uint64_t index = range.begin(); index < range.end(); ++index) {
       if (index + kAhead < range.end()) __builtin_prefetch(&slots_[hash(state(index + kAhead)) & mask]);
-      for (std::uint64_t slot = hash(state(index)) & mask;; slot = (slot + 1) & mask) {
-        std::uint32_t expected = kEmpty;
-        std::atomic_ref<std::uint32_t> cell(slots_[slot]);
-        if (cell.compare_exchange_strong(expected, static_cast<std::uint32_t>(index), std::memory_order_relaxed)) break;
-      }
+      place(static_cast<std::uint32_t>(index), state(index), mask);
     }
   });
   mask_ = mask;
+}
+
+std::uint64_t StateTable::place(std::uint32_t value, const std::uint64_t* key, std::uint64_t mask) {
+  for (std::uint64_t slot = hash(key) & mask;; slot = (slot + 1) & mask) {
+    std::uint32_t expected = kEmpty;
+    std::atomic_ref<std::uint32_t> cell(slots_[slot]);
+    if (cell.compare_exchange_strong(expected, value, std::memory_order_relaxed)) return slot;
+  }
 }
 
 void StateTable::add_room(std::uint64_t new_states) {

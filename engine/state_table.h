@@ -21,6 +21,9 @@
 #include "engine/hash_words.h"
 #include "engine/pod_vector.h"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
 namespace mdpvi {
 
 class StateTable {
@@ -54,10 +57,27 @@ class StateTable {
   // reached in the wave must stay unchanged until it is numbered.
   struct Lookup {
     bool known;
+    bool fresh;  // the state was claimed in an empty slot: it took room (take_room)
     std::uint32_t value;  // index if known, else slot
   };
   template <typename KeyAt>
   Lookup find_or_claim(const std::uint64_t* state, std::uint64_t hash, std::uint32_t position, const KeyAt& key_at);
+
+  // During a wave, before claiming: room for up to claims more claimed slots, or false
+  // where they could fill the slots past kMostWaveLoad. A wave's new states are known
+  // only once its successors are looked up, so room is taken as they are, and a
+  // caller refused grows the table (grow_in_wave) once no thread is claiming.
+  bool take_room(std::uint64_t claims) {
+    const std::uint64_t limit = slots_.size() / kMostWaveLoad.second * kMostWaveLoad.first - size_;
+    if (promised_.fetch_add(claims, std::memory_order_relaxed) + claims <= limit) return true;
+    promised_.fetch_sub(claims, std::memory_order_relaxed);
+    return false;
+  }
+  // During a wave, while no thread looks up: grows the slots to hold what they hold
+  // and extra more claims at the load reserve() keeps. Claims move with the indices;
+  // moved[old slot] is each claim's new slot.
+  template <typename KeyAt>
+  void grow_in_wave(std::uint64_t extra, const KeyAt& key_at, std::vector<std::uint32_t>& moved);
 
   // Cache hints for a look-up soon to come (a wave looks up millions, each missing the
   // cache twice): first the slot the state hashes to, later the state that slot names.
@@ -89,7 +109,10 @@ class StateTable {
     std::memcpy(&states_[index * words_], state, words_ * 8);
     std::atomic_ref<std::uint32_t>(slots_[slot]).store(static_cast<std::uint32_t>(index), std::memory_order_relaxed);
   }
-  void finish_wave(std::uint64_t new_states) { size_ += new_states; }
+  void finish_wave(std::uint64_t new_states) {
+    size_ += new_states;
+    promised_.store(0, std::memory_order_relaxed);
+  }
   // What a slot claimed in the wave holds: the state's index once numbered, else its
   // claim's position or tag.
   struct Claim {
@@ -107,6 +130,14 @@ class StateTable {
  private:
   bool equal(const std::uint64_t* a, const std::uint64_t* b) const { return same_words(a, b, words_); }
   void rehash(std::uint64_t slot_count);
+  // Inserts value (an index or a claim) whose state is key into an empty slot of the
+  // slots under mask, from any thread; returns the slot.
+  std::uint64_t place(std::uint32_t value, const std::uint64_t* key, std::uint64_t mask);
+
+  // The most the slots are filled in a wave, claims taken (take_room) counted: a
+  // fraction, above the half reserve() keeps, so that a wave rarely has to grow the
+  // table while it holds claims.
+  static constexpr std::pair<std::uint64_t, std::uint64_t> kMostWaveLoad{3, 4};
 
   std::uint32_t words_;
   std::uint64_t size_ = 0;
@@ -115,6 +146,7 @@ class StateTable {
   // would also miss the TLB.
   mutable PodVector<std::uint32_t> slots_;  // mutable: atomic_ref needs a non-const object
   std::uint64_t mask_ = 0;  // slots_.size() - 1
+  std::atomic<std::uint64_t> promised_{0};  // room taken in the wave (take_room)
 };
 
 template <typename KeyAt>
@@ -126,18 +158,41 @@ StateTable::Lookup StateTable::find_or_claim(const std::uint64_t* state, std::ui
     std::uint32_t seen = cell.load(std::memory_order_relaxed);
     while (seen == kEmpty) {  // a failed exchange leaves what another thread put there in seen
       if (cell.compare_exchange_weak(seen, claim, std::memory_order_relaxed)) {
-        return {false, static_cast<std::uint32_t>(slot)};
+        return {false, true, static_cast<std::uint32_t>(slot)};
       }
     }
     if ((seen & kClaimBit) == 0) {
-      if (equal(this->state(seen), state)) return {true, seen};
+      if (equal(this->state(seen), state)) return {true, false, seen};
     } else if (equal(key_at(seen & ~kClaimBit), state)) {
       // Keep the earliest position: that is where a sequential search numbers it.
       while (seen > claim && !cell.compare_exchange_weak(seen, claim, std::memory_order_relaxed)) {
       }
-      return {false, static_cast<std::uint32_t>(slot)};
+      return {false, false, static_cast<std::uint32_t>(slot)};
     }
   }
+}
+
+template <typename KeyAt>
+void StateTable::grow_in_wave(std::uint64_t extra, const KeyAt& key_at, std::vector<std::uint32_t>& moved) {
+  const std::vector<std::uint32_t> old(slots_.begin(), slots_.end());
+  const std::uint64_t needed = 2 * (size_ + promised_.load(std::memory_order_relaxed) + extra);
+  std::uint64_t count = slots_.size();
+  while (count < needed) count *= 2;
+  slots_.resize(count);
+  std::fill(slots_.begin(), slots_.end(), kEmpty);
+  moved.assign(old.size(), kEmpty);
+  mask_ = count - 1;
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, old.size()), [&](const auto& range) {
+    for (std::size_t slot = range.begin(); slot < range.end(); ++slot) {
+      const std::uint32_t value = old[slot];
+      if (value == kEmpty) continue;
+      if ((value & kClaimBit) == 0) {
+        place(value, state(value), mask_);
+      } else {
+        moved[slot] = static_cast<std::uint32_t>(place(value, key_at(value & ~kClaimBit), mask_));
+      }
+    }
+  });
 }
 
 }  // namespace mdpvi

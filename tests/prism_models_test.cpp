@@ -116,5 +116,38 @@ TEST(Builder, EqualSuccessorsOfAChoiceAreMerged) {
   EXPECT_DOUBLE_EQ(mdp.values[mdp.row_starts[1] + 1], 0.25);
 }
 
+// A wave whose new states outgrow the table's room for claims grows the table while
+// it holds claims (StateTable::grow_in_wave): the initial state's one choice reaches
+// 40 x 40 new states, the first wave's table has room for 767. The model comes out
+// as without the growth: every state once, numbered by first reach, rows sorted.
+TEST(Builder, WaveOutgrowingTheTableGrowsItWhileClaiming) {
+  constexpr int n = 40;
+  std::string text = "mdp\n";
+  for (std::string variable : {"x", "y"}) {
+    text += "module m" + variable + "\n  " + variable + " : [0.." + std::to_string(n) + "];\n  [a] " + variable + "=0 -> ";
+    for (int k = 1; k <= n; ++k) text += (k > 1 ? " + " : "") + ("1/" + std::to_string(n) + ":(" + variable + "'=") + std::to_string(k) + ")";
+    text += ";\n  [] " + variable + ">0 -> (" + variable + "'=0);\nendmodule\n";
+  }
+  const ResolvedModel model = resolve_model(io::parse_model(io::TextFile::from_string("wide.nm", text)), {});
+  auto built_with = [&](std::size_t threads, bool cached) {
+    oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
+    BuildOptions options;
+    options.cache_local_transitions = cached;
+    return build_model(model, options);
+  };
+  const BuiltModel built = built_with(4, true);
+  EXPECT_GE(built.statistics.waves_growing_table, 1u);
+  const SparseMdp& mdp = built.mdp;
+  ASSERT_EQ(mdp.num_states(), 1681u);  // (x, y) in 0..40 x 0..40
+  EXPECT_EQ(mdp.num_choices(), 3281u);
+  EXPECT_EQ(mdp.num_transitions(), 4880u);
+  std::vector<std::uint32_t> first_row(&mdp.columns[0], &mdp.columns[mdp.row_starts[1]]);
+  std::vector<std::uint32_t> numbered_first(n * n);
+  for (std::uint32_t k = 0; k < numbered_first.size(); ++k) numbered_first[k] = k + 1;
+  EXPECT_EQ(first_row, numbered_first);
+  test::expect_same_model(mdp, built_with(1, true).mdp);
+  test::expect_same_model(mdp, built_with(3, false).mdp);
+}
+
 }  // namespace
 }  // namespace mdpvi
