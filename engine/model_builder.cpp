@@ -226,6 +226,11 @@ class StateExpander {
   // Every combination of one command per group_ranges_ entry (one per module).
   bool add_cached_combinations(int action) {
     const std::size_t k = group_ranges_.size();
+    if (group_ranges_.back().second - group_ranges_.front().first == k) {
+      // One command per module (leader6: every synchronisation): the parts are the
+      // one combination, side by side.
+      return add_cached_product(action, &parts_[group_ranges_.front().first], k);
+    }
     pick_.assign(k, 0);
     combined_.resize(k);
     while (true) {
@@ -245,6 +250,9 @@ class StateExpander {
     }
     const std::uint32_t words = layout_.words();
     const std::size_t begin = out_->probabilities.size();
+    if (std::all_of(parts, parts + count, [](const Part& p) { return p.command->end_update - p.command->first_update == 1; })) {
+      return add_cached_single_updates(action, parts, count);
+    }
     update_pick_.assign(count, 0);
     while (true) {
       double probability = 1.0;
@@ -274,6 +282,35 @@ class StateExpander {
         update_pick_[i++] = 0;
       }
       if (i == count) break;
+    }
+    choices_.push_back({action, begin, out_->probabilities.size()});
+    return true;
+  }
+
+  // Commands of one update each (leader6: every synchronisation): one successor, and
+  // the written bits combine word by word without the product's bookkeeping.
+  bool add_cached_single_updates(int action, const Part* parts, std::size_t count) {
+    const std::uint32_t words = layout_.words();
+    const std::size_t begin = out_->probabilities.size();
+    double probability = 1.0;
+    for (std::size_t i = 0; i < count; ++i) probability *= parts[i].cache->update(parts[i].command->first_update).probability;
+    if (probability > 0.0) {
+      const std::size_t at = out_->keys.size();
+      out_->keys.resize(at + words);
+      std::uint64_t* next = &out_->keys[at];
+      for (std::uint32_t w = 0; w < words; ++w) {
+        std::uint64_t cleared = 0, set = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+          const LocalTransitionCache& cache = *parts[i].cache;
+          const LocalUpdate& update = cache.update(parts[i].command->first_update);
+          const std::uint64_t clear = cache.clear_bits(update)[w];
+          if (cleared & clear) return false;  // two modules write one variable
+          cleared |= clear;
+          set |= cache.set_bits(update)[w];
+        }
+        next[w] = (words_[w] & ~cleared) | set;
+      }
+      out_->probabilities.push_back(probability);
     }
     choices_.push_back({action, begin, out_->probabilities.size()});
     return true;
