@@ -86,11 +86,10 @@ struct ExpandedBlock {
   // successor whose repeat it is (kRepeatTarget).
   std::vector<double> probabilities;
   std::vector<std::uint64_t> targets;
-  // The successors looked up (the first of equal ones) and their hashes, how many of
-  // them are looked up so far (all, unless the table ran out of room), and the claims
-  // among them in order; once counted, only the won claims, in order.
+  // The successors looked up (the first of equal ones), how many of them are looked up
+  // so far (all, unless the table ran out of room), and the claims among them in
+  // order; once counted, only the won claims, in order.
   std::vector<std::uint32_t> distinct;
-  std::vector<std::uint64_t> hashes;
   std::size_t looked_up = 0;
   std::vector<Claim> claims;
   std::uint64_t first_new = 0;  // the index of the first state new here
@@ -106,13 +105,21 @@ struct ExpandedBlock {
     keys.clear();
     probabilities.clear();
     targets.clear();
-    hashes.clear();
     claims.clear();
     looked_up = 0;
     for (auto& r : state_rewards) r.clear();
     for (auto& r : choice_rewards) r.clear();
   }
   bool all_looked_up() const { return looked_up == distinct.size(); }
+  std::size_t capacity_bytes() const {
+    std::size_t bytes = keys.capacity() * 8 + probabilities.capacity() * 8 + targets.capacity() * 8 +
+                        claims.capacity() * sizeof(Claim) +
+                        4 * (distinct.capacity() + row_lengths.capacity() + choices_per_state.capacity());
+    for (const auto* rewards : {&state_rewards, &choice_rewards}) {
+      for (const std::vector<double>& r : *rewards) bytes += r.capacity() * 8;
+    }
+    return bytes;
+  }
 };
 
 // Expands one state at a time into an ExpandedBlock. One per worker thread.
@@ -560,6 +567,9 @@ class LevelBuilder {
       wave = wave_end;
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
+    std::size_t pool_bytes = 0;
+    for (const ExpandedBlock& block : pool) pool_bytes += block.capacity_bytes();
+    spdlog::debug("build: block pool of {} blocks, {:.1f} MB", pool.size(), pool_bytes / 1e6);
     built.statistics.deadlocks = deadlocks_.size();
     timed(phase_s_[3], [&] { finish(mdp); });
     built.statistics.waves_growing_table = growths_in_waves_;
@@ -592,9 +602,10 @@ class LevelBuilder {
     const std::uint64_t least = std::max(kLeastBlockStates, ceil_div(wave_states, kMostBlocks));
     return std::clamp(ceil_div(wave_states, threads() * kBlocksPerThread), least, kBlockStates);
   }
-  // Waves of 2^14 states per thread, 2^16 to 2^18: wide enough that 16 threads share
+  // Waves of 2^14 states per thread, at most 2^18: wide enough that 16 threads share
   // them with few barriers, narrow enough that the block pool stays small beside the
-  // model (wlan5, 1 thread: peak 229 MB with 2^18, 184 MB with 2^16).
+  // model (wlan5, 1 thread: pool 33 MB with 2^16, 18 MB with 2^14, peak 177 -> 163 MB,
+  // time within the noise).
   static constexpr std::uint64_t kMostWaveStates = std::uint64_t{1} << 18;
   static std::uint64_t threads() {
     using oneapi::tbb::global_control;  // --threads limits parallelism through it
@@ -602,7 +613,7 @@ class LevelBuilder {
                                    global_control::active_value(global_control::max_allowed_parallelism));
   }
   const std::uint64_t wave_states_ =
-      std::clamp<std::uint64_t>((std::uint64_t{1} << 14) * threads(), std::uint64_t{1} << 16, kMostWaveStates);
+      std::clamp<std::uint64_t>((std::uint64_t{1} << 14) * threads(), std::uint64_t{1} << 14, kMostWaveStates);
   // A successor's position in its wave, (block << kOffsetBits) | offset, orders the
   // wave's successors as a sequential search meets them, and must fit a claim.
   static constexpr std::uint32_t kOffsetBits = 22;
@@ -709,7 +720,7 @@ class LevelBuilder {
   }
 
   // Marks each successor equal to an earlier one of its block as its repeat, and lists
-  // the others, the ones to look up, with their hashes.
+  // the others, the ones to look up.
   void find_repeats(ExpandedBlock& block) const {
     const std::uint32_t words = table_.words();
     const std::size_t n = block.probabilities.size();
@@ -723,12 +734,8 @@ class LevelBuilder {
           repeats.first(hash, i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); });
       // A repeat takes its first occurrence's target, and never its own claim: one
       // position per block can win.
-      if (first < i) {
-        block.targets[i] = kRepeatTarget | first;
-      } else {
-        block.distinct.push_back(static_cast<std::uint32_t>(i));
-        block.hashes.push_back(hash);
-      }
+      if (first < i) block.targets[i] = kRepeatTarget | first;
+      else block.distinct.push_back(static_cast<std::uint32_t>(i));
     }
   }
 
@@ -740,16 +747,23 @@ class LevelBuilder {
     const std::uint32_t words = table_.words();
     const auto key_of = key_at(blocks);
     const std::size_t m = block.distinct.size();
+    // The hashes of the successors ahead, each computed once, for the prefetches.
+    constexpr std::size_t kAhead = 2 * kPrefetchDistance, kRing = 2 * kAhead;
+    std::uint64_t ahead[kRing];
+    auto hash_ahead = [&](std::size_t d) {
+      return ahead[d % kRing] = table_.hash(&block.keys[std::size_t{block.distinct[d]} * words]);
+    };
+    for (std::size_t d = block.looked_up; d < std::min(m, block.looked_up + kAhead); ++d) hash_ahead(d);
     std::uint64_t room = 0;
     for (std::size_t d = block.looked_up; d < m; ++d) {
-      if (d + 2 * kPrefetchDistance < m) table_.prefetch_slot(block.hashes[d + 2 * kPrefetchDistance]);
-      if (d + kPrefetchDistance < m) table_.prefetch_state(block.hashes[d + kPrefetchDistance]);
+      if (d + kAhead < m) table_.prefetch_slot(hash_ahead(d + kAhead));
+      if (d + kPrefetchDistance < m) table_.prefetch_state(ahead[(d + kPrefetchDistance) % kRing]);
       if (room == 0) {
         if (!table_.take_room(kRoomPerTake)) return false;
         room = kRoomPerTake;
       }
       const std::uint32_t i = block.distinct[d];
-      const StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], block.hashes[d], position(b, i), key_of);
+      const StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], ahead[d % kRing], position(b, i), key_of);
       room -= found.fresh;
       block.looked_up = d + 1;
       if (found.known) {
