@@ -94,6 +94,7 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"initial_states", m.initial_states},
                           {"deadlocks", m.deadlocks},
                           {"state_table_bytes", m.state_table_bytes},
+                          {"peak_bytes_after_build", m.peak_bytes_after_build},
                           {"parse_time_s", m.parse_s},
                           {"build_time_s", m.build_s},
                           {"graph_time_s", m.graph_s}};
