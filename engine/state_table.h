@@ -174,15 +174,21 @@ StateTable::Lookup StateTable::find_or_claim(const std::uint64_t* state, std::ui
 
 template <typename KeyAt>
 void StateTable::grow_in_wave(std::uint64_t extra, const KeyAt& key_at, std::vector<std::uint32_t>& moved) {
-  const std::vector<std::uint32_t> old(slots_.begin(), slots_.end());
+  using Range = oneapi::tbb::blocked_range<std::size_t>;
+  PodVector<std::uint32_t> old(slots_.size());
+  oneapi::tbb::parallel_for(Range(0, old.size()), [&](const Range& range) {
+    std::copy(slots_.begin() + range.begin(), slots_.begin() + range.end(), old.begin() + range.begin());
+  });
   const std::uint64_t needed = 2 * (size_ + promised_.load(std::memory_order_relaxed) + extra);
   std::uint64_t count = slots_.size();
   while (count < needed) count *= 2;
   slots_.resize(count);
-  std::fill(slots_.begin(), slots_.end(), kEmpty);
-  moved.assign(old.size(), kEmpty);
+  oneapi::tbb::parallel_for(Range(0, count), [&](const Range& range) {
+    std::fill(slots_.begin() + range.begin(), slots_.begin() + range.end(), kEmpty);
+  });
+  moved.resize(old.size());  // read only where a claim was moved
   mask_ = count - 1;
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, old.size()), [&](const auto& range) {
+  oneapi::tbb::parallel_for(Range(0, old.size()), [&](const Range& range) {
     for (std::size_t slot = range.begin(); slot < range.end(); ++slot) {
       const std::uint32_t value = old[slot];
       if (value == kEmpty) continue;
