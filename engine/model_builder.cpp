@@ -705,8 +705,9 @@ class LevelBuilder {
                            "states " + std::to_string(block.first_state) + ".." + std::to_string(block.end_state - 1) +
                                " have more than " + std::to_string(kMostBlockSuccessors) + " successors together");
       }
-      find_repeats(block);
-      if (look_up(blocks, b)) merge_rows(block);
+      thread_local std::vector<std::uint64_t> hashes;
+      find_repeats(block, hashes);
+      if (look_up(blocks, b, hashes.data())) merge_rows(block);
     });
   }
 
@@ -720,8 +721,9 @@ class LevelBuilder {
   }
 
   // Marks each successor equal to an earlier one of its block as its repeat, and lists
-  // the others, the ones to look up.
-  void find_repeats(ExpandedBlock& block) const {
+  // the others, the ones to look up, with their hashes.
+  void find_repeats(ExpandedBlock& block, std::vector<std::uint64_t>& hashes) const {
+    hashes.clear();
     const std::uint32_t words = table_.words();
     const std::size_t n = block.probabilities.size();
     block.targets.resize(n);
@@ -734,36 +736,40 @@ class LevelBuilder {
           repeats.first(hash, i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); });
       // A repeat takes its first occurrence's target, and never its own claim: one
       // position per block can win.
-      if (first < i) block.targets[i] = kRepeatTarget | first;
-      else block.distinct.push_back(static_cast<std::uint32_t>(i));
+      if (first < i) {
+        block.targets[i] = kRepeatTarget | first;
+      } else {
+        block.distinct.push_back(static_cast<std::uint32_t>(i));
+        hashes.push_back(hash);
+      }
     }
   }
 
   // Looks the block's distinct successors up, from where it stopped, claiming the new
-  // ones; then the repeats take their targets. False where the table ran out of room
-  // first (finish_deferred_look_ups goes on).
-  bool look_up(std::span<ExpandedBlock> blocks, std::size_t b) {
+  // ones; then the repeats take their targets. hashes: per distinct successor, or null
+  // to compute them. False where the table ran out of room first
+  // (finish_deferred_look_ups goes on).
+  bool look_up(std::span<ExpandedBlock> blocks, std::size_t b, const std::uint64_t* hashes) {
     ExpandedBlock& block = blocks[b];
     const std::uint32_t words = table_.words();
     const auto key_of = key_at(blocks);
     const std::size_t m = block.distinct.size();
-    // The hashes of the successors ahead, each computed once, for the prefetches.
-    constexpr std::size_t kAhead = 2 * kPrefetchDistance, kRing = 2 * kAhead;
-    std::uint64_t ahead[kRing];
-    auto hash_ahead = [&](std::size_t d) {
-      return ahead[d % kRing] = table_.hash(&block.keys[std::size_t{block.distinct[d]} * words]);
-    };
-    for (std::size_t d = block.looked_up; d < std::min(m, block.looked_up + kAhead); ++d) hash_ahead(d);
+    if (hashes == nullptr) {  // a deferred block goes on: its hashes afresh
+      thread_local std::vector<std::uint64_t> computed;
+      computed.resize(m);
+      for (std::size_t d = block.looked_up; d < m; ++d) computed[d] = table_.hash(&block.keys[std::size_t{block.distinct[d]} * words]);
+      hashes = computed.data();
+    }
     std::uint64_t room = 0;
     for (std::size_t d = block.looked_up; d < m; ++d) {
-      if (d + kAhead < m) table_.prefetch_slot(hash_ahead(d + kAhead));
-      if (d + kPrefetchDistance < m) table_.prefetch_state(ahead[(d + kPrefetchDistance) % kRing]);
+      if (d + 2 * kPrefetchDistance < m) table_.prefetch_slot(hashes[d + 2 * kPrefetchDistance]);
+      if (d + kPrefetchDistance < m) table_.prefetch_state(hashes[d + kPrefetchDistance]);
       if (room == 0) {
         if (!table_.take_room(kRoomPerTake)) return false;
         room = kRoomPerTake;
       }
       const std::uint32_t i = block.distinct[d];
-      const StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], ahead[d % kRing], position(b, i), key_of);
+      const StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], hashes[d], position(b, i), key_of);
       room -= found.fresh;
       block.looked_up = d + 1;
       if (found.known) {
@@ -808,7 +814,7 @@ class LevelBuilder {
         }
       });
       each_block(deferred.size(), 0, [&](std::size_t d) {
-        if (look_up(blocks, deferred[d])) merge_rows(blocks[deferred[d]]);
+        if (look_up(blocks, deferred[d], nullptr)) merge_rows(blocks[deferred[d]]);
       });
     }
   }
