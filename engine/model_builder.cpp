@@ -255,11 +255,11 @@ class StateExpander {
       add_cached_single(action, parts[0]);
       return true;
     }
-    const std::uint32_t words = layout_.words();
-    const std::size_t begin = out_->probabilities.size();
     if (std::all_of(parts, parts + count, [](const Part& p) { return p.command->end_update - p.command->first_update == 1; })) {
       return add_cached_single_updates(action, parts, count);
     }
+    const std::uint32_t words = layout_.words();
+    const std::size_t begin = out_->probabilities.size();
     update_pick_.assign(count, 0);
     while (true) {
       double probability = 1.0;
@@ -627,6 +627,8 @@ class LevelBuilder {
   static constexpr std::uint64_t kRepeatTarget = std::uint64_t{1} << 61;
   // Room in the table is taken for this many claims at a time (take_room).
   static constexpr std::uint64_t kRoomPerTake = 64;
+  // Rows up to this long are merged and sorted by insertion, longer ones by a sort.
+  static constexpr std::uint32_t kLongRow = 16;
   // How far ahead look-ups have their state fetched into the cache; their slot is
   // fetched twice as far ahead.
   static constexpr std::size_t kPrefetchDistance = 8;
@@ -843,7 +845,6 @@ class LevelBuilder {
   // long rows.
   static std::uint32_t merge_row(const std::uint64_t* targets, const double* probabilities, std::uint32_t count,
                                  std::uint64_t* out_targets, double* out_probabilities) {
-    constexpr std::uint32_t kLongRow = 16;
     std::uint32_t length = 0;
     if (count <= kLongRow) {
       for (std::uint32_t i = 0; i < count; ++i) {
@@ -979,7 +980,6 @@ class LevelBuilder {
   // One merged row into the CSR, sorted by index: insertion for short rows.
   void write_row(std::span<const ExpandedBlock> blocks, const std::uint64_t* targets, const double* probabilities,
                  std::uint32_t length, std::uint32_t* columns, double* values) const {
-    constexpr std::uint32_t kLongRow = 16;
     if (length <= kLongRow) {
       for (std::uint32_t i = 0; i < length; ++i) {
         const std::uint32_t column = index_of(blocks, targets[i]);

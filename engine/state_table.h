@@ -4,7 +4,7 @@
 //
 // Packed states are stored in discovery order in one array with room to grow in place
 // (reserve_address_space). An open-addressing table of 32-bit slots (linear probing, at most half
-// full) finds them. A slot holds a state's index or, while a wave is being numbered,
+// full between waves, three quarters within one: take_room) finds them. A slot holds a state's index or, while a wave is being numbered,
 // a claim: the smallest wave position at which the state was reached, kept by
 // compare-and-swap. After the wave the claimed states are numbered in position order,
 // so the numbering is that of a sequential breadth-first search whatever the threads

@@ -26,8 +26,6 @@ std::size_t peak_resident_bytes() {
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
 }
 
-
-
 struct LoadedModel {
   SparseMdp mdp;
   PropertyScope scope;  // the model's constants and formulas
