@@ -15,8 +15,9 @@ std::uint32_t LocalTransitionCache::add(const double* values) {
     commands_.clear();
     updates_.clear();
     write_words_.clear();
+    action_words_.clear();
   }
-  LocalEntry entry{static_cast<std::uint32_t>(commands_.size()), 0, false};
+  LocalEntry entry{static_cast<std::uint32_t>(commands_.size()), 0, static_cast<std::uint32_t>(action_words_.size()), false};
   for (std::uint32_t c : module_.candidates(values)) {
     if (index_.model.commands[c].guard.holds(values)) add_command(c, values, entry.faulty);
   }
@@ -25,6 +26,10 @@ std::uint32_t LocalTransitionCache::add(const double* values) {
   // unlabelled commands, which come first) in command order, as the plain way.
   std::stable_sort(commands_.begin() + entry.first_command, commands_.end(),
                    [](const LocalCommand& a, const LocalCommand& b) { return a.action < b.action; });
+  action_words_.resize(action_words_.size() + index_.action_words(), 0);
+  for (const LocalCommand& command : commands(entry)) {
+    if (command.action != kNoAction) action_words_[entry.actions + command.action / 64] |= std::uint64_t{1} << (command.action % 64);
+  }
   entries_.push_back(entry);
   return static_cast<std::uint32_t>(entries_.size() - 1);
 }

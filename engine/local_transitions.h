@@ -31,6 +31,7 @@ struct LocalCommand {
 
 struct LocalEntry {
   std::uint32_t first_command, end_command;  // enabled commands by action, then command order
+  std::uint32_t actions;  // into action_words(): the actions of those commands, as a bit set
   bool faulty;
 };
 
@@ -46,6 +47,7 @@ class LocalTransitionCache {
   std::span<const LocalCommand> commands(const LocalEntry& entry) const {
     return {commands_.data() + entry.first_command, commands_.data() + entry.end_command};
   }
+  const std::uint64_t* actions(const LocalEntry& entry) const { return &action_words_[entry.actions]; }
   const LocalUpdate& update(std::uint32_t u) const { return updates_[u]; }
   const std::uint64_t* clear_bits(const LocalUpdate& u) const { return &write_words_[u.writes]; }
   const std::uint64_t* set_bits(const LocalUpdate& u) const { return &write_words_[u.writes + words_]; }
@@ -66,6 +68,7 @@ class LocalTransitionCache {
   std::vector<LocalCommand> commands_;
   std::vector<LocalUpdate> updates_;
   std::vector<std::uint64_t> write_words_;
+  std::vector<std::uint64_t> action_words_;  // ModelIndex::action_words() per entry
 };
 
 template <typename Values>

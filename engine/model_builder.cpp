@@ -35,7 +35,6 @@ struct ChoiceSpan {
 
 // A command enabled in the current state, as its module's cache has it.
 struct Part {
-  int action;  // the command's: parts are sorted by it, and a copy saves a pointer chase
   const LocalTransitionCache* cache;
   const LocalCommand* command;
 };
@@ -132,6 +131,7 @@ class StateExpander {
     if (!cache_local_transitions) return;
     for (std::uint32_t m = 0; m < index.modules.size(); ++m) caches_.emplace_back(index, m);
     entries_.resize(caches_.size());
+    next_command_.resize(caches_.size());
   }
 
   void expand(std::uint64_t state, const std::uint64_t* words, ExpandedBlock& out) {
@@ -185,10 +185,10 @@ class StateExpander {
   }
 
   // The choices of the current state from the modules' cached entries, in the order
-  // explore() makes them. False where the plain way must decide: an entry is faulty,
-  // or two synchronising modules write one variable.
+  // explore() makes them: unlabelled commands module by module, then the actions in
+  // order. False where the plain way must decide: an entry is faulty, or two
+  // synchronising modules write one variable.
   bool combine_cached() {
-    parts_.clear();
     auto values = [this] {
       decode();
       return static_cast<const double*>(values_.data());
@@ -199,44 +199,57 @@ class StateExpander {
       entries_[m] = &entry;
     }
     for (std::uint32_t m = 0; m < caches_.size(); ++m) {
-      for (const LocalCommand& command : caches_[m].commands(*entries_[m])) {
-        const Part part{command.action, &caches_[m], &command};
-        if (command.action != kNoAction) {
-          parts_.push_back(part);
-        } else if (!add_cached_product(kNoAction, &part, 1)) {
-          return false;
-        }
-      }
+      const LocalCommand* command = caches_[m].commands(*entries_[m]).data();
+      const LocalCommand* end = end_command(m);
+      for (; command != end && command->action == kNoAction; ++command) add_cached_single(kNoAction, {&caches_[m], command});
+      next_command_[m] = command;
     }
-    // parts_: by module, by action within a module; now by action, then module.
-    // Insertion sort: stable, and a state has a handful of parts (std::stable_sort
-    // would allocate a buffer per state).
-    for (std::size_t i = 1; i < parts_.size(); ++i) {
-      const Part part = parts_[i];
-      std::size_t j = i;
-      for (; j > 0 && parts_[j - 1].action > part.action; --j) parts_[j] = parts_[j - 1];
-      parts_[j] = part;
-    }
-    for (std::size_t begin = 0, end; begin < parts_.size(); begin = end) {
-      const int action = parts_[begin].action;
-      group_ranges_.clear();
-      for (end = begin; end < parts_.size() && parts_[end].action == action; ++end) {
-        if (end == begin || parts_[end].cache != parts_[end - 1].cache) group_ranges_.emplace_back(end, end + 1);
-        else group_ranges_.back().second = end + 1;
+    // An action is a choice where every module of its alphabet enables it. (The
+    // entries' commands are grouped by action, so no sorting per state.)
+    for (std::uint32_t w = 0; w < index_.action_words(); ++w) {
+      std::uint64_t enabled = 0, blocked = 0;
+      for (std::uint32_t m = 0; m < caches_.size(); ++m) {
+        const std::uint64_t actions = caches_[m].actions(*entries_[m])[w];
+        enabled |= actions;
+        blocked |= index_.alphabet_masks[m][w] & ~actions;
       }
-      if (group_ranges_.size() < index_.alphabet_size[action]) continue;  // a module of the alphabet blocks it
-      if (!add_cached_combinations(action)) return false;
+      for (std::uint64_t rest = enabled & ~blocked; rest != 0; rest &= rest - 1) {
+        if (!add_cached_action(static_cast<int>(64 * w + __builtin_ctzll(rest)))) return false;
+      }
     }
     return true;
+  }
+
+  const LocalCommand* end_command(std::uint32_t m) const {
+    const std::span<const LocalCommand> commands = caches_[m].commands(*entries_[m]);
+    return commands.data() + commands.size();
+  }
+
+  // The choices of a synchronised action every module of its alphabet enables; the
+  // actions come in order, so each module's next commands are the action's.
+  bool add_cached_action(int action) {
+    parts_.clear();
+    group_ranges_.clear();
+    for (std::uint32_t m : index_.alphabet_modules[action]) {
+      const LocalCommand* command = next_command_[m];
+      const LocalCommand* end = end_command(m);
+      // Skipping actions other modules block: the module has a command for this one.
+      while (command->action < action) ++command;
+      const std::size_t begin = parts_.size();
+      for (; command != end && command->action == action; ++command) parts_.push_back({&caches_[m], command});
+      next_command_[m] = command;
+      group_ranges_.emplace_back(begin, parts_.size());
+    }
+    return add_cached_combinations(action);
   }
 
   // Every combination of one command per group_ranges_ entry (one per module).
   bool add_cached_combinations(int action) {
     const std::size_t k = group_ranges_.size();
-    if (group_ranges_.back().second - group_ranges_.front().first == k) {
+    if (parts_.size() == k) {
       // One command per module (leader6: every synchronisation): the parts are the
       // one combination, side by side.
-      return add_cached_product(action, &parts_[group_ranges_.front().first], k);
+      return add_cached_product(action, parts_.data(), k);
     }
     pick_.assign(k, 0);
     combined_.resize(k);
@@ -507,6 +520,7 @@ class StateExpander {
   // The cached way (combine_cached): one cache per module, the current state's entries.
   std::vector<LocalTransitionCache> caches_;
   std::vector<const LocalEntry*> entries_;
+  std::vector<const LocalCommand*> next_command_;  // per module, its first command not combined yet
   std::vector<Part> parts_, combined_;
   std::vector<std::pair<std::size_t, std::size_t>> group_ranges_;  // parts_ of one action, per module
   std::vector<std::uint64_t> written_bits_;

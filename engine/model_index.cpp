@@ -70,10 +70,14 @@ ModelIndex::ModelIndex(const ResolvedModel& m) : model(m), layout(ranges(m)) {
     const ResolvedCommand& command = m.commands[c];
     if (command.action != kNoAction) commands_by_action[command.action][command.module].push_back(c);
   }
-  for (const auto& by_module : commands_by_action) {
-    std::uint32_t size = 0;
-    for (const auto& commands : by_module) size += !commands.empty();
-    alphabet_size.push_back(size);
+  alphabet_modules.resize(m.actions.size());
+  alphabet_masks.assign(m.module_names.size(), std::vector<std::uint64_t>(action_words(), 0));
+  for (std::uint32_t action = 0; action < m.actions.size(); ++action) {
+    for (std::uint32_t module = 0; module < m.module_names.size(); ++module) {
+      if (commands_by_action[action][module].empty()) continue;
+      alphabet_modules[action].push_back(module);
+      alphabet_masks[module][action / 64] |= std::uint64_t{1} << (action % 64);
+    }
   }
   for (const ResolvedReward& reward : m.rewards) {
     for (const auto& [guard, value] : reward.state_items) rewards_read_state |= !guard.is_constant() || !value.is_constant();

@@ -35,7 +35,12 @@ struct ModelIndex {
   StateLayout layout;
   std::vector<ModuleIndex> modules;
   std::vector<std::vector<std::vector<std::uint32_t>>> commands_by_action;  // [action][module]
-  std::vector<std::uint32_t> alphabet_size;  // per action: the modules that have commands for it
+  std::vector<std::vector<std::uint32_t>> alphabet_modules;  // per action: the modules with commands for it
+  // Actions as bit sets of action_words() words, action a at bit a % 64 of word a / 64;
+  // per module, its alphabet. A state's synchronised choices are then found with a
+  // few word operations over the modules' enabled actions (LocalTransitionCache).
+  std::vector<std::vector<std::uint64_t>> alphabet_masks;
+  std::uint32_t action_words() const { return static_cast<std::uint32_t>((model.actions.size() + 63) / 64); }
   // Whether some reward depends on the state; if not ("[time] true : 1"), rewards
   // are evaluated without decoding it.
   bool rewards_read_state = false;

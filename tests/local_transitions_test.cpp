@@ -67,6 +67,21 @@ TEST(LocalTransitions, SynchronisedProductsInThePlainOrder) {
             20u);
 }
 
+// More actions than a word of bits (the enabled-action sets span two words): module
+// m enables about a third of its 70 actions in each state, n has every second one in
+// its alphabet and o every fifth, and each blocks some.
+TEST(LocalTransitions, SeventyActionsInThePlainOrder) {
+  std::string m = "module m\n  x : [0..9];\n", n = "module n\n  y : [0..3];\n", o = "module o\n  z : [0..1];\n";
+  for (int k = 0; k < 70; ++k) {
+    const std::string action = "[a" + std::to_string(k) + "] ", number = std::to_string(k);
+    m += "  " + action + "mod(x+" + number + ",3)=0 -> (x'=mod(x+" + number + ",10));\n";
+    if (k % 2 == 0) n += "  " + action + "y!=" + std::to_string(k % 4) + " -> (y'=mod(y+1,4));\n";
+    if (k % 5 == 0) o += "  " + action + "z=0 -> (z'=1);\n";
+  }
+  o += "  [] z=1 -> (z'=0);\n";
+  EXPECT_EQ(states_built_either_way("mdp\n" + m + "endmodule\n" + n + "endmodule\n" + o + "endmodule\n"), 80u);
+}
+
 }  // namespace
 }  // namespace mdpvi
 
