@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -24,6 +25,15 @@ std::size_t peak_resident_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
+
+// The process's resident memory now: with the peak after the build, what the build
+// itself added (a run holds some megabytes of code and parsed model before it).
+std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
 struct LoadedModel {
@@ -46,6 +56,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary) {
   ResolvedModel resolved = resolve_model(description, options.constants);
   summary.parse_s = seconds_since(start);
   for (const auto& c : description.constants) loaded.declared_constants.insert(c.name);
+  summary.resident_bytes_before_build = resident_bytes();
   start = std::chrono::steady_clock::now();
   BuiltModel built = build_model(resolved);
   summary.build_s = seconds_since(start);

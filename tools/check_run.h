@@ -32,6 +32,7 @@ struct ModelSummary {
   std::uint64_t deadlocks = 0;  // PRISM-language models: states given a self-loop
   std::size_t state_table_bytes = 0;  // PRISM-language models: the builder's state table at its largest
   std::size_t peak_bytes_after_build = 0;  // the process's peak resident memory once the model is built
+  std::size_t resident_bytes_before_build = 0;  // its resident memory just before
   double parse_s = 0.0;         // reading the files
   double build_s = 0.0;         // exploring the state space (PRISM-language models)
   double graph_s = 0.0;         // building the search graph shared by all properties

@@ -95,6 +95,7 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"deadlocks", m.deadlocks},
                           {"state_table_bytes", m.state_table_bytes},
                           {"peak_bytes_after_build", m.peak_bytes_after_build},
+                          {"resident_bytes_before_build", m.resident_bytes_before_build},
                           {"parse_time_s", m.parse_s},
                           {"build_time_s", m.build_s},
                           {"graph_time_s", m.graph_s}};
