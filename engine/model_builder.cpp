@@ -66,6 +66,22 @@ class RepeatFinder {
 //     CSR; each block numbers its new states (so the numbering is that of a
 //     sequential breadth-first search, whatever the threads did), gives every entry
 //     its index and writes its rows into the CSR.
+// Adds the time since the last lap to one of a few counters.
+class PartClock {
+ public:
+  explicit PartClock(std::atomic<std::int64_t>* totals) : totals_(totals), last_(std::chrono::steady_clock::now()) {}
+  void lap(int part) {
+    const auto now = std::chrono::steady_clock::now();
+    totals_[part].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count(),
+                            std::memory_order_relaxed);
+    last_ = now;
+  }
+
+ private:
+  std::atomic<std::int64_t>* totals_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 class LevelBuilder {
  public:
   LevelBuilder(const ResolvedModel& model, const BuildOptions& options)
@@ -122,6 +138,8 @@ class LevelBuilder {
     auto busy = [&](int phase) { return 100.0 * busy_ns_[phase] * 1e-9 / (phase_s_[phase] * threads()); };
     spdlog::debug("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
                   threads(), busy(0), busy(1), busy(2));
+    spdlog::debug("build thread time in the first phase: expand {:.3f} s, repeats {:.3f} s, look up {:.3f} s, merge {:.3f} s",
+                  part_ns_[0] * 1e-9, part_ns_[1] * 1e-9, part_ns_[2] * 1e-9, part_ns_[3] * 1e-9);
     std::uint64_t lookups = 0, misses = 0;
     for (const StateExpander& expander : experts_) {
       lookups += expander.cache_statistics().first;
@@ -244,7 +262,9 @@ class LevelBuilder {
     each_block(blocks.size(), 0, [&](std::size_t b) {
       StateExpander& expander = experts_.local();
       ExpandedBlock& block = blocks[b];
+      PartClock clock(part_ns_);
       for (std::uint64_t s = block.first_state; s < block.end_state; ++s) expander.expand(s, table_.state(s), block);
+      clock.lap(0);
       if (block.probabilities.size() > kMostBlockSuccessors) {
         throw LocatedError(model_.file, 0, 0,
                            "states " + std::to_string(block.first_state) + ".." + std::to_string(block.end_state - 1) +
@@ -252,7 +272,11 @@ class LevelBuilder {
       }
       thread_local std::vector<std::uint64_t> hashes;
       find_repeats(block, hashes);
-      if (look_up(blocks, b, hashes.data())) merge_rows(block);
+      clock.lap(1);
+      const bool looked_up = look_up(blocks, b, hashes.data());
+      clock.lap(2);
+      if (looked_up) merge_rows(block);
+      clock.lap(3);
     });
   }
 
@@ -638,6 +662,9 @@ class LevelBuilder {
   oneapi::tbb::affinity_partitioner affinity_;  // see each_block
   std::atomic<std::int64_t> busy_ns_[3] = {0, 0, 0};  // for -v: the blocks' work in the first three
   std::uint64_t growths_in_waves_ = 0;  // for -v: see finish_deferred_look_ups
+  // For -v: the threads' time in the parts of the first phase (expand, repeats, look
+  // up, merge), which tells which part slows down when many threads share the table.
+  std::atomic<std::int64_t> part_ns_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace
