@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|sound|properties|mid|agree|pipeline|build|scaling|buildscale|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -129,6 +129,25 @@ for part in "$@"; do
       done
       for inst in "consensus/coin8.nm K=2" "csma/csma4_4.nm k=1"; do
         build_timeout="timeout 200" build_once $inst 16 --prop 'Pmax=? [ F true ]'
+      done
+      ;;
+    ceiling)
+      # Issue 3: what 16 cores give these builds with nothing shared. Per instance and
+      # round: one single-thread build alone, 16 at once (separate processes), then one
+      # 16-thread build. "ceiling N: T1 T2 ..." lists each process's build time.
+      for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
+        set -- $inst
+        for r in 1 2 3; do
+          for n in 1 16; do
+            for i in $(seq $n); do
+              "$mdpvi" check $M/$1 --const $2 --threads 1 --prop 'Pmax=? [ F true ]' --json /tmp/ceiling$i.json >/dev/null 2>&1 &
+            done
+            wait
+            echo "### $1 $2 ceiling $n: $(for i in $(seq $n); do grep -o '"build_time_s": [0-9.]*' /tmp/ceiling$i.json | cut -d' ' -f2; done | tr '\n' ' ')" >>"$out/results.txt"
+          done
+          "$mdpvi" check $M/$1 --const $2 --threads 16 --prop 'Pmax=? [ F true ]' --json /tmp/ceiling16.json >/dev/null 2>&1
+          echo "### $1 $2 threads 16: $(grep -o '"build_time_s": [0-9.]*' /tmp/ceiling16.json | cut -d' ' -f2)" >>"$out/results.txt"
+        done
       done
       ;;
     huge)
