@@ -55,17 +55,6 @@ class RepeatFinder {
   std::vector<std::uint32_t> slots_;
 };
 
-// Breadth-first exploration in waves of consecutive states, each wave in three
-// parallel passes over blocks of its states:
-// (A) each block expands its states into packed successors, looks them up in the
-//     state table, claiming the new ones with their position in the wave, and merges
-//     the equal successors of each choice;
-// (B) only now, every look-up done, is each claim's smallest position final: each
-//     block finds the claims it won and renames them in their slots to (block, rank);
-// (C) a prefix over the blocks gives each its first new index and its place in the
-//     CSR; each block numbers its new states (so the numbering is that of a
-//     sequential breadth-first search, whatever the threads did), gives every entry
-//     its index and writes its rows into the CSR.
 // Adds the time since the last lap to one of a few counters.
 class PartClock {
  public:
@@ -82,6 +71,17 @@ class PartClock {
   std::chrono::steady_clock::time_point last_;
 };
 
+// Breadth-first exploration in waves of consecutive states, each wave in three
+// parallel passes over blocks of its states:
+// (A) each block expands its states into packed successors, looks them up in the
+//     state table, claiming the new ones with their position in the wave, and merges
+//     the equal successors of each choice;
+// (B) only now, every look-up done, is each claim's smallest position final: each
+//     block finds the claims it won and renames them in their slots to (block, rank);
+// (C) a prefix over the blocks gives each its first new index and its place in the
+//     CSR; each block numbers its new states (so the numbering is that of a
+//     sequential breadth-first search, whatever the threads did), gives every entry
+//     its index and writes its rows into the CSR.
 class LevelBuilder {
  public:
   LevelBuilder(const ResolvedModel& model, const BuildOptions& options)
