@@ -42,14 +42,31 @@ class DefaultInitAllocator : public std::allocator<T> {
 
   T* allocate(std::size_t n) {
     if (n * sizeof(T) < kMapBytes) return std::allocator<T>::allocate(n);
-    void* p = mmap(nullptr, n * sizeof(T), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
+    void* p = map_aligned(n * sizeof(T));
     madvise(p, n * sizeof(T), MADV_HUGEPAGE);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
     if (n * sizeof(T) < kMapBytes) return std::allocator<T>::deallocate(p, n);
     munmap(p, n * sizeof(T));
+  }
+
+  // A mapping of bytes that starts on a huge-page boundary. The kernel places
+  // mappings on 4 KiB boundaries, and a huge page then also covers the address space
+  // before the array's start, which is of no use to anyone but is committed with it:
+  // leader6's arrays held 5 MB more than they used for their first pages alone.
+  static void* map_aligned(std::size_t bytes) {
+    constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t length = (bytes + page - 1) / page * page;
+    void* p = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    const auto start = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+    if (aligned > start) munmap(p, aligned - start);
+    const std::uintptr_t end = start + length + kHugePage;
+    if (end > aligned + length) munmap(reinterpret_cast<void*>(aligned + length), end - (aligned + length));
+    return reinterpret_cast<void*>(aligned);
   }
 
   // Value-less construction default-initialises: no zeroing for numbers.

@@ -108,5 +108,18 @@ TEST(PodVector, ReservedAddressSpaceLetsItGrowInPlace) {
   EXPECT_EQ(values.front(), 1.0);
 }
 
+TEST(PodVector, LargeBuffersStartOnAHugePageBoundary) {
+  // Not a whole number of huge pages: a kernel that aligns such mappings itself would
+  // not do so for this size.
+  for (std::size_t count : {(std::size_t{1} << 20) + 3, std::size_t{5} << 20}) {
+    PodVector<double> values;
+    values.reserve(count);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(values.data()) % (std::uintptr_t{2} << 20), 0u) << count;
+    values.resize(count);
+    values.back() = 1.0;  // the whole length is mapped
+    values.front() = 2.0;
+  }
+}
+
 }  // namespace
 }  // namespace mdpvi
