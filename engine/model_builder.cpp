@@ -670,6 +670,11 @@ class LevelBuilder {
 }  // namespace
 
 BuiltModel build_model(const ResolvedModel& model, const BuildOptions& options) {
+  if (!options.build_rewards && !model.rewards.empty()) {
+    ResolvedModel without_rewards = model;  // the description only: small beside a build
+    without_rewards.rewards.clear();
+    return LevelBuilder(without_rewards, options).run();
+  }
   return LevelBuilder(model, options).run();
 }
 

@@ -27,6 +27,10 @@ struct BuildOptions {
   // Expand states from per-module caches of local transitions (local_transitions.h);
   // off: evaluate every guard and update in every state (the reference way).
   bool cache_local_transitions = true;
+  // Build the model's reward structures. A run whose properties ask for no rewards
+  // leaves them out (as Storm does): each holds a number per state or per choice, as
+  // much memory as the values of the transitions again for some models.
+  bool build_rewards = true;
 };
 
 // Throws LocatedError: an update leaving a variable's range, a command whose

@@ -12,7 +12,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <fstream>
 #include <set>
 
@@ -42,23 +44,54 @@ struct LoadedModel {
   std::set<std::string> declared_constants;
 };
 
-LoadedModel load_model(const CheckOptions& options, ModelSummary& summary) {
+// The properties of the file and of --prop, parsed (syntax only) before the model is
+// built: a bad declaration then fails before a long build, and the builder can leave
+// out the reward structures when no property asks for rewards.
+struct ParsedProperties {
+  std::optional<io::PropertyFile> file;
+  std::vector<io::PropertyEntry> given;  // --prop, in order
+  bool use_rewards = false;
+};
+
+bool uses_rewards(const Formula& formula) {
+  if (formula.kind == Formula::Kind::temporal && formula.temporal.kind == TemporalOperator::Kind::reward) return true;
+  return std::any_of(formula.operands.begin(), formula.operands.end(), uses_rewards);
+}
+
+ParsedProperties parse_all_properties(const CheckOptions& options) {
+  ParsedProperties parsed;
+  if (options.properties_file) parsed.file = io::parse_properties(io::TextFile::load(*options.properties_file));
+  for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
+    parsed.given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
+  }
+  auto asks_rewards = [](const io::PropertyEntry& entry) { return entry.formula && uses_rewards(*entry.formula); };
+  parsed.use_rewards = std::any_of(parsed.given.begin(), parsed.given.end(), asks_rewards) ||
+                       (parsed.file && std::any_of(parsed.file->properties.begin(), parsed.file->properties.end(), asks_rewards));
+  return parsed;
+}
+
+// Reads or builds the model, parsing the properties in between (see ParsedProperties).
+LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, ParsedProperties& properties) {
   LoadedModel loaded;
   auto start = std::chrono::steady_clock::now();
   if (options.explicit_base) {
     summary.source = *options.explicit_base;
     loaded.mdp = io::read_explicit_model(*options.explicit_base);
     summary.parse_s = seconds_since(start);
+    properties = parse_all_properties(options);
     return loaded;
   }
   summary.source = *options.model_file;
   io::ModelDescription description = io::parse_model(io::TextFile::load(*options.model_file));
   ResolvedModel resolved = resolve_model(description, options.constants);
+  properties = parse_all_properties(options);
   summary.parse_s = seconds_since(start);
   for (const auto& c : description.constants) loaded.declared_constants.insert(c.name);
   summary.resident_bytes_before_build = resident_bytes();
   start = std::chrono::steady_clock::now();
-  BuiltModel built = build_model(resolved);
+  BuildOptions build_options;
+  build_options.build_rewards = properties.use_rewards;
+  BuiltModel built = build_model(resolved, build_options);
   summary.build_s = seconds_since(start);
   summary.deadlocks = built.statistics.deadlocks;
   summary.state_table_bytes = built.statistics.table_bytes;
@@ -184,26 +217,25 @@ CheckReport run_check(const CheckOptions& options) {
     throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
   }
   CheckReport report;
-  LoadedModel model = load_model(options, report.model);
+  ParsedProperties parsed;
+  LoadedModel model = load_model(options, report.model, parsed);
   const SparseMdp& mdp = model.mdp;
   report.model.type = mdp.type;
   report.model.states = mdp.num_states();
   report.model.choices = mdp.num_choices();
   report.model.transitions = mdp.num_transitions();
   report.model.initial_states = mdp.initial_states.size();
+  report.model.reward_structures = mdp.rewards.size();
   if (options.export_states) export_states(mdp, *options.export_states);
   if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
 
   std::vector<io::PropertyEntry> entries;
-  if (options.properties_file) {
-    io::PropertyFile file = io::parse_properties(io::TextFile::load(*options.properties_file));
-    add_property_constants(file, options, model);
-    add_property_labels(file, *options.properties_file, mdp, model.scope);
-    entries = std::move(file.properties);
+  if (parsed.file) {
+    add_property_constants(*parsed.file, options, model);
+    add_property_labels(*parsed.file, *options.properties_file, mdp, model.scope);
+    entries = std::move(parsed.file->properties);
   }
-  for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
-    entries.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
-  }
+  std::move(parsed.given.begin(), parsed.given.end(), std::back_inserter(entries));
   // A --const that nothing declares is still usable in --prop properties, typed by
   // its text: true/false, an integer, or a real.
   for (const auto& [name, text] : options.constants) {

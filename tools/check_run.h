@@ -29,6 +29,7 @@ struct ModelSummary {
   std::uint64_t choices = 0;
   std::uint64_t transitions = 0;
   std::size_t initial_states = 0;
+  std::size_t reward_structures = 0;  // built: none where no property asks for rewards
   std::uint64_t deadlocks = 0;  // PRISM-language models: states given a self-loop
   std::size_t state_table_bytes = 0;  // PRISM-language models: the builder's state table at its largest
   std::size_t peak_bytes_after_build = 0;  // the process's peak resident memory once the model is built

@@ -92,6 +92,7 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"choices", m.choices},
                           {"transitions", m.transitions},
                           {"initial_states", m.initial_states},
+                          {"reward_structures", m.reward_structures},
                           {"deadlocks", m.deadlocks},
                           {"state_table_bytes", m.state_table_bytes},
                           {"peak_bytes_after_build", m.peak_bytes_after_build},
