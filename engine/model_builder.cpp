@@ -166,15 +166,20 @@ class LevelBuilder {
   // Waves of 2^14 states per thread, at most 2^18: wide enough that 16 threads share
   // them with few barriers, narrow enough that the block pool stays small beside the
   // model (wlan5, 1 thread: pool 33 MB with 2^16, 18 MB with 2^14, peak 177 -> 163 MB,
-  // time within the noise).
+  // time within the noise). Waves of 2^12 per thread cost csma3_6 20% at 16 threads
+  // (3.14 -> 3.76 s). A single thread waits for no other at a wave's end, so its waves
+  // are 2^12 states: wlan5's peak 120 -> 106 MB, leader6's 34.2 -> 33.4 MB, time
+  // within the noise.
   static constexpr std::uint64_t kMostWaveStates = std::uint64_t{1} << 18;
+  static constexpr std::uint64_t kSingleThreadWaveStates = std::uint64_t{1} << 12;
   static std::uint64_t threads() {
     using oneapi::tbb::global_control;  // --threads limits parallelism through it
     return std::min<std::uint64_t>(oneapi::tbb::this_task_arena::max_concurrency(),
                                    global_control::active_value(global_control::max_allowed_parallelism));
   }
   const std::uint64_t wave_states_ =
-      std::clamp<std::uint64_t>((std::uint64_t{1} << 14) * threads(), std::uint64_t{1} << 14, kMostWaveStates);
+      threads() == 1 ? kSingleThreadWaveStates
+                     : std::clamp<std::uint64_t>((std::uint64_t{1} << 14) * threads(), std::uint64_t{1} << 14, kMostWaveStates);
   // A successor's position in its wave, (block << kOffsetBits) | offset, orders the
   // wave's successors as a sequential search meets them, and must fit a claim.
   static constexpr std::uint32_t kOffsetBits = 22;
