@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 namespace mdpvi::tools {
