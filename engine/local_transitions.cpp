@@ -28,7 +28,7 @@ std::uint32_t LocalTransitionCache::add(const double* values) {
                    [](const LocalCommand& a, const LocalCommand& b) { return a.action < b.action; });
   action_words_.resize(action_words_.size() + index_.action_words(), 0);
   for (const LocalCommand& command : commands(entry)) {
-    if (command.action != kNoAction) action_words_[entry.actions + command.action / 64] |= std::uint64_t{1} << (command.action % 64);
+    if (command.action != kNoAction) ModelIndex::add_action(&action_words_[entry.actions], command.action);
   }
   entries_.push_back(entry);
   return static_cast<std::uint32_t>(entries_.size() - 1);

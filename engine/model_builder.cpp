@@ -178,8 +178,7 @@ class LevelBuilder {
                                    global_control::active_value(global_control::max_allowed_parallelism));
   }
   const std::uint64_t wave_states_ =
-      threads() == 1 ? kSingleThreadWaveStates
-                     : std::clamp<std::uint64_t>((std::uint64_t{1} << 14) * threads(), std::uint64_t{1} << 14, kMostWaveStates);
+      threads() == 1 ? kSingleThreadWaveStates : std::min((std::uint64_t{1} << 14) * threads(), kMostWaveStates);
   // A successor's position in its wave, (block << kOffsetBits) | offset, orders the
   // wave's successors as a sequential search meets them, and must fit a claim.
   static constexpr std::uint32_t kOffsetBits = 22;
@@ -213,11 +212,9 @@ class LevelBuilder {
     oneapi::tbb::parallel_for(
         Range(0, count, 1),
         [&](const Range& range) {
-          auto start = std::chrono::steady_clock::now();
+          PartClock clock(busy_ns_);
           for (std::size_t b = range.begin(); b < range.end(); ++b) work(b);
-          busy_ns_[phase].fetch_add(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
-              std::memory_order_relaxed);
+          clock.lap(phase);
         },
         affinity_);
   }

@@ -76,7 +76,7 @@ ModelIndex::ModelIndex(const ResolvedModel& m) : model(m), layout(ranges(m)) {
     for (std::uint32_t module = 0; module < m.module_names.size(); ++module) {
       if (commands_by_action[action][module].empty()) continue;
       alphabet_modules[action].push_back(module);
-      alphabet_masks[module][action / 64] |= std::uint64_t{1} << (action % 64);
+      add_action(alphabet_masks[module].data(), action);
     }
   }
   for (const ResolvedReward& reward : m.rewards) {

@@ -41,6 +41,8 @@ struct ModelIndex {
   // few word operations over the modules' enabled actions (LocalTransitionCache).
   std::vector<std::vector<std::uint64_t>> alphabet_masks;
   std::uint32_t action_words() const { return static_cast<std::uint32_t>((model.actions.size() + 63) / 64); }
+  // Adds action to the bit set at words.
+  static void add_action(std::uint64_t* words, std::uint32_t action) { words[action / 64] |= std::uint64_t{1} << (action % 64); }
   // Whether some reward depends on the state; if not ("[time] true : 1"), rewards
   // are evaluated without decoding it.
   bool rewards_read_state = false;
