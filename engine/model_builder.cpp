@@ -12,6 +12,7 @@
 #include "engine/state_expander.h"
 #include "engine/state_table.h"
 #include "engine/stopwatch.h"
+#include "engine/wave_budget.h"
 
 #include <spdlog/spdlog.h>
 
@@ -104,7 +105,7 @@ class LevelBuilder {
     // numbering of a sequential breadth-first search, and bounding it bounds the
     // memory of the block pool.
     for (std::uint64_t wave = 0; wave < table_.size(); ++built.statistics.waves) {
-      const std::uint64_t wave_end = std::min<std::uint64_t>(table_.size(), wave + wave_states_);
+      const std::uint64_t wave_end = std::min<std::uint64_t>(table_.size(), wave + next_wave_width(mdp, pool));
       const std::uint64_t block_states = states_per_block(wave_end - wave);
       const std::size_t count = (wave_end - wave + block_states - 1) / block_states;
       if (pool.size() < count) pool.resize(count);
@@ -125,16 +126,16 @@ class LevelBuilder {
       });
       timed(1, [&] { count_won_claims(blocks); });
       timed(2, [&] { number_and_write(blocks, mdp); });
+      widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
-    std::size_t pool_bytes = 0;
-    for (const ExpandedBlock& block : pool) pool_bytes += block.capacity_bytes();
-    spdlog::debug("build: block pool of {} blocks, {:.1f} MB", pool.size(), pool_bytes / 1e6);
+    spdlog::debug("build: block pool of {} blocks, {:.1f} MB", pool.size(), pool_bytes(pool) / 1e6);
     built.statistics.deadlocks = deadlocks_.size();
     timed(3, [&] { finish(mdp); });
     built.statistics.waves_growing_table = growths_in_waves_;
-    spdlog::debug("build: {} waves, {} of them grew the table while claiming", built.statistics.waves, growths_in_waves_);
+    spdlog::debug("build: {} waves, the widest {} states, {} of them grew the table while claiming", built.statistics.waves,
+                  widest_wave_, growths_in_waves_);
     spdlog::debug("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
                   phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3]);
     spdlog::debug("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", faults_[0],
@@ -183,6 +184,25 @@ class LevelBuilder {
   }
   const std::uint64_t wave_states_ =
       threads() == 1 ? kSingleThreadWaveStates : std::min((std::uint64_t{1} << 14) * threads(), kMostWaveStates);
+  // The block pool grows to hold the widest wave: wlan5's levels are up to 2^18 states
+  // wide, and at 16 threads its pool held 49 MB beside an 86 MB model (peak 1.93x the
+  // model; 1.24x at one thread). So waves are also held to a pool budget, an eighth of
+  // the model so far and at least 8 MB (see next_wave_states). The pool still ends at
+  // 2-3x its budget (a block keeps the capacity of the most it ever held), but wlan5's
+  // peak at 16 threads fell to 1.54x and wlan6's from 490 to 412 MB, in the same times
+  // (bench/NOTES.md, session 10). A single thread's waves are narrow already.
+  const WaveBudget wave_budget_{std::min(kSingleThreadWaveStates, wave_states_), wave_states_, std::size_t{8} << 20, 8};
+  std::uint64_t widest_wave_ = 0;  // the most states a wave held so far
+  std::uint64_t next_wave_width(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
+    const std::size_t model_bytes =
+        8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 12 * mdp.columns.size() + table_.memory_bytes();
+    return next_wave_states(wave_budget_, pool_bytes(pool), widest_wave_, model_bytes);
+  }
+  static std::size_t pool_bytes(std::span<const ExpandedBlock> pool) {
+    std::size_t bytes = 0;
+    for (const ExpandedBlock& block : pool) bytes += block.capacity_bytes();
+    return bytes;
+  }
   // A successor's position in its wave, (block << kOffsetBits) | offset, orders the
   // wave's successors as a sequential search meets them, and must fit a claim.
   static constexpr std::uint32_t kOffsetBits = 22;
