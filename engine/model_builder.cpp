@@ -117,11 +117,11 @@ class LevelBuilder {
       timed(0, [&] {
         // Room for the wave's claims, guessed: a level is rarely more than twice the
         // one before (take_room has more, and grow_in_wave the rest).
-        table_.reserve(2 * (wave_end - wave));
+        timed_into(table_growth_s_, [&] { table_.reserve(2 * (wave_end - wave)); });
         oneapi::tbb::task_group ahead;
-        ahead.run([&] { populate_ahead(mdp, wave_end - wave); });
+        ahead.run([&] { timed_into(populate_s_, [&] { populate_ahead(mdp, wave_end - wave); }); });
         expand_and_look_up(blocks);
-        ahead.wait();
+        timed_into(populate_wait_s_, [&] { ahead.wait(); });
         finish_deferred_look_ups(blocks);
       });
       timed(1, [&] { count_won_claims(blocks); });
@@ -138,6 +138,8 @@ class LevelBuilder {
                   widest_wave_, growths_in_waves_);
     spdlog::debug("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
                   phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3]);
+    spdlog::debug("build growing the table {:.3f} s, populating ahead {:.3f} s, waited for it {:.3f} s", table_growth_s_,
+                  populate_s_, populate_wait_s_);
     spdlog::debug("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", faults_[0],
                   faults_[1], faults_[2], faults_[3]);
     auto busy = [&](int phase) { return 100.0 * busy_ns_[phase] * 1e-9 / (phase_s_[phase] * threads()); };
@@ -243,6 +245,12 @@ class LevelBuilder {
         affinity_);
   }
 
+  template <typename Work>
+  static void timed_into(double& total, Work work) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    total += seconds_since(start);
+  }
   static long minor_faults() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
@@ -253,10 +261,8 @@ class LevelBuilder {
   // development machine).
   template <typename Work>
   void timed(int phase, Work work) {
-    auto start = std::chrono::steady_clock::now();
     const long faults = minor_faults();
-    work();
-    phase_s_[phase] += seconds_since(start);
+    timed_into(phase_s_[phase], work);
     faults_[phase] += minor_faults() - faults;
   }
 
@@ -696,6 +702,9 @@ class LevelBuilder {
   std::vector<std::uint32_t> deadlocks_;
   double phase_s_[4] = {0, 0, 0, 0};  // for -v: expand and look up, claims, number and write, finish
   long faults_[4] = {0, 0, 0, 0};  // for -v: the process's minor page faults in each
+  // For -v, parts of the first phase outside its blocks: growing (rehashing) the table,
+  // populating ahead (beside the blocks), and the wait for that.
+  double table_growth_s_ = 0, populate_s_ = 0, populate_wait_s_ = 0;
   oneapi::tbb::affinity_partitioner affinity_;  // see each_block
   std::atomic<std::int64_t> busy_ns_[3] = {0, 0, 0};  // for -v: the blocks' work in the first three
   std::uint64_t growths_in_waves_ = 0;  // for -v: see finish_deferred_look_ups
