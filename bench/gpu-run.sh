@@ -121,13 +121,14 @@ for part in "$@"; do
       ;;
     buildscale)
       # Issue 3: build time only (a trivial property), best of 3, 1-16 threads; then
-      # the largest instances at 16 threads.
+      # the largest instances, and wlan6 (wide levels: the block pool's budget), at 16
+      # threads.
       for t in 1 2 4 8 16; do
         for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
           for r in 1 2 3; do build_once $inst $t --prop 'Pmax=? [ F true ]'; done
         done
       done
-      for inst in "consensus/coin8.nm K=2" "csma/csma4_4.nm k=1"; do
+      for inst in "consensus/coin8.nm K=2" "csma/csma4_4.nm k=1" "wlan/wlan6.nm TRANS_TIME_MAX=10"; do
         build_timeout="timeout 200" build_once $inst 16 --prop 'Pmax=? [ F true ]'
       done
       ;;
