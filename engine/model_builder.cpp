@@ -114,18 +114,25 @@ class LevelBuilder {
         std::uint64_t first = wave + b * block_states;
         blocks[b].reset(first, std::min(wave_end, first + block_states));
       }
+      // Populating the wave's room runs beside all three phases: it takes one thread,
+      // and the claims and number-and-write phases leave threads idle (at 16 threads
+      // they keep them busy 35% and 70% of the time).
+      oneapi::tbb::task_group ahead;
+      ahead.run([this, room = room_ahead(mdp, wave_end - wave)] {
+        timed_into(populate_s_, [&] {
+          for (const PageRange& range : room) populate(range);
+        });
+      });
       timed(0, [&] {
         // Room for the wave's claims, guessed: a level is rarely more than twice the
         // one before (take_room has more, and grow_in_wave the rest).
         timed_into(table_growth_s_, [&] { table_.reserve(2 * (wave_end - wave)); });
-        oneapi::tbb::task_group ahead;
-        ahead.run([&] { timed_into(populate_s_, [&] { populate_ahead(mdp, wave_end - wave); }); });
         expand_and_look_up(blocks);
-        timed_into(populate_wait_s_, [&] { ahead.wait(); });
         finish_deferred_look_ups(blocks);
       });
       timed(1, [&] { count_won_claims(blocks); });
       timed(2, [&] { number_and_write(blocks, mdp); });
+      timed_into(populate_wait_s_, [&] { ahead.wait(); });
       widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
@@ -606,24 +613,23 @@ class LevelBuilder {
     for (std::uint32_t i = 0; i < length; ++i) columns[i] = sorted[i].first, values[i] = sorted[i].second;
   }
 
-  // Backs the arrays' room for the coming wave with memory, beside its expansion
-  // (see populate_ahead): as many states as the wave holds, with the choices and
-  // transitions per state seen so far and a quarter more.
-  void populate_ahead(SparseMdp& mdp, std::uint64_t wave_states) {
+  // The arrays' room for the coming wave, to back with memory beside its phases
+  // (populate): as many states as the wave holds, with the choices and transitions per
+  // state seen so far and a quarter more.
+  std::vector<PageRange> room_ahead(const SparseMdp& mdp, std::uint64_t wave_states) const {
     const double states = static_cast<double>(mdp.row_group_starts.size() - 1);
-    if (states == 0) return;
+    if (states == 0) return {};
     auto expected = [&](double per_state) { return static_cast<std::size_t>(1.25 * per_state * wave_states) + 64; };
     const std::size_t rows = expected((mdp.row_starts.size() - 1) / states);
     const std::size_t entries = expected(mdp.columns.size() / states);
-    mdpvi::populate_ahead(mdp.row_group_starts, expected(1));
-    mdpvi::populate_ahead(mdp.row_starts, rows);
-    mdpvi::populate_ahead(mdp.columns, entries);
-    mdpvi::populate_ahead(mdp.values, entries);
-    for (RewardStructure& structure : mdp.rewards) {
-      if (!structure.state_rewards.empty()) mdpvi::populate_ahead(structure.state_rewards, expected(1));
-      if (!structure.choice_rewards.empty()) mdpvi::populate_ahead(structure.choice_rewards, rows);
+    std::vector<PageRange> room = {mdpvi::room_ahead(mdp.row_group_starts, expected(1)),
+                                   mdpvi::room_ahead(mdp.row_starts, rows), mdpvi::room_ahead(mdp.columns, entries),
+                                   mdpvi::room_ahead(mdp.values, entries), table_.room_ahead(expected(1))};
+    for (const RewardStructure& structure : mdp.rewards) {
+      if (!structure.state_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.state_rewards, expected(1)));
+      if (!structure.choice_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.choice_rewards, rows));
     }
-    table_.populate_ahead(expected(1));
+    return room;
   }
 
   void start_csr(SparseMdp& mdp) {

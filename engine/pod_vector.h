@@ -101,22 +101,35 @@ void reserve_address_space(PodVector<T>& vector) {
   }
 }
 
-// Has the kernel back the next count elements past the vector's size with memory now
-// (the vector must have the capacity, as reserve_address_space gives), so that the
-// threads filling them later meet no page fault. Zeroing a fresh 2 MiB page takes the
-// thread that first touches it about 0.1 ms while the other threads wait for it at
-// the next barrier: done ahead, beside other work, that wait goes away. Where the
-// kernel cannot (before Linux 5.14), the pages fault in as they would have.
+// Address space to back with memory ahead of its use (populate).
+struct PageRange {
+  void* begin = nullptr;
+  std::size_t bytes = 0;
+};
+
+// The pages of the next count elements past the vector's size (the vector must have
+// the capacity, as reserve_address_space gives), or an empty range where the vector
+// is no mapping of its own. Taken while no other thread resizes the vector; populated
+// later, from any thread, while others write there: the array never moves.
 template <typename T>
-void populate_ahead(PodVector<T>& vector, std::size_t count) {
+PageRange room_ahead(const PodVector<T>& vector, std::size_t count) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   const std::size_t end = std::min(vector.size() + count, vector.capacity());
-  if (vector.capacity() * sizeof(T) < DefaultInitAllocator<T>::kMapBytes) return;  // not a mapping of its own
+  if (vector.capacity() * sizeof(T) < DefaultInitAllocator<T>::kMapBytes) return {};
   auto begin_address = reinterpret_cast<std::uintptr_t>(vector.data() + vector.size()) / page * page;
   auto end_address = reinterpret_cast<std::uintptr_t>(vector.data() + end);
-  if (end_address <= begin_address) return;
+  if (end_address <= begin_address) return {};
+  return {reinterpret_cast<void*>(begin_address), end_address - begin_address};
+}
+
+// Has the kernel back range with memory now, so that the threads filling it later meet
+// no page fault. Zeroing a fresh 2 MiB page takes the thread that first touches it
+// about 0.1 ms while the other threads wait for it at the next barrier: done ahead,
+// beside other work, that wait goes away. Where the kernel cannot (before Linux 5.14),
+// the pages fault in as they would have; pages already there stay as they are.
+inline void populate(PageRange range) {
 #ifdef MADV_POPULATE_WRITE
-  madvise(reinterpret_cast<void*>(begin_address), end_address - begin_address, MADV_POPULATE_WRITE);
+  if (range.bytes > 0) madvise(range.begin, range.bytes, MADV_POPULATE_WRITE);
 #endif
 }
 

@@ -103,8 +103,8 @@ class StateTable {
   // Numbering, from many threads: the claim in slot becomes state index (all indices
   // below size() + new_states, made room for by add_room first), holding state.
   void add_room(std::uint64_t new_states);
-  // Backs room for about new_states more states with memory now (populate_ahead).
-  void populate_ahead(std::uint64_t new_states) { mdpvi::populate_ahead(states_, new_states * words_); }
+  // The room for about new_states more states, to populate ahead (room_ahead).
+  PageRange room_ahead(std::uint64_t new_states) const { return mdpvi::room_ahead(states_, new_states * words_); }
   void number(std::uint32_t slot, std::uint64_t index, const std::uint64_t* state) {
     std::memcpy(&states_[index * words_], state, words_ * 8);
     std::atomic_ref<std::uint32_t>(slots_[slot]).store(static_cast<std::uint32_t>(index), std::memory_order_relaxed);
