@@ -708,8 +708,8 @@ class LevelBuilder {
   std::vector<std::uint32_t> deadlocks_;
   double phase_s_[4] = {0, 0, 0, 0};  // for -v: expand and look up, claims, number and write, finish
   long faults_[4] = {0, 0, 0, 0};  // for -v: the process's minor page faults in each
-  // For -v, parts of the first phase outside its blocks: growing (rehashing) the table,
-  // populating ahead (beside the blocks), and the wait for that.
+  // For -v, work outside the blocks: growing (rehashing) the table in the first phase,
+  // populating ahead (beside the three phases), and the waves' wait for that.
   double table_growth_s_ = 0, populate_s_ = 0, populate_wait_s_ = 0;
   oneapi::tbb::affinity_partitioner affinity_;  // see each_block
   std::atomic<std::int64_t> busy_ns_[3] = {0, 0, 0};  // for -v: the blocks' work in the first three
