@@ -9,10 +9,48 @@
 // instead of a hash, a probe and a key comparison, for every module of every state.
 #include "engine/hash_words.h"
 
+#include <sys/mman.h>
+
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <vector>
 
 namespace mdpvi {
+
+// A table of zeros that the kernel commits a page at a time, as entries are first
+// written. A direct table has an entry for every valuation of its mask's bits (2^15
+// for a leader6 process), but a model reaches a few hundred of them: filled by a
+// vector, each module's table committed 128 KB in every thread.
+class LazyZeros {
+ public:
+  LazyZeros() = default;
+  explicit LazyZeros(std::size_t count) : count_(count) {
+    void* p = mmap(nullptr, count * sizeof(std::uint32_t), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    data_ = std::unique_ptr<std::uint32_t[], Unmap>(static_cast<std::uint32_t*>(p), Unmap{count});
+  }
+  LazyZeros(LazyZeros&&) noexcept = default;
+  LazyZeros& operator=(LazyZeros&&) noexcept = default;
+  LazyZeros(const LazyZeros& other) : LazyZeros(other.count_) {
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (other.data_[i] != 0) data_[i] = other.data_[i];
+    }
+  }
+  LazyZeros& operator=(const LazyZeros& other) { return *this = LazyZeros(other); }
+
+  bool empty() const { return count_ == 0; }
+  std::uint32_t& operator[](std::size_t i) { return data_[i]; }
+
+ private:
+  struct Unmap {
+    std::size_t count;
+    void operator()(std::uint32_t* p) const { munmap(p, count * sizeof(std::uint32_t)); }
+  };
+  std::size_t count_ = 0;
+  std::unique_ptr<std::uint32_t[], Unmap> data_{nullptr, Unmap{0}};
+};
 
 template <typename Value>
 class MaskedMemo {
@@ -33,7 +71,7 @@ class MaskedMemo {
         rest &= ~(run << shift);
       }
     }
-    if (bits <= kMostDirectBits) direct_.assign(std::size_t{1} << bits, kEmpty);
+    if (bits <= kMostDirectBits) direct_ = LazyZeros(std::size_t{1} << bits);
     else rehash(256);  // the hashed way, for wide masks only
   }
 
@@ -80,7 +118,7 @@ class MaskedMemo {
     std::uint32_t offset;    // where they go in compact()
   };
   std::vector<Field> fields_;
-  std::vector<std::uint32_t> direct_;  // compact(state) -> value index or kEmpty; empty if the mask is wide
+  LazyZeros direct_;  // compact(state) -> 1 + value index, or 0; empty if the mask is wide
 
   std::vector<std::uint64_t> mask_;
   std::vector<std::uint64_t> key_;  // the state last looked up, masked
@@ -97,10 +135,10 @@ Value MaskedMemo<Value>::find(const std::uint64_t* state, const Compute& compute
   ++lookups_;
   if (!direct_.empty()) {
     std::uint32_t& entry = direct_[compact(state)];
-    if (entry != kEmpty) return values_[entry];
+    if (entry != 0) return values_[entry - 1];
     ++misses_;
     Value value = compute();  // never full() here: the table has room for every key
-    entry = static_cast<std::uint32_t>(values_.size());
+    entry = static_cast<std::uint32_t>(values_.size()) + 1;
     values_.push_back(value);
     return value;
   }

@@ -136,5 +136,29 @@ TEST(MaskedMemo, NarrowMaskOneMissPerValuation) {
   EXPECT_EQ(memo.misses(), computed);
 }
 
+// A copy of a direct memo (its table is lazily committed memory, copied by hand) knows
+// what the original knew, and the two learn apart afterwards.
+TEST(MaskedMemo, CopyKnowsWhatTheOriginalKnew) {
+  const std::vector<std::uint64_t> mask{0xFFull};
+  MaskedMemo<std::uint64_t> memo(mask);
+  std::uint64_t state = 0, computed = 0;
+  auto find = [&](MaskedMemo<std::uint64_t>& m, std::uint64_t s) {
+    state = s;
+    return m.find(&state, [&] {
+      ++computed;
+      return s * 7;
+    });
+  };
+  for (std::uint64_t s = 0; s < 10; ++s) EXPECT_EQ(find(memo, s), s * 7);
+  MaskedMemo<std::uint64_t> copy = memo;
+  computed = 0;
+  for (std::uint64_t s = 0; s < 10; ++s) EXPECT_EQ(find(copy, s + 256), s * 7);  // same low byte: known
+  EXPECT_EQ(computed, 0u);
+  EXPECT_EQ(find(copy, 10), 70u);
+  EXPECT_EQ(computed, 1u);
+  EXPECT_EQ(find(memo, 10), 70u);  // the original learns it on its own
+  EXPECT_EQ(computed, 2u);
+}
+
 }  // namespace
 }  // namespace mdpvi
