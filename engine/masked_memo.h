@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace mdpvi {
@@ -31,8 +32,12 @@ class LazyZeros {
     if (p == MAP_FAILED) throw std::bad_alloc();
     data_ = std::unique_ptr<std::uint32_t[], Unmap>(static_cast<std::uint32_t*>(p), Unmap{count});
   }
-  LazyZeros(LazyZeros&&) noexcept = default;
-  LazyZeros& operator=(LazyZeros&&) noexcept = default;
+  LazyZeros(LazyZeros&& other) noexcept : count_(std::exchange(other.count_, 0)), data_(std::move(other.data_)) {}
+  LazyZeros& operator=(LazyZeros&& other) noexcept {
+    count_ = std::exchange(other.count_, 0);
+    data_ = std::move(other.data_);
+    return *this;
+  }
   LazyZeros(const LazyZeros& other) : LazyZeros(other.count_) {
     for (std::size_t i = 0; i < count_; ++i) {
       if (other.data_[i] != 0) data_[i] = other.data_[i];
