@@ -12,6 +12,8 @@ out=${OUT:-/tmp}
 coin_props=(--prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]' --prop 'Pmax=? [ F "finished"&!"agree" ]')
 csma_props=(--prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]' --prop 'Pmax=? [ !"collision_max_backoff" U "all_delivered" ]')
 wlan_props=(--prop 'Pmax=? [ true U col=k ]')
+# Issue 3's four instances for build speed and memory: model, constants.
+issue3_builds=("consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10")
 
 run() {  # name, then mdpvi check arguments
   local name=$1; shift
@@ -114,7 +116,7 @@ for part in "$@"; do
     scaling)
       # Issue 3's builder instances at 1-16 threads, with the property files.
       for t in 1 2 4 8 16; do
-        for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
+        for inst in "${issue3_builds[@]}"; do
           build_once $inst $t
         done
       done
@@ -124,7 +126,7 @@ for part in "$@"; do
       # the largest instances, and wlan6 (wide levels: the block pool's budget), at 16
       # threads.
       for t in 1 2 4 8 16; do
-        for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
+        for inst in "${issue3_builds[@]}"; do
           for r in 1 2 3; do build_once $inst $t --prop 'Pmax=? [ F true ]'; done
         done
       done
@@ -136,7 +138,7 @@ for part in "$@"; do
       # Issue 3: what 16 cores give these builds with nothing shared. Per instance and
       # round: one single-thread build alone, 16 at once (separate processes), then one
       # 16-thread build. "ceiling N: T1 T2 ..." lists each process's build time.
-      for inst in "consensus/coin6.nm K=2" "leader_async/leader6.nm K=1" "csma/csma3_4.nm k=1" "wlan/wlan5.nm TRANS_TIME_MAX=10"; do
+      for inst in "${issue3_builds[@]}"; do
         set -- $inst
         for r in 1 2 3; do
           for n in 1 16; do
