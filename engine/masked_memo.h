@@ -26,7 +26,10 @@ namespace mdpvi {
 class LazyZeros {
  public:
   LazyZeros() = default;
+  // No entries: an empty table (mmap refuses a mapping of no bytes, and a memo with a
+  // wide mask, which has no direct table, is copied through here).
   explicit LazyZeros(std::size_t count) : count_(count) {
+    if (count == 0) return;
     void* p = mmap(nullptr, count * sizeof(std::uint32_t), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();

@@ -160,5 +160,17 @@ TEST(MaskedMemo, CopyKnowsWhatTheOriginalKnew) {
   EXPECT_EQ(computed, 2u);
 }
 
+// A wide mask has no direct table: its memo copies as well (copying the empty table
+// once asked the kernel for a mapping of no bytes, and threw).
+TEST(MaskedMemo, CopyOfAWideMaskMemoKnowsWhatTheOriginalKnew) {
+  const std::vector<std::uint64_t> mask{0xFFFFFull};  // 20 bits, past kMostDirectBits
+  MaskedMemo<std::uint64_t> memo(mask);
+  std::uint64_t state = 5, computed = 0;
+  EXPECT_EQ(memo.find(&state, [&] { return ++computed, std::uint64_t{35}; }), 35u);
+  MaskedMemo<std::uint64_t> copy = memo;
+  EXPECT_EQ(copy.find(&state, [&] { return ++computed, std::uint64_t{0}; }), 35u);
+  EXPECT_EQ(computed, 1u);
+}
+
 }  // namespace
 }  // namespace mdpvi
