@@ -28,27 +28,24 @@ class LazyZeros {
   LazyZeros() = default;
   // No entries: an empty table (mmap refuses a mapping of no bytes, and a memo with a
   // wide mask, which has no direct table, is copied through here).
-  explicit LazyZeros(std::size_t count) : count_(count) {
+  explicit LazyZeros(std::size_t count) {
     if (count == 0) return;
     void* p = mmap(nullptr, count * sizeof(std::uint32_t), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    data_ = std::unique_ptr<std::uint32_t[], Unmap>(static_cast<std::uint32_t*>(p), Unmap{count});
+    data_ = Entries(static_cast<std::uint32_t*>(p), Unmap{count});
   }
-  LazyZeros(LazyZeros&& other) noexcept : count_(std::exchange(other.count_, 0)), data_(std::move(other.data_)) {}
-  LazyZeros& operator=(LazyZeros&& other) noexcept {
-    count_ = std::exchange(other.count_, 0);
-    data_ = std::move(other.data_);
-    return *this;
-  }
-  LazyZeros(const LazyZeros& other) : LazyZeros(other.count_) {
-    for (std::size_t i = 0; i < count_; ++i) {
+  // A moved-from table is empty: the pointer moves, and the count goes with it.
+  LazyZeros(LazyZeros&&) noexcept = default;
+  LazyZeros& operator=(LazyZeros&&) noexcept = default;
+  LazyZeros(const LazyZeros& other) : LazyZeros(other.size()) {
+    for (std::size_t i = 0; i < size(); ++i) {
       if (other.data_[i] != 0) data_[i] = other.data_[i];
     }
   }
   LazyZeros& operator=(const LazyZeros& other) { return *this = LazyZeros(other); }
 
-  bool empty() const { return count_ == 0; }
+  bool empty() const { return data_ == nullptr; }
   std::uint32_t& operator[](std::size_t i) { return data_[i]; }
 
  private:
@@ -56,8 +53,9 @@ class LazyZeros {
     std::size_t count;
     void operator()(std::uint32_t* p) const { munmap(p, count * sizeof(std::uint32_t)); }
   };
-  std::size_t count_ = 0;
-  std::unique_ptr<std::uint32_t[], Unmap> data_{nullptr, Unmap{0}};
+  using Entries = std::unique_ptr<std::uint32_t[], Unmap>;
+  std::size_t size() const { return empty() ? 0 : data_.get_deleter().count; }
+  Entries data_{nullptr, Unmap{0}};
 };
 
 template <typename Value>
