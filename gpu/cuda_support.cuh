@@ -1,7 +1,7 @@
 #pragma once
 // What the CUDA translation units of gpu/ share: error checks, owned device arrays,
-// the block size and the reduction operator. Internal to gpu/.
-#include "gpu/chunk_solver.h"
+// the resident matrix, the block size and the choice of kernel instances. Internal to gpu/.
+#include "gpu/device_solver.h"
 
 #include <cuda_runtime.h>
 
@@ -38,8 +38,8 @@ class DeviceArray {
   void upload(const T* host, std::size_t count, cudaStream_t stream = 0) {
     if (count > 0) check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream), "upload");
   }
-  void download(T* host, std::size_t count) const {
-    if (count > 0) check(cudaMemcpy(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  void download(T* host, std::size_t count, cudaStream_t stream) const {
+    if (count > 0) check(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream), "download");
   }
   T* get() const { return data_; }
 
@@ -48,45 +48,44 @@ class DeviceArray {
   std::size_t count_;
 };
 
-struct Maximum {
-  __device__ double operator()(double a, double b) const { return fmax(a, b); }
-};
-
 constexpr int kBlockSize = 256;
 
-// The chunk's matrix on the device, as the kernels read it.
+// A chunk's matrix on the device, as the kernels read it (b is passed beside it:
+// interval iteration has two).
 struct DeviceChunk {
   std::uint64_t num_states;
-  const std::uint64_t* __restrict__ row_group_starts;
-  const std::uint64_t* __restrict__ row_starts;
-  const std::uint32_t* __restrict__ columns;
-  const double* __restrict__ values;
-  const double* __restrict__ row_constants;
+  const std::uint64_t* __restrict__ d_row_group_starts;
+  const std::uint64_t* __restrict__ d_row_starts;
+  const std::uint32_t* __restrict__ d_columns;
+  const double* __restrict__ d_values;
 };
 
-// A chunk's matrix (without b) on the device, uploaded on a stream.
+// A chunk's matrix on the device, uploaded on a stream.
 class DeviceMatrix {
  public:
   DeviceMatrix(const ChunkMatrix& c, cudaStream_t stream)
       : states_(c.num_states),
-        row_group_starts_(c.num_states + 1),
-        row_starts_(c.num_rows + 1),
-        columns_(c.num_entries),
-        values_(c.num_entries) {
-    row_group_starts_.upload(c.row_group_starts, c.num_states + 1, stream);
-    row_starts_.upload(c.row_starts, c.num_rows + 1, stream);
-    columns_.upload(c.columns, c.num_entries, stream);
-    values_.upload(c.values, c.num_entries, stream);
+        rows_(c.num_rows),
+        d_row_group_starts_(c.num_states + 1),
+        d_row_starts_(c.num_rows + 1),
+        d_columns_(c.num_entries),
+        d_values_(c.num_entries) {
+    d_row_group_starts_.upload(c.row_group_starts, c.num_states + 1, stream);
+    d_row_starts_.upload(c.row_starts, c.num_rows + 1, stream);
+    d_columns_.upload(c.columns, c.num_entries, stream);
+    d_values_.upload(c.values, c.num_entries, stream);
   }
-  DeviceChunk view(const double* row_constants) const {
-    return {states_, row_group_starts_.get(), row_starts_.get(), columns_.get(), values_.get(), row_constants};
+  DeviceChunk view() const {
+    return {states_, d_row_group_starts_.get(), d_row_starts_.get(), d_columns_.get(), d_values_.get()};
   }
+  std::uint64_t num_states() const { return states_; }
+  std::uint64_t num_rows() const { return rows_; }
 
  private:
-  std::uint64_t states_;
-  DeviceArray<std::uint64_t> row_group_starts_, row_starts_;
-  DeviceArray<std::uint32_t> columns_;
-  DeviceArray<double> values_;
+  std::uint64_t states_, rows_;
+  DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
+  DeviceArray<std::uint32_t> d_columns_;
+  DeviceArray<double> d_values_;
 };
 
 // Blocks for a sweep: enough to fill the device, few enough that the atomics stay cheap.

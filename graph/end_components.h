@@ -4,7 +4,7 @@
 // Value iteration from 0 converges to the wrong fixed point inside some of them
 // (zero-reward ones for Rmin, all of them for an upper Pmax iterate), so they are
 // found here and collapsed by the caller.
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 
 #include <cstdint>
 #include <limits>

@@ -3,8 +3,9 @@
 // for the minimising and the maximising scheduler, by graph search alone (Baier &
 // Katoen, Principles of Model Checking, section 10.6). They make the numerical
 // problem smaller and give it a unique solution.
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 #include "graph/csr_digraph.h"
+#include "graph/qualitative_sets.h"
 
 namespace mdpvi::graph {
 
@@ -31,13 +32,6 @@ StateSet prob1a(const ChoicePredecessorGraph& g, const StateSet& phi, const Stat
 // state some choice stays inside U and psi is reached inside U.
 StateSet prob1e(const ChoicePredecessorGraph& g, const SparseMdp& mdp, const StateSet& phi, const StateSet& psi,
                 const StateSet& prob0a_states);
-
-// The partition of the states for one optimisation direction.
-struct QualitativePartition {
-  StateSet yes;    // probability 1
-  StateSet no;     // probability 0
-  StateSet maybe;  // the rest: solved numerically
-};
 
 QualitativePartition partition_for_min(const SparseMdp& mdp, const ChoicePredecessorGraph& g, const StateSet& phi,
                                        const StateSet& psi);

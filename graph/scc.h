@@ -2,7 +2,7 @@
 // The strongly connected components of the maybe-states, in the order a topological
 // solver needs them: every SCC comes after all the SCCs it can reach (successors
 // first), so that when it is solved, the values it depends on outside itself are final.
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 
 #include <cstdint>
 #include <vector>

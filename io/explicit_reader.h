@@ -4,7 +4,7 @@
 // reward files BASE.srew/BASE.trew (or BASE1.srew, BASE2.srew, ... for several
 // structures, as PRISM exports them). Validation is strict: any inconsistency is a
 // ParseError with file:line:column, never a silently different model.
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 #include "io/text_cursor.h"
 
 #include <optional>

@@ -4,7 +4,7 @@
 // transitions", then "state choice successor probability" per entry; for a DTMC
 // "states transitions", then "state successor probability". Probabilities are written
 // in the shortest form that reads back as the same double.
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 
 #include <ostream>
 

@@ -1,5 +1,5 @@
 #pragma once
-#include "engine/located_error.h"
+#include "engine/model/located_error.h"
 
 namespace mdpvi::io {
 

@@ -1,8 +1,8 @@
 #pragma once
 // A PRISM-language model as written: declarations in file order, expressions as
 // trees, nothing evaluated or resolved yet (engine/prism_resolution does that).
-#include "engine/expression.h"
-#include "engine/sparse_mdp.h"
+#include "io/expression.h"
+#include "engine/model/sparse_mdp.h"
 #include "io/text_cursor.h"
 
 #include <optional>

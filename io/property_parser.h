@@ -8,7 +8,7 @@
 //   "name": prop.
 // A property outside the language (S, LTL, CTL, multi-objective, ...) gets an error
 // of its own, "not supported yet", and the others still run.
-#include "engine/property.h"
+#include "io/property.h"
 #include "io/prism_model.h"
 #include "io/text_cursor.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // A cursor over tokens for the recursive-descent parsers of models and properties.
-#include "engine/expression.h"
+#include "io/expression.h"
 #include "io/lexer.h"
 
 #include <functional>

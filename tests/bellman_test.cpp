@@ -1,7 +1,7 @@
 // The parallel sweep against the serial reference, on generated systems with the
 // shapes that break kernels: odd sizes, empty rows, one-row groups, many rows,
 // rows longer than a warp and than a block, self-loops.
-#include "engine/bellman.h"
+#include "engine/solve/bellman.h"
 #include "random_systems.h"
 
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 #include "reference_instances.h"
 #include "tools/check_run.h"
 
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 #include "io/explicit_reader.h"
 
 namespace mdpvi {

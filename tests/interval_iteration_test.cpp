@@ -1,7 +1,8 @@
 // Sound mode (--sound): interval iteration brackets the truth where plain value
 // iteration stops early, and brackets PRISM's reference values within 2*epsilon.
-#include "engine/property_checker.h"
-#include "gpu/chunk_solver.h"
+#include "engine/check/property_checker.h"
+#include "graph/qualitative.h"
+#include "gpu/device_solver.h"
 #include "io/property_parser.h"
 #include "reference_instances.h"
 #include "test_models.h"
@@ -18,10 +19,9 @@ PropertyValue check(const SparseMdp& mdp, const std::string& text, bool sound, d
   io::PropertyEntry entry = io::parse_property(text, "p");
   if (!entry.formula) throw std::runtime_error(entry.error);
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
-  SolverOptions solver{epsilon, criterion, 10000000};
-  solver.interval = sound;
+  SolverOptions solver{sound ? Method::interval_iteration : Method::value_iteration, {criterion, epsilon, 10000000}};
   CheckContext context{mdp, graph, PropertyScope{"p", {}, {}, {}}, solver, {SolverKind::cpu, std::nullopt, 0}};
-  return check_property(*entry.formula, context);
+  return check_property(*entry.formula, context).value;
 }
 
 // State 0 keeps itself with probability 1 - 1e-4 or stops (b); goal and fail halve
@@ -101,8 +101,7 @@ class SoundReference : public ::testing::TestWithParam<SoundCase> {
 TEST_P(SoundReference, IntervalContainsReference) {
   const nlohmann::json& instance = test::reference().at(GetParam().instance);
   tools::CheckOptions options = test::reference_check(instance);
-  options.solver = {1e-6, ConvergenceCriterion::relative, 10000000};
-  options.solver.interval = true;
+  options.solver = {Method::interval_iteration, {ConvergenceCriterion::relative, 1e-6, 10000000}};
   options.device = {GetParam().solver, GetParam().memory_limit, 0};
   tools::CheckReport report = tools::run_check(options);
   const auto& properties = instance.at("properties");

@@ -4,8 +4,8 @@
 #include "reference_instances.h"
 #include "same_model.h"
 
-#include "engine/masked_memo.h"
-#include "engine/model_builder.h"
+#include "engine/build/masked_memo.h"
+#include "engine/build/model_builder.h"
 
 #include <set>
 

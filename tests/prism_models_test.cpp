@@ -4,7 +4,7 @@
 #include "same_model.h"
 #include "tools/check_run.h"
 
-#include "engine/model_builder.h"
+#include "engine/build/model_builder.h"
 #include "io/explicit_reader.h"
 
 #include <oneapi/tbb/global_control.h>

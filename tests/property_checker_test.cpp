@@ -1,6 +1,7 @@
 // Whole properties on models small enough to answer by hand: step bounds, rewards
 // (with Infinity and zero-reward end components), bounds, filters, and the errors.
-#include "engine/property_checker.h"
+#include "engine/check/property_checker.h"
+#include "graph/qualitative.h"
 #include "io/property_parser.h"
 #include "test_models.h"
 
@@ -18,9 +19,9 @@ PropertyValue check(const SparseMdp& mdp, const std::string& text) {
   io::PropertyEntry entry = io::parse_property(text, "p");
   if (!entry.formula) throw std::runtime_error(entry.error);
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
-  CheckContext context{mdp, graph, PropertyScope{"p", {}, {}, {}}, {1e-12, ConvergenceCriterion::absolute, 1000000}, {}};
-  context.device.solver = SolverKind::cpu;
-  return check_property(*entry.formula, context);
+  SolverOptions tight{Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 1000000}};
+  CheckContext context{mdp, graph, PropertyScope{"p", {}, {}, {}}, tight, {SolverKind::cpu}};
+  return check_property(*entry.formula, context).value;
 }
 
 double number(const SparseMdp& mdp, const std::string& text) {

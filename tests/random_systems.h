@@ -2,7 +2,7 @@
 // Generated maybe-state systems with the shapes that break kernels: odd sizes, empty
 // rows, one-row groups, many rows, rows longer than a warp and than a block,
 // self-loops; optionally split into SCC-like blocks in solving order.
-#include "engine/maybe_system.h"
+#include "engine/solve/maybe_system.h"
 
 #include <random>
 

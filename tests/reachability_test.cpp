@@ -1,6 +1,7 @@
 // Pmin/Pmax end to end on models small enough to solve by hand.
-#include "engine/reachability.h"
-#include "engine/state_formula.h"
+#include "engine/check/reachability.h"
+#include "graph/qualitative.h"
+#include "engine/check/state_formula.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -12,9 +13,9 @@ using test::make_mdp;
 
 SolverOptions tight() {
   SolverOptions options;
-  options.epsilon = 1e-12;
-  options.criterion = ConvergenceCriterion::absolute;
-  options.max_iterations = 1000000;
+  options.stop.epsilon = 1e-12;
+  options.stop.criterion = ConvergenceCriterion::absolute;
+  options.stop.max_sweeps = 1000000;
   return options;
 }
 
@@ -24,7 +25,7 @@ double probability(const SparseMdp& mdp, Optimization direction, const std::stri
   PropertyScope scope{"test", {}, {}, {}};
   StateSet phi = through.empty() ? ~StateSet(mdp.num_states()) : evaluate_state_formula(Expression::label(through), mdp, scope);
   StateSet psi = evaluate_state_formula(Expression::label(target), mdp, scope);
-  return compute_until_probabilities(mdp, g, direction, phi, psi, tight()).state_values[state];
+  return compute_until_probabilities(mdp, g, direction, phi, psi, tight()).values[state];
 }
 
 TEST(KnuthYaoDie, EveryFaceHasProbabilityOneSixth) {

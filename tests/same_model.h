@@ -1,6 +1,6 @@
 #pragma once
 // Two builds of one model are the same, array for array.
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 
 #include <gtest/gtest.h>
 

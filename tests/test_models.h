@@ -1,6 +1,6 @@
 #pragma once
 // Small models written out by hand, with answers that can be checked on paper.
-#include "engine/sparse_mdp.h"
+#include "engine/model/sparse_mdp.h"
 
 #include <string>
 #include <utility>

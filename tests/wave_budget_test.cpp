@@ -1,4 +1,4 @@
-#include "engine/wave_budget.h"
+#include "engine/build/wave_budget.h"
 
 #include <gtest/gtest.h>
 

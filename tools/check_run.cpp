@@ -1,9 +1,10 @@
 #include "tools/check_run.h"
 
-#include "engine/model_builder.h"
-#include "engine/state_formula.h"
-#include "engine/stopwatch.h"
-#include "gpu/chunk_solver.h"
+#include "engine/build/model_builder.h"
+#include "engine/check/state_formula.h"
+#include "engine/model/stopwatch.h"
+#include "gpu/device_solver.h"
+#include "graph/qualitative.h"
 #include "io/explicit_reader.h"
 #include "io/explicit_writer.h"
 #include "io/property_parser.h"
@@ -174,8 +175,9 @@ PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorG
   try {
     CheckContext context{model.mdp, graph, model.scope, options.solver, options.device};
     context.scope.source = entry.source;
-    outcome.value = check_property(*entry.formula, context);
-    outcome.detail = std::move(context.detail);
+    PropertyResult result = check_property(*entry.formula, context);
+    outcome.value = std::move(result.value);
+    outcome.computation = std::move(result.computation);
   } catch (const std::exception& error) {
     outcome.error = error.what();
     if (outcome.error.find("unknown identifier") != std::string::npos) {

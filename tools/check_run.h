@@ -1,7 +1,7 @@
 #pragma once
 // What `mdpvi check` does, apart from parsing its command line: read or build the
 // model, answer each property, and collect what the reports print.
-#include "engine/property_checker.h"
+#include "engine/check/property_checker.h"
 
 #include <map>
 #include <optional>
@@ -43,7 +43,7 @@ struct PropertyOutcome {
   std::string property;
   std::optional<PropertyValue> value;  // set when answered
   std::string error;            // empty when answered
-  std::optional<ReachabilityResult> detail;
+  std::optional<NumericResult> computation;  // the last numerical computation's stages
   double time_s = 0.0;
 };
 

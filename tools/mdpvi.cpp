@@ -1,5 +1,5 @@
 // mdpvi: probabilistic model checking of MDPs by value iteration.
-#include "gpu/chunk_solver.h"
+#include "gpu/device_solver.h"
 #include "gpu/device_info.h"
 #include "io/parse_error.h"
 #include "tools/check_run.h"
@@ -35,6 +35,7 @@ struct CheckArguments {
   std::size_t gpu_memory_limit = 0;
   bool absolute = false;
   bool relative = false;
+  bool sound = false;
   std::string method = "vi";
   std::uint64_t max_iters = 0;  // 0: the default, which depends on the method
   int threads = 0;
@@ -50,7 +51,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");
   check->add_option("--prop", args.options.inline_properties, "A property (repeatable)");
-  check->add_option("--epsilon", args.options.solver.epsilon, "Convergence threshold (default 1e-6)")
+  check->add_option("--epsilon", args.options.solver.stop.epsilon, "Convergence threshold (default 1e-6)")
       ->check(CLI::PositiveNumber);
   CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
@@ -58,7 +59,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "Iterations per SCC before giving up (default 10000, as PRISM; 1000000 with --sound)")
       ->check(CLI::PositiveNumber);
   CLI::Option* sound = check->add_flag(
-      "--sound", args.options.solver.interval,
+      "--sound", args.sound,
       "Interval iteration (= --method ii): the result carries a bound, +/- epsilon (absolute, or relative to it)");
   check->add_option("--method", args.method, "vi: value iteration (default, as PRISM's), ii: interval iteration")
       ->check(CLI::IsMember({"vi", "ii"}))
@@ -98,11 +99,13 @@ int run_check_command(CheckArguments& args) {
     spdlog::error("{}", error.what());
     return kBadInput;
   }
-  if (args.absolute) args.options.solver.criterion = ConvergenceCriterion::absolute;
-  if (args.method == "ii") args.options.solver.interval = true;
+  SolverOptions& solver = args.options.solver;
+  if (args.absolute) solver.stop.criterion = ConvergenceCriterion::absolute;
+  if (args.sound || args.method == "ii") solver.method = Method::interval_iteration;
   // A sound answer is worth more sweeps than PRISM's cap: reward bounds need the lower
   // iterate well converged before a guess verifies (coin4_4 needs about 20000 per SCC).
-  args.options.solver.max_iterations = args.max_iters > 0 ? args.max_iters : args.options.solver.interval ? 1000000 : 10000;
+  const bool sound = solver.method == Method::interval_iteration;
+  solver.stop.max_sweeps = args.max_iters > 0 ? args.max_iters : sound ? 1000000 : 10000;
   args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
                                : args.solver == "cpu" ? SolverKind::cpu
                                                       : SolverKind::automatic;

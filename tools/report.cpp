@@ -1,5 +1,6 @@
 #include "tools/report.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +29,13 @@ nlohmann::json value_json(const PropertyValue& value) {
   return nullptr;
 }
 
+// "Value iteration: ", "Interval iteration: ".
+std::string method_heading(Method method) {
+  std::string text = to_string(method);
+  text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+  return text + ": ";
+}
+
 }  // namespace
 
 void write_model_text(std::ostream& out, const ModelSummary& model) {
@@ -47,36 +55,36 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
     out << "Error: " << outcome.error << "\n";
     return;
   }
-  if (const auto& d = outcome.detail) {
+  if (const auto& d = outcome.computation) {
     if (d->reward) {
-      out << "Graph analysis: " << d->yes_states << " target, " << d->no_states << " infinite, " << d->maybe_states
-          << " to solve (" << seconds(d->times.qualitative_s) << ")\n";
+      out << "Graph analysis: " << d->qualitative.yes << " target, " << d->qualitative.no << " infinite, " << d->qualitative.maybe
+          << " to solve (" << seconds(d->qualitative.time_s) << ")\n";
     } else {
-      out << "Prob0/Prob1: " << d->yes_states << " yes, " << d->no_states << " no, " << d->maybe_states << " maybe ("
-          << seconds(d->times.qualitative_s) << ")\n";
+      out << "Prob0/Prob1: " << d->qualitative.yes << " yes, " << d->qualitative.no << " no, " << d->qualitative.maybe << " maybe ("
+          << seconds(d->qualitative.time_s) << ")\n";
     }
     if (d->step_bounded) {
-      out << "Step-bounded: " << d->solve.iterations << " iterations over " << d->maybe_states << " states ("
-          << seconds(d->times.solve_s) << ")\n";
-    } else if (d->maybe_states > 0) {
-      out << "SCCs of maybe-states: " << d->num_sccs << ", " << d->solve.iterated_sccs << " iterated, largest "
-          << d->solve.largest_scc << " states (" << seconds(d->times.scc_s) << ")\n"
-          << (d->interval ? "Interval iteration: " : "Value iteration: ") << d->solve.iterations << " iterations (" << seconds(d->times.solve_s) << ")"
-          << (d->solve.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
+      out << "Step-bounded: " << d->solve.stats.iterations << " iterations over " << d->qualitative.maybe << " states ("
+          << seconds(d->solve.time_s) << ")\n";
+    } else if (d->qualitative.maybe > 0) {
+      out << "SCCs of maybe-states: " << d->sccs.num_sccs << ", " << d->solve.stats.iterated_sccs << " iterated, largest "
+          << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s) << ")\n"
+          << method_heading(d->solve.method) << d->solve.stats.iterations << " iterations (" << seconds(d->solve.time_s) << ")"
+          << (d->solve.stats.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
     }
-    if (!d->device.empty()) {
+    if (!d->solve.device.empty()) {
       std::size_t on_gpu = 0;
       double upload = 0, solve = 0, download = 0;
-      for (const ChunkReport& c : d->chunks) {
+      for (const ChunkReport& c : d->solve.chunks) {
         on_gpu += c.on_gpu;
         upload += c.upload_s;
         solve += c.solve_s;
         download += c.download_s;
       }
-      out << "GPU (" << d->device << "): " << d->chunks.size() << " chunks, " << on_gpu << " on the GPU; upload "
+      out << "GPU (" << d->solve.device << "): " << d->solve.chunks.size() << " chunks, " << on_gpu << " on the GPU; upload "
           << seconds(upload) << ", solve " << seconds(solve) << ", download " << seconds(download) << "\n";
-    } else if (d->chunks.size() > 1) {
-      out << "Chunks: " << d->chunks.size() << " (solved on the CPU)\n";
+    } else if (d->solve.chunks.size() > 1) {
+      out << "Chunks: " << d->solve.chunks.size() << " (solved on the CPU)\n";
     }
   }
   if (!outcome.value->listing.empty()) out << outcome.value->listing;
@@ -107,21 +115,21 @@ nlohmann::json to_json(const CheckReport& report) {
                             {"result_scope", p.value ? nlohmann::json(p.value->scope) : nlohmann::json()},
                             {"listing", p.value && !p.value->listing.empty() ? nlohmann::json(p.value->listing) : nlohmann::json()},
                             {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)},
-                            {"iterations", p.detail ? nlohmann::json(p.detail->solve.iterations) : nlohmann::json()},
+                            {"iterations", p.computation ? nlohmann::json(p.computation->solve.stats.iterations) : nlohmann::json()},
                             {"time_s", p.time_s}};
-    if (const auto& d = p.detail) {
-      entry["converged"] = d->solve.converged;
+    if (const auto& d = p.computation) {
+      entry["converged"] = d->solve.stats.converged;
       if (p.value && p.value->lower_bound) {
         entry["lower"] = number_json(*p.value->lower_bound);
         entry["upper"] = number_json(*p.value->upper_bound);
       }
-      entry["phases"] = {{"qualitative_s", d->times.qualitative_s}, {"scc_s", d->times.scc_s}, {"solve_s", d->times.solve_s}};
-      entry["states"] = {{"yes", d->yes_states}, {"no", d->no_states}, {"maybe", d->maybe_states}};
-      entry["sccs"] = {{"count", d->num_sccs}, {"iterated", d->solve.iterated_sccs}, {"largest", d->solve.largest_scc},
-                       {"max_iterations", d->solve.max_scc_iterations}};
-      entry["device"] = d->device.empty() ? nlohmann::json() : nlohmann::json(d->device);
+      entry["phases"] = {{"qualitative_s", d->qualitative.time_s}, {"scc_s", d->sccs.time_s}, {"solve_s", d->solve.time_s}};
+      entry["states"] = {{"yes", d->qualitative.yes}, {"no", d->qualitative.no}, {"maybe", d->qualitative.maybe}};
+      entry["sccs"] = {{"count", d->sccs.num_sccs}, {"iterated", d->solve.stats.iterated_sccs}, {"largest", d->solve.stats.largest_scc},
+                       {"max_iterations", d->solve.stats.max_scc_iterations}};
+      entry["device"] = d->solve.device.empty() ? nlohmann::json() : nlohmann::json(d->solve.device);
       nlohmann::json chunks = nlohmann::json::array();
-      for (const ChunkReport& c : d->chunks) {
+      for (const ChunkReport& c : d->solve.chunks) {
         nlohmann::json chunk = {{"states", c.states},         {"sccs", c.sccs},
                                 {"footprint_bytes", c.footprint_bytes}, {"on_gpu", c.on_gpu},
                                 {"iterations", c.iterations}, {"upload_s", c.upload_s},

@@ -1,0 +1,43 @@
+#pragma once
+// What a numerical operator (P or R over a path formula) computes: a value per model
+// state, and each stage's named result, which the reports print.
+#include "engine/solve/solve_request.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi {
+
+// The graph analysis: which states are decided without numbers.
+struct QualitativeSummary {
+  std::uint64_t yes = 0;    // probability 1 (rewards: the target, value 0)
+  std::uint64_t no = 0;     // probability 0 (rewards: infinite)
+  std::uint64_t maybe = 0;  // left to the solver
+  double time_s = 0.0;
+};
+
+// The maybe-states' SCCs in solving order and the system built on them.
+struct SccPlanSummary {
+  std::size_t num_sccs = 0;
+  double time_s = 0.0;
+};
+
+struct NumericResult {
+  bool reward = false;        // an expected reward: yes = target, no = infinite
+  bool step_bounded = false;  // a fixed number of sweeps, no convergence test
+  std::vector<double> values;        // per model state
+  std::vector<double> lower, upper;  // per model state, where the solve gave bounds
+  QualitativeSummary qualitative;
+  SccPlanSummary sccs;
+  SolveReport solve;
+
+  // The per-state vectors released: what a report keeps.
+  NumericResult summary() && {
+    values = {};
+    lower = {};
+    upper = {};
+    return std::move(*this);
+  }
+};
+
+}  // namespace mdpvi

@@ -1,0 +1,222 @@
+#include "engine/check/property_checker.h"
+
+#include "engine/check/filter.h"
+#include "engine/check/rewards.h"
+#include "engine/check/step_bounded.h"
+#include "engine/model/stopwatch.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace mdpvi {
+
+namespace {
+
+using Path = TemporalOperator::Path;
+
+bool compare(Comparison c, double value, double threshold) {
+  switch (c) {
+    case Comparison::less: return value < threshold;
+    case Comparison::less_equal: return value <= threshold;
+    case Comparison::greater: return value > threshold;
+    case Comparison::greater_equal: return value >= threshold;
+  }
+  return false;
+}
+
+class Checker {
+ public:
+  explicit Checker(const CheckContext& context) : c_(context) {}
+
+  PropertyResult top(const Formula& f) {
+    PropertyResult result;
+    result.value = f.kind == Formula::Kind::filter ? filter(f)
+                                                   : apply_default_filter(evaluate(f), c_.mdp, c_.scope.source, f.position);
+    result.computation = std::move(last_);
+    return result;
+  }
+
+ private:
+  StateValues evaluate(const Formula& f) {
+    switch (f.kind) {
+      case Formula::Kind::state: return state(f);
+      case Formula::Kind::temporal: return temporal(f);
+      case Formula::Kind::filter: return broadcast(filter(f), f);
+    }
+    return {};
+  }
+
+  [[noreturn]] void fail(SourcePosition at, const std::string& message) const {
+    throw LocatedError(c_.scope.source, at.line, at.column, message);
+  }
+
+  StateValues state(const Formula& f) {
+    std::vector<std::optional<StateSet>> nested(f.operands.size());
+    NestedResolver resolver = [&](std::size_t i) -> const StateSet* {
+      if (!nested[i]) nested[i] = boolean(f.operands[i]);
+      return &*nested[i];
+    };
+    return evaluate_state_expression(f.expression, c_.mdp, c_.scope, f.operands.empty() ? nullptr : resolver);
+  }
+
+  StateSet boolean(const Formula& f) {
+    if (f.kind == Formula::Kind::temporal && !f.temporal.comparison) {
+      fail(f.position, "not supported yet: the value of a P=? or R=? operator inside an expression (use a bound, "
+                       "e.g. P>=0.5, or a filter)");
+    }
+    StateValues values = evaluate(f);
+    if (!values.boolean) fail(f.position, "expected a Boolean state formula, found a number");
+    return std::move(values.truth);
+  }
+
+  StateValues broadcast(const PropertyValue& value, const Formula& f) {
+    const std::uint32_t n = c_.mdp.num_states();
+    switch (value.kind) {
+      case PropertyValue::Kind::boolean: {
+        StateSet truth(n);
+        if (value.truth) truth.set();
+        return StateValues::of_truth(std::move(truth));
+      }
+      case PropertyValue::Kind::number: return StateValues::of_numbers(std::vector<double>(n, value.number));
+      case PropertyValue::Kind::range: break;
+    }
+    fail(f.position, "a range (filter range or several initial states) cannot be used inside a property");
+  }
+
+  PropertyValue filter(const Formula& f) {
+    StateValues values = evaluate(f.operands[0]);
+    StateSet states = boolean(f.operands[1]);
+    return apply_filter(f.filter, values, states, c_.mdp, c_.scope.source, f.position);
+  }
+
+  double constant(const Expression& e, ValueType* type = nullptr) const {
+    return evaluate_constant(substitute_constants(e, c_.scope.constants), NameScope::constants_only(c_.scope.source), type);
+  }
+
+  std::uint64_t steps(const Expression& bound) const {
+    ValueType type;
+    double k = constant(bound, &type);
+    if (type != ValueType::integer) fail(bound.position, "expected an integer step bound, found " + std::string(to_string(type)));
+    if (k < 0) fail(bound.position, "a step bound must be at least 0, found " + std::to_string(static_cast<long long>(k)));
+    return static_cast<std::uint64_t>(k);
+  }
+
+  Optimization direction(const Formula& f) const {
+    const TemporalOperator& op = f.temporal;
+    if (op.direction) return *op.direction;
+    if (c_.mdp.type == ModelType::dtmc) return Optimization::minimize;  // one scheduler: min = max
+    if (op.comparison) {  // the bound must hold for every scheduler
+      bool lower = *op.comparison == Comparison::greater || *op.comparison == Comparison::greater_equal;
+      return lower ? Optimization::minimize : Optimization::maximize;
+    }
+    bool p = op.kind == TemporalOperator::Kind::probability;
+    fail(f.position, std::string(p ? "P=?" : "R=?") + " needs min or max for an MDP (" +
+                         (p ? "Pmin=? or Pmax=?" : "Rmin=? or Rmax=?") + ")");
+  }
+
+  const RewardStructure& reward_structure(const Formula& f) const {
+    const TemporalOperator& op = f.temporal;
+    const std::vector<RewardStructure>& all = c_.mdp.rewards;
+    if (op.reward_name) {
+      for (const RewardStructure& r : all) {
+        if (r.name == *op.reward_name) return r;
+      }
+      fail(f.position, "the model has no reward structure \"" + *op.reward_name + "\"");
+    }
+    std::size_t index = 1;
+    if (op.reward_index) {
+      ValueType type;
+      double i = constant(*op.reward_index, &type);
+      if (type != ValueType::integer || i < 1 || i > static_cast<double>(all.size())) {
+        fail(op.reward_index->position, "expected a reward structure index from 1 to " + std::to_string(all.size()));
+      }
+      index = static_cast<std::size_t>(i);
+    }
+    if (all.empty()) fail(f.position, "the model has no reward structures");
+    return all[index - 1];
+  }
+
+  StateValues temporal(const Formula& f) {
+    const TemporalOperator& op = f.temporal;
+    Optimization dir = direction(f);
+    std::optional<double> threshold;
+    if (op.comparison) {
+      threshold = constant(op.threshold);
+      if (op.kind == TemporalOperator::Kind::probability && (*threshold < 0.0 || *threshold > 1.0)) {
+        fail(op.threshold.position, "a probability bound must lie in [0, 1]");
+      }
+    }
+    if (op.kind == TemporalOperator::Kind::probability && op.path == Path::until && !op.step_bound && threshold) {
+      if (std::optional<StateSet> qualitative = qualitative_until(f, dir, *op.comparison, *threshold)) {
+        return StateValues::of_truth(std::move(*qualitative));
+      }
+    }
+    NumericResult result = numeric(f, dir);
+    StateValues values = StateValues::of_numbers(std::move(result.values));
+    if (c_.solver.method == Method::interval_iteration) {  // exact where nothing was iterated (step bounds, graph answers)
+      values.lower = result.lower.empty() ? values.numbers : std::move(result.lower);
+      values.upper = result.upper.empty() ? values.numbers : std::move(result.upper);
+    }
+    last_ = std::move(result).summary();
+    if (!threshold) return values;
+    StateSet truth(c_.mdp.num_states());
+    for (std::uint32_t s = 0; s < c_.mdp.num_states(); ++s) {
+      if (compare(*op.comparison, values.numbers[s], *threshold)) truth.set(s);
+    }
+    return StateValues::of_truth(std::move(truth));
+  }
+
+  NumericResult numeric(const Formula& f, Optimization dir) {
+    const TemporalOperator& op = f.temporal;
+    const SparseMdp& mdp = c_.mdp;
+    switch (op.path) {
+      case Path::until: {
+        StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
+        if (op.step_bound) {
+          return compute_bounded_until(mdp, c_.graph, dir, phi, psi, steps(*op.step_bound), c_.solver, c_.device);
+        }
+        return compute_until_probabilities(mdp, c_.graph, dir, phi, psi, c_.solver, c_.device);
+      }
+      case Path::next: return compute_next(mdp, dir, boolean(f.operands[0]));
+      case Path::reachability_reward: {
+        StateSet target = boolean(f.operands[0]);
+        return compute_reachability_reward(mdp, c_.graph, dir, reward_structure(f), target, c_.solver, c_.device);
+      }
+      case Path::cumulative_reward:
+        return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), c_.solver, c_.device);
+      case Path::instantaneous_reward:
+        return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), c_.solver);
+    }
+    return {};
+  }
+
+  // P>=1, P>0, P<1 and P<=0 of an unbounded until are decided by the graph algorithms
+  // alone; nullopt for other bounds.
+  std::optional<StateSet> qualitative_until(const Formula& f, Optimization dir, Comparison c, double threshold) {
+    bool one = threshold == 1.0, zero = threshold == 0.0;
+    bool asks_yes = (c == Comparison::greater_equal && one) || (c == Comparison::less && one);
+    bool asks_no = (c == Comparison::greater && zero) || (c == Comparison::less_equal && zero);
+    if (!asks_yes && !asks_no) return std::nullopt;
+    StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
+    NumericResult detail;
+    auto start = std::chrono::steady_clock::now();
+    graph::QualitativePartition partition = qualitative_partition(c_.mdp, c_.graph, dir, phi, psi);
+    detail.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start)};
+    last_ = std::move(detail);
+    if (c == Comparison::greater_equal) return std::move(partition.yes);  // P = 1
+    if (c == Comparison::less) return ~partition.yes;                    // P < 1
+    if (c == Comparison::greater) return ~partition.no;                  // P > 0
+    return std::move(partition.no);                                      // P = 0
+  }
+
+  const CheckContext& c_;
+  std::optional<NumericResult> last_;  // the last numerical computation's summary
+};
+
+}  // namespace
+
+PropertyResult check_property(const Formula& property, const CheckContext& context) {
+  return Checker(context).top(property);
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,33 @@
+#pragma once
+// Answers a property (io/property.h) on a built model: every sub-formula is
+// evaluated in all states, bottom-up, and the filter (or PRISM's default one over
+// the initial states) makes the single value that is reported.
+#include "engine/check/reachability.h"
+#include "engine/check/state_formula.h"
+#include "engine/model/property_value.h"
+
+#include <optional>
+#include <string>
+
+namespace mdpvi {
+
+struct CheckContext {
+  const SparseMdp& mdp;
+  const graph::ChoicePredecessorGraph& graph;
+  PropertyScope scope;
+  SolverOptions solver;
+  DeviceOptions device;
+};
+
+struct PropertyResult {
+  PropertyValue value;
+  // The last numerical computation's stages (its per-state vectors released); none
+  // where the property needed no graph analysis or solve.
+  std::optional<NumericResult> computation;
+};
+
+// Throws LocatedError for type errors, unknown names, missing reward structures and
+// P=?/R=? without min or max on an MDP; std::runtime_error from the solvers.
+PropertyResult check_property(const Formula& property, const CheckContext& context);
+
+}  // namespace mdpvi

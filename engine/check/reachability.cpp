@@ -1,0 +1,64 @@
+#include "engine/check/reachability.h"
+
+#include "engine/model/stopwatch.h"
+#include "engine/solve/end_component_quotient.h"
+#include "graph/qualitative.h"
+#include "graph/scc.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <optional>
+
+namespace mdpvi {
+
+graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                                  Optimization direction, const StateSet& phi, const StateSet& psi) {
+  return direction == Optimization::minimize ? graph::partition_for_min(mdp, graph, phi, psi)
+                                             : graph::partition_for_max(mdp, graph, phi, psi);
+}
+
+NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                          Optimization direction, const StateSet& phi, const StateSet& psi,
+                                          const SolverOptions& options, const DeviceOptions& device) {
+  NumericResult result;
+  auto start = std::chrono::steady_clock::now();
+  graph::QualitativePartition partition = qualitative_partition(mdp, graph, direction, phi, psi);
+  result.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start)};
+
+  start = std::chrono::steady_clock::now();
+  // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.
+  std::optional<CollapsedModel> collapsed;
+  if (options.method == Method::interval_iteration && direction == Optimization::maximize) {
+    graph::EndComponents components = graph::maximal_end_components(mdp, partition.maybe, all_states(mdp.num_choices()));
+    if (components.count > 0) collapsed = collapse_end_components(mdp, components);
+  }
+  const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(model, partition.maybe);
+  spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
+  MaybeSystem system = build_maybe_system(model, partition, sccs);
+  spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
+  result.sccs = {sccs.num_sccs(), seconds_since(start)};
+
+  result.values.assign(mdp.num_states(), 0.0);
+  for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) result.values[s] = 1.0;
+  solve_into({.system = system, .direction = direction, .options = options, .known_upper_bound = 1.0}, device, result);
+  return result;
+}
+
+void solve_into(const SolveRequest& request, const DeviceOptions& device, NumericResult& result) {
+  SolveResult solution = solve(request, device);
+  const std::vector<std::uint32_t>& model_states = request.system.model_states;
+  if (solution.bounded()) {
+    result.lower = result.values;
+    result.upper = result.values;
+    for (std::uint32_t i = 0; i < model_states.size(); ++i) {
+      result.lower[model_states[i]] = solution.lower[i];
+      result.upper[model_states[i]] = solution.upper[i];
+    }
+  }
+  for (std::uint32_t i = 0; i < model_states.size(); ++i) result.values[model_states[i]] = solution.value(i);
+  result.solve = std::move(solution.report);
+}
+
+}  // namespace mdpvi

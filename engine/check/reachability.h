@@ -1,0 +1,28 @@
+#pragma once
+// Pmin/Pmax of (phi U psi) in every state, stage by stage: Prob0/Prob1 (the
+// qualitative sets), the maybe-states' SCCs in solving order and their system,
+// then the solve. The other numerical properties (engine/check/step_bounded.h,
+// engine/check/rewards.h) share solve_into.
+#include "engine/check/numeric_result.h"
+#include "engine/solve/chunk_driver.h"
+#include "engine/solve/maybe_system.h"
+#include "graph/qualitative_sets.h"
+
+namespace mdpvi {
+
+// Prob0/Prob1 for the minimising or the maximising scheduler.
+graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                                  Optimization direction, const StateSet& phi, const StateSet& psi);
+
+// Pre: phi and psi have num_states bits; graph was built from mdp.
+NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                          Optimization direction, const StateSet& phi, const StateSet& psi,
+                                          const SolverOptions& options, const DeviceOptions& device = {});
+
+// Solves request (engine/solve/chunk_driver.h) and writes its values into
+// result.values at their model states, and where it gives bounds, result.lower and
+// result.upper (from result.values outside the system); records the report.
+// Pre: result.values has one entry per model state.
+void solve_into(const SolveRequest& request, const DeviceOptions& device, NumericResult& result);
+
+}  // namespace mdpvi

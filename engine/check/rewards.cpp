@@ -1,0 +1,76 @@
+#include "engine/check/rewards.h"
+
+#include "engine/solve/end_component_quotient.h"
+#include "engine/model/stopwatch.h"
+#include "graph/qualitative.h"
+#include "graph/scc.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <limits>
+#include <optional>
+
+namespace mdpvi {
+
+namespace {
+
+// Rmin only: a scheduler could stay forever in an end component of zero-reward
+// choices among the finite states, collecting 0 without reaching the target. Value
+// iteration from 0 would take that as the minimum, but only schedulers that reach
+// the target almost surely count; collapsing those components removes the option.
+// nullopt when there are none (as in all of PRISM's benchmarks).
+std::optional<CollapsedModel> without_zero_reward_end_components(const SparseMdp& mdp, const RewardStructure& rewards,
+                                                                 const StateSet& maybe) {
+  StateSet zero_rows(mdp.num_choices());
+  for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) {
+    if (!rewards.state_rewards.empty() && rewards.state_rewards[s] != 0.0) continue;
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      if (rewards.choice_rewards.empty() || rewards.choice_rewards[r] == 0.0) zero_rows.set(r);
+    }
+  }
+  if (zero_rows.none()) return std::nullopt;
+  graph::EndComponents components = graph::maximal_end_components(mdp, maybe, std::move(zero_rows));
+  if (components.count == 0) return std::nullopt;
+  return collapse_end_components(mdp, components, &rewards);
+}
+
+}  // namespace
+
+NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                          Optimization direction, const RewardStructure& rewards,
+                                          const StateSet& target, const SolverOptions& options,
+                                          const DeviceOptions& device) {
+  NumericResult result;
+  result.reward = true;
+  auto start = std::chrono::steady_clock::now();
+  const StateSet all = all_states(mdp.num_states());
+  // Rmin needs one scheduler reaching the target almost surely (Pmax = 1); Rmax needs
+  // all of them to (Pmin = 1).
+  StateSet finite = direction == Optimization::minimize ? graph::partition_for_max(mdp, graph, all, target).yes
+                                                        : graph::partition_for_min(mdp, graph, all, target).yes;
+  StateSet maybe = finite - target;
+  result.qualitative = {target.count(), mdp.num_states() - finite.count(), maybe.count(), seconds_since(start)};
+
+  result.values.assign(mdp.num_states(), 0.0);
+  const StateSet infinite = ~finite;
+  for (auto s = infinite.find_first(); s != StateSet::npos; s = infinite.find_next(s)) {
+    result.values[s] = std::numeric_limits<double>::infinity();
+  }
+  start = std::chrono::steady_clock::now();
+  std::optional<CollapsedModel> collapsed;
+  if (direction == Optimization::minimize) collapsed = without_zero_reward_end_components(mdp, rewards, maybe);
+  const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(model, maybe);
+  spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
+  // For Rmax no choice of a finite state can reach an infinite one (it would be
+  // infinite itself); for Rmin such choices get b = infinity and are left out.
+  MaybeSystem system = build_maybe_system(model, sccs, result.values, collapsed ? &collapsed->rewards : &rewards);
+  spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
+  result.sccs = {sccs.num_sccs(), seconds_since(start)};
+  // No known upper bound: the upper iterate's start is guessed and verified.
+  solve_into({.system = system, .direction = direction, .options = options}, device, result);
+  return result;
+}
+
+}  // namespace mdpvi

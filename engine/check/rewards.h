@@ -1,0 +1,20 @@
+#pragma once
+// Expected total reward until a target is reached, R{...}min/max=? [ F target ]:
+// the reward of a path is the sum of the state rewards of the states it leaves and
+// the choice rewards of the choices it takes before its first target state.
+// As PRISM defines it, the value is infinite where the target is not reached with
+// probability 1: for Rmin where no scheduler reaches it almost surely (outside
+// Prob1E), for Rmax where some scheduler misses it with positive probability
+// (outside Prob1A). Those states come from the graph algorithms; the rest is
+// solved by topological value iteration from 0.
+#include "engine/check/reachability.h"
+
+namespace mdpvi {
+
+// Pre: target has num_states bits.
+NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                          Optimization direction, const RewardStructure& rewards,
+                                          const StateSet& target, const SolverOptions& options,
+                                          const DeviceOptions& device = {});
+
+}  // namespace mdpvi

@@ -1,0 +1,47 @@
+#pragma once
+// The values of a property's state expressions in every state: Boolean ones as a set
+// of states, numeric ones as a vector.
+#include "engine/build/compiled_expression.h"
+#include "io/property.h"
+#include "engine/build/resolved_model.h"
+#include "engine/model/sparse_mdp.h"
+
+#include <functional>
+#include <map>
+
+namespace mdpvi {
+
+// What a property's names may refer to besides the model's labels and variables.
+struct PropertyScope {
+  std::string source;  // file name for error messages
+  ConstantValues constants;  // the model's and the properties file's
+  std::map<std::string, Expression> formulas;  // the model's, expanded
+  std::map<std::string, StateSet> labels;      // the properties file's, before the model's
+};
+
+// A value per state: a truth value or a number.
+struct StateValues {
+  bool boolean = true;
+  StateSet truth;               // when boolean
+  std::vector<double> numbers;  // otherwise
+  // Interval iteration: per state, the truth lies in [lower, upper]; empty otherwise.
+  std::vector<double> lower, upper;
+
+  double number(std::uint32_t s) const { return boolean ? (truth.test(s) ? 1.0 : 0.0) : numbers[s]; }
+  static StateValues of_truth(StateSet t) { return {true, std::move(t), {}, {}, {}}; }
+  static StateValues of_numbers(std::vector<double> n) { return {false, {}, std::move(n), {}, {}}; }
+  bool has_bounds() const { return !lower.empty(); }
+};
+
+// Resolves Expression::Kind::nested atoms; nullptr where there are none.
+using NestedResolver = std::function<const StateSet*(std::size_t)>;
+
+// Throws LocatedError for unknown names and type errors.
+StateValues evaluate_state_expression(const Expression& expression, const SparseMdp& mdp, const PropertyScope& scope,
+                                      const NestedResolver& nested = nullptr);
+
+// As above, and throws LocatedError when the expression is not Boolean.
+StateSet evaluate_state_formula(const Expression& formula, const SparseMdp& mdp, const PropertyScope& scope,
+                                const NestedResolver& nested = nullptr);
+
+}  // namespace mdpvi

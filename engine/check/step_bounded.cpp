@@ -1,0 +1,102 @@
+#include "engine/check/step_bounded.h"
+
+#include "engine/model/stopwatch.h"
+#include "graph/qualitative.h"
+
+#include <chrono>
+
+namespace mdpvi {
+
+namespace {
+
+// k steps are k sweeps, whatever the method: a fixed number of steps has exact values.
+SolverOptions exactly(std::uint64_t steps, SolverOptions options) {
+  options.stop = StopRule::exactly(steps);
+  return options;
+}
+
+}  // namespace
+
+NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                         Optimization direction, const StateSet& phi, const StateSet& psi,
+                                         std::uint64_t steps, const SolverOptions& options,
+                                         const DeviceOptions& device) {
+  NumericResult result;
+  result.step_bounded = true;
+  auto start = std::chrono::steady_clock::now();
+  // Where psi cannot be reached at all, it cannot be reached within k steps either.
+  StateSet no = graph::prob0a(graph, phi, psi);
+  StateSet maybe = phi - psi - no;
+  result.qualitative = {psi.count(), no.count(), steps == 0 ? 0 : maybe.count(), seconds_since(start)};
+
+  result.values.assign(mdp.num_states(), 0.0);
+  for (auto s = psi.find_first(); s != StateSet::npos; s = psi.find_next(s)) result.values[s] = 1.0;
+  if (steps == 0 || maybe.none()) return result;
+  start = std::chrono::steady_clock::now();
+  MaybeSystem system = build_maybe_system(mdp, single_block(maybe), result.values);
+  result.sccs = {1, seconds_since(start)};
+  solve_into({.system = system, .direction = direction, .options = exactly(steps, options)}, device, result);
+  return result;
+}
+
+NumericResult compute_next(const SparseMdp& mdp, Optimization direction, const StateSet& phi) {
+  NumericResult result;
+  result.step_bounded = true;
+  auto start = std::chrono::steady_clock::now();
+  result.values.resize(mdp.num_states());
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    double best = direction == Optimization::minimize ? 1.0 : 0.0;
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      double p = 0.0;
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+        if (phi.test(mdp.columns[k])) p += mdp.values[k];
+      }
+      best = direction == Optimization::minimize ? std::min(best, p) : std::max(best, p);
+    }
+    result.values[s] = best;
+  }
+  result.solve.stats.iterations = 1;
+  result.solve.time_s = seconds_since(start);
+  return result;
+}
+
+NumericResult compute_cumulative_reward(const SparseMdp& mdp, Optimization direction,
+                                             const RewardStructure& rewards, std::uint64_t steps,
+                                             const SolverOptions& options, const DeviceOptions& device) {
+  NumericResult result;
+  result.reward = true;
+  result.step_bounded = true;
+  result.values.assign(mdp.num_states(), 0.0);
+  if (steps == 0) return result;
+  auto start = std::chrono::steady_clock::now();
+  StateSet all = all_states(mdp.num_states());
+  result.qualitative.maybe = all.count();
+  MaybeSystem system = build_maybe_system(mdp, single_block(all), result.values, &rewards);
+  result.sccs = {1, seconds_since(start)};
+  solve_into({.system = system, .direction = direction, .options = exactly(steps, options)}, device, result);
+  return result;
+}
+
+NumericResult compute_instantaneous_reward(const SparseMdp& mdp, Optimization direction,
+                                           const RewardStructure& rewards, std::uint64_t steps,
+                                           const SolverOptions& options) {
+  NumericResult result;
+  result.reward = true;
+  result.step_bounded = true;
+  result.values.assign(rewards.state_rewards.begin(), rewards.state_rewards.end());
+  result.values.resize(mdp.num_states(), 0.0);  // no state rewards: all 0
+  if (steps == 0) return result;
+  auto start = std::chrono::steady_clock::now();
+  StateSet all = all_states(mdp.num_states());
+  result.qualitative.maybe = all.count();
+  MaybeSystem system = build_maybe_system(mdp, single_block(all), result.values);  // b = 0: no outside
+  result.sccs = {1, seconds_since(start)};
+  // The start vector is the state rewards, in the system's order (all states, in
+  // index order).
+  const std::vector<double> start_values = result.values;
+  solve_into({.system = system, .direction = direction, .options = exactly(steps, options), .start_values = &start_values},
+             {SolverKind::cpu}, result);
+  return result;
+}
+
+}  // namespace mdpvi

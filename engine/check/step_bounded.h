@@ -1,0 +1,30 @@
+#pragma once
+// Properties over a fixed number of steps: P[phi U<=k psi], P[X phi], R[C<=k] and
+// R[I=k]. Value iteration from the right start vector, exactly k Jacobi sweeps over
+// all relevant states at once: step i's value needs step i-1's values everywhere,
+// so the topological (SCC by SCC) order does not apply.
+#include "engine/check/reachability.h"
+
+namespace mdpvi {
+
+// Pre: phi, psi have num_states bits; steps >= 0.
+NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+                                    Optimization direction, const StateSet& phi, const StateSet& psi,
+                                    std::uint64_t steps, const SolverOptions& options,
+                                    const DeviceOptions& device = {});
+
+// The probability that the next state satisfies phi.
+NumericResult compute_next(const SparseMdp& mdp, Optimization direction, const StateSet& phi);
+
+// Expected reward collected in the first k steps (state rewards of the states left,
+// choice rewards of the choices taken).
+NumericResult compute_cumulative_reward(const SparseMdp& mdp, Optimization direction,
+                                        const RewardStructure& rewards, std::uint64_t steps,
+                                        const SolverOptions& options, const DeviceOptions& device = {});
+
+// Expected state reward of the state reached after exactly k steps (on the CPU).
+NumericResult compute_instantaneous_reward(const SparseMdp& mdp, Optimization direction,
+                                           const RewardStructure& rewards, std::uint64_t steps,
+                                           const SolverOptions& options);
+
+}  // namespace mdpvi

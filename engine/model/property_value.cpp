@@ -1,0 +1,33 @@
+#include "engine/model/property_value.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace mdpvi {
+
+std::string format_number(double value) {
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buffer[64];
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, end);
+}
+
+std::string to_text(const PropertyValue& value) {
+  switch (value.kind) {
+    case PropertyValue::Kind::boolean: return value.truth ? "true" : "false";
+    case PropertyValue::Kind::number:
+      if (value.lower_bound) {
+        double radius = std::max(*value.upper_bound - value.number, value.number - *value.lower_bound);
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.3g", radius);
+        return format_number(value.number) + " (+/- " + buffer + ")";
+      }
+      return format_number(value.number);
+    case PropertyValue::Kind::range: return "[" + format_number(value.number) + ", " + format_number(value.upper) + "]";
+  }
+  return "";
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,25 @@
+#pragma once
+// What a property answers: the single value reported for it, and its text.
+#include <optional>
+#include <string>
+
+namespace mdpvi {
+
+struct PropertyValue {
+  enum class Kind { boolean, number, range };
+  Kind kind = Kind::number;
+  bool truth = false;   // Kind::boolean
+  double number = 0.0;  // Kind::number; the lower end of a range
+  double upper = 0.0;   // the upper end of a range
+  // Interval iteration (Kind::number): the truth lies in [lower_bound, upper_bound].
+  std::optional<double> lower_bound, upper_bound;
+  std::string scope;    // what the value is of: "value in the initial state", "max over 12 states", ...
+  std::string listing;  // print, printall, argmin, argmax: one "index:(valuation)=value" per line
+};
+
+// The shortest text that reads back as the same double ("Infinity" for +inf).
+std::string format_number(double value);
+// "true", "0.5", "[0.25, 0.5]", "0.5 (+/- 1e-07)".
+std::string to_text(const PropertyValue& value);
+
+}  // namespace mdpvi

@@ -1,0 +1,67 @@
+#pragma once
+// The model every stage after io/ works on: a row-grouped sparse matrix stored as
+// structure of arrays. Row group s holds the choice rows of state s; a DTMC is an
+// MDP whose row groups all have exactly one row.
+#include "engine/model/pod_vector.h"
+#include "engine/model/state_layout.h"
+#include "engine/model/state_set.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mdpvi {
+
+enum class ModelType { mdp, dtmc };
+
+const char* to_string(ModelType type);
+
+struct Label {
+  std::string name;
+  StateSet states;
+};
+
+// One reward structure. Transition rewards are kept per choice, as the expected
+// reward of taking the choice (sum over its entries of probability * reward):
+// for expected total reward this is exact, and it is all the solver needs.
+struct RewardStructure {
+  std::string name;                  // empty for an unnamed structure
+  PodVector<double> state_rewards;   // empty, or one per state
+  PodVector<double> choice_rewards;  // empty, or one per choice row
+
+  // The reward of taking choice row in state: its state reward plus the row's own.
+  double row_reward(std::uint32_t state, std::uint64_t row) const {
+    return (state_rewards.empty() ? 0.0 : state_rewards[state]) + (choice_rewards.empty() ? 0.0 : choice_rewards[row]);
+  }
+};
+
+struct SparseMdp {
+  ModelType type = ModelType::mdp;
+  // Offsets are 64-bit and columns 32-bit: up to 2^32-1 states, 10^9+ entries.
+  // PodVector: resize() leaves new elements uninitialised (see pod_vector.h).
+  PodVector<std::uint64_t> row_group_starts;  // num_states + 1
+  PodVector<std::uint64_t> row_starts;        // num_choices + 1
+  PodVector<std::uint32_t> columns;           // num_transitions
+  PodVector<double> values;                   // num_transitions
+  std::vector<std::uint32_t> initial_states;
+  std::vector<Label> labels;
+  std::vector<RewardStructure> rewards;
+  std::optional<StateValuations> valuations;
+
+  std::uint32_t num_states() const {
+    return row_group_starts.empty() ? 0 : static_cast<std::uint32_t>(row_group_starts.size() - 1);
+  }
+  std::uint64_t num_choices() const { return row_starts.empty() ? 0 : row_starts.size() - 1; }
+  std::uint64_t num_transitions() const { return columns.size(); }
+
+  // nullptr when the model has no label of that name.
+  const Label* find_label(const std::string& name) const;
+};
+
+// Checks the structural invariants every stage relies on (monotone offsets, columns
+// in range, at least one choice per state, at least one initial state). Throws
+// std::invalid_argument naming the first violation.
+void check_invariants(const SparseMdp& mdp);
+
+}  // namespace mdpvi

@@ -1,0 +1,103 @@
+#pragma once
+// One Bellman sweep over a range of states of a MaybeSystem:
+//   x_out(s) = opt over the rows r of s of ( b(r) + sum_k P(r,k) * x_in(column k) )
+// and the largest change, absolute or relative. Two implementations with the same
+// contract: a plain serial loop (the reference the others are tested against) and a
+// oneTBB-parallel one; gpu/ adds a CUDA one.
+#include "engine/model/optimization.h"
+#include "engine/solve/maybe_system.h"
+#include "engine/solve/solve_request.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mdpvi {
+
+struct StateRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::uint64_t size() const { return end - begin; }
+};
+
+// Pre: every state of the range has at least one row; x_in and x_out do not overlap
+// on the range. Rows may be empty (value b(r)).
+template <Optimization direction>
+inline double bellman_value(const MaybeSystem& system, std::uint64_t state, const double* x_in) {
+  double best = direction == Optimization::minimize ? std::numeric_limits<double>::infinity()
+                                                    : -std::numeric_limits<double>::infinity();
+  for (std::uint64_t r = system.row_group_starts[state]; r < system.row_group_starts[state + 1]; ++r) {
+    double value = system.row_constants[r];
+    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) {
+      value += system.values[k] * x_in[system.columns[k]];
+    }
+    best = direction == Optimization::minimize ? std::min(best, value) : std::max(best, value);
+  }
+  return best;
+}
+
+// The change of one state's value; relative changes divide by the new value (PRISM's
+// measure), except at 0 where the absolute change is used.
+template <ConvergenceCriterion criterion>
+inline double value_change(double old_value, double new_value) {
+  double change = std::abs(new_value - old_value);
+  if constexpr (criterion == ConvergenceCriterion::relative) {
+    if (new_value != 0.0) change /= std::abs(new_value);
+  }
+  return change;
+}
+
+// Interval iteration keeps two iterates: lower from below and upper from above the
+// fixed point. A sweep applies the Bellman operator to each and keeps them monotone
+// (lower never falls, upper never rises), which keeps both sound even when an upper
+// start is not a post-fixed point.
+struct IntervalIterates {
+  const double* lower_in;
+  const double* upper_in;
+  double* lower_out;
+  double* upper_out;
+};
+
+// How far apart the iterates are at one state: absolute, or relative to the lower
+// value (absolute where it is 0).
+template <ConvergenceCriterion criterion>
+inline double interval_width(double lower, double upper) {
+  double width = upper - lower;
+  if constexpr (criterion == ConvergenceCriterion::relative) {
+    if (lower > 0.0) width /= lower;
+  }
+  return width;
+}
+
+// Returns the largest change over the range.
+double bellman_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
+                               ConvergenceCriterion criterion, const double* x_in, double* x_out);
+double bellman_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
+                              ConvergenceCriterion criterion, const double* x_in, double* x_out);
+
+// Whether B raised an upper value: by more than a few units in the last place, which
+// is what summing in another order (or with fused multiply-adds, on the GPU) can do
+// to a value that B leaves unchanged. Exact comparison would never verify a guess
+// that is a fixed point at some state.
+inline constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
+
+struct IntervalSweep {
+  double width = 0.0;         // the largest width over the range afterwards
+  bool upper_raised = false;  // B(upper_in) > upper_in somewhere: upper_in was not shown an upper bound
+  bool crossed = false;       // upper below lower somewhere: the upper start was no upper bound
+
+  IntervalSweep& operator+=(const IntervalSweep& o) {
+    width = std::max(width, o.width);
+    upper_raised = upper_raised || o.upper_raised;
+    crossed = crossed || o.crossed;
+    return *this;
+  }
+};
+
+// Both iterates, one sweep.
+IntervalSweep interval_sweep_reference(const MaybeSystem& system, StateRange range, Optimization direction,
+                                       ConvergenceCriterion criterion, IntervalIterates x);
+IntervalSweep interval_sweep_parallel(const MaybeSystem& system, StateRange range, Optimization direction,
+                                      ConvergenceCriterion criterion, IntervalIterates x);
+
+}  // namespace mdpvi

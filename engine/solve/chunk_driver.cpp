@@ -1,0 +1,316 @@
+#include "engine/solve/chunk_driver.h"
+
+#include "engine/model/stopwatch.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace mdpvi {
+
+namespace {
+
+std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
+                          const MethodPolicy& method) {
+  std::uint64_t first = system.scc_starts[first_scc], end = system.scc_starts[end_scc];
+  std::uint64_t rows = system.row_group_starts[end] - system.row_group_starts[first];
+  std::uint64_t entries = system.row_starts[system.row_group_starts[end]] - system.row_starts[system.row_group_starts[first]];
+  return method.footprint_bytes(end - first, rows, entries);
+}
+
+template <typename T>
+using PinnedVector = std::vector<T, gpu::PinnedAllocator<T>>;
+
+// A chunk as a square system of its own (indices rebased), in pinned memory so that
+// it uploads while the chunk before it iterates. Its entries into earlier chunks are
+// kept aside: they become part of b once those chunks are solved.
+struct PreparedChunk {
+  PinnedVector<std::uint64_t> row_group_starts, row_starts;
+  PinnedVector<std::uint32_t> columns;
+  PinnedVector<double> values;
+  std::vector<std::uint64_t> outside_starts{0};  // per row, into outside_*
+  std::vector<std::uint32_t> outside_columns;
+  std::vector<double> outside_values;
+
+  gpu::ChunkMatrix view() const {
+    return {static_cast<std::uint32_t>(row_group_starts.size() - 1), row_starts.size() - 1, columns.size(),
+            row_group_starts.data(), row_starts.data(), columns.data(), values.data()};
+  }
+
+  // Pre: the states before the chunk are final in `final`.
+  void row_constants(const MaybeSystem& system, const Chunk& chunk, const std::vector<double>& final,
+                     std::vector<double>& b) const {
+    const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+    b.resize(row_starts.size() - 1);
+    for (std::size_t r = 0; r < b.size(); ++r) {
+      b[r] = system.row_constants[first_row + r];
+      for (std::uint64_t k = outside_starts[r]; k < outside_starts[r + 1]; ++k) {
+        b[r] += outside_values[k] * final[outside_columns[k]];
+      }
+    }
+  }
+};
+
+PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
+  PreparedChunk p;
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  const std::uint64_t end_row = system.row_group_starts[chunk.end_state];
+  for (std::uint64_t s = chunk.first_state; s <= chunk.end_state; ++s) p.row_group_starts.push_back(system.row_group_starts[s] - first_row);
+  p.row_starts.push_back(0);
+  for (std::uint64_t r = first_row; r < end_row; ++r) {
+    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) {
+      std::uint32_t column = system.columns[k];
+      if (column >= chunk.first_state) {
+        p.columns.push_back(static_cast<std::uint32_t>(column - chunk.first_state));
+        p.values.push_back(system.values[k]);
+      } else {
+        p.outside_columns.push_back(column);
+        p.outside_values.push_back(system.values[k]);
+      }
+    }
+    p.row_starts.push_back(p.columns.size());
+    p.outside_starts.push_back(p.outside_columns.size());
+  }
+  return p;
+}
+
+// The first chunk needs no copy: its rows are a prefix of the system's, and nothing
+// before it can be referenced (successors come first in the SCC order).
+gpu::ChunkMatrix prefix_view(const MaybeSystem& system, const Chunk& chunk) {
+  std::uint64_t rows = system.row_group_starts[chunk.end_state];
+  return {static_cast<std::uint32_t>(chunk.end_state), rows, system.row_starts[rows], system.row_group_starts.data(),
+          system.row_starts.data(), system.columns.data(), system.values.data()};
+}
+
+// The device, when one is to be used; throws when it is required and absent.
+std::unique_ptr<gpu::DeviceSolver> open_device(const DeviceOptions& options) {
+  if (options.solver == SolverKind::cpu) return nullptr;
+  std::unique_ptr<gpu::DeviceSolver> device;
+  try {
+    device = gpu::open_device();
+  } catch (const gpu::DeviceError& error) {
+    spdlog::warn("{}; solving on the CPU instead", error.what());
+  }
+  if (options.solver == SolverKind::gpu && !device) {
+    throw std::runtime_error("--solver gpu: no usable CUDA device" +
+                             std::string(gpu::free_device_memory() ? "" : " (none found, or mdpvi was built without CUDA)"));
+  }
+  if (!device) {
+    static bool warned = false;  // once per run, not once per property
+    if (!warned) spdlog::warn("no usable CUDA device: solving on the CPU");
+    warned = true;
+  }
+  return device;
+}
+
+std::optional<std::size_t> device_budget(const DeviceOptions& options, const gpu::DeviceSolver* device) {
+  if (options.memory_limit_bytes) return options.memory_limit_bytes;
+  if (!device) return std::nullopt;
+  const std::size_t free_bytes = device->free_memory();
+  // Leave room for the CUDA context's own allocations and fragmentation.
+  const std::size_t margin = std::max<std::size_t>(free_bytes / 20, 256u << 20);
+  return free_bytes > margin ? free_bytes - margin : 0;
+}
+
+// One chunk when everything fits (or there is no budget), else chunks of budget/2:
+// two chunks are on the device at once, the one iterating and the next uploading.
+std::vector<Chunk> plan_for(const MaybeSystem& system, const MethodPolicy& method, const DeviceOptions& options,
+                            const gpu::DeviceSolver* device) {
+  if (system.num_sccs() == 0) return {};
+  const std::size_t whole = scc_footprint(system, 0, system.num_sccs(), method);
+  std::optional<std::size_t> budget = device_budget(options, device);
+  if (!budget || whole <= *budget) return {{0, system.num_sccs(), 0, system.num_states(), whole, true}};
+  return plan_chunks(system, std::max<std::size_t>(*budget / 2, 1), method);
+}
+
+// A chunk of trivial SCCs only is solved exactly by one pass on the CPU; the GPU
+// would iterate it as a whole (measured on csma3_6: 0.69 s on the CPU, 1.37 s on
+// the GPU).
+bool needs_iteration(const MaybeSystem& system, const Chunk& chunk) {
+  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
+    if (!is_trivial_scc(system, scc)) return true;
+  }
+  return false;
+}
+
+// Puts the plan's chunks on the device in turn: the first from the system's own
+// arrays, the others prepared in pinned memory, each next one uploading while the
+// current one is solved.
+class ChunkFeeder {
+ public:
+  ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& plan, gpu::DeviceSolver& device)
+      : system_(system), plan_(plan), device_(device) {}
+  ~ChunkFeeder() {
+    release(current_);
+    release(next_);
+  }
+  ChunkFeeder(const ChunkFeeder&) = delete;
+  ChunkFeeder& operator=(const ChunkFeeder&) = delete;
+
+  // plan[index] on the device, as a job for a method; starts uploading the next
+  // chunk that will go to the device. Valid until the next call. Throws gpu::DeviceError.
+  DeviceChunkJob take(std::size_t index) {
+    release(current_);
+    if (next_.index == index) {
+      current_ = std::move(next_);
+      next_ = {};
+    } else {
+      release(next_);
+      current_ = upload(index);
+    }
+    prefetch_after(index);
+    const Chunk& chunk = plan_[index];
+    const PreparedChunk* prepared = current_.prepared.get();
+    DeviceChunkJob job{device_, current_.ticket, {chunk.first_state, chunk.end_state}, chunk.first_scc, chunk.end_scc, {}};
+    job.row_constants = [this, &chunk, prepared](const std::vector<double>& final, std::vector<double>& storage) {
+      if (!prepared) return system_.row_constants.data() + system_.row_group_starts[chunk.first_state];
+      prepared->row_constants(system_, chunk, final, storage);
+      return static_cast<const double*>(storage.data());
+    };
+    return job;
+  }
+
+  // After a failure: nothing stays on the device.
+  void drop() {
+    release(current_);
+    release(next_);
+  }
+
+ private:
+  struct Resident {
+    std::size_t index = static_cast<std::size_t>(-1);
+    int ticket = -1;
+    std::unique_ptr<PreparedChunk> prepared;  // null for the first chunk (the system's arrays)
+  };
+
+  Resident upload(std::size_t index) {
+    Resident r;
+    r.index = index;
+    if (index == 0) {
+      r.ticket = device_.upload(prefix_view(system_, plan_[0]));
+    } else {
+      r.prepared = std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[index]));
+      r.ticket = device_.upload(r.prepared->view());
+    }
+    return r;
+  }
+
+  void prefetch_after(std::size_t index) {
+    for (std::size_t i = index + 1; i < plan_.size(); ++i) {
+      if (!plan_[i].fits || !needs_iteration(system_, plan_[i])) continue;
+      try {
+        next_ = upload(i);
+      } catch (const gpu::DeviceError& error) {
+        spdlog::warn("{}; the next chunk will be uploaded when it is solved", error.what());
+      }
+      return;
+    }
+  }
+
+  void release(Resident& r) {
+    if (r.ticket >= 0) device_.release(r.ticket);
+    r = {};
+  }
+
+  const MaybeSystem& system_;
+  const std::vector<Chunk>& plan_;
+  gpu::DeviceSolver& device_;
+  Resident current_, next_;
+};
+
+ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats& stats) {
+  ChunkReport report;
+  report.states = chunk.end_state - chunk.first_state;
+  report.sccs = chunk.end_scc - chunk.first_scc;
+  report.footprint_bytes = chunk.footprint_bytes;
+  // The plain sweep's traffic, whatever the method: the bandwidth reported is the
+  // matrix's and one vector's.
+  std::uint64_t rows = system.row_group_starts[chunk.end_state] - system.row_group_starts[chunk.first_state];
+  std::uint64_t entries = system.row_starts[system.row_group_starts[chunk.end_state]] -
+                          system.row_starts[system.row_group_starts[chunk.first_state]];
+  report.bytes_per_sweep = matrix_bytes(report.states, rows, entries) + rows * sizeof(double) +
+                           2 * report.states * sizeof(double);
+  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
+    stats.largest_scc = std::max(stats.largest_scc, system.scc_starts[scc + 1] - system.scc_starts[scc]);
+  }
+  return report;
+}
+
+void record_device_run(const gpu::ChunkSolveStats& s, ChunkReport& report) {
+  report.on_gpu = true;
+  report.iterations = s.iterations;
+  report.upload_s = s.upload_s;
+  report.solve_s = s.solve_s;
+  report.download_s = s.download_s;
+}
+
+}  // namespace
+
+std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method) {
+  std::vector<Chunk> chunks;
+  std::size_t scc = 0;
+  while (scc < system.num_sccs()) {
+    Chunk chunk;
+    chunk.first_scc = scc;
+    chunk.footprint_bytes = scc_footprint(system, scc, scc + 1, method);
+    chunk.fits = chunk.footprint_bytes <= budget_bytes;
+    ++scc;
+    if (chunk.fits) {
+      while (scc < system.num_sccs()) {
+        std::size_t grown = scc_footprint(system, chunk.first_scc, scc + 1, method);
+        if (grown > budget_bytes) break;
+        chunk.footprint_bytes = grown;
+        ++scc;
+      }
+    }
+    chunk.end_scc = scc;
+    chunk.first_state = system.scc_starts[chunk.first_scc];
+    chunk.end_state = system.scc_starts[chunk.end_scc];
+    chunks.push_back(chunk);
+  }
+  return chunks;
+}
+
+SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  const MaybeSystem& system = request.system;
+  std::unique_ptr<MethodPolicy> method = make_method_policy(request);
+  std::unique_ptr<gpu::DeviceSolver> device = open_device(options);
+  SolveResult result;
+  SolveReport& report = result.report;
+  report.method = request.options.stop.fixed_sweeps ? Method::value_iteration : request.options.method;
+  if (device) report.device = device->name();
+  Iterates x(request, method->has_upper_iterate());
+  const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
+  std::optional<ChunkFeeder> feeder;
+  if (device) feeder.emplace(system, plan, *device);
+  for (std::size_t index = 0; index < plan.size(); ++index) {
+    const Chunk& chunk = plan[index];
+    ChunkReport chunk_report = report_for(system, chunk, report.stats);
+    bool done = false;
+    if (feeder && chunk.fits && needs_iteration(system, chunk)) {
+      try {
+        DeviceChunkJob job = feeder->take(index);
+        record_device_run(method->solve_chunk_on_device(job, x, report.stats), chunk_report);
+        done = true;
+      } catch (const gpu::DeviceError& error) {
+        spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
+        feeder->drop();
+      }
+    }
+    if (!done) {
+      const std::uint64_t before = report.stats.iterations;
+      method->solve_sccs_on_cpu(chunk.first_scc, chunk.end_scc, x, report.stats);
+      chunk_report.iterations = report.stats.iterations - before;
+    }
+    report.chunks.push_back(chunk_report);
+  }
+  result.lower = std::move(x.lower);
+  result.upper = std::move(x.upper);
+  report.time_s = seconds_since(start);
+  return result;
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,42 @@
+#pragma once
+// Every SolveRequest is answered here, whatever its method: the SCCs (in solving
+// order) are merged greedily into chunks whose device footprint (the method's)
+// fits the budget; each chunk is solved on the device, or on the CPU when there is
+// no device, when the CPU is asked for, when a single SCC alone exceeds the budget,
+// when it holds trivial SCCs only (one exact pass), or when the device fails. A
+// chunk's entries into states of earlier chunks are final by then and become part
+// of its b. With several chunks, the next chunk's matrix is prepared in pinned
+// memory and uploaded while the current one iterates (two chunks on the device at
+// once, so chunks are planned for half the budget).
+#include "engine/solve/method_policy.h"
+#include "engine/solve/solve_request.h"
+
+#include <optional>
+#include <vector>
+
+namespace mdpvi {
+
+struct Chunk {
+  std::size_t first_scc = 0, end_scc = 0;
+  std::uint64_t first_state = 0, end_state = 0;
+  std::size_t footprint_bytes = 0;  // upper bound on the device memory it needs
+  bool fits = true;                 // false: a single SCC over the budget
+};
+
+// Pre: budget_bytes > 0. The footprints are the method's.
+std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method);
+
+enum class SolverKind { automatic, gpu, cpu };
+
+struct DeviceOptions {
+  SolverKind solver = SolverKind::automatic;
+  std::optional<std::size_t> memory_limit_bytes{};// the chunk budget; default: free memory less a margin
+  int group_size = 0;                             // lanes per state on the GPU; 0 = automatic
+};
+
+// Throws std::runtime_error when the GPU is required (SolverKind::gpu) and absent,
+// and from the methods (interval iteration: no upper bound verified). Device
+// failures otherwise fall back to the CPU with a warning, same answer.
+SolveResult solve(const SolveRequest& request, const DeviceOptions& device);
+
+}  // namespace mdpvi

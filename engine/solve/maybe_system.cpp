@@ -1,0 +1,101 @@
+#include "engine/solve/maybe_system.h"
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <cmath>
+#include <numeric>
+#include <limits>
+
+namespace mdpvi {
+
+namespace {
+
+// The rows of one state as the system keeps them: emit(r, b) for each kept row r of
+// the model with its constant. The same walk counts (first pass) and fills (second
+// pass), so the two cannot disagree on which rows are kept.
+template <typename Emit>
+void kept_rows(const SparseMdp& mdp, std::uint32_t s, const std::vector<std::uint32_t>& local_of,
+               const std::vector<double>& outside_values, const RewardStructure* rewards, Emit emit) {
+  constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
+  bool kept_any = false;
+  for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+    double constant = rewards ? rewards->row_reward(s, r) : 0.0;
+    for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+      std::uint32_t t = mdp.columns[k];
+      if (local_of[t] == kOutside) constant += mdp.values[k] * outside_values[t];
+    }
+    bool last_chance = r + 1 == mdp.row_group_starts[s + 1] && !kept_any;
+    if (std::isinf(constant) && constant > 0 && !last_chance) continue;
+    kept_any = true;
+    emit(r, constant);
+  }
+}
+
+}  // namespace
+
+MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecomposition& sccs,
+                               const std::vector<double>& outside_values, const RewardStructure* rewards) {
+  constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
+  MaybeSystem system;
+  system.model_states = sccs.order;
+  system.scc_starts = sccs.scc_starts;
+  const std::uint32_t n = system.num_states();
+  std::vector<std::uint32_t> local_of(mdp.num_states(), kOutside);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) { local_of[system.model_states[i]] = i; });
+
+  // First pass, in parallel: rows and entries kept per state; then their offsets.
+  std::vector<std::uint64_t> rows_of(n + 1, 0), entries_of(n + 1, 0);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) {
+    kept_rows(mdp, system.model_states[i], local_of, outside_values, rewards, [&](std::uint64_t r, double) {
+      ++rows_of[i + 1];
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+        entries_of[i + 1] += local_of[mdp.columns[k]] != kOutside;
+      }
+    });
+  });
+  std::partial_sum(rows_of.begin(), rows_of.end(), rows_of.begin());
+  std::partial_sum(entries_of.begin(), entries_of.end(), entries_of.begin());
+
+  // Second pass, in parallel: each state fills its own slices.
+  system.row_group_starts = rows_of;
+  system.row_starts.resize(rows_of[n] + 1);
+  system.row_constants.resize(rows_of[n]);
+  system.columns.resize(entries_of[n]);
+  system.values.resize(entries_of[n]);
+  system.row_starts[0] = 0;
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) {
+    std::uint64_t row = rows_of[i], entry = entries_of[i];
+    kept_rows(mdp, system.model_states[i], local_of, outside_values, rewards, [&](std::uint64_t r, double constant) {
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+        std::uint32_t t = local_of[mdp.columns[k]];
+        if (t == kOutside) continue;
+        system.columns[entry] = t;
+        system.values[entry] = mdp.values[k];
+        ++entry;
+      }
+      system.row_constants[row] = constant;
+      system.row_starts[++row] = entry;
+    });
+  });
+  return system;
+}
+
+MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
+                               const graph::SccDecomposition& sccs) {
+  std::vector<double> outside(mdp.num_states(), 0.0);
+  for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) outside[s] = 1.0;
+  return build_maybe_system(mdp, sccs, outside);
+}
+
+graph::SccDecomposition single_block(const StateSet& states) {
+  graph::SccDecomposition block;
+  block.order.reserve(states.count());
+  for (auto s = states.find_first(); s != StateSet::npos; s = states.find_next(s)) {
+    block.order.push_back(static_cast<std::uint32_t>(s));
+  }
+  block.scc_starts = {0, block.order.size()};
+  if (block.order.empty()) block.scc_starts.clear();
+  return block;
+}
+
+}  // namespace mdpvi

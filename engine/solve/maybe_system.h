@@ -1,0 +1,50 @@
+#pragma once
+// The numerical problem left after Prob0/Prob1: the maybe-states only, renumbered so
+// that the SCCs are contiguous and in solving order (successors first). Entries into
+// yes-states are folded into a per-row constant b(r); entries into no-states vanish.
+// A solver then needs nothing but this struct, which is also what a chunk uploaded
+// to the GPU is cut from.
+#include "engine/model/sparse_mdp.h"
+#include "graph/qualitative_sets.h"
+#include "graph/scc.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi {
+
+struct MaybeSystem {
+  std::vector<std::uint64_t> row_group_starts;  // local states + 1
+  std::vector<std::uint64_t> row_starts;        // rows + 1
+  std::vector<std::uint32_t> columns;           // local state indices
+  std::vector<double> values;
+  std::vector<double> row_constants;            // b(r), one per row
+  std::vector<std::uint64_t> scc_starts;        // local state ranges, solving order
+  std::vector<std::uint32_t> model_states;      // local index -> model state
+
+  std::uint32_t num_states() const { return static_cast<std::uint32_t>(model_states.size()); }
+  std::uint64_t num_rows() const { return row_constants.size(); }
+  std::size_t num_sccs() const { return scc_starts.empty() ? 0 : scc_starts.size() - 1; }
+};
+
+// The general form: b(r) = reward(r) + sum over successors t outside the system of
+// P(r,t) * outside_values[t], where reward(r) is the state's reward plus the
+// choice's (none without rewards). A row with b(r) = +infinity is left out: only
+// minimising reward systems have them (a successor where the reward is infinite)
+// and the minimum never takes such a row while the state has another; a state with
+// no other row keeps one, and its value is infinite.
+// Pre: outside_values has one entry per model state (those of the system's states
+// are not read).
+MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecomposition& sccs,
+                               const std::vector<double>& outside_values, const RewardStructure* rewards = nullptr);
+
+// Reachability probabilities: yes-states count 1, no-states 0.
+// Pre: sccs decomposes exactly partition.maybe.
+MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
+                               const graph::SccDecomposition& sccs);
+
+// All given states as one block, in index order, for step-bounded properties,
+// whose k steps do not decompose along SCCs.
+graph::SccDecomposition single_block(const StateSet& states);
+
+}  // namespace mdpvi

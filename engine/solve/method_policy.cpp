@@ -1,0 +1,84 @@
+#include "engine/solve/method_policy.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace mdpvi {
+
+std::unique_ptr<MethodPolicy> make_value_iteration_policy(const SolveRequest& request);     // value_iteration.cpp
+std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request);  // interval_iteration.cpp
+
+const char* to_string(Method method) {
+  switch (method) {
+    case Method::value_iteration: return "value iteration";
+    case Method::interval_iteration: return "interval iteration";
+  }
+  return "?";
+}
+
+std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request) {
+  if (request.options.stop.fixed_sweeps) return make_value_iteration_policy(request);
+  switch (request.options.method) {
+    case Method::value_iteration: return make_value_iteration_policy(request);
+    case Method::interval_iteration: return make_interval_iteration_policy(request);
+  }
+  return make_value_iteration_policy(request);
+}
+
+Iterates::Iterates(const SolveRequest& request, bool with_upper) {
+  const std::size_t n = request.system.num_states();
+  lower = request.start_values ? *request.start_values : std::vector<double>(n, 0.0);
+  lower_next = lower;
+  if (with_upper) {
+    upper.assign(n, request.known_upper_bound.value_or(0.0));
+    upper_next = upper;
+  }
+}
+
+void Iterates::sync(StateRange range) {
+  std::copy(lower.begin() + range.begin, lower.begin() + range.end, lower_next.begin() + range.begin);
+  if (upper.empty()) return;
+  std::copy(upper.begin() + range.begin, upper.begin() + range.end, upper_next.begin() + range.begin);
+}
+
+std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
+  return (states + 1) * sizeof(std::uint64_t) + (rows + 1) * sizeof(std::uint64_t) +
+         entries * (sizeof(std::uint32_t) + sizeof(double));
+}
+
+gpu::SweepSettings sweep_settings(const SolveRequest& request) {
+  const StopRule& stop = request.options.stop;
+  gpu::SweepSettings settings;
+  settings.maximize = request.direction == Optimization::maximize;
+  settings.relative = stop.criterion == ConvergenceCriterion::relative;
+  settings.epsilon = stop.epsilon;
+  settings.max_sweeps = stop.max_sweeps;
+  settings.fixed_sweeps = stop.fixed_sweeps;
+  return settings;
+}
+
+namespace {
+
+bool has_self_loop(const MaybeSystem& system, std::uint64_t state) {
+  for (std::uint64_t k = system.row_starts[system.row_group_starts[state]];
+       k < system.row_starts[system.row_group_starts[state + 1]]; ++k) {
+    if (system.columns[k] == state) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_trivial_scc(const MaybeSystem& system, std::size_t scc) {
+  return system.scc_starts[scc + 1] - system.scc_starts[scc] == 1 && !has_self_loop(system, system.scc_starts[scc]);
+}
+
+void report_not_converged(SolveStats& stats, const NotConverged& what) {
+  stats.converged = false;
+  spdlog::warn("{} stopped after {} iterations (--max-iters) on {} of {} states; {} {:.3g}, asked for {:.3g}: "
+               "the result may be inaccurate",
+               what.method, what.sweeps, what.unit, what.states, what.measure, what.reached, what.target);
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,82 @@
+#pragma once
+// What a solving method contributes to the chunk driver: the device memory a chunk
+// needs, how a run of SCCs is solved on the CPU, and how a resident chunk is solved
+// on the device. Everything else (planning, preparing and uploading chunks, the
+// fallback to the CPU, reports) is the driver's, shared by every method.
+#include "engine/solve/bellman.h"
+#include "engine/solve/solve_request.h"
+#include "gpu/device_solver.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace mdpvi {
+
+// The iterates of the whole system, per local state, each with a second buffer for
+// the CPU's sweeps. Outside the SCC being solved both buffers of a pair agree, so a
+// sweep may read any column from either. Value iteration uses lower alone.
+struct Iterates {
+  std::vector<double> lower, lower_next, upper, upper_next;
+
+  Iterates(const SolveRequest& request, bool with_upper);
+  IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
+  void swap_lower() { std::swap(lower, lower_next); }
+  void swap_both() {
+    swap_lower();
+    std::swap(upper, upper_next);
+  }
+  // Copies the range of each iterate into its second buffer.
+  void sync(StateRange range);
+};
+
+// A chunk resident on the device, as a method solves it.
+struct DeviceChunkJob {
+  gpu::DeviceSolver& device;
+  int ticket = -1;
+  StateRange states;  // the chunk's local states, a range of the system's
+  std::size_t first_scc = 0, end_scc = 0;
+  // b of the chunk's rows, with its entries into earlier chunks taken from `final`
+  // (an iterate of the whole system, final before the chunk). Returns the system's
+  // own b where nothing precedes the chunk, else fills and returns storage.
+  std::function<const double*(const std::vector<double>& final, std::vector<double>& storage)> row_constants;
+};
+
+class MethodPolicy {
+ public:
+  virtual ~MethodPolicy() = default;
+
+  virtual bool has_upper_iterate() const = 0;
+  // Upper bound of the device memory a chunk of this size needs.
+  virtual std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const = 0;
+  // Solves SCCs [first_scc, end_scc) in order. Pre: x holds the final iterates of
+  // all earlier SCCs; afterwards it does for these too.
+  virtual void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) = 0;
+  // Solves a chunk on the device into x (same pre and post). Throws gpu::DeviceError.
+  virtual gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) = 0;
+};
+
+// The policy of request's method (value iteration whenever the stop rule fixes the
+// number of sweeps: bounds of a fixed number of steps are exact).
+std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request);
+
+// The device memory of a chunk's matrix (offsets, columns, values) alone.
+std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);
+
+// gpu::SweepSettings of a request (no group size: the driver sets it).
+gpu::SweepSettings sweep_settings(const SolveRequest& request);
+
+// True when SCC scc is one state without a self-loop: one Bellman update solves it.
+bool is_trivial_scc(const MaybeSystem& system, std::size_t scc);
+
+// An SCC or chunk that stopped at max_sweeps; report_not_converged records and says it.
+struct NotConverged {
+  const char* method;   // "value iteration", ...
+  const char* unit;     // "an SCC", "a chunk"
+  std::uint64_t sweeps = 0, states = 0;
+  const char* measure;  // "last change", "width"
+  double reached = 0.0, target = 0.0;
+};
+void report_not_converged(SolveStats& stats, const NotConverged& what);
+
+}  // namespace mdpvi

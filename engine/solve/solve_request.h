@@ -1,0 +1,116 @@
+#pragma once
+// The one seam between the checker and the solvers: what is asked (SolveRequest:
+// the system with its b, the direction, the method, the stop rule, optional
+// bounds) and what comes back (SolveResult). The chunk driver
+// (engine/solve/chunk_driver.h) answers every request, whatever the method.
+#include "engine/model/optimization.h"
+#include "engine/solve/maybe_system.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mdpvi {
+
+// How the system is solved. A new method is a sweep kernel (CPU reference in
+// engine/solve/bellman.h, CUDA in gpu/sweep_kernels.cuh) plus a MethodPolicy
+// (engine/solve/method_policy.h); see engine/README.md.
+enum class Method {
+  value_iteration,     // PRISM's default: stops when a sweep changes little; no error bound
+  interval_iteration,  // a lower and an upper iterate; the truth lies between them
+};
+
+const char* to_string(Method method);  // "value iteration", "interval iteration"
+
+// How changes and widths are measured: absolute, or relative to the value (PRISM's default).
+enum class ConvergenceCriterion { relative, absolute };
+
+// When an SCC (on the CPU) or a chunk (on the device) stops iterating.
+struct StopRule {
+  ConvergenceCriterion criterion = ConvergenceCriterion::relative;
+  double epsilon = 1e-6;
+  // Value iteration stops once a sweep changes no state by epsilon or more; interval
+  // iteration once every state's width is within its SCC's share (scc_targets).
+  std::uint64_t max_sweeps = 10000;  // per SCC on the CPU, per chunk on the device (PRISM's -maxiters)
+  // Step-bounded properties: exactly max_sweeps sweeps from the start vector, no
+  // convergence test. Pre: the system is one SCC (the steps do not decompose).
+  bool fixed_sweeps = false;
+
+  static StopRule exactly(std::uint64_t sweeps) {
+    StopRule rule;
+    rule.max_sweeps = sweeps;
+    rule.fixed_sweeps = true;
+    return rule;
+  }
+};
+
+// What a user chooses: the method and when to stop.
+struct SolverOptions {
+  Method method = Method::value_iteration;
+  StopRule stop;
+};
+
+// The width each SCC of the system must reach so that every state ends within
+// 2*epsilon of the truth under interval iteration (the argument is in the .cpp).
+std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon);
+
+struct SolveRequest {
+  const MaybeSystem& system;
+  Optimization direction = Optimization::minimize;
+  SolverOptions options;
+  // Interval iteration: a value above every state's (1 for probabilities). Without
+  // one (expected rewards), each SCC's or chunk's upper start is guessed from its
+  // converged lower iterate and verified.
+  std::optional<double> known_upper_bound{};
+  // The lower iterate's start, per local state (default 0, below the least fixed
+  // point, where reachability values lie); step-bounded properties start elsewhere.
+  const std::vector<double>* start_values = nullptr;
+};
+
+struct SolveStats {
+  std::uint64_t iterations = 0;          // sweeps summed over all SCCs (chunks)
+  std::uint64_t max_scc_iterations = 0;  // sweeps of the slowest SCC (chunk)
+  std::uint64_t iterated_sccs = 0;       // SCCs that needed iteration
+  std::uint64_t largest_scc = 0;         // states
+  bool converged = true;                 // false when some SCC (chunk) hit max_sweeps
+
+  void add_run(std::uint64_t sweeps) {
+    iterations += sweeps;
+    if (sweeps > max_scc_iterations) max_scc_iterations = sweeps;
+  }
+};
+
+struct ChunkReport {
+  std::uint64_t states = 0;
+  std::size_t sccs = 0;
+  std::size_t footprint_bytes = 0;
+  bool on_gpu = false;
+  std::uint64_t iterations = 0;
+  double upload_s = 0.0, solve_s = 0.0, download_s = 0.0;
+  // What one sweep must move at the least: the matrix, b, the row offsets, and the
+  // value vector read once and written once. Over solve_s/iterations: bandwidth.
+  std::size_t bytes_per_sweep = 0;
+};
+
+// How a request was solved, without the values: what the reports print.
+struct SolveReport {
+  Method method = Method::value_iteration;
+  SolveStats stats;
+  std::vector<ChunkReport> chunks;
+  std::string device;  // where chunks ran; empty: everything on the CPU
+  double time_s = 0.0;
+};
+
+struct SolveResult {
+  std::vector<double> lower;  // per local state; value iteration: the values
+  std::vector<double> upper;  // interval iteration only: the truth lies in [lower, upper]
+  SolveReport report;
+
+  bool bounded() const { return !upper.empty(); }
+  // The reported value of local state i: the midpoint of its bounds where there are
+  // bounds (off by at most half the width), else the value.
+  double value(std::size_t i) const { return bounded() ? lower[i] + (upper[i] - lower[i]) / 2 : lower[i]; }
+};
+
+}  // namespace mdpvi

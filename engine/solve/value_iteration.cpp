@@ -1,0 +1,78 @@
+// Value iteration as a MethodPolicy: topologically on the CPU (an SCC of one state
+// without a self-loop depends only on final values, so one Bellman update solves it
+// exactly; any other SCC is swept in parallel from its start until the largest
+// change is below epsilon), and a chunk at a time on the device.
+#include "engine/solve/method_policy.h"
+
+#include <algorithm>
+
+namespace mdpvi {
+
+namespace {
+
+class ValueIterationPolicy final : public MethodPolicy {
+ public:
+  explicit ValueIterationPolicy(const SolveRequest& request) : r_(request), stop_(request.options.stop) {}
+
+  bool has_upper_iterate() const override { return false; }
+
+  // The matrix, b, two value vectors and the per-sweep results of a batch.
+  std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
+    return matrix_bytes(states, rows, entries) + rows * sizeof(double) + 2 * states * sizeof(double) + 1024;
+  }
+
+  void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
+    const MaybeSystem& system = r_.system;
+    for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
+      StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
+      stats.largest_scc = std::max(stats.largest_scc, range.size());
+      if (is_trivial_scc(system, scc)) {  // also for fixed sweeps: x_k = x_1 for every k >= 1
+        bellman_sweep_reference(system, range, r_.direction, stop_.criterion, x.lower.data(), x.lower_next.data());
+        x.lower[range.begin] = x.lower_next[range.begin];
+        continue;
+      }
+      ++stats.iterated_sccs;
+      std::uint64_t sweeps = 0;
+      double change = 0.0;
+      while (sweeps < stop_.max_sweeps) {
+        change = bellman_sweep_parallel(system, range, r_.direction, stop_.criterion, x.lower.data(), x.lower_next.data());
+        x.swap_lower();
+        ++sweeps;
+        if (!stop_.fixed_sweeps && change < stop_.epsilon) break;
+      }
+      x.sync(range);
+      if (!stop_.fixed_sweeps && change >= stop_.epsilon) {
+        report_not_converged(stats, {"value iteration", "an SCC", sweeps, range.size(), "last change", change, stop_.epsilon});
+      }
+      stats.add_run(sweeps);
+    }
+  }
+
+  gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
+    std::vector<double> storage;
+    const double* b = job.row_constants(x.lower, storage);
+    std::vector<double> values(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end);
+    gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_), values.data());
+    std::copy(values.begin(), values.end(), x.lower.begin() + job.states.begin);
+    x.sync(job.states);
+    stats.add_run(s.iterations);
+    stats.iterated_sccs += job.end_scc - job.first_scc;
+    if (!s.converged && !stop_.fixed_sweeps) {
+      report_not_converged(stats, {"GPU value iteration", "a chunk", s.iterations, job.states.size(), "last change",
+                                   s.last_measure, stop_.epsilon});
+    }
+    return s;
+  }
+
+ private:
+  const SolveRequest& r_;
+  const StopRule& stop_;
+};
+
+}  // namespace
+
+std::unique_ptr<MethodPolicy> make_value_iteration_policy(const SolveRequest& request) {
+  return std::make_unique<ValueIterationPolicy>(request);
+}
+
+}  // namespace mdpvi

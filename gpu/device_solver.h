@@ -1,0 +1,151 @@
+#pragma once
+// The CUDA backend of the chunk driver (engine/solve/chunk_driver.h): chunks of the
+// maybe-state system resident on the device, iterated by fused sweep kernels.
+// Plain C++ header: the engine includes it without CUDA. Built without CUDA,
+// open_device() returns nullptr and nothing else here is called.
+//
+// A chunk is a square system over its own states: x(s) = opt over the rows r of s of
+// ( b(r) + sum_k P(r,k) * x(column k) ), every column inside the chunk (the engine has
+// folded entries into yes-states and into chunks solved earlier into b).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace mdpvi::gpu {
+
+struct ChunkMatrix {  // host arrays, chunk-local indices
+  std::uint32_t num_states = 0;
+  std::uint64_t num_rows = 0;
+  std::uint64_t num_entries = 0;
+  const std::uint64_t* row_group_starts = nullptr;  // num_states + 1, starting at 0
+  const std::uint64_t* row_starts = nullptr;        // num_rows + 1, starting at 0
+  const std::uint32_t* columns = nullptr;
+  const double* values = nullptr;
+};
+
+// How a run of sweeps stops: at convergence (the largest change below epsilon, or
+// for interval iteration every state within its target), after max_sweeps, or,
+// with fixed_sweeps, after exactly max_sweeps with no convergence test.
+struct SweepSettings {
+  bool maximize = false;
+  bool relative = true;
+  double epsilon = 1e-6;
+  std::uint64_t max_sweeps = 10000;
+  bool fixed_sweeps = false;
+  int group_size = 0;  // lanes per state: 1, 2, 4, 8, 16 or 32; 0 = chosen from the row lengths
+};
+
+struct ChunkSolveStats {
+  std::uint64_t iterations = 0;
+  bool converged = true;
+  double last_measure = 0.0;  // the last sweep's largest change (interval iteration: width)
+  int group_size = 0;
+  double upload_s = 0.0;    // how long the solve waited for its matrix, b and start vectors
+  double solve_s = 0.0;
+  double download_s = 0.0;
+
+  ChunkSolveStats& operator+=(const ChunkSolveStats& later);
+};
+
+// A CUDA call failed. OutOfDeviceMemory when it was an allocation.
+class DeviceError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+class OutOfDeviceMemory : public DeviceError {
+  using DeviceError::DeviceError;
+};
+
+// Interval iteration's inputs beside the matrix: a b per iterate (entries into
+// earlier chunks are folded in from their lower and from their upper values) and a
+// width target per state.
+struct IntervalInputs {  // host arrays
+  const double* b_lower = nullptr;  // num_rows
+  const double* b_upper = nullptr;  // num_rows
+  const double* targets = nullptr;  // num_states
+  // The upper start is a guess (rewards): the run is done only once some sweep found
+  // B(upper) <= upper everywhere (which proves it an upper bound), and it stops
+  // early, unverified, when the upper iterate falls below the lower one.
+  bool verify_upper = false;
+};
+
+struct IntervalSweepResult {  // of one sweep, as engine/solve/bellman.h's IntervalSweep
+  double width = 0.0;
+  bool upper_raised = false;
+  bool crossed = false;
+  bool above_target = false;  // some state's width exceeds its target
+};
+
+struct IntervalChunkStats {
+  ChunkSolveStats stats;  // converged: no state above its target (and verified)
+  bool verified = true;   // the upper iterate is proven an upper bound
+  bool crossed = false;   // the guessed upper start was below the lower iterate somewhere
+};
+
+// One device, its streams and at most two resident chunks: one iterating while the
+// next one's matrix is copied on a stream of its own. Methods throw DeviceError.
+class DeviceSolver {
+ public:
+  virtual ~DeviceSolver() = default;
+
+  virtual std::string name() const = 0;
+  // Free device memory now.
+  virtual std::size_t free_memory() const = 0;
+
+  // Starts copying a chunk's matrix to the device and returns at once with a ticket.
+  // Pre: the arrays stay alive and unchanged until the ticket is released (pinned
+  // memory makes the copy asynchronous); fewer than two tickets are held.
+  virtual int upload(const ChunkMatrix& chunk) = 0;
+  // Frees a chunk's device memory.
+  virtual void release(int ticket) = 0;
+
+  // Value iteration: sweeps from x (host, num_states values) with the given b
+  // (num_rows) until settings say stop; x receives the result. Pre: ticket held.
+  virtual ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) = 0;
+  // Interval iteration: the lower and upper iterates in one fused sweep, until no
+  // state is above its target (and, with verify_upper, the upper vector is verified),
+  // the guess fails, or max_sweeps; both receive the result.
+  virtual IntervalChunkStats iterate_interval(int ticket, const IntervalInputs& inputs,
+                                              const SweepSettings& settings, double* lower, double* upper) = 0;
+
+  // Single sweeps, for the equivalence tests against engine/solve/bellman.h.
+  virtual double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,
+                            double* x_out) = 0;
+  virtual IntervalSweepResult interval_sweep_once(int ticket, const IntervalInputs& inputs,
+                                                  const SweepSettings& settings, const double* lower_in,
+                                                  const double* upper_in, double* lower_out, double* upper_out) = 0;
+};
+
+// The current device; nullptr when there is none usable (or mdpvi was built
+// without CUDA).
+std::unique_ptr<DeviceSolver> open_device();
+
+// Free memory of the current device; none without a usable device.
+std::optional<std::size_t> free_device_memory();
+
+// The lanes per state chosen for a chunk: a power of two near its mean row length.
+int choose_group_size(const ChunkMatrix& chunk);
+
+// Page-locked host memory, so that uploads run asynchronously to the host. Without a
+// device (or CUDA) it is ordinary memory. Never returns null: throws std::bad_alloc.
+void* allocate_pinned(std::size_t bytes);
+void free_pinned(void* pointer) noexcept;
+
+template <typename T>
+struct PinnedAllocator {
+  using value_type = T;
+  PinnedAllocator() = default;
+  template <typename U>
+  PinnedAllocator(const PinnedAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_pinned(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t) noexcept { free_pinned(p); }
+  template <typename U>
+  bool operator==(const PinnedAllocator<U>&) const { return true; }
+};
+
+// Device-to-device copy bandwidth (bytes read + written per second), for reports.
+double measure_copy_bandwidth(std::size_t bytes);
+
+}  // namespace mdpvi::gpu

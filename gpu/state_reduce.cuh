@@ -1,0 +1,102 @@
+#pragma once
+// The building blocks every sweep kernel is made of, written once (in the manner of
+// CUB's warp and block primitives): a group of G lanes per state, the grid-stride
+// walk over the states, the optimum over a state's choices for K iterates at once,
+// and the block-wide reductions of a sweep's result into one device word.
+// Internal to gpu/.
+#include "gpu/cuda_support.cuh"
+
+#include <cub/block/block_reduce.cuh>
+
+namespace mdpvi::gpu::detail {
+
+// G consecutive lanes of a warp that share one state: each row's dot product is
+// split over them and summed with shuffles inside the group. G: 1, 2, 4, ..., 32.
+template <int G>
+struct LaneGroup {
+  unsigned lane;
+  unsigned mask;
+
+  __device__ LaneGroup()
+      : lane(threadIdx.x % G),
+        mask(G == 32 ? 0xffffffffu : (((1u << G) - 1u) << (((threadIdx.x % 32) / G) * G))) {}
+
+  __device__ bool leader() const { return lane == 0; }
+
+  __device__ double sum(double value) const {
+    if constexpr (G > 1) {
+      for (int offset = G / 2; offset > 0; offset /= 2) value += __shfl_xor_sync(mask, value, offset, G);
+    }
+    return value;
+  }
+};
+
+// Calls visit(s) for every state s this thread's group owns: groups stride over the
+// states, so any grid size covers any chunk.
+template <int G, typename Visit>
+__device__ void for_each_state(std::uint64_t num_states, Visit visit) {
+  const std::uint64_t groups = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / G;
+  for (std::uint64_t s = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G; s < num_states;
+       s += groups) {
+    visit(s);
+  }
+}
+
+// K values carried side by side (one per iterate).
+template <int K>
+struct Values {
+  double v[K];
+};
+
+// For each of K iterates x_i with its own constants b_i: the optimum over the rows r
+// of state s of b_i(r) + sum_k P(r,k) * x_i(column k). The K dot products share the
+// column and value loads, the bulk of a sweep's traffic. Every lane of the group
+// returns the same values.
+template <int G, bool kMaximize, int K>
+__device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup<G>& group, std::uint64_t s,
+                                           const double* const (&d_x)[K], const double* const (&d_b)[K]) {
+  Values<K> best;
+  for (int i = 0; i < K; ++i) best.v[i] = kMaximize ? -INFINITY : INFINITY;
+  const std::uint64_t row_end = m.d_row_group_starts[s + 1];
+  for (std::uint64_t r = m.d_row_group_starts[s]; r < row_end; ++r) {
+    double sum[K];
+    for (int i = 0; i < K; ++i) sum[i] = 0.0;
+    const std::uint64_t k_end = m.d_row_starts[r + 1];
+    for (std::uint64_t k = m.d_row_starts[r] + group.lane; k < k_end; k += G) {
+      const double p = m.d_values[k];
+      const std::uint32_t c = m.d_columns[k];
+      for (int i = 0; i < K; ++i) sum[i] += p * d_x[i][c];
+    }
+    for (int i = 0; i < K; ++i) {
+      const double value = group.sum(sum[i]) + d_b[i][r];
+      best.v[i] = kMaximize ? fmax(best.v[i], value) : fmin(best.v[i], value);
+    }
+  }
+  return best;
+}
+
+struct Maximum {
+  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+// The block's largest value, folded into *d_out with one atomic. Pre: values >= 0
+// (non-negative doubles order like their bit patterns); *d_out starts at 0.
+__device__ inline void block_max_into(double value, unsigned long long* d_out) {
+  using BlockReduce = cub::BlockReduce<double, kBlockSize>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  const double block_max = BlockReduce(scratch).Reduce(value, Maximum());
+  if (threadIdx.x == 0 && block_max > 0.0) {
+    atomicMax(d_out, static_cast<unsigned long long>(__double_as_longlong(block_max)));
+  }
+}
+
+// The block's flags (bits among `bits`), or-ed into *d_out with one atomic.
+__device__ inline void block_or_into(unsigned flags, unsigned bits, unsigned* d_out) {
+  unsigned block_flags = 0;
+  for (unsigned bit = 1; bit <= bits; bit <<= 1) {
+    if ((bits & bit) && __syncthreads_or(flags & bit)) block_flags |= bit;
+  }
+  if (threadIdx.x == 0 && block_flags) atomicOr(d_out, block_flags);
+}
+
+}  // namespace mdpvi::gpu::detail

@@ -1,0 +1,85 @@
+#pragma once
+// The sweep kernels, one per method, each a few lines over gpu/state_reduce.cuh.
+// A new method's kernel goes here; its CPU reference is in engine/solve/bellman.h
+// and tests/device_solver_test.cpp holds them equivalent. Internal to gpu/.
+#include "gpu/state_reduce.cuh"
+
+#include <limits>
+
+namespace mdpvi::gpu::detail {
+
+// Value iteration (reference: bellman_sweep_reference): x_out = opt(P x_in + b) and
+// the sweep's largest change (relative: over the new value, where it is not 0).
+template <int G, bool kMaximize, bool kRelative>
+__global__ void __launch_bounds__(kBlockSize)
+    sweep_kernel(DeviceChunk m, const double* __restrict__ d_b, const double* __restrict__ d_x_in,
+                 double* __restrict__ d_x_out, unsigned long long* d_change) {
+  const LaneGroup<G> group;
+  const double* const x[1] = {d_x_in};
+  const double* const b[1] = {d_b};
+  double largest_change = 0.0;
+  for_each_state<G>(m.num_states, [&](std::uint64_t s) {
+    const double best = optimize_over_choices<G, kMaximize, 1>(m, group, s, x, b).v[0];
+    if (!group.leader()) return;
+    double change = fabs(best - d_x_in[s]);
+    if (kRelative && best != 0.0) change /= fabs(best);
+    largest_change = fmax(largest_change, change);
+    d_x_out[s] = best;
+  });
+  block_max_into(largest_change, d_change);
+}
+
+enum IntervalFlag : unsigned { kAboveTarget = 1u, kUpperRaised = 2u, kCrossed = 4u };
+constexpr unsigned kAllIntervalFlags = kAboveTarget | kUpperRaised | kCrossed;
+
+// As engine/solve/bellman.h's kRaiseTolerance, the same expression (gpu/ does not
+// include the engine's headers); the equivalence test compares the flags both produce.
+constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
+
+// Interval iteration (reference: interval_sweep_reference): both iterates in one
+// pass. Per state: lower = max(lower, B lower), upper = min(upper, B upper), the
+// width (relative to the lower value where it is positive) and the flags; per
+// block one atomicMax of the width (clamped at 0) and one atomicOr of the flags.
+template <int G, bool kMaximize, bool kRelative>
+__global__ void __launch_bounds__(kBlockSize)
+    interval_kernel(DeviceChunk m, const double* __restrict__ d_b_lower, const double* __restrict__ d_b_upper,
+                    const double* __restrict__ d_targets, const double* __restrict__ d_lower_in,
+                    const double* __restrict__ d_upper_in, double* __restrict__ d_lower_out,
+                    double* __restrict__ d_upper_out, unsigned long long* d_width, unsigned* d_flags) {
+  const LaneGroup<G> group;
+  const double* const x[2] = {d_lower_in, d_upper_in};
+  const double* const b[2] = {d_b_lower, d_b_upper};
+  double widest = 0.0;
+  unsigned flags = 0;
+  for_each_state<G>(m.num_states, [&](std::uint64_t s) {
+    const Values<2> best = optimize_over_choices<G, kMaximize, 2>(m, group, s, x, b);
+    if (!group.leader()) return;
+    const double lower = fmax(d_lower_in[s], best.v[0]);
+    const double upper = fmin(d_upper_in[s], best.v[1]);
+    double width = upper - lower;
+    if (kRelative && lower > 0.0) width /= lower;
+    if (width > d_targets[s]) flags |= kAboveTarget;
+    if (best.v[1] > d_upper_in[s] * (1 + kRaiseTolerance)) flags |= kUpperRaised;
+    if (upper < lower) flags |= kCrossed;
+    widest = fmax(widest, width);
+    d_lower_out[s] = lower;
+    d_upper_out[s] = upper;
+  });
+  block_max_into(widest, d_width);
+  block_or_into(flags, kAllIntervalFlags, d_flags);
+}
+
+using SweepKernel = void (*)(DeviceChunk, const double*, const double*, double*, unsigned long long*);
+using IntervalKernel = void (*)(DeviceChunk, const double*, const double*, const double*, const double*,
+                                const double*, double*, double*, unsigned long long*, unsigned*);
+
+struct SweepKernels {
+  template <int G, bool Maximize, bool Relative>
+  static SweepKernel get() { return sweep_kernel<G, Maximize, Relative>; }
+};
+struct IntervalKernels {
+  template <int G, bool Maximize, bool Relative>
+  static IntervalKernel get() { return interval_kernel<G, Maximize, Relative>; }
+};
+
+}  // namespace mdpvi::gpu::detail

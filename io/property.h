@@ -1,0 +1,64 @@
+#pragma once
+// The properties the checker answers, as trees built by io/'s property parser.
+//
+// A property is a Formula. Every formula has a value in every state (a truth value
+// or a number); what is reported is the filter's single value, or without a filter
+// PRISM's default: the value in the initial state (all of them must hold for a
+// Boolean property; several initial states give a numeric property a range).
+#include "engine/model/optimization.h"
+#include "io/expression.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mdpvi {
+
+enum class Comparison { less, less_equal, greater, greater_equal };
+
+// The probabilistic and reward operators: P[...] and R[...].
+struct TemporalOperator {
+  enum class Kind { probability, reward };
+  // What is inside the brackets. Formula::operands holds the state formulas:
+  //   until [left U right] and [F right] (left = true), with an optional step bound;
+  //   next [X operand]; reachability reward [F target]; cumulative reward [C<=k];
+  //   instantaneous reward [I=k].
+  enum class Path { until, next, reachability_reward, cumulative_reward, instantaneous_reward };
+
+  Kind kind = Kind::probability;
+  Path path = Path::until;
+  std::optional<Optimization> direction;  // Pmin/Pmax/Rmin/Rmax; else from the bound or none
+  std::optional<Comparison> comparison;   // P>=p: a Boolean; none: a query (=?)
+  Expression threshold;                   // p, when comparison is set
+  std::optional<Expression> step_bound;   // U<=k, F<=k, C<=k, I=k (U<k is stored as <=k-1)
+  std::optional<std::string> reward_name;   // R{"name"}
+  std::optional<Expression> reward_index;   // R{2}: 1-based; neither: the first structure
+};
+
+enum class FilterOp { forall, exists, min, max, avg, sum, count, first, range, state, print, printall, argmin, argmax };
+
+const char* to_string(FilterOp op);
+
+struct Formula {
+  enum class Kind {
+    state,     // an expression over labels, variables, constants and formulas, whose
+               // Expression::Kind::nested atoms are the Boolean operators in operands
+    temporal,  // P or R; operands as TemporalOperator::Path says
+    filter     // operands: the property, then the states
+  };
+  Kind kind = Kind::state;
+  Expression expression;          // Kind::state
+  TemporalOperator temporal;      // Kind::temporal
+  FilterOp filter = FilterOp::forall;  // Kind::filter
+  std::vector<Formula> operands;
+  SourcePosition position;
+
+  static Formula state_formula(Expression e) {
+    Formula f;
+    f.position = e.position;
+    f.expression = std::move(e);
+    return f;
+  }
+};
+
+}  // namespace mdpvi

@@ -1,0 +1,219 @@
+// The chunk driver: planning with each method's footprint, chunked solving against
+// the unchunked CPU solve, on the CPU (always) and on the GPU (skipped without a
+// device), for every method.
+#include "engine/solve/chunk_driver.h"
+#include "random_systems.h"
+#include "reference_instances.h"
+#include "tools/check_run.h"
+
+#include <gtest/gtest.h>
+
+namespace mdpvi {
+namespace {
+
+bool have_device() { return gpu::free_device_memory().has_value(); }
+
+// Many tiny blocks around one big one: the shape of real maybe-state systems.
+MaybeSystem mixed_system() {
+  std::vector<std::uint32_t> blocks;
+  for (int i = 0; i < 300; ++i) blocks.push_back(1 + i % 3);
+  blocks.push_back(5003);
+  for (int i = 0; i < 200; ++i) blocks.push_back(1 + i % 5);
+  std::uint32_t n = 0;
+  for (auto b : blocks) n += b;
+  return test::random_system(n, 11, blocks);
+}
+
+SolverOptions tight(Method method) { return {method, {ConvergenceCriterion::absolute, 1e-13, 1000000}}; }
+
+SolveRequest request_for(const MaybeSystem& system, Optimization direction, Method method) {
+  return {.system = system, .direction = direction, .options = tight(method), .known_upper_bound = 1.0};
+}
+
+const Method kMethods[] = {Method::value_iteration, Method::interval_iteration};
+
+void expect_near_all(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tolerance) << "state " << i;
+}
+
+TEST(PlanChunks, CoversTheSccsInOrderWithinTheBudget) {
+  MaybeSystem system = mixed_system();
+  for (Method method : kMethods) {
+    SolveRequest request = request_for(system, Optimization::minimize, method);
+    std::unique_ptr<MethodPolicy> policy = make_method_policy(request);
+    for (std::size_t budget : {std::size_t{1}, std::size_t{20000}, std::size_t{400000}, std::size_t{1} << 40}) {
+      std::vector<Chunk> chunks = plan_chunks(system, budget, *policy);
+      std::size_t next_scc = 0;
+      for (const Chunk& c : chunks) {
+        EXPECT_EQ(c.first_scc, next_scc);
+        EXPECT_LT(c.first_scc, c.end_scc);
+        EXPECT_EQ(c.first_state, system.scc_starts[c.first_scc]);
+        EXPECT_EQ(c.end_state, system.scc_starts[c.end_scc]);
+        if (c.fits) {
+          EXPECT_LE(c.footprint_bytes, budget);
+        } else {
+          EXPECT_EQ(c.end_scc - c.first_scc, 1u) << "only a single SCC may exceed the budget";
+        }
+        next_scc = c.end_scc;
+      }
+      EXPECT_EQ(next_scc, system.num_sccs());
+      if (budget == (std::size_t{1} << 40)) {
+        EXPECT_EQ(chunks.size(), 1u);
+      }
+    }
+  }
+}
+
+// Interval iteration keeps twice the vectors and two b: its chunks must be planned
+// with its own footprint, or a chunk that fits plain VI's budget overflows the device.
+TEST(PlanChunks, IntervalIterationNeedsMoreThanValueIteration) {
+  MaybeSystem system = mixed_system();
+  auto vi = make_method_policy(request_for(system, Optimization::minimize, Method::value_iteration));
+  auto ii = make_method_policy(request_for(system, Optimization::minimize, Method::interval_iteration));
+  const std::uint64_t n = system.num_states(), rows = system.num_rows(), entries = system.columns.size();
+  EXPECT_GT(ii->footprint_bytes(n, rows, entries), vi->footprint_bytes(n, rows, entries) + 3 * n * sizeof(double));
+  std::size_t budget = vi->footprint_bytes(n, rows, entries);
+  EXPECT_EQ(plan_chunks(system, budget, *vi).size(), 1u);
+  EXPECT_GT(plan_chunks(system, budget, *ii).size(), 1u);
+}
+
+TEST(SolveChunked, OnTheCpuEqualsTheUnchunkedSolveWithAnyBudget) {
+  MaybeSystem system = mixed_system();
+  for (Method method : kMethods) {
+    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+      SolveRequest request = request_for(system, direction, method);
+      SolveResult whole = solve(request, {SolverKind::cpu});
+      EXPECT_EQ(whole.report.method, method);
+      EXPECT_EQ(whole.bounded(), method == Method::interval_iteration);
+      for (std::size_t budget : {std::size_t{1}, std::size_t{30000}, std::size_t{1} << 40}) {
+        SolveResult chunked = solve(request, {SolverKind::cpu, budget, 0});
+        EXPECT_EQ(chunked.lower, whole.lower);  // the same SCC-by-SCC arithmetic
+        EXPECT_EQ(chunked.upper, whole.upper);
+        EXPECT_TRUE(chunked.report.device.empty());
+      }
+    }
+  }
+}
+
+// A fixed number of sweeps is exact whatever the method: it runs as value iteration.
+TEST(SolveChunked, FixedSweepsRunAsValueIteration) {
+  MaybeSystem system = test::random_system(101, 4);
+  SolveRequest request = request_for(system, Optimization::maximize, Method::interval_iteration);
+  request.options.stop = StopRule::exactly(7);
+  SolveResult result = solve(request, {SolverKind::cpu});
+  EXPECT_EQ(result.report.method, Method::value_iteration);
+  EXPECT_FALSE(result.bounded());
+  EXPECT_EQ(result.report.stats.iterations, 7u);
+}
+
+// The truth lies between the bounds: interval iteration against value iteration run
+// to a far tighter precision.
+TEST(SolveChunked, IntervalBoundsContainTheFixedPoint) {
+  MaybeSystem system = mixed_system();
+  for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+    SolveRequest exact = request_for(system, direction, Method::value_iteration);
+    exact.options.stop.epsilon = 1e-15;
+    SolveResult truth = solve(exact, {SolverKind::cpu});
+    SolveRequest sound = request_for(system, direction, Method::interval_iteration);
+    sound.options.stop.epsilon = 1e-6;
+    for (bool guessed : {false, true}) {
+      if (guessed) sound.known_upper_bound.reset();
+      SolveResult bounds = solve(sound, {SolverKind::cpu});
+      for (std::uint32_t i = 0; i < system.num_states(); ++i) {
+        ASSERT_LE(bounds.lower[i], truth.lower[i] + 1e-12) << i;
+        ASSERT_GE(bounds.upper[i], truth.lower[i] - 1e-12) << i;
+        ASSERT_LE(bounds.upper[i] - bounds.lower[i], 2e-6 + 1e-12) << i;
+      }
+    }
+  }
+}
+
+TEST(SolveChunked, GpuRequiredWithoutDeviceIsAnError) {
+  if (have_device()) GTEST_SKIP() << "there is a device here";
+  MaybeSystem system = mixed_system();
+  EXPECT_THROW(solve(request_for(system, Optimization::minimize, Method::value_iteration), {SolverKind::gpu}),
+               std::runtime_error);
+}
+
+// --- on the device -------------------------------------------------------------------
+
+TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  MaybeSystem system = mixed_system();
+  for (Method method : kMethods) {
+    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+      SolveRequest request = request_for(system, direction, method);
+      SolveResult cpu = solve(request, {SolverKind::cpu});
+      SolveResult whole = solve(request, {SolverKind::gpu});
+      ASSERT_EQ(whole.report.chunks.size(), 1u);
+      EXPECT_TRUE(whole.report.chunks[0].on_gpu);
+      expect_near_all(whole.lower, cpu.lower, 1e-10);
+      expect_near_all(whole.upper, cpu.upper, 1e-10);
+      // A budget that forces many chunks, with the big block too large for any of them.
+      std::size_t whole_bytes = whole.report.chunks[0].footprint_bytes;
+      SolveResult chunked = solve(request, {SolverKind::gpu, whole_bytes / 40, 0});
+      EXPECT_GE(chunked.report.chunks.size(), 8u);
+      bool some_on_cpu = false;
+      for (const ChunkReport& c : chunked.report.chunks) some_on_cpu |= !c.on_gpu;
+      EXPECT_TRUE(some_on_cpu) << "the big SCC exceeds the budget and must go to the CPU";
+      expect_near_all(chunked.lower, cpu.lower, 1e-10);
+      expect_near_all(chunked.upper, cpu.upper, 1e-10);
+    }
+  }
+}
+
+TEST(DeviceSolve, AcyclicChunksStayOnTheCpu) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  // Blocks of one state, self-loops removed: every column points to an earlier state.
+  MaybeSystem generated = test::random_system(50, 5, std::vector<std::uint32_t>(50, 1));
+  MaybeSystem system = generated;
+  system.columns.clear();
+  system.values.clear();
+  system.row_starts = {0};
+  for (std::uint32_t s = 0; s < generated.num_states(); ++s) {
+    for (auto r = generated.row_group_starts[s]; r < generated.row_group_starts[s + 1]; ++r) {
+      for (auto k = generated.row_starts[r]; k < generated.row_starts[r + 1]; ++k) {
+        if (generated.columns[k] == s) continue;
+        system.columns.push_back(generated.columns[k]);
+        system.values.push_back(generated.values[k]);
+      }
+      system.row_starts.push_back(system.columns.size());
+    }
+  }
+  for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) ASSERT_TRUE(is_trivial_scc(system, scc));
+  SolveRequest request = request_for(system, Optimization::maximize, Method::value_iteration);
+  SolveResult solution = solve(request, {SolverKind::gpu});
+  ASSERT_EQ(solution.report.chunks.size(), 1u);
+  EXPECT_FALSE(solution.report.chunks[0].on_gpu);
+  expect_near_all(solution.lower, solve(request, {SolverKind::cpu}).lower, 0.0);
+}
+
+// The benchmark instances on the GPU, unchunked and in at least 8 chunks, against
+// PRISM's sound reference values.
+TEST(DeviceSolve, BenchmarkInstancesMatchReference) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  if (!test::have_shared()) GTEST_SKIP();
+  for (const char* name : {"coin4_2", "csma2_6", "leader5", "wlan2", "wlan2_collide"}) {
+    const nlohmann::json& expected = test::reference().at(name);
+    for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{30000}}) {
+      tools::CheckOptions options = test::reference_check(expected);
+      options.device = {SolverKind::gpu, limit, 0};
+      tools::CheckReport report = tools::run_check(options);
+      test::expect_matches_reference(report, expected);
+      for (const auto& outcome : report.properties) {
+        // Graph-only answers (P>=1, filters of state formulas) solve nothing; a
+        // step-bounded one is a single block, which stays whole.
+        const auto& c = outcome.computation;
+        if (!c || c->qualitative.maybe == 0 || c->solve.stats.iterations == 0) continue;
+        EXPECT_FALSE(c->solve.device.empty());
+        if (limit && c->qualitative.maybe > 5000 && !c->step_bounded) {
+          EXPECT_GE(c->solve.chunks.size(), 8u) << name;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mdpvi

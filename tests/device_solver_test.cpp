@@ -1,0 +1,199 @@
+// Each CUDA kernel against its named CPU reference (engine/solve/bellman.h), every
+// output compared, on systems of the shapes that break kernels (tests/random_systems.h:
+// odd sizes, empty and one-choice groups, 40-choice states, rows longer than a warp
+// and than a block, self-loops), for every group size. Skipped without a device.
+#include "engine/solve/bellman.h"
+#include "gpu/device_solver.h"
+#include "random_systems.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace mdpvi {
+namespace {
+
+const std::uint32_t kSizes[] = {0u, 1u, 31u, 33u, 1025u, 20011u};
+
+gpu::ChunkMatrix matrix_of(const MaybeSystem& system) {
+  return {system.num_states(),  system.num_rows(),           system.columns.size(), system.row_group_starts.data(),
+          system.row_starts.data(), system.columns.data(), system.values.data()};
+}
+
+// A single state's chain of 3000 states, each to the next: the long-chain shape.
+MaybeSystem long_chain(std::uint32_t n) {
+  MaybeSystem system;
+  system.row_group_starts = {0};
+  system.row_starts = {0};
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (s + 1 < n) {
+      system.columns.push_back(s + 1);
+      system.values.push_back(0.9);
+    }
+    system.row_constants.push_back(s + 1 < n ? 0.05 : 0.5);
+    system.row_starts.push_back(system.columns.size());
+    system.row_group_starts.push_back(system.row_constants.size());
+    system.model_states.push_back(s);
+  }
+  system.scc_starts = {0, n};
+  return system;
+}
+
+std::vector<MaybeSystem> systems_under_test(std::uint32_t seed) {
+  std::vector<MaybeSystem> systems;
+  for (std::uint32_t n : kSizes) systems.push_back(test::random_system(n, seed + n));
+  systems.push_back(long_chain(3001));
+  return systems;
+}
+
+class DeviceKernel : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    device_ = gpu::open_device();
+    if (!device_) GTEST_SKIP() << "no CUDA device";
+  }
+  std::unique_ptr<gpu::DeviceSolver> device_;
+};
+
+// A flag computed on the device must be set where the reference's margin says it
+// surely is, and clear where it surely is not; within rounding of the threshold,
+// either is right.
+struct Expected {
+  bool surely = false;
+  bool possibly = false;
+  void see(double value, double threshold, double slack) {
+    surely = surely || value > threshold + slack;
+    possibly = possibly || value > threshold - slack;
+  }
+};
+void expect_flag(bool actual, const Expected& expected, const char* name, std::uint32_t n) {
+  if (expected.surely) {
+    EXPECT_TRUE(actual) << name << ", n = " << n;
+  }
+  if (!expected.possibly) {
+    EXPECT_FALSE(actual) << name << ", n = " << n;
+  }
+}
+
+void expect_near_all(const std::vector<double>& actual, const std::vector<double>& expected, double tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) ASSERT_NEAR(actual[i], expected[i], tolerance) << "state " << i;
+}
+
+TEST_P(DeviceKernel, SweepIsEquivalentToRef) {
+  for (const MaybeSystem& system : systems_under_test(3)) {
+    const std::uint32_t n = system.num_states();
+    int ticket = device_->upload(matrix_of(system));
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> x(n);
+    for (double& v : x) v = unit(rng);
+    for (bool maximize : {false, true}) {
+      for (bool relative : {false, true}) {
+        std::vector<double> expected(n), actual(n);
+        double expected_change = bellman_sweep_reference(
+            system, {0, n}, maximize ? Optimization::maximize : Optimization::minimize,
+            relative ? ConvergenceCriterion::relative : ConvergenceCriterion::absolute, x.data(), expected.data());
+        gpu::SweepSettings settings{maximize, relative, 1e-6, 1, false, GetParam()};
+        double actual_change = device_->sweep_once(ticket, system.row_constants.data(), settings, x.data(), actual.data());
+        // Sums are reduced in another order on the device: equal up to rounding.
+        expect_near_all(actual, expected, 1e-12);
+        EXPECT_NEAR(actual_change, expected_change, 1e-12 * std::max(1.0, expected_change)) << "n = " << n;
+      }
+    }
+    device_->release(ticket);
+  }
+}
+
+// The fused interval sweep against the reference: each iterate with its own b (as
+// in a chunk with entries into earlier chunks), some upper starts below the lower
+// ones (crossed), per-state targets (above_target), width and both vectors.
+TEST_P(DeviceKernel, IntervalSweepIsEquivalentToRef) {
+  for (const MaybeSystem& system : systems_under_test(4)) {
+    const std::uint32_t n = system.num_states();
+    MaybeSystem upper_system = system;
+    for (double& b : upper_system.row_constants) b += 0.01;
+    int ticket = device_->upload(matrix_of(system));
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> lower(n), upper(n), targets(n);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      lower[s] = 0.5 * unit(rng);
+      upper[s] = s % 17 == 4 ? lower[s] - 0.3 : lower[s] + unit(rng);
+      targets[s] = 0.5 * unit(rng);
+    }
+    gpu::IntervalInputs inputs{system.row_constants.data(), upper_system.row_constants.data(), targets.data()};
+    for (bool maximize : {false, true}) {
+      for (bool relative : {false, true}) {
+        auto direction = maximize ? Optimization::maximize : Optimization::minimize;
+        auto criterion = relative ? ConvergenceCriterion::relative : ConvergenceCriterion::absolute;
+        // The reference: each iterate with its own b, clamped as interval_sweep does.
+        std::vector<double> lo(n), up(n), lo_out(n), up_out(n);
+        bellman_sweep_reference(system, {0, n}, direction, criterion, lower.data(), lo.data());
+        bellman_sweep_reference(upper_system, {0, n}, direction, criterion, upper.data(), up.data());
+        Expected raised, crossed, above;
+        double widest = 0.0;
+        for (std::uint32_t s = 0; s < n; ++s) {
+          raised.see(up[s], upper[s] * (1 + kRaiseTolerance), 1e-12);
+          lo[s] = std::max(lo[s], lower[s]);
+          up[s] = std::min(up[s], upper[s]);
+          crossed.see(lo[s], up[s], 1e-12);
+          double w = interval_width<ConvergenceCriterion::absolute>(lo[s], up[s]);
+          if (relative) w = interval_width<ConvergenceCriterion::relative>(lo[s], up[s]);
+          above.see(w, targets[s], 1e-9);
+          widest = std::max(widest, w);
+        }
+        gpu::SweepSettings settings{maximize, relative, 1e-6, 1, false, GetParam()};
+        gpu::IntervalSweepResult r = device_->interval_sweep_once(ticket, inputs, settings, lower.data(), upper.data(),
+                                                                  lo_out.data(), up_out.data());
+        expect_near_all(lo_out, lo, 1e-12);
+        expect_near_all(up_out, up, 1e-12);
+        EXPECT_NEAR(r.width, widest, 1e-9 * std::max(1.0, widest)) << "n = " << n;
+        expect_flag(r.upper_raised, raised, "upper_raised", n);
+        expect_flag(r.crossed, crossed, "crossed", n);
+        expect_flag(r.above_target, above, "above_target", n);
+        if (n > 100) {
+          EXPECT_TRUE(crossed.surely) << "the inputs must exercise the crossed flag";
+        }
+      }
+    }
+    device_->release(ticket);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(GroupSizes, DeviceKernel, ::testing::Values(1, 2, 4, 8, 16, 32));
+
+// Sweeps until convergence on the device against the same number of reference
+// sweeps: the batch loop stops where the reference's change first falls below
+// epsilon, or within the batch after it.
+TEST(DeviceIterate, ConvergesWhereTheReferenceDoes) {
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  MaybeSystem system = test::random_system(1025, 9);
+  const std::uint32_t n = system.num_states();
+  int ticket = device->upload(matrix_of(system));
+  std::vector<double> x(n, 0.0);
+  gpu::SweepSettings settings{true, false, 1e-9, 100000, false, 0};
+  gpu::ChunkSolveStats stats = device->iterate(ticket, system.row_constants.data(), settings, x.data());
+  EXPECT_TRUE(stats.converged);
+  std::vector<double> a(n, 0.0), b(n, 0.0);
+  std::uint64_t sweeps = 0;
+  double change = 1.0;
+  while (change >= 1e-9) {
+    change = bellman_sweep_reference(system, {0, n}, Optimization::maximize, ConvergenceCriterion::absolute, a.data(), b.data());
+    std::swap(a, b);
+    ++sweeps;
+  }
+  EXPECT_GE(stats.iterations + 1, sweeps);  // the device rounds differently
+  EXPECT_LE(stats.iterations, sweeps + sweeps / 10 + 1);
+  expect_near_all(x, a, 1e-8);
+  // A fixed number of sweeps runs exactly that many.
+  std::fill(x.begin(), x.end(), 0.0);
+  settings.fixed_sweeps = true;
+  settings.max_sweeps = 5;
+  EXPECT_EQ(device->iterate(ticket, system.row_constants.data(), settings, x.data()).iterations, 5u);
+  device->release(ticket);
+}
+
+}  // namespace
+}  // namespace mdpvi
