@@ -7,7 +7,6 @@
 #include "engine/build/model_builder.h"
 #include "io/explicit_reader.h"
 
-#include <oneapi/tbb/global_control.h>
 
 namespace mdpvi {
 namespace {
@@ -89,10 +88,11 @@ namespace {
 // same model, array for array, whatever the number of threads.
 TEST(ParallelBuilder, ModelIsTheSameWithOneThreadAndWithMany) {
   if (!test::have_shared()) GTEST_SKIP();
-  auto built_with = [](std::size_t threads) {
-    oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
+  auto built_with = [](int threads) {
     auto model = io::parse_model(io::TextFile::load((test::kShared / "benchmarks/prism/mdps/wlan/wlan1.nm").string()));
-    return build_model(resolve_model(model, {{"TRANS_TIME_MAX", "10"}})).mdp;
+    BuildOptions options;
+    options.threads = threads;
+    return build_model(resolve_model(model, {{"TRANS_TIME_MAX", "10"}}), options).mdp;
   };
   test::expect_same_model(built_with(1), built_with(8));
 }
@@ -129,9 +129,9 @@ TEST(Builder, WaveOutgrowingTheTableGrowsItWhileClaiming) {
     text += ";\n  [] " + variable + ">0 -> (" + variable + "'=0);\nendmodule\n";
   }
   const ResolvedModel model = resolve_model(io::parse_model(io::TextFile::from_string("wide.nm", text)), {});
-  auto built_with = [&](std::size_t threads, bool cached) {
-    oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
+  auto built_with = [&](int threads, bool cached) {
     BuildOptions options;
+    options.threads = threads;
     options.cache_local_transitions = cached;
     return build_model(model, options);
   };

@@ -92,6 +92,8 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
   start = std::chrono::steady_clock::now();
   BuildOptions build_options;
   build_options.build_rewards = properties.use_rewards;
+  build_options.threads = options.threads;
+  build_options.verbose = options.verbose;
   BuiltModel built = build_model(resolved, build_options);
   summary.build_s = seconds_since(start);
   summary.deadlocks = built.statistics.deadlocks;

@@ -20,6 +20,8 @@ struct CheckOptions {
   std::optional<std::string> export_transitions; // --export-transitions FILE
   SolverOptions solver;
   DeviceOptions device;
+  int threads = 0;       // --threads: the builder's (and the solver's) worker threads; 0: all cores
+  bool verbose = false;  // -v: the builder logs its phases
 };
 
 struct ModelSummary {

@@ -110,6 +110,9 @@ int run_check_command(CheckArguments& args) {
                                : args.solver == "cpu" ? SolverKind::cpu
                                                       : SolverKind::automatic;
   if (args.gpu_memory_limit > 0) args.options.device.memory_limit_bytes = args.gpu_memory_limit;
+  // The builder takes its threads from the options; the graph searches and the
+  // solvers' parallel sweeps are limited through oneTBB's global control.
+  args.options.threads = args.threads;
   std::unique_ptr<oneapi::tbb::global_control> thread_limit;
   if (args.threads > 0) {
     thread_limit = std::make_unique<oneapi::tbb::global_control>(
@@ -199,6 +202,7 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? 0 : kBadInput;
   }
   if (verbose) spdlog::set_level(spdlog::level::debug);
+  check_args.options.verbose = verbose;
   if (app.got_subcommand("devices")) return run_devices_command(bandwidth);
   return run_check_command(check_args);
 }

@@ -18,7 +18,6 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
@@ -91,7 +90,8 @@ class LevelBuilder {
       : index_(model),
         model_(model),
         table_(index_.layout.words()),
-        experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }) {}
+        experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
+        verbose_(options.verbose) {}
 
   BuiltModel run() {
     auto start = std::chrono::steady_clock::now();
@@ -137,34 +137,39 @@ class LevelBuilder {
       wave = wave_end;
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
-    spdlog::debug("build: block pool of {} blocks, {:.1f} MB", pool.size(), pool_bytes(pool) / 1e6);
+    log("build: block pool of {} blocks, {:.1f} MB", pool.size(), pool_bytes(pool) / 1e6);
     built.statistics.deadlocks = deadlocks_.size();
     timed(3, [&] { finish(mdp); });
     built.statistics.waves_growing_table = growths_in_waves_;
-    spdlog::debug("build: {} waves, the widest {} states, {} of them grew the table while claiming", built.statistics.waves,
+    log("build: {} waves, the widest {} states, {} of them grew the table while claiming", built.statistics.waves,
                   widest_wave_, growths_in_waves_);
-    spdlog::debug("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
+    log("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
                   phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3]);
-    spdlog::debug("build growing the table {:.3f} s, populating ahead {:.3f} s, waited for it {:.3f} s", table_growth_s_,
+    log("build growing the table {:.3f} s, populating ahead {:.3f} s, waited for it {:.3f} s", table_growth_s_,
                   populate_s_, populate_wait_s_);
-    spdlog::debug("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", faults_[0],
+    log("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", faults_[0],
                   faults_[1], faults_[2], faults_[3]);
     auto busy = [&](int phase) { return 100.0 * busy_ns_[phase] * 1e-9 / (phase_s_[phase] * threads()); };
-    spdlog::debug("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
+    log("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
                   threads(), busy(0), busy(1), busy(2));
-    spdlog::debug("build thread time in the first phase: expand {:.3f} s, repeats {:.3f} s, look up {:.3f} s, merge {:.3f} s",
+    log("build thread time in the first phase: expand {:.3f} s, repeats {:.3f} s, look up {:.3f} s, merge {:.3f} s",
                   part_ns_[0] * 1e-9, part_ns_[1] * 1e-9, part_ns_[2] * 1e-9, part_ns_[3] * 1e-9);
     std::uint64_t lookups = 0, misses = 0;
     for (const StateExpander& expander : experts_) {
       lookups += expander.cache_statistics().first;
       misses += expander.cache_statistics().second;
     }
-    spdlog::debug("local transition caches: {} look-ups, {} misses", lookups, misses);
+    log("local transition caches: {} look-ups, {} misses", lookups, misses);
     built.statistics.seconds = seconds_since(start);
     return built;
   }
 
  private:
+  template <typename... Args>
+  void log(spdlog::format_string_t<Args...> format, Args&&... args) const {
+    if (verbose_) spdlog::info(format, std::forward<Args>(args)...);
+  }
+
   // Blocks are the unit of parallel work. A wave is at most a breadth-first level,
   // and levels are narrow (coin6: 149 levels of 8,400 states on average), so blocks
   // shrink to give each thread several (512-state blocks left 16 threads one each).
@@ -186,11 +191,8 @@ class LevelBuilder {
   // within the noise.
   static constexpr std::uint64_t kMostWaveStates = std::uint64_t{1} << 18;
   static constexpr std::uint64_t kSingleThreadWaveStates = std::uint64_t{1} << 12;
-  static std::uint64_t threads() {
-    using oneapi::tbb::global_control;  // --threads limits parallelism through it
-    return std::min<std::uint64_t>(oneapi::tbb::this_task_arena::max_concurrency(),
-                                   global_control::active_value(global_control::max_allowed_parallelism));
-  }
+  // The arena build_model runs the builder in holds BuildOptions::threads.
+  static std::uint64_t threads() { return oneapi::tbb::this_task_arena::max_concurrency(); }
   const std::uint64_t wave_states_ =
       threads() == 1 ? kSingleThreadWaveStates : std::min((std::uint64_t{1} << 14) * threads(), kMostWaveStates);
   // The block pool grows to hold the widest wave: wlan5's levels are up to 2^18 states
@@ -709,7 +711,8 @@ class LevelBuilder {
   std::vector<std::uint32_t> deadlocks_;
   double phase_s_[4] = {0, 0, 0, 0};  // for -v: expand and look up, claims, number and write, finish
   long faults_[4] = {0, 0, 0, 0};  // for -v: the process's minor page faults in each
-  const bool count_faults_ = spdlog::should_log(spdlog::level::debug);
+  const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
+  const bool count_faults_ = verbose_;
   // For -v, work outside the blocks: growing (rehashing) the table in the first phase,
   // populating ahead (beside the three phases), and the waves' wait for that.
   double table_growth_s_ = 0, populate_s_ = 0, populate_wait_s_ = 0;
@@ -724,12 +727,15 @@ class LevelBuilder {
 }  // namespace
 
 BuiltModel build_model(const ResolvedModel& model, const BuildOptions& options) {
-  if (!options.build_rewards && !model.rewards.empty()) {
-    ResolvedModel without_rewards = model;  // the description only: small beside a build
-    without_rewards.rewards.clear();
-    return LevelBuilder(without_rewards, options).run();
-  }
-  return LevelBuilder(model, options).run();
+  oneapi::tbb::task_arena arena(options.threads > 0 ? options.threads : oneapi::tbb::task_arena::automatic);
+  return arena.execute([&] {
+    if (!options.build_rewards && !model.rewards.empty()) {
+      ResolvedModel without_rewards = model;  // the description only: small beside a build
+      without_rewards.rewards.clear();
+      return LevelBuilder(without_rewards, options).run();
+    }
+    return LevelBuilder(model, options).run();
+  });
 }
 
 }  // namespace mdpvi

@@ -31,6 +31,10 @@ struct BuildOptions {
   // leaves them out (as Storm does): each holds a number per state or per choice, as
   // much memory as the values of the transitions again for some models.
   bool build_rewards = true;
+  // Worker threads; 0: all cores. The build runs in a oneTBB arena of this size.
+  int threads = 0;
+  // Log the phases' times, the waves and the page faults (mdpvi -v).
+  bool verbose = false;
 };
 
 // Throws LocatedError: an update leaving a variable's range, a command whose
