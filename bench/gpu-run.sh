@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|seam|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -60,6 +60,24 @@ for part in "$@"; do
         run "coin6_2 all $solver" $M/consensus/coin6.nm $M/consensus/coin.pctl --const K=2,k=10 --solver $solver
         run "csma3_4 all $solver" $M/csma/csma3_4.nm $M/csma/csma.pctl --const k=2 --solver $solver
         run "leader7 all $solver" $M/leader_async/leader7.nm $M/leader_async/leader_fixed.pctl --const K=20 --solver $solver
+      done
+      ;;
+    seam)
+      # Issue 19: the solver seam against the binary before it ($OLD_MDPVI), the
+      # same runs interleaved, twice: GPU solves of coin6_4 and leader7, plain and sound.
+      leader_rewards=(--prop 'Rmin=? [ F "elected" ]' --prop 'Rmax=? [ F "elected" ]')
+      for repeat in 1 2; do
+        for which in new old; do
+          bin=$mdpvi; [ $which = old ] && bin=$OLD_MDPVI
+          seam_run() {
+            echo "### seam $which $1 repeat $repeat" >>"$out/results.txt"; shift
+            timeout 300 "$bin" check "$@" --solver gpu --json - >>"$out/results.txt" 2>>"$out/errors.txt"
+          }
+          seam_run "coin6_4 vi" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --max-iters 1000000
+          seam_run "coin6_4 ii" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:0:2}" --sound
+          seam_run "leader7 vi" $M/leader_async/leader7.nm "${leader_rewards[@]}"
+          seam_run "leader7 ii" $M/leader_async/leader7.nm "${leader_rewards[@]}" --sound
+        done
       done
       ;;
     tests)
