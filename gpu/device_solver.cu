@@ -119,30 +119,21 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.group_size = group_size(chunk, settings);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
-    const std::uint64_t n = chunk.matrix.num_states();
-    DeviceArray<double> d_b(chunk.matrix.num_rows());
-    d_b.upload(b, chunk.matrix.num_rows(), compute_);
-    DeviceIterate values(x, n, compute_);
-    BatchResults results(compute_);
+    PlainVectors v(chunk, b, x, compute_);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
     auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group_size, settings.maximize, settings.relative);
-    const unsigned blocks = detail::sweep_blocks(n, stats.group_size, sm_count_);
+    const unsigned blocks = detail::sweep_blocks(chunk.matrix.num_states(), stats.group_size, sm_count_);
     bool converged = settings.fixed_sweeps;
     std::vector<double> changes;
     std::vector<unsigned> unused;
     stats.iterations = detail::run_in_batches(
         settings.max_sweeps, !settings.fixed_sweeps,
-        [&](std::size_t slot) {
-          kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), d_b.get(), values.d_in(),
-                                                      values.d_out(), results.largest(slot));
-          check(cudaGetLastError(), "sweep kernel launch");
-          values.swap();
-        },
+        [&](std::size_t slot) { launch_sweep(kernel, blocks, chunk, v, slot); },
         [&](std::size_t count) {
-          results.read(count, compute_, changes, unused);
+          v.results.read(count, compute_, changes, unused);
           for (double change : changes) converged = converged || change < settings.epsilon;
           stats.last_measure = changes.back();
           return converged;
@@ -152,7 +143,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.solve_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    values.download(x, compute_);
+    v.values.download(x, compute_);
     check(cudaStreamSynchronize(compute_), "download");
     stats.download_s = seconds_since(start);
     return stats;
@@ -180,11 +171,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     std::vector<unsigned> flags;
     stats.iterations = detail::run_in_batches(
         settings.max_sweeps, true,
-        [&](std::size_t slot) {
-          launch_interval(kernel, blocks, chunk, v, v.results.largest(slot), v.results.flags(slot));
-          v.lower.swap();
-          v.upper.swap();
-        },
+        [&](std::size_t slot) { launch_interval(kernel, blocks, chunk, v, slot); },
         [&](std::size_t count) {
           v.results.read(count, compute_, widths, flags);
           stats.last_measure = widths.back();
@@ -208,21 +195,14 @@ class CudaDeviceSolver final : public DeviceSolver {
                     double* x_out) override {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
-    const std::uint64_t n = chunk.matrix.num_states();
-    DeviceArray<double> d_b(chunk.matrix.num_rows());
-    d_b.upload(b, chunk.matrix.num_rows(), compute_);
-    DeviceIterate values(x_in, n, compute_);
-    BatchResults results(compute_);
+    PlainVectors v(chunk, b, x_in, compute_);
     const int g = group_size(chunk, settings);
     auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative);
-    kernel<<<detail::sweep_blocks(n, g, sm_count_), kBlockSize, 0, compute_>>>(
-        chunk.matrix.view(), d_b.get(), values.d_in(), values.d_out(), results.largest(0));
-    check(cudaGetLastError(), "sweep kernel launch");
+    launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, v, 0);
     std::vector<double> change;
     std::vector<unsigned> unused;
-    results.read(1, compute_, change, unused);
-    values.swap();
-    values.download(x_out, compute_);
+    v.results.read(1, compute_, change, unused);
+    v.values.download(x_out, compute_);
     check(cudaStreamSynchronize(compute_), "download");
     return change.front();
   }
@@ -235,10 +215,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     IntervalVectors v(chunk, inputs, lower_in, upper_in, compute_);
     const int g = group_size(chunk, settings);
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative);
-    launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, v,
-                    v.results.largest(0), v.results.flags(0));
-    v.lower.swap();
-    v.upper.swap();
+    launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, v, 0);
     std::vector<double> widths;
     std::vector<unsigned> flags;
     v.results.read(1, compute_, widths, flags);
@@ -261,6 +238,26 @@ class CudaDeviceSolver final : public DeviceSolver {
       if (uploaded) cudaEventDestroy(uploaded);
     }
   };
+
+  // Value iteration's vectors: b, the iterate, the results.
+  struct PlainVectors {
+    DeviceArray<double> d_b;
+    DeviceIterate values;
+    BatchResults results;
+    PlainVectors(const Resident& chunk, const double* b, const double* x, cudaStream_t stream)
+        : d_b(chunk.matrix.num_rows()), values(x, chunk.matrix.num_states(), stream), results(stream) {
+      d_b.upload(b, chunk.matrix.num_rows(), stream);
+    }
+  };
+
+  // One sweep from the iterate's current vector into the other, its result into slot.
+  void launch_sweep(detail::SweepKernel kernel, unsigned blocks, const Resident& chunk, PlainVectors& v,
+                    std::size_t slot) {
+    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), v.d_b.get(), v.values.d_in(), v.values.d_out(),
+                                                v.results.largest(slot));
+    check(cudaGetLastError(), "sweep kernel launch");
+    v.values.swap();
+  }
 
   // Interval iteration's vectors: both b, the targets, both iterates, the results.
   struct IntervalVectors {
@@ -288,12 +285,15 @@ class CudaDeviceSolver final : public DeviceSolver {
     }
   };
 
+  // One interval sweep from both iterates' current vectors into the others.
   void launch_interval(detail::IntervalKernel kernel, unsigned blocks, const Resident& chunk, IntervalVectors& v,
-                       unsigned long long* d_width, unsigned* d_flags) {
+                       std::size_t slot) {
     kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), v.d_b_lower.get(), v.d_b_upper.get(),
-                                                v.d_targets.get(), v.lower.d_in(), v.upper.d_in(),
-                                                v.lower.d_out(), v.upper.d_out(), d_width, d_flags);
+                                                v.d_targets.get(), v.lower.d_in(), v.upper.d_in(), v.lower.d_out(),
+                                                v.upper.d_out(), v.results.largest(slot), v.results.flags(slot));
     check(cudaGetLastError(), "interval kernel launch");
+    v.lower.swap();
+    v.upper.swap();
   }
 
   Resident& resident(int ticket) {
