@@ -2,6 +2,7 @@
 // iteration stops early, and brackets PRISM's reference values within 2*epsilon.
 #include "engine/check/property_checker.h"
 #include "graph/qualitative.h"
+#include "graph/search_backend.h"
 #include "gpu/device_solver.h"
 #include "io/property_parser.h"
 #include "reference_instances.h"
@@ -19,8 +20,9 @@ PropertyValue check(const SparseMdp& mdp, const std::string& text, bool sound, d
   io::PropertyEntry entry = io::parse_property(text, "p");
   if (!entry.formula) throw std::runtime_error(entry.error);
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
+  auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
   SolverOptions solver{sound ? Method::interval_iteration : Method::value_iteration, {criterion, epsilon, 10000000}};
-  CheckContext context{mdp, graph, PropertyScope{"p", {}, {}, {}}, solver, {SolverKind::cpu, std::nullopt, 0}};
+  CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, solver, {SolverKind::cpu, std::nullopt, 0}};
   return check_property(*entry.formula, context).value;
 }
 

@@ -2,6 +2,7 @@
 // (with Infinity and zero-reward end components), bounds, filters, and the errors.
 #include "engine/check/property_checker.h"
 #include "graph/qualitative.h"
+#include "graph/search_backend.h"
 #include "io/property_parser.h"
 #include "test_models.h"
 
@@ -19,8 +20,9 @@ PropertyValue check(const SparseMdp& mdp, const std::string& text) {
   io::PropertyEntry entry = io::parse_property(text, "p");
   if (!entry.formula) throw std::runtime_error(entry.error);
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
+  auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
   SolverOptions tight{Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 1000000}};
-  CheckContext context{mdp, graph, PropertyScope{"p", {}, {}, {}}, tight, {SolverKind::cpu}};
+  CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, tight, {SolverKind::cpu}};
   return check_property(*entry.formula, context).value;
 }
 

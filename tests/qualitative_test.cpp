@@ -1,7 +1,11 @@
 #include "graph/qualitative.h"
+#include "graph/search_backend.h"
+#include "gpu/device_solver.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace mdpvi {
 namespace {
@@ -27,41 +31,47 @@ SparseMdp crafted() {
                   {{"goal", {4}}});
 }
 
-class QualitativeTest : public ::testing::Test {
+// Each test on every backend of the searches (the GPU's where there is a device).
+class QualitativeTest : public ::testing::TestWithParam<graph::SearchKind> {
  protected:
+  void SetUp() override {
+    if (GetParam() == graph::SearchKind::gpu && !gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+    search = graph::make_search_backend(mdp, g, GetParam());
+  }
   SparseMdp mdp = crafted();
   graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+  std::unique_ptr<graph::SearchBackend> search;
   StateSet all = ~StateSet(8);
   StateSet goal = states_of(8, {4});
 };
 
-TEST_F(QualitativeTest, Prob0AHoldsWhereNoPathReachesTheGoal) {
-  EXPECT_EQ(graph::prob0a(g, all, goal), states_of(8, {3, 5}));
+TEST_P(QualitativeTest, Prob0AHoldsWhereNoPathReachesTheGoal) {
+  EXPECT_EQ(graph::prob0a(*search, all, goal), states_of(8, {3, 5}));
 }
 
-TEST_F(QualitativeTest, Prob1EFindsASchedulerThatSurelyReaches) {
-  StateSet no = graph::prob0a(g, all, goal);
-  EXPECT_EQ(graph::prob1e(g, mdp, all, goal, no), states_of(8, {0, 2, 4, 6, 7}));
+TEST_P(QualitativeTest, Prob1EFindsASchedulerThatSurelyReaches) {
+  StateSet no = graph::prob0a(*search, all, goal);
+  EXPECT_EQ(graph::prob1e(*search, all, goal, no), states_of(8, {0, 2, 4, 6, 7}));
 }
 
-TEST_F(QualitativeTest, Prob0EIncludesStatesThatCanStayAwayForever) {
-  EXPECT_EQ(graph::prob0e(g, mdp, all, goal), states_of(8, {0, 2, 3, 5}));
+TEST_P(QualitativeTest, Prob0EIncludesStatesThatCanStayAwayForever) {
+  EXPECT_EQ(graph::prob0e(*search, all, goal), states_of(8, {0, 2, 3, 5}));
 }
 
-TEST_F(QualitativeTest, Prob1AHoldsOnlyWhereEverySchedulerReaches) {
-  StateSet no = graph::prob0e(g, mdp, all, goal);
-  EXPECT_EQ(graph::prob1a(g, all, goal, no), states_of(8, {4, 6, 7}));
+TEST_P(QualitativeTest, Prob1AHoldsOnlyWhereEverySchedulerReaches) {
+  StateSet no = graph::prob0e(*search, all, goal);
+  EXPECT_EQ(graph::prob1a(*search, all, goal, no), states_of(8, {4, 6, 7}));
 }
 
-TEST_F(QualitativeTest, LeavingPhiCountsAsFailure) {
+TEST_P(QualitativeTest, LeavingPhiCountsAsFailure) {
   StateSet phi = ~states_of(8, {2});  // paths through state 2 no longer count
-  StateSet no = graph::prob0a(g, phi, goal);
+  StateSet no = graph::prob0a(*search, phi, goal);
   EXPECT_EQ(no, states_of(8, {2, 3, 5}));
-  EXPECT_EQ(graph::prob1e(g, mdp, phi, goal, no), states_of(8, {4, 6, 7}));
+  EXPECT_EQ(graph::prob1e(*search, phi, goal, no), states_of(8, {4, 6, 7}));
 }
 
-TEST_F(QualitativeTest, PartitionsCoverEveryStateOnce) {
-  for (auto partition : {graph::partition_for_min(mdp, g, all, goal), graph::partition_for_max(mdp, g, all, goal)}) {
+TEST_P(QualitativeTest, PartitionsCoverEveryStateOnce) {
+  for (auto partition : {graph::partition_for_min(*search, all, goal), graph::partition_for_max(*search, all, goal)}) {
     EXPECT_TRUE((partition.yes & partition.no).none());
     EXPECT_EQ((partition.yes | partition.no | partition.maybe).count(), 8u);
     EXPECT_EQ(partition.maybe, states_of(8, {1}));
@@ -70,13 +80,23 @@ TEST_F(QualitativeTest, PartitionsCoverEveryStateOnce) {
 
 // A self-loop keeps a state inside "states with a choice whose successors all have
 // Pmax = 1" without ever reaching the goal: Prob1E must not be fooled by it.
-TEST(Prob1E, SelfLoopAloneDoesNotMakeProbabilityOne) {
-  SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
-  auto g = graph::build_choice_predecessor_graph(mdp);
-  StateSet all = ~StateSet(3);
-  StateSet goal = states_of(3, {1});
-  EXPECT_EQ(graph::prob1e(g, mdp, all, goal, graph::prob0a(g, all, goal)), states_of(3, {1}));
+TEST_P(QualitativeTest, SelfLoopAloneDoesNotMakeProbabilityOne) {
+  SparseMdp loop = make_mdp({{{{0, 1.0}}, {{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
+  auto loop_graph = graph::build_choice_predecessor_graph(loop);
+  auto backend = graph::make_search_backend(loop, loop_graph, GetParam());
+  StateSet every = ~StateSet(3);
+  StateSet target = states_of(3, {1});
+  EXPECT_EQ(graph::prob1e(*backend, every, target, graph::prob0a(*backend, every, target)), states_of(3, {1}));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, QualitativeTest,
+                         ::testing::Values(graph::SearchKind::reference, graph::SearchKind::cpu_parallel,
+                                           graph::SearchKind::gpu),
+                         [](const auto& info) {
+                           std::string name = graph::to_string(info.param);
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace mdpvi

@@ -1,6 +1,7 @@
 // Pmin/Pmax end to end on models small enough to solve by hand.
 #include "engine/check/reachability.h"
 #include "graph/qualitative.h"
+#include "graph/search_backend.h"
 #include "engine/check/state_formula.h"
 #include "test_models.h"
 
@@ -22,10 +23,11 @@ SolverOptions tight() {
 double probability(const SparseMdp& mdp, Optimization direction, const std::string& target,
                    std::uint32_t state = 0, const std::string& through = "") {
   auto g = graph::build_choice_predecessor_graph(mdp);
+  auto search = graph::make_search_backend(mdp, g, graph::SearchKind::reference);
   PropertyScope scope{"test", {}, {}, {}};
   StateSet phi = through.empty() ? ~StateSet(mdp.num_states()) : evaluate_state_formula(Expression::label(through), mdp, scope);
   StateSet psi = evaluate_state_formula(Expression::label(target), mdp, scope);
-  return compute_until_probabilities(mdp, g, direction, phi, psi, tight()).values[state];
+  return compute_until_probabilities(mdp, *search, direction, phi, psi, tight()).values[state];
 }
 
 TEST(KnuthYaoDie, EveryFaceHasProbabilityOneSixth) {

@@ -165,7 +165,13 @@ void add_property_labels(const io::PropertyFile& file, const std::string& source
   }
 }
 
-PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorGraph& graph,
+// The graph searches' backend: as asked, else the GPU unless the CPU was asked for.
+graph::SearchKind search_kind(const CheckOptions& options) {
+  if (options.search) return *options.search;
+  return options.device.solver == SolverKind::cpu ? graph::SearchKind::cpu_parallel : graph::SearchKind::gpu;
+}
+
+PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& search,
                        const io::PropertyEntry& entry, const CheckOptions& options) {
   PropertyOutcome outcome;
   outcome.property = entry.text;
@@ -175,7 +181,7 @@ PropertyOutcome answer(const LoadedModel& model, const graph::ChoicePredecessorG
   }
   auto start = std::chrono::steady_clock::now();
   try {
-    CheckContext context{model.mdp, graph, model.scope, options.solver, options.device};
+    CheckContext context{model.mdp, search, model.scope, options.solver, options.device};
     context.scope.source = entry.source;
     PropertyResult result = check_property(*entry.formula, context);
     outcome.value = std::move(result.value);
@@ -256,9 +262,12 @@ CheckReport run_check(const CheckOptions& options) {
   if (entries.empty()) return report;
 
   auto start = std::chrono::steady_clock::now();
+  // The search graph is built (and uploaded, for the GPU) once, for every property.
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
+  std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, graph, search_kind(options));
   report.model.graph_s = seconds_since(start);
-  for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(model, graph, entry, options));
+  report.model.graph_on = to_string(search->kind());
+  for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(model, *search, entry, options));
   return report;
 }
 

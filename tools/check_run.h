@@ -20,6 +20,7 @@ struct CheckOptions {
   std::optional<std::string> export_transitions; // --export-transitions FILE
   SolverOptions solver;
   DeviceOptions device;
+  std::optional<graph::SearchKind> search;  // --graph; default: the GPU unless --solver cpu
   int threads = 0;       // --threads: the builder's (and the solver's) worker threads; 0: all cores
   bool verbose = false;  // -v: the builder logs its phases
 };
@@ -38,7 +39,8 @@ struct ModelSummary {
   std::size_t resident_bytes_before_build = 0;  // its resident memory just before
   double parse_s = 0.0;         // reading the files
   double build_s = 0.0;         // exploring the state space (PRISM-language models)
-  double graph_s = 0.0;         // building the search graph shared by all properties
+  double graph_s = 0.0;         // building the search graph shared by all properties (and uploading it)
+  std::string graph_on;         // where the graph searches run: gpu, cpu-parallel, cpu-reference
 };
 
 struct PropertyOutcome {

@@ -32,6 +32,7 @@ struct CheckArguments {
   std::vector<std::string> files;
   std::string json_path;
   std::string solver = "auto";
+  std::string graph = "auto";
   std::size_t gpu_memory_limit = 0;
   bool absolute = false;
   bool relative = false;
@@ -68,6 +69,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  check->add_option("--graph", args.graph,
+                    "Where Prob0/Prob1 run: auto (the GPU when there is one and --solver is not cpu), gpu, cpu "
+                    "(oneTBB) or reference (Boost, sequential)")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu", "reference"}));
   check->add_option("--gpu-memory-limit", args.gpu_memory_limit, "Device memory budget for a chunk, in bytes")
       ->check(CLI::PositiveNumber);
   check->add_option("--gpu-group-size", args.options.device.group_size, "Lanes per state in the GPU sweep: 1-32 (default: from row lengths)")
@@ -110,6 +115,9 @@ int run_check_command(CheckArguments& args) {
                                : args.solver == "cpu" ? SolverKind::cpu
                                                       : SolverKind::automatic;
   if (args.gpu_memory_limit > 0) args.options.device.memory_limit_bytes = args.gpu_memory_limit;
+  if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
+  if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;
+  if (args.graph == "reference") args.options.search = graph::SearchKind::reference;
   // The builder takes its threads from the options; the graph searches and the
   // solvers' parallel sweeps are limited through oneTBB's global control.
   args.options.threads = args.threads;

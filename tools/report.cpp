@@ -29,6 +29,9 @@ nlohmann::json value_json(const PropertyValue& value) {
   return nullptr;
 }
 
+// ", gpu": where the graph searches ran, where they ran at all.
+std::string ran_on(const QualitativeSummary& q) { return q.ran_on.empty() ? "" : ", " + q.ran_on; }
+
 // "Value iteration: ", "Interval iteration: ".
 std::string method_heading(Method method) {
   std::string text = to_string(method);
@@ -58,10 +61,10 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
   if (const auto& d = outcome.computation) {
     if (d->reward) {
       out << "Graph analysis: " << d->qualitative.yes << " target, " << d->qualitative.no << " infinite, " << d->qualitative.maybe
-          << " to solve (" << seconds(d->qualitative.time_s) << ")\n";
+          << " to solve (" << seconds(d->qualitative.time_s) << ran_on(d->qualitative) << ")\n";
     } else {
       out << "Prob0/Prob1: " << d->qualitative.yes << " yes, " << d->qualitative.no << " no, " << d->qualitative.maybe << " maybe ("
-          << seconds(d->qualitative.time_s) << ")\n";
+          << seconds(d->qualitative.time_s) << ran_on(d->qualitative) << ")\n";
     }
     if (d->step_bounded) {
       out << "Step-bounded: " << d->solve.stats.iterations << " iterations over " << d->qualitative.maybe << " states ("
@@ -107,7 +110,8 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"resident_bytes_before_build", m.resident_bytes_before_build},
                           {"parse_time_s", m.parse_s},
                           {"build_time_s", m.build_s},
-                          {"graph_time_s", m.graph_s}};
+                          {"graph_time_s", m.graph_s},
+                          {"graph_on", m.graph_on.empty() ? nlohmann::json() : nlohmann::json(m.graph_on)}};
   nlohmann::json properties = nlohmann::json::array();
   for (const PropertyOutcome& p : report.properties) {
     nlohmann::json entry = {{"property", p.property},
@@ -124,6 +128,7 @@ nlohmann::json to_json(const CheckReport& report) {
         entry["upper"] = number_json(*p.value->upper_bound);
       }
       entry["phases"] = {{"qualitative_s", d->qualitative.time_s}, {"scc_s", d->sccs.time_s}, {"solve_s", d->solve.time_s}};
+      entry["qualitative_on"] = d->qualitative.ran_on.empty() ? nlohmann::json() : nlohmann::json(d->qualitative.ran_on);
       entry["states"] = {{"yes", d->qualitative.yes}, {"no", d->qualitative.no}, {"maybe", d->qualitative.maybe}};
       entry["sccs"] = {{"count", d->sccs.num_sccs}, {"iterated", d->solve.stats.iterated_sccs}, {"largest", d->solve.stats.largest_scc},
                        {"max_iterations", d->solve.stats.max_scc_iterations}};

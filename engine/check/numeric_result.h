@@ -3,6 +3,8 @@
 // state, and each stage's named result, which the reports print.
 #include "engine/solve/solve_request.h"
 
+#include <string>
+
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +16,7 @@ struct QualitativeSummary {
   std::uint64_t no = 0;     // probability 0 (rewards: infinite)
   std::uint64_t maybe = 0;  // left to the solver
   double time_s = 0.0;
+  std::string ran_on;  // graph::to_string(SearchKind): "gpu", "cpu-parallel", "cpu-reference"
 };
 
 // The maybe-states' SCCs in solving order and the system built on them.

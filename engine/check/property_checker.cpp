@@ -173,14 +173,14 @@ class Checker {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
         if (op.step_bound) {
-          return compute_bounded_until(mdp, c_.graph, dir, phi, psi, steps(*op.step_bound), c_.solver, c_.device);
+          return compute_bounded_until(mdp, c_.search, dir, phi, psi, steps(*op.step_bound), c_.solver, c_.device);
         }
-        return compute_until_probabilities(mdp, c_.graph, dir, phi, psi, c_.solver, c_.device);
+        return compute_until_probabilities(mdp, c_.search, dir, phi, psi, c_.solver, c_.device);
       }
       case Path::next: return compute_next(mdp, dir, boolean(f.operands[0]));
       case Path::reachability_reward: {
         StateSet target = boolean(f.operands[0]);
-        return compute_reachability_reward(mdp, c_.graph, dir, reward_structure(f), target, c_.solver, c_.device);
+        return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), target, c_.solver, c_.device);
       }
       case Path::cumulative_reward:
         return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), c_.solver, c_.device);
@@ -200,8 +200,9 @@ class Checker {
     StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
     NumericResult detail;
     auto start = std::chrono::steady_clock::now();
-    graph::QualitativePartition partition = qualitative_partition(c_.mdp, c_.graph, dir, phi, psi);
-    detail.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start)};
+    graph::QualitativePartition partition = qualitative_partition(c_.mdp, c_.search, dir, phi, psi);
+    detail.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start),
+                          to_string(c_.search.kind())};
     last_ = std::move(detail);
     if (c == Comparison::greater_equal) return std::move(partition.yes);  // P = 1
     if (c == Comparison::less) return ~partition.yes;                    // P < 1

@@ -13,7 +13,7 @@ namespace mdpvi {
 
 struct CheckContext {
   const SparseMdp& mdp;
-  const graph::ChoicePredecessorGraph& graph;
+  const graph::SearchBackend& search;
   PropertyScope scope;
   SolverOptions solver;
   DeviceOptions device;

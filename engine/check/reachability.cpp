@@ -12,19 +12,20 @@
 
 namespace mdpvi {
 
-graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::SearchBackend& search,
                                                   Optimization direction, const StateSet& phi, const StateSet& psi) {
-  return direction == Optimization::minimize ? graph::partition_for_min(mdp, graph, phi, psi)
-                                             : graph::partition_for_max(mdp, graph, phi, psi);
+  return direction == Optimization::minimize ? graph::partition_for_min(search, phi, psi)
+                                             : graph::partition_for_max(search, phi, psi);
 }
 
-NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const StateSet& phi, const StateSet& psi,
                                           const SolverOptions& options, const DeviceOptions& device) {
   NumericResult result;
   auto start = std::chrono::steady_clock::now();
-  graph::QualitativePartition partition = qualitative_partition(mdp, graph, direction, phi, psi);
-  result.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start)};
+  graph::QualitativePartition partition = qualitative_partition(mdp, search, direction, phi, psi);
+  result.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start),
+                        to_string(search.kind())};
 
   start = std::chrono::steady_clock::now();
   // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.

@@ -6,16 +6,16 @@
 #include "engine/check/numeric_result.h"
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/maybe_system.h"
-#include "graph/qualitative_sets.h"
+#include "graph/search_backend.h"
 
 namespace mdpvi {
 
 // Prob0/Prob1 for the minimising or the maximising scheduler.
-graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::SearchBackend& search,
                                                   Optimization direction, const StateSet& phi, const StateSet& psi);
 
-// Pre: phi and psi have num_states bits; graph was built from mdp.
-NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+// Pre: phi and psi have num_states bits; search was made for mdp.
+NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const StateSet& phi, const StateSet& psi,
                                           const SolverOptions& options, const DeviceOptions& device = {});
 

@@ -37,7 +37,7 @@ std::optional<CollapsedModel> without_zero_reward_end_components(const SparseMdp
 
 }  // namespace
 
-NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const RewardStructure& rewards,
                                           const StateSet& target, const SolverOptions& options,
                                           const DeviceOptions& device) {
@@ -47,10 +47,11 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Cho
   const StateSet all = all_states(mdp.num_states());
   // Rmin needs one scheduler reaching the target almost surely (Pmax = 1); Rmax needs
   // all of them to (Pmin = 1).
-  StateSet finite = direction == Optimization::minimize ? graph::partition_for_max(mdp, graph, all, target).yes
-                                                        : graph::partition_for_min(mdp, graph, all, target).yes;
+  StateSet finite = direction == Optimization::minimize ? graph::partition_for_max(search, all, target).yes
+                                                        : graph::partition_for_min(search, all, target).yes;
   StateSet maybe = finite - target;
-  result.qualitative = {target.count(), mdp.num_states() - finite.count(), maybe.count(), seconds_since(start)};
+  result.qualitative = {target.count(), mdp.num_states() - finite.count(), maybe.count(), seconds_since(start),
+                        to_string(search.kind())};
 
   result.values.assign(mdp.num_states(), 0.0);
   const StateSet infinite = ~finite;

@@ -12,7 +12,7 @@
 namespace mdpvi {
 
 // Pre: target has num_states bits.
-NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const RewardStructure& rewards,
                                           const StateSet& target, const SolverOptions& options,
                                           const DeviceOptions& device = {});

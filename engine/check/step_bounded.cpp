@@ -17,7 +17,7 @@ SolverOptions exactly(std::uint64_t steps, SolverOptions options) {
 
 }  // namespace
 
-NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::SearchBackend& search,
                                          Optimization direction, const StateSet& phi, const StateSet& psi,
                                          std::uint64_t steps, const SolverOptions& options,
                                          const DeviceOptions& device) {
@@ -25,9 +25,10 @@ NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::ChoicePre
   result.step_bounded = true;
   auto start = std::chrono::steady_clock::now();
   // Where psi cannot be reached at all, it cannot be reached within k steps either.
-  StateSet no = graph::prob0a(graph, phi, psi);
+  StateSet no = graph::prob0a(search, phi, psi);
   StateSet maybe = phi - psi - no;
-  result.qualitative = {psi.count(), no.count(), steps == 0 ? 0 : maybe.count(), seconds_since(start)};
+  result.qualitative = {psi.count(), no.count(), steps == 0 ? 0 : maybe.count(), seconds_since(start),
+                        to_string(search.kind())};
 
   result.values.assign(mdp.num_states(), 0.0);
   for (auto s = psi.find_first(); s != StateSet::npos; s = psi.find_next(s)) result.values[s] = 1.0;

@@ -8,7 +8,7 @@
 namespace mdpvi {
 
 // Pre: phi, psi have num_states bits; steps >= 0.
-NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& graph,
+NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::SearchBackend& search,
                                     Optimization direction, const StateSet& phi, const StateSet& psi,
                                     std::uint64_t steps, const SolverOptions& options,
                                     const DeviceOptions& device = {});

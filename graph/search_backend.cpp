@@ -1,0 +1,101 @@
+#include "graph/search_backend.h"
+
+#include "graph/bit_words.h"
+#include "graph/parallel_search.h"
+#include "graph/reference_search.h"
+#include "gpu/device_solver.h"
+#include "gpu/graph_search.h"
+
+#include <spdlog/spdlog.h>
+
+namespace mdpvi::graph {
+
+const char* to_string(SearchKind kind) {
+  switch (kind) {
+    case SearchKind::reference: return "cpu-reference";
+    case SearchKind::cpu_parallel: return "cpu-parallel";
+    case SearchKind::gpu: return "gpu";
+  }
+  return "?";
+}
+
+namespace {
+
+// The CUDA backend (gpu/graph_search.h) behind the interface: sets travel as words.
+class DeviceSearch final : public SearchBackend {
+ public:
+  DeviceSearch(const SparseMdp& mdp, std::unique_ptr<gpu::DeviceGraphSearch> device)
+      : mdp_(mdp), device_(std::move(device)) {}
+
+  SearchKind kind() const override { return SearchKind::gpu; }
+  const SparseMdp& mdp() const override { return mdp_; }
+
+  StateSet backward_exists(const StateSet& sources, const StateSet& allowed_states,
+                           const StateSet* allowed_rows) const override {
+    const BitWords rows = allowed_rows ? BitWords::of(*allowed_rows) : BitWords();
+    BitWords reached(mdp_.num_states());
+    device_->backward_exists(BitWords::of(sources).data(), BitWords::of(allowed_states).data(),
+                             allowed_rows ? rows.data() : nullptr, reached.data());
+    return reached.to_set(mdp_.num_states());
+  }
+
+  StateSet backward_forall(const StateSet& sources, const StateSet& allowed_states) const override {
+    BitWords attracted(mdp_.num_states());
+    device_->backward_forall(BitWords::of(sources).data(), BitWords::of(allowed_states).data(), attracted.data());
+    return attracted.to_set(mdp_.num_states());
+  }
+
+  StateSet rows_staying_in(const StateSet& inside) const override {
+    BitWords stays(mdp_.num_choices());
+    device_->rows_staying_in(BitWords::of(inside).data(), stays.data());
+    return stays.to_set(mdp_.num_choices());
+  }
+
+ private:
+  const SparseMdp& mdp_;
+  std::unique_ptr<gpu::DeviceGraphSearch> device_;
+};
+
+gpu::GraphArrays arrays_of(const SparseMdp& mdp, const ChoicePredecessorGraph& graph) {
+  return {mdp.num_states(),          mdp.num_choices(),   mdp.num_transitions(), mdp.row_group_starts.data(),
+          mdp.row_starts.data(),     mdp.columns.data(),  graph.graph.offsets.data(), graph.graph.targets.data()};
+}
+
+// The device backend where the graph fits in the device's free memory (with a
+// twentieth to spare), else nullptr with the reason in the log.
+std::unique_ptr<SearchBackend> device_search(const SparseMdp& mdp, const ChoicePredecessorGraph& graph) {
+  const std::optional<std::size_t> free_bytes = gpu::free_device_memory();
+  if (!free_bytes) {
+    spdlog::debug("graph searches on the CPU: no usable CUDA device");
+    return nullptr;
+  }
+  const std::size_t needed = gpu::graph_footprint_bytes(mdp.num_states(), mdp.num_choices(), mdp.num_transitions(),
+                                                        graph.graph.offsets[graph.num_states]);
+  if (needed > *free_bytes - *free_bytes / 20) {
+    spdlog::info("graph searches on the CPU: the graph needs {:.1f} GB on the device, {:.1f} GB are free", needed / 1e9,
+                 *free_bytes / 1e9);
+    return nullptr;
+  }
+  try {
+    return std::make_unique<DeviceSearch>(mdp, gpu::upload_graph(arrays_of(mdp, graph)));
+  } catch (const gpu::DeviceError& error) {
+    spdlog::warn("{}; graph searches on the CPU instead", error.what());
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, const ChoicePredecessorGraph& graph,
+                                                   SearchKind kind) {
+  switch (kind) {
+    case SearchKind::reference: return std::make_unique<ReferenceSearch>(mdp, graph);
+    case SearchKind::gpu:
+      if (auto device = device_search(mdp, graph)) return device;
+      [[fallthrough]];
+    case SearchKind::cpu_parallel: return std::make_unique<ParallelSearch>(mdp, graph);
+  }
+  return std::make_unique<ParallelSearch>(mdp, graph);
+}
+
+}  // namespace mdpvi::graph

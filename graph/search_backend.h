@@ -1,0 +1,46 @@
+#pragma once
+// The three searches every qualitative algorithm (Prob0A/0E/1A/1E, graph/qualitative.h)
+// is made of, behind one interface with three implementations: the plain CPU
+// reference (Boost.Graph's breadth-first search and a serial worklist), a
+// level-synchronous oneTBB version, and a CUDA version on a device-resident copy of
+// the model's structure. Each is tested equivalent to the reference
+// (tests/search_backend_test.cpp).
+#include "engine/model/sparse_mdp.h"
+#include "graph/qualitative_sets.h"
+
+#include <memory>
+
+namespace mdpvi::graph {
+
+enum class SearchKind { reference, cpu_parallel, gpu };
+
+const char* to_string(SearchKind kind);  // "cpu-reference", "cpu-parallel", "gpu"
+
+class SearchBackend {
+ public:
+  virtual ~SearchBackend() = default;
+
+  virtual SearchKind kind() const = 0;
+  virtual const SparseMdp& mdp() const = 0;
+
+  // The states from which some path reaches sources through allowed states, taking
+  // only allowed rows (nullptr: every row): sources, and every allowed state with an
+  // allowed row that has a successor already reached. Pre: sources are allowed.
+  virtual StateSet backward_exists(const StateSet& sources, const StateSet& allowed_states,
+                                   const StateSet* allowed_rows) const = 0;
+
+  // The backward attractor with a universal step: sources, and every allowed state
+  // all of whose rows have a successor already attracted.
+  virtual StateSet backward_forall(const StateSet& sources, const StateSet& allowed_states) const = 0;
+
+  // The rows of states in `inside` whose successors all lie in `inside` (num_choices bits).
+  virtual StateSet rows_staying_in(const StateSet& inside) const = 0;
+};
+
+// The model's search graph in the kind asked for. A GPU backend needs a usable device
+// with room for the graph; without one this returns the oneTBB backend and says why
+// in the log. Pre: graph was built from mdp; both outlive the backend.
+std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, const ChoicePredecessorGraph& graph,
+                                                   SearchKind kind);
+
+}  // namespace mdpvi::graph
