@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|seam|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|seam|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -79,6 +79,25 @@ for part in "$@"; do
           seam_run "leader7 ii" $M/leader_async/leader7.nm "${leader_rewards[@]}" --sound
         done
       done
+      ;;
+    graph|graph-large)
+      # Issue 20: the graph phases on each backend (gpu, cpu = oneTBB at 16 threads,
+      # reference = Boost, sequential), whole runs with the GPU solver.
+      coin_max=(--prop 'Pmax=? [ F "finished"&!"agree" ]')
+      csma_max=(--prop 'Pmax=? [ !"collision_max_backoff" U "all_delivered" ]')
+      if [ $part = graph ]; then
+        for g in gpu cpu reference; do
+          run "coin6_4 Pmax graph $g" $M/consensus/coin6.nm --const K=4 "${coin_max[@]}" --graph $g
+        done
+        for g in gpu cpu; do
+          run "csma3_6 Pmax graph $g" $M/csma/csma3_6.nm "${csma_max[@]}" --graph $g
+          run "leader8 Rmin graph $g" $M/leader_async/leader8.nm --prop 'Rmin=? [ F "elected" ]' --graph $g
+        done
+      else
+        run "coin8_2 Pmin+Pmax graph gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]}" --graph gpu
+        run "csma4_4 Pmin+Pmax graph gpu" $M/csma/csma4_4.nm "${csma_props[@]}" --graph gpu
+        run "csma3_6 Pmax graph reference" $M/csma/csma3_6.nm "${csma_max[@]}" --graph reference
+      fi
       ;;
     tests)
       nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv >"$out/device.txt" 2>&1
