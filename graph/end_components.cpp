@@ -4,13 +4,13 @@
 
 namespace mdpvi::graph {
 
-EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows) {
+EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows, SearchKind kind) {
   constexpr std::uint32_t kNone = EndComponents::kNone;
   std::vector<std::uint32_t> scc_of(mdp.num_states(), kNone);
   bool changed = true;
   while (changed) {
     changed = false;
-    SccDecomposition sccs = maybe_state_sccs(mdp, states, &enabled_rows);
+    SccDecomposition sccs = maybe_state_sccs(kind, mdp, states, &enabled_rows);
     std::fill(scc_of.begin(), scc_of.end(), kNone);
     for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
       for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) scc_of[sccs.order[i]] = static_cast<std::uint32_t>(c);

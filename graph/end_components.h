@@ -5,6 +5,7 @@
 // (zero-reward ones for Rmin, all of them for an upper Pmax iterate), so they are
 // found here and collapsed by the caller.
 #include "engine/model/sparse_mdp.h"
+#include "graph/search_backend.h"
 
 #include <cstdint>
 #include <limits>
@@ -22,7 +23,9 @@ struct EndComponents {
 // The MECs of the sub-MDP of `states` restricted to `enabled_rows`: the usual
 // refinement, SCCs, then dropping every row that can leave its SCC and every state
 // left without rows, until nothing changes.
-// Pre: states has num_states bits, enabled_rows num_choices bits.
-EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows);
+// Pre: states has num_states bits, enabled_rows num_choices bits. The SCCs come from
+// the decomposition of the given kind (graph/scc.h).
+EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows,
+                                     SearchKind kind = SearchKind::reference);
 
 }  // namespace mdpvi::graph

@@ -1,6 +1,7 @@
 #include "graph/scc.h"
 
 #include "graph/csr_digraph.h"
+#include "graph/parallel_scc.h"
 
 #include <boost/graph/strong_components.hpp>
 #include <boost/graph/two_bit_color_map.hpp>
@@ -62,6 +63,12 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, c
   result.order.resize(n);
   for (Vertex v = 0; v < n; ++v) result.order[fill[component[v]]++] = states[v];
   return result;
+}
+
+SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const StateSet& maybe,
+                                  const StateSet* enabled_rows) {
+  if (kind == SearchKind::reference) return maybe_state_sccs(mdp, maybe, enabled_rows);
+  return parallel_maybe_state_sccs(mdp, maybe, enabled_rows);
 }
 
 }  // namespace mdpvi::graph

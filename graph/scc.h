@@ -3,6 +3,7 @@
 // solver needs them: every SCC comes after all the SCCs it can reach (successors
 // first), so that when it is solved, the values it depends on outside itself are final.
 #include "engine/model/sparse_mdp.h"
+#include "graph/search_backend.h"
 
 #include <cstdint>
 #include <vector>
@@ -23,5 +24,11 @@ struct SccDecomposition {
 // enabled choice rows (Pre: maybe.size() == mdp.num_states(); enabled_rows, where
 // given, has num_choices bits).
 SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows = nullptr);
+
+// As maybe_state_sccs with the search backend's kind: the Boost reference above for
+// SearchKind::reference, graph/parallel_scc.h's decomposition otherwise (the SCCs
+// have no device version yet).
+SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const StateSet& maybe,
+                                  const StateSet* enabled_rows = nullptr);
 
 }  // namespace mdpvi::graph

@@ -1,8 +1,11 @@
+#include "graph/parallel_scc.h"
 #include "graph/scc.h"
+#include "random_mdps.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace mdpvi {
@@ -42,14 +45,16 @@ SparseMdp random_mdp(std::mt19937& rng, std::uint32_t n) {
   return test::make_mdp(states, {});
 }
 
-TEST(MaybeStateSccs, AreExactAndSuccessorsFirst) {
+class MaybeStateSccs : public ::testing::TestWithParam<graph::SearchKind> {};
+
+TEST_P(MaybeStateSccs, AreExactAndSuccessorsFirst) {
   std::mt19937 rng(7);
   for (int round = 0; round < 40; ++round) {
     const std::uint32_t n = 1 + round % 23;
     SparseMdp mdp = random_mdp(rng, n);
     StateSet maybe(n);
     for (std::uint32_t s = 0; s < n; ++s) maybe[s] = (rng() % 4) != 0;
-    graph::SccDecomposition sccs = graph::maybe_state_sccs(mdp, maybe);
+    graph::SccDecomposition sccs = graph::maybe_state_sccs(GetParam(), mdp, maybe);
     ASSERT_EQ(sccs.order.size(), maybe.count());
     std::vector<std::size_t> scc_of(n, SIZE_MAX);
     for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
@@ -72,11 +77,67 @@ TEST(MaybeStateSccs, AreExactAndSuccessorsFirst) {
   }
 }
 
-TEST(MaybeStateSccs, NoMaybeStatesGiveNoSccs) {
+TEST_P(MaybeStateSccs, NoMaybeStatesGiveNoSccs) {
   SparseMdp mdp = test::knuth_yao_die();
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(mdp, StateSet(mdp.num_states()));
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(GetParam(), mdp, StateSet(mdp.num_states()));
   EXPECT_EQ(sccs.num_sccs(), 0u);
   EXPECT_TRUE(sccs.order.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, MaybeStateSccs,
+                         ::testing::Values(graph::SearchKind::reference, graph::SearchKind::cpu_parallel),
+                         [](const auto& info) { return std::string(info.param == graph::SearchKind::reference ? "reference" : "parallel"); });
+
+// Per state, the smallest state of its SCC: equal for two decompositions exactly when
+// they are the same partition.
+std::vector<std::uint32_t> smallest_in_scc(const graph::SccDecomposition& sccs, std::uint32_t n) {
+  std::vector<std::uint32_t> smallest(n, UINT32_MAX);
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    std::uint32_t least = UINT32_MAX;
+    for (auto i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) least = std::min(least, sccs.order[i]);
+    for (auto i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) smallest[sccs.order[i]] = least;
+  }
+  return smallest;
+}
+
+// Every edge between maybe-states over enabled rows leads to the same SCC or an earlier one,
+// and (heights) to a lower SCC height.
+void expect_successors_first(const SparseMdp& mdp, const StateSet& maybe, const StateSet& rows,
+                             const graph::SccDecomposition& sccs, const std::vector<std::uint32_t>& heights) {
+  std::vector<std::size_t> position(mdp.num_states(), SIZE_MAX);
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    for (auto i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) position[sccs.order[i]] = c;
+  }
+  for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) {
+    for (auto r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      if (!rows.test(r)) continue;
+      for (auto k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+        const std::uint32_t t = mdp.columns[k];
+        if (!maybe.test(t) || position[t] == position[s]) continue;
+        ASSERT_LT(position[t], position[s]) << s << " -> " << t;
+        ASSERT_LT(heights[position[t]], heights[position[s]]) << s << " -> " << t;
+      }
+    }
+  }
+}
+
+// The parallel decomposition against Boost's Tarjan on generated MDPs of odd sizes,
+// with one-choice and 40-choice states, self-loops, long chains and rows left out.
+TEST(ParallelSccs, AreEquivalentToRef) {
+  for (std::uint32_t n : {1u, 2u, 31u, 33u, 1025u, 20011u}) {
+    SparseMdp mdp = test::random_mdp(n, n + 5);
+    for (std::uint32_t seed = 0; seed < 3; ++seed) {
+      StateSet maybe = test::random_set(n, 0.7 + 0.1 * seed, seed);
+      StateSet rows = test::random_set(mdp.num_choices(), seed == 0 ? 1.0 : 0.6, seed + 3);
+      graph::SccDecomposition expected = graph::maybe_state_sccs(mdp, maybe, &rows);
+      std::vector<std::uint32_t> heights;
+      graph::SccDecomposition actual = graph::parallel_maybe_state_sccs(mdp, maybe, &rows, &heights);
+      ASSERT_EQ(actual.num_sccs(), expected.num_sccs()) << "n = " << n;
+      ASSERT_EQ(actual.order.size(), expected.order.size());
+      EXPECT_EQ(smallest_in_scc(actual, n), smallest_in_scc(expected, n)) << "n = " << n;
+      expect_successors_first(mdp, maybe, rows, actual, heights);
+    }
+  }
 }
 
 }  // namespace

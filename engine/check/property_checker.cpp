@@ -200,7 +200,7 @@ class Checker {
     StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
     NumericResult detail;
     auto start = std::chrono::steady_clock::now();
-    graph::QualitativePartition partition = qualitative_partition(c_.mdp, c_.search, dir, phi, psi);
+    graph::QualitativePartition partition = qualitative_partition(c_.search, dir, phi, psi);
     detail.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start),
                           to_string(c_.search.kind())};
     last_ = std::move(detail);

@@ -12,8 +12,8 @@
 
 namespace mdpvi {
 
-graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::SearchBackend& search,
-                                                  Optimization direction, const StateSet& phi, const StateSet& psi) {
+graph::QualitativePartition qualitative_partition(const graph::SearchBackend& search, Optimization direction,
+                                                  const StateSet& phi, const StateSet& psi) {
   return direction == Optimization::minimize ? graph::partition_for_min(search, phi, psi)
                                              : graph::partition_for_max(search, phi, psi);
 }
@@ -23,7 +23,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
                                           const SolverOptions& options, const DeviceOptions& device) {
   NumericResult result;
   auto start = std::chrono::steady_clock::now();
-  graph::QualitativePartition partition = qualitative_partition(mdp, search, direction, phi, psi);
+  graph::QualitativePartition partition = qualitative_partition(search, direction, phi, psi);
   result.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start),
                         to_string(search.kind())};
 
@@ -31,11 +31,11 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.
   std::optional<CollapsedModel> collapsed;
   if (options.method == Method::interval_iteration && direction == Optimization::maximize) {
-    graph::EndComponents components = graph::maximal_end_components(mdp, partition.maybe, all_states(mdp.num_choices()));
+    graph::EndComponents components = graph::maximal_end_components(mdp, partition.maybe, all_states(mdp.num_choices()), search.kind());
     if (components.count > 0) collapsed = collapse_end_components(mdp, components);
   }
   const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(model, partition.maybe);
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(search.kind(), model, partition.maybe);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   MaybeSystem system = build_maybe_system(model, partition, sccs);
   spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));

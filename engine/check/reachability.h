@@ -11,8 +11,8 @@
 namespace mdpvi {
 
 // Prob0/Prob1 for the minimising or the maximising scheduler.
-graph::QualitativePartition qualitative_partition(const SparseMdp& mdp, const graph::SearchBackend& search,
-                                                  Optimization direction, const StateSet& phi, const StateSet& psi);
+graph::QualitativePartition qualitative_partition(const graph::SearchBackend& search, Optimization direction,
+                                                  const StateSet& phi, const StateSet& psi);
 
 // Pre: phi and psi have num_states bits; search was made for mdp.
 NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,

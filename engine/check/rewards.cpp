@@ -20,7 +20,8 @@ namespace {
 // iteration from 0 would take that as the minimum, but only schedulers that reach
 // the target almost surely count; collapsing those components removes the option.
 // nullopt when there are none (as in all of PRISM's benchmarks).
-std::optional<CollapsedModel> without_zero_reward_end_components(const SparseMdp& mdp, const RewardStructure& rewards,
+std::optional<CollapsedModel> without_zero_reward_end_components(graph::SearchKind kind, const SparseMdp& mdp,
+                                                                 const RewardStructure& rewards,
                                                                  const StateSet& maybe) {
   StateSet zero_rows(mdp.num_choices());
   for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) {
@@ -30,7 +31,7 @@ std::optional<CollapsedModel> without_zero_reward_end_components(const SparseMdp
     }
   }
   if (zero_rows.none()) return std::nullopt;
-  graph::EndComponents components = graph::maximal_end_components(mdp, maybe, std::move(zero_rows));
+  graph::EndComponents components = graph::maximal_end_components(mdp, maybe, std::move(zero_rows), kind);
   if (components.count == 0) return std::nullopt;
   return collapse_end_components(mdp, components, &rewards);
 }
@@ -60,9 +61,9 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   }
   start = std::chrono::steady_clock::now();
   std::optional<CollapsedModel> collapsed;
-  if (direction == Optimization::minimize) collapsed = without_zero_reward_end_components(mdp, rewards, maybe);
+  if (direction == Optimization::minimize) collapsed = without_zero_reward_end_components(search.kind(), mdp, rewards, maybe);
   const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(model, maybe);
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(search.kind(), model, maybe);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   // For Rmax no choice of a finite state can reach an infinite one (it would be
   // infinite itself); for Rmin such choices get b = infinity and are left out.

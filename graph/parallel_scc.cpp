@@ -1,0 +1,306 @@
+// SCCs of the maybe-states on all cores (graph/parallel_scc.h). The steps, after
+// Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014) and the coloring method of
+// Orzan's thesis (2004), as ECL-SCC (SC23) does it on GPUs:
+//   1. trim: a state without an edge in, or without an edge out, to another live
+//      state is an SCC of its own; removing it may expose more (level-synchronous);
+//   2. color: every live state takes the largest index that reaches it (max-label
+//      propagation); a state whose color is its own index is a root, and the states
+//      of its color that reach it backwards are exactly its SCC;
+//   3. repeat 1-2 on what is left;
+//   4. order: an SCC's height is the longest path from it to an SCC without
+//      successors (Kahn's algorithm, a level at a time); sorting by height puts every
+//      SCC after those it reaches. Ties go by smallest state, so the order does not
+//      depend on the threads.
+#include "graph/parallel_scc.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_sort.h>
+
+#include <atomic>
+#include <limits>
+#include <numeric>
+
+namespace mdpvi::graph {
+
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+using Vertices = std::vector<std::uint32_t>;
+
+template <typename T>
+std::atomic_ref<T> atomic(T& value) {
+  return std::atomic_ref<T>(value);
+}
+
+// Forward and backward CSR of the maybe-states' graph, in local indices.
+struct LocalGraph {
+  Vertices states;  // local -> model state
+  std::vector<std::uint64_t> out_offsets, in_offsets;
+  Vertices out, in;
+
+  std::uint32_t size() const { return static_cast<std::uint32_t>(states.size()); }
+};
+
+// emit(v, w) for every edge of local state v; the same walk counts and fills.
+template <typename Emit>
+void each_edge(const SparseMdp& mdp, const LocalGraph& g, const Vertices& local_of, const StateSet* enabled_rows,
+               std::uint32_t v, Emit emit) {
+  const std::uint32_t s = g.states[v];
+  for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+    if (enabled_rows && !enabled_rows->test(r)) continue;
+    for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+      const std::uint32_t w = local_of[mdp.columns[k]];
+      if (w != kNone) emit(w);
+    }
+  }
+}
+
+LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows) {
+  LocalGraph g;
+  g.states.reserve(maybe.count());
+  for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) g.states.push_back(static_cast<std::uint32_t>(s));
+  const std::uint32_t n = g.size();
+  Vertices local_of(mdp.num_states(), kNone);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) { local_of[g.states[v]] = v; });
+  g.out_offsets.assign(n + 1, 0);
+  g.in_offsets.assign(n + 1, 0);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
+    each_edge(mdp, g, local_of, enabled_rows, v, [&](std::uint32_t w) {
+      ++g.out_offsets[v + 1];
+      atomic(g.in_offsets[w + 1]).fetch_add(1, std::memory_order_relaxed);
+    });
+  });
+  std::partial_sum(g.out_offsets.begin(), g.out_offsets.end(), g.out_offsets.begin());
+  std::partial_sum(g.in_offsets.begin(), g.in_offsets.end(), g.in_offsets.begin());
+  g.out.resize(g.out_offsets[n]);
+  g.in.resize(g.in_offsets[n]);
+  std::vector<std::uint64_t> in_fill(g.in_offsets.begin(), g.in_offsets.end() - 1);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
+    std::uint64_t k = g.out_offsets[v];
+    each_edge(mdp, g, local_of, enabled_rows, v, [&](std::uint32_t w) {
+      g.out[k++] = w;
+      g.in[atomic(in_fill[w]).fetch_add(1, std::memory_order_relaxed)] = v;
+    });
+  });
+  return g;
+}
+
+// Runs visit(v, next) for each vertex of the frontier, level after level, until a
+// level adds nothing. Narrow levels run on the calling thread.
+template <typename Visit>
+void level_by_level(Vertices frontier, Visit visit) {
+  oneapi::tbb::enumerable_thread_specific<Vertices> parts;
+  Vertices next;
+  while (!frontier.empty()) {
+    if (frontier.size() < 4096) {
+      for (std::uint32_t v : frontier) visit(v, next);
+    } else {
+      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, frontier.size(), 256), [&](const auto& range) {
+        Vertices& local = parts.local();
+        for (std::size_t i = range.begin(); i < range.end(); ++i) visit(frontier[i], local);
+      });
+      for (Vertices& part : parts) {
+        next.insert(next.end(), part.begin(), part.end());
+        part.clear();
+      }
+    }
+    frontier.swap(next);
+    next.clear();
+  }
+}
+
+// The decomposition under way: each vertex's SCC (kNone while live).
+class Decomposer {
+ public:
+  explicit Decomposer(const LocalGraph& g) : g_(g), scc_of_(g.size(), kNone), color_(g.size()) {}
+
+  void run() {
+    Vertices live(g_.size());
+    std::iota(live.begin(), live.end(), 0u);
+    while (!live.empty()) {
+      trim(live);
+      live = still_live(live);
+      color_and_peel(live);
+      live = still_live(live);
+    }
+  }
+
+  const Vertices& scc_of() const { return scc_of_; }
+  std::uint32_t count() const { return next_scc_.load(); }
+
+ private:
+  static constexpr std::uint32_t kTaken = kNone - 1;  // between the claim and the SCC's number
+
+  bool is_live(std::uint32_t v) { return atomic(scc_of_[v]).load(std::memory_order_relaxed) == kNone; }
+  // Makes v an SCC of its own; true for the one caller that did.
+  bool take_singleton(std::uint32_t v) {
+    std::uint32_t expected = kNone;
+    if (!atomic(scc_of_[v]).compare_exchange_strong(expected, kTaken)) return false;
+    atomic(scc_of_[v]).store(next_scc_++, std::memory_order_relaxed);
+    return true;
+  }
+
+  // Counts the live neighbours other than itself, in and out; vertices with none on
+  // either side are singletons, and so, in turn, are those they leave without any.
+  void trim(const Vertices& live) {
+    std::vector<std::uint32_t> in_count(g_.size()), out_count(g_.size());
+    oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) {
+      const std::uint32_t v = live[i];
+      in_count[v] = live_neighbours(g_.in, g_.in_offsets, v);
+      out_count[v] = live_neighbours(g_.out, g_.out_offsets, v);
+    });
+    oneapi::tbb::enumerable_thread_specific<Vertices> parts;
+    oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) {
+      const std::uint32_t v = live[i];
+      if ((in_count[v] == 0 || out_count[v] == 0) && take_singleton(v)) parts.local().push_back(v);
+    });
+    Vertices frontier;
+    for (const Vertices& part : parts) frontier.insert(frontier.end(), part.begin(), part.end());
+    level_by_level(std::move(frontier), [&](std::uint32_t v, Vertices& next) {
+      release(g_.out, g_.out_offsets, v, in_count, next);
+      release(g_.in, g_.in_offsets, v, out_count, next);
+    });
+  }
+
+  std::uint32_t live_neighbours(const Vertices& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v) {
+    std::uint32_t count = 0;
+    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) count += adjacent[k] != v && is_live(adjacent[k]);
+    return count;
+  }
+
+  // v has left: each live neighbour w loses one count; at 0 it is a singleton too.
+  void release(const Vertices& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v,
+               std::vector<std::uint32_t>& counts, Vertices& next) {
+    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
+      const std::uint32_t w = adjacent[k];
+      if (w == v || !is_live(w)) continue;
+      if (atomic(counts[w]).fetch_sub(1) == 1 && take_singleton(w)) next.push_back(w);
+    }
+  }
+
+  // Max-label propagation over the live vertices, then each root's SCC backwards.
+  void color_and_peel(const Vertices& live) {
+    if (live.empty()) return;
+    oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) { color_[live[i]] = live[i]; });
+    level_by_level(live, [&](std::uint32_t v, Vertices& next) {
+      const std::uint32_t c = atomic(color_[v]).load(std::memory_order_relaxed);
+      for (std::uint64_t k = g_.out_offsets[v]; k < g_.out_offsets[v + 1]; ++k) {
+        const std::uint32_t w = g_.out[k];
+        if (!is_live(w)) continue;
+        std::uint32_t seen = atomic(color_[w]).load(std::memory_order_relaxed);
+        while (seen < c && !atomic(color_[w]).compare_exchange_weak(seen, c)) {
+        }
+        if (seen < c) next.push_back(w);
+      }
+    });
+    Vertices roots;
+    for (std::uint32_t v : live) {
+      if (color_[v] == v) roots.push_back(v);
+    }
+    std::vector<std::uint32_t> root_scc(roots.size());
+    for (std::size_t i = 0; i < roots.size(); ++i) {
+      root_scc[i] = next_scc_++;
+      scc_of_[roots[i]] = root_scc[i];
+    }
+    level_by_level(roots, [&](std::uint32_t v, Vertices& next) {
+      const std::uint32_t scc = scc_of_[v];
+      for (std::uint64_t k = g_.in_offsets[v]; k < g_.in_offsets[v + 1]; ++k) {
+        const std::uint32_t u = g_.in[k];
+        std::uint32_t expected = kNone;
+        if (color_[u] == color_[v] && atomic(scc_of_[u]).compare_exchange_strong(expected, scc)) next.push_back(u);
+      }
+    });
+  }
+
+  Vertices still_live(const Vertices& live) const {
+    Vertices left;
+    for (std::uint32_t v : live) {
+      if (scc_of_[v] == kNone) left.push_back(v);
+    }
+    return left;
+  }
+
+  const LocalGraph& g_;
+  Vertices scc_of_;
+  Vertices color_;
+  std::atomic<std::uint32_t> next_scc_{0};
+};
+
+// Each SCC's height: 0 without edges to other SCCs, else one more than the highest it
+// reaches. Kahn's algorithm backwards from the SCCs of height 0, a level at a time.
+std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, std::uint32_t count,
+                                   const std::vector<std::uint64_t>& starts, const Vertices& members) {
+  std::vector<std::uint32_t> outside(count, 0), height(count, 0);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
+    for (std::uint64_t k = g.out_offsets[v]; k < g.out_offsets[v + 1]; ++k) {
+      if (scc_of[g.out[k]] != scc_of[v]) atomic(outside[scc_of[v]]).fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  Vertices frontier;
+  for (std::uint32_t c = 0; c < count; ++c) {
+    if (outside[c] == 0) frontier.push_back(c);
+  }
+  level_by_level(std::move(frontier), [&](std::uint32_t c, Vertices& next) {
+    for (std::uint64_t i = starts[c]; i < starts[c + 1]; ++i) {
+      const std::uint32_t v = members[i];
+      for (std::uint64_t k = g.in_offsets[v]; k < g.in_offsets[v + 1]; ++k) {
+        const std::uint32_t p = scc_of[g.in[k]];
+        if (p == c) continue;
+        if (atomic(outside[p]).fetch_sub(1) == 1) {
+          height[p] = height[c] + 1;  // the last edge out of p to be released is from its highest successor's level
+          next.push_back(p);
+        }
+      }
+    }
+  });
+  return height;
+}
+
+}  // namespace
+
+SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows,
+                                           std::vector<std::uint32_t>* scc_heights) {
+  SccDecomposition result;
+  result.scc_starts.assign(1, 0);
+  const LocalGraph g = local_graph(mdp, maybe, enabled_rows);
+  if (g.size() == 0) return result;
+  Decomposer decomposer(g);
+  decomposer.run();
+  const Vertices& scc_of = decomposer.scc_of();
+  const std::uint32_t count = decomposer.count();
+
+  // Members of each SCC, in increasing local (= model) index: a stable counting sort.
+  std::vector<std::uint64_t> starts(count + 1, 0);
+  for (std::uint32_t v = 0; v < g.size(); ++v) ++starts[scc_of[v] + 1];
+  std::partial_sum(starts.begin(), starts.end(), starts.begin());
+  Vertices members(g.size());
+  {
+    std::vector<std::uint64_t> fill(starts.begin(), starts.end() - 1);
+    for (std::uint32_t v = 0; v < g.size(); ++v) members[fill[scc_of[v]]++] = v;
+  }
+  const std::vector<std::uint32_t> height = heights(g, scc_of, count, starts, members);
+
+  // SCCs by height, then by smallest member.
+  std::vector<std::uint64_t> keys(count);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t c) {
+    keys[c] = (static_cast<std::uint64_t>(height[c]) << 32) | members[starts[c]];
+  });
+  oneapi::tbb::parallel_sort(keys.begin(), keys.end());
+  result.scc_starts.resize(count + 1);
+  result.order.resize(g.size());
+  if (scc_heights) scc_heights->resize(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint32_t c = scc_of[static_cast<std::uint32_t>(keys[i])];
+    result.scc_starts[i + 1] = result.scc_starts[i] + (starts[c + 1] - starts[c]);
+    if (scc_heights) (*scc_heights)[i] = height[c];
+  }
+  oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t i) {
+    const std::uint32_t c = scc_of[static_cast<std::uint32_t>(keys[i])];
+    for (std::uint64_t k = starts[c]; k < starts[c + 1]; ++k) result.order[result.scc_starts[i] + (k - starts[c])] = g.states[members[k]];
+  });
+  return result;
+}
+
+}  // namespace mdpvi::graph
