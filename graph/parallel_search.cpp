@@ -1,9 +1,10 @@
-// The oneTBB backend of graph/search_backend.h: level-synchronous searches, each
-// level's frontier expanded in parallel, states claimed with one atomic fetch_or on
+// The oneTBB backend of graph/search_backend.h: level-synchronous searches
+// (graph/level_loop.h), states claimed with one atomic fetch_or on
 // their word of the result, so that each joins the next frontier once.
 #include "graph/parallel_search.h"
 
 #include "graph/bit_words.h"
+#include "graph/level_loop.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -17,35 +18,6 @@ namespace mdpvi::graph {
 namespace {
 
 using Frontier = std::vector<Vertex>;
-
-// Runs expand(t, next) for every state t of the frontier, level after level, until a
-// level adds nothing; expand pushes the states it claims onto next. A narrow level
-// runs on the calling thread: a parallel level costs ~10-20 us of overhead, and
-// searches of the benchmark models have hundreds of narrow levels.
-template <typename Expand>
-void level_by_level(Frontier frontier, Expand expand) {
-  constexpr std::size_t kParallelLevel = 4096;
-  oneapi::tbb::enumerable_thread_specific<Frontier> next;
-  Frontier serial_next;
-  while (!frontier.empty()) {
-    if (frontier.size() < kParallelLevel) {
-      for (Vertex t : frontier) expand(t, serial_next);
-      frontier.swap(serial_next);
-      serial_next.clear();
-      continue;
-    }
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, frontier.size(), 256),
-                              [&](const oneapi::tbb::blocked_range<std::size_t>& range) {
-                                Frontier& local = next.local();
-                                for (std::size_t i = range.begin(); i < range.end(); ++i) expand(frontier[i], local);
-                              });
-    frontier.clear();
-    for (Frontier& part : next) {
-      frontier.insert(frontier.end(), part.begin(), part.end());
-      part.clear();
-    }
-  }
-}
 
 Frontier members(const StateSet& set) {
   Frontier states;
