@@ -9,8 +9,10 @@
 //   3. repeat 1-2 on what is left;
 //   4. order: an SCC's height is the longest path from it to an SCC without
 //      successors (Kahn's algorithm, a level at a time); sorting by height puts every
-//      SCC after those it reaches. Ties go by smallest state, so the order does not
-//      depend on the threads.
+//      SCC after those it reaches. Ties go by representative (a singleton's state, a
+//      colored SCC's root), so the order does not depend on the threads.
+// SCCs are labelled by their representative while the decomposition runs: numbering
+// them from one shared counter cost csma4_4 (121M singletons) 12 s of contention.
 #include "graph/parallel_scc.h"
 
 #include "engine/model/stopwatch.h"
@@ -21,8 +23,8 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/parallel_sort.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -93,7 +95,7 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
   return g;
 }
 
-// The decomposition under way: each vertex's SCC (kNone while live).
+// The decomposition under way: each vertex's SCC, by representative (kNone while live).
 class Decomposer {
  public:
   explicit Decomposer(const LocalGraph& g) : g_(g), scc_of_(g.size(), kNone), color_(g.size()) {}
@@ -110,20 +112,15 @@ class Decomposer {
     }
   }
 
-  const Vertices& scc_of() const { return scc_of_; }
+  const Vertices& representatives() const { return scc_of_; }
   int rounds() const { return rounds_; }
-  std::uint32_t count() const { return next_scc_.load(); }
 
  private:
-  static constexpr std::uint32_t kTaken = kNone - 1;  // between the claim and the SCC's number
-
   bool is_live(std::uint32_t v) { return atomic(scc_of_[v]).load(std::memory_order_relaxed) == kNone; }
   // Makes v an SCC of its own; true for the one caller that did.
   bool take_singleton(std::uint32_t v) {
     std::uint32_t expected = kNone;
-    if (!atomic(scc_of_[v]).compare_exchange_strong(expected, kTaken)) return false;
-    atomic(scc_of_[v]).store(next_scc_++, std::memory_order_relaxed);
-    return true;
+    return atomic(scc_of_[v]).compare_exchange_strong(expected, v);
   }
 
   // Counts the live neighbours other than itself, in and out; vertices with none on
@@ -183,11 +180,7 @@ class Decomposer {
     for (std::uint32_t v : live) {
       if (color_[v] == v) roots.push_back(v);
     }
-    std::vector<std::uint32_t> root_scc(roots.size());
-    for (std::size_t i = 0; i < roots.size(); ++i) {
-      root_scc[i] = next_scc_++;
-      scc_of_[roots[i]] = root_scc[i];
-    }
+    for (std::uint32_t r : roots) scc_of_[r] = r;
     level_by_level(roots, [&](std::uint32_t v, Vertices& next) {
       const std::uint32_t scc = scc_of_[v];
       for (std::uint64_t k = g_.in_offsets[v]; k < g_.in_offsets[v + 1]; ++k) {
@@ -209,14 +202,61 @@ class Decomposer {
   const LocalGraph& g_;
   Vertices scc_of_;
   Vertices color_;
-  std::atomic<std::uint32_t> next_scc_{0};
   int rounds_ = 0;
 };
+
+// SCC numbers 0, 1, ... in increasing order of representative, per vertex.
+std::vector<std::uint32_t> dense_numbers(const Vertices& representative) {
+  const std::uint32_t n = static_cast<std::uint32_t>(representative.size());
+  Vertices number(n, kNone);
+  std::uint32_t count = 0;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (representative[v] == v) number[v] = count++;
+  }
+  Vertices scc_of(n);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) { scc_of[v] = number[representative[v]]; });
+  return scc_of;
+}
+
+// The vertices of each SCC, in increasing order: vertices[starts[c] .. starts[c+1]).
+struct SccMembers {
+  std::vector<std::uint64_t> starts;
+  Vertices vertices;
+};
+
+SccMembers members_of(const Vertices& scc_of, std::uint32_t count) {
+  const std::uint32_t n = static_cast<std::uint32_t>(scc_of.size());
+  SccMembers m{std::vector<std::uint64_t>(count + 1, 0), Vertices(n)};
+  if (count == n) {  // every SCC a single state (acyclic, as csma's): the inverse permutation
+    oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
+      m.starts[scc_of[v] + 1] = 1;
+      m.vertices[scc_of[v]] = v;
+    });
+  } else {  // a stable counting sort
+    for (std::uint32_t v = 0; v < n; ++v) ++m.starts[scc_of[v] + 1];
+    std::vector<std::uint64_t> fill(m.starts.begin(), m.starts.end() - 1);
+    std::partial_sum(fill.begin(), fill.end(), fill.begin());
+    for (std::uint32_t v = 0; v < n; ++v) m.vertices[fill[scc_of[v]]++] = v;
+  }
+  std::partial_sum(m.starts.begin(), m.starts.end(), m.starts.begin());
+  return m;
+}
+
+// SCC numbers by height, numbers of one height in increasing order (a stable counting sort).
+Vertices by_height(const std::vector<std::uint32_t>& height) {
+  const std::uint32_t highest = height.empty() ? 0 : *std::max_element(height.begin(), height.end());
+  std::vector<std::uint64_t> fill(highest + 2, 0);
+  for (std::uint32_t h : height) ++fill[h + 1];
+  std::partial_sum(fill.begin(), fill.end(), fill.begin());
+  Vertices ranked(height.size());
+  for (std::uint32_t c = 0; c < height.size(); ++c) ranked[fill[height[c]]++] = c;
+  return ranked;
+}
 
 // Each SCC's height: 0 without edges to other SCCs, else one more than the highest it
 // reaches. Kahn's algorithm backwards from the SCCs of height 0, a level at a time.
 std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, std::uint32_t count,
-                                   const std::vector<std::uint64_t>& starts, const Vertices& members) {
+                                   const SccMembers& members) {
   std::vector<std::uint32_t> outside(count, 0), height(count, 0);
   oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
     for (std::uint64_t k = g.out_offsets[v]; k < g.out_offsets[v + 1]; ++k) {
@@ -228,8 +268,8 @@ std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, 
     if (outside[c] == 0) frontier.push_back(c);
   }
   level_by_level(std::move(frontier), [&](std::uint32_t c, Vertices& next) {
-    for (std::uint64_t i = starts[c]; i < starts[c + 1]; ++i) {
-      const std::uint32_t v = members[i];
+    for (std::uint64_t i = members.starts[c]; i < members.starts[c + 1]; ++i) {
+      const std::uint32_t v = members.vertices[i];
       for (std::uint64_t k = g.in_offsets[v]; k < g.in_offsets[v + 1]; ++k) {
         const std::uint32_t p = scc_of[g.in[k]];
         if (p == c) continue;
@@ -256,45 +296,31 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
   Decomposer decomposer(g);
   decomposer.run();
   const double decompose_s = seconds_since(start) - graph_s;
-  const Vertices& scc_of = decomposer.scc_of();
-  const std::uint32_t count = decomposer.count();
-
-  // Members of each SCC, in increasing local (= model) index: a stable counting sort.
-  std::vector<std::uint64_t> starts(count + 1, 0);
-  oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
-    atomic(starts[scc_of[v] + 1]).fetch_add(1, std::memory_order_relaxed);
-  });
-  std::partial_sum(starts.begin(), starts.end(), starts.begin());
-  Vertices members(g.size());
-  if (count == g.size()) {  // every SCC a single state (acyclic, as csma's): the inverse permutation
-    oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) { members[scc_of[v]] = v; });
-  } else {
-    std::vector<std::uint64_t> fill(starts.begin(), starts.end() - 1);
-    for (std::uint32_t v = 0; v < g.size(); ++v) members[fill[scc_of[v]]++] = v;
-  }
-  const std::vector<std::uint32_t> height = heights(g, scc_of, count, starts, members);
-
-  // SCCs by height, then by smallest member.
-  std::vector<std::uint64_t> keys(count);
-  oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t c) {
-    keys[c] = (static_cast<std::uint64_t>(height[c]) << 32) | members[starts[c]];
-  });
-  oneapi::tbb::parallel_sort(keys.begin(), keys.end());
+  const std::vector<std::uint32_t> scc_of = dense_numbers(decomposer.representatives());
+  const std::uint32_t count = scc_of.empty() ? 0 : 1 + *std::max_element(scc_of.begin(), scc_of.end());
+  const SccMembers members = members_of(scc_of, count);
+  const double members_s = seconds_since(start) - graph_s - decompose_s;
+  const std::vector<std::uint32_t> height = heights(g, scc_of, count, members);
+  const double heights_s = seconds_since(start) - graph_s - decompose_s - members_s;
+  const std::vector<std::uint32_t> ranked = by_height(height);
   result.scc_starts.resize(count + 1);
   result.order.resize(g.size());
   if (scc_heights) scc_heights->resize(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    const std::uint32_t c = scc_of[static_cast<std::uint32_t>(keys[i])];
-    result.scc_starts[i + 1] = result.scc_starts[i] + (starts[c + 1] - starts[c]);
+    const std::uint32_t c = ranked[i];
+    result.scc_starts[i + 1] = result.scc_starts[i] + (members.starts[c + 1] - members.starts[c]);
     if (scc_heights) (*scc_heights)[i] = height[c];
   }
   oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t i) {
-    const std::uint32_t c = scc_of[static_cast<std::uint32_t>(keys[i])];
-    for (std::uint64_t k = starts[c]; k < starts[c + 1]; ++k) result.order[result.scc_starts[i] + (k - starts[c])] = g.states[members[k]];
+    const std::uint32_t c = ranked[i];
+    for (std::uint64_t k = members.starts[c]; k < members.starts[c + 1]; ++k) {
+      result.order[result.scc_starts[i] + (k - members.starts[c])] = g.states[members.vertices[k]];
+    }
   });
   spdlog::debug("parallel SCCs of {} states: {} SCCs; graph {:.3f} s, {} rounds of trim and coloring {:.3f} s, "
-                "order {:.3f} s",
-                g.size(), count, graph_s, decomposer.rounds(), decompose_s, seconds_since(start) - graph_s - decompose_s);
+                "members {:.3f} s, heights {:.3f} s, order {:.3f} s",
+                g.size(), count, graph_s, decomposer.rounds(), decompose_s, members_s, heights_s,
+                seconds_since(start) - graph_s - decompose_s - members_s - heights_s);
   return result;
 }
 
