@@ -94,9 +94,10 @@ for part in "$@"; do
           run "leader8 Rmin graph $g" $M/leader_async/leader8.nm --prop 'Rmin=? [ F "elected" ]' --graph $g
         done
       else
-        run "coin8_2 Pmin+Pmax graph gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]}" --graph gpu
+        run "coin8_2 Pmin graph gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --graph gpu
+        run "coin8_2 Pmax graph gpu" $M/consensus/coin8.nm --const K=2 "${coin_max[@]}" --graph gpu
         run "csma4_4 Pmin+Pmax graph gpu" $M/csma/csma4_4.nm "${csma_props[@]}" --graph gpu
-        run "csma3_6 Pmax graph reference" $M/csma/csma3_6.nm "${csma_max[@]}" --graph reference
+        [ -n "${WITH_REFERENCE:-}" ] && run "csma3_6 Pmax graph reference" $M/csma/csma3_6.nm "${csma_max[@]}" --graph reference
       fi
       ;;
     tests)

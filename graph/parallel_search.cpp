@@ -3,7 +3,7 @@
 // their word of the result, so that each joins the next frontier once.
 #include "graph/parallel_search.h"
 
-#include "graph/bit_words.h"
+#include "engine/model/bit_words.h"
 #include "graph/level_loop.h"
 
 #include <oneapi/tbb/blocked_range.h>

@@ -65,6 +65,10 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, c
   return result;
 }
 
+const char* scc_backend(SearchKind kind) {
+  return to_string(kind == SearchKind::reference ? SearchKind::reference : SearchKind::cpu_parallel);
+}
+
 SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows) {
   if (kind == SearchKind::reference) return maybe_state_sccs(mdp, maybe, enabled_rows);

@@ -31,4 +31,7 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, c
 SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows = nullptr);
 
+// Where maybe_state_sccs(kind, ...) runs: "cpu-reference" or "cpu-parallel".
+const char* scc_backend(SearchKind kind);
+
 }  // namespace mdpvi::graph

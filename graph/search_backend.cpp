@@ -1,6 +1,6 @@
 #include "graph/search_backend.h"
 
-#include "graph/bit_words.h"
+#include "engine/model/bit_words.h"
 #include "graph/parallel_search.h"
 #include "graph/reference_search.h"
 #include "gpu/device_solver.h"

@@ -71,7 +71,8 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
           << seconds(d->solve.time_s) << ")\n";
     } else if (d->qualitative.maybe > 0) {
       out << "SCCs of maybe-states: " << d->sccs.num_sccs << ", " << d->solve.stats.iterated_sccs << " iterated, largest "
-          << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s) << ")\n"
+          << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s)
+          << (d->sccs.ran_on.empty() ? "" : ", " + d->sccs.ran_on) << ")\n"
           << method_heading(d->solve.method) << d->solve.stats.iterations << " iterations (" << seconds(d->solve.time_s) << ")"
           << (d->solve.stats.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
     }
@@ -129,6 +130,7 @@ nlohmann::json to_json(const CheckReport& report) {
       }
       entry["phases"] = {{"qualitative_s", d->qualitative.time_s}, {"scc_s", d->sccs.time_s}, {"solve_s", d->solve.time_s}};
       entry["qualitative_on"] = d->qualitative.ran_on.empty() ? nlohmann::json() : nlohmann::json(d->qualitative.ran_on);
+      entry["sccs_on"] = d->sccs.ran_on.empty() ? nlohmann::json() : nlohmann::json(d->sccs.ran_on);
       entry["states"] = {{"yes", d->qualitative.yes}, {"no", d->qualitative.no}, {"maybe", d->qualitative.maybe}};
       entry["sccs"] = {{"count", d->sccs.num_sccs}, {"iterated", d->solve.stats.iterated_sccs}, {"largest", d->solve.stats.largest_scc},
                        {"max_iterations", d->solve.stats.max_scc_iterations}};

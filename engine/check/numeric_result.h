@@ -16,13 +16,14 @@ struct QualitativeSummary {
   std::uint64_t no = 0;     // probability 0 (rewards: infinite)
   std::uint64_t maybe = 0;  // left to the solver
   double time_s = 0.0;
-  std::string ran_on;  // graph::to_string(SearchKind): "gpu", "cpu-parallel", "cpu-reference"
+  std::string ran_on{};  // graph::to_string(SearchKind): "gpu", "cpu-parallel", "cpu-reference"
 };
 
 // The maybe-states' SCCs in solving order and the system built on them.
 struct SccPlanSummary {
   std::size_t num_sccs = 0;
   double time_s = 0.0;
+  std::string ran_on{};  // "cpu-parallel" or "cpu-reference" (graph/scc.h; no device version yet)
 };
 
 struct NumericResult {

@@ -39,7 +39,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   MaybeSystem system = build_maybe_system(model, partition, sccs);
   spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
-  result.sccs = {sccs.num_sccs(), seconds_since(start)};
+  result.sccs = {sccs.num_sccs(), seconds_since(start), graph::scc_backend(search.kind())};
 
   result.values.assign(mdp.num_states(), 0.0);
   for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) result.values[s] = 1.0;

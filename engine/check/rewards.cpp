@@ -69,7 +69,7 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   // infinite itself); for Rmin such choices get b = infinity and are left out.
   MaybeSystem system = build_maybe_system(model, sccs, result.values, collapsed ? &collapsed->rewards : &rewards);
   spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
-  result.sccs = {sccs.num_sccs(), seconds_since(start)};
+  result.sccs = {sccs.num_sccs(), seconds_since(start), graph::scc_backend(search.kind())};
   // No known upper bound: the upper iterate's start is guessed and verified.
   solve_into({.system = system, .direction = direction, .options = options}, device, result);
   return result;

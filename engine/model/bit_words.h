@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace mdpvi::graph {
+namespace mdpvi {
 
 class BitWords {
  public:
@@ -44,4 +44,4 @@ class BitWords {
   std::vector<std::uint64_t> words_;
 };
 
-}  // namespace mdpvi::graph
+}  // namespace mdpvi
