@@ -6,15 +6,11 @@ namespace mdpvi::graph {
 
 EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows, SearchKind kind) {
   constexpr std::uint32_t kNone = EndComponents::kNone;
-  std::vector<std::uint32_t> scc_of(mdp.num_states(), kNone);
+  std::vector<std::uint32_t> scc_of;
   bool changed = true;
   while (changed) {
     changed = false;
-    SccDecomposition sccs = maybe_state_sccs(kind, mdp, states, &enabled_rows);
-    std::fill(scc_of.begin(), scc_of.end(), kNone);
-    for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
-      for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) scc_of[sccs.order[i]] = static_cast<std::uint32_t>(c);
-    }
+    scc_of = scc_labels(kind, mdp, states, &enabled_rows);  // the partition is all this needs
     for (auto s = states.find_first(); s != StateSet::npos; s = states.find_next(s)) {
       bool keeps_a_row = false;
       for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {

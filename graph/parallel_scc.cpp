@@ -285,6 +285,20 @@ std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, 
 
 }  // namespace
 
+std::vector<std::uint32_t> parallel_scc_labels(const SparseMdp& mdp, const StateSet& states,
+                                               const StateSet* enabled_rows) {
+  std::vector<std::uint32_t> label(mdp.num_states(), kNone);
+  const LocalGraph g = local_graph(mdp, states, enabled_rows);
+  if (g.size() == 0) return label;
+  Decomposer decomposer(g);
+  decomposer.run();
+  const Vertices& representative = decomposer.representatives();
+  oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
+    label[g.states[v]] = g.states[representative[v]];
+  });
+  return label;
+}
+
 SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows,
                                            std::vector<std::uint32_t>* scc_heights) {
   SccDecomposition result;

@@ -13,4 +13,10 @@ namespace mdpvi::graph {
 SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows,
                                            std::vector<std::uint32_t>* scc_heights = nullptr);
 
+// The partition alone, without the order: per model state, the index of a state of
+// its SCC (the same for all of them); none (UINT32_MAX) outside states. What end
+// components need, at a fraction of the cost (no heights, no sorting).
+std::vector<std::uint32_t> parallel_scc_labels(const SparseMdp& mdp, const StateSet& states,
+                                               const StateSet* enabled_rows);
+
 }  // namespace mdpvi::graph

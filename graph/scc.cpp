@@ -65,6 +65,17 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, c
   return result;
 }
 
+std::vector<std::uint32_t> scc_labels(SearchKind kind, const SparseMdp& mdp, const StateSet& states,
+                                      const StateSet* enabled_rows) {
+  if (kind != SearchKind::reference) return parallel_scc_labels(mdp, states, enabled_rows);
+  std::vector<std::uint32_t> label(mdp.num_states(), kNotMaybe);
+  SccDecomposition sccs = maybe_state_sccs(mdp, states, enabled_rows);
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) label[sccs.order[i]] = static_cast<std::uint32_t>(c);
+  }
+  return label;
+}
+
 const char* scc_backend(SearchKind kind) {
   return to_string(kind == SearchKind::reference ? SearchKind::reference : SearchKind::cpu_parallel);
 }

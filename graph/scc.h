@@ -31,6 +31,11 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, c
 SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows = nullptr);
 
+// The partition alone: per model state, a label shared by exactly the states of its
+// SCC; UINT32_MAX outside states.
+std::vector<std::uint32_t> scc_labels(SearchKind kind, const SparseMdp& mdp, const StateSet& states,
+                                      const StateSet* enabled_rows);
+
 // Where maybe_state_sccs(kind, ...) runs: "cpu-reference" or "cpu-parallel".
 const char* scc_backend(SearchKind kind);
 

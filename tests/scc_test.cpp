@@ -1,3 +1,4 @@
+#include "graph/end_components.h"
 #include "graph/parallel_scc.h"
 #include "graph/scc.h"
 #include "random_mdps.h"
@@ -136,6 +137,30 @@ TEST(ParallelSccs, AreEquivalentToRef) {
       ASSERT_EQ(actual.order.size(), expected.order.size());
       EXPECT_EQ(smallest_in_scc(actual, n), smallest_in_scc(expected, n)) << "n = " << n;
       expect_successors_first(mdp, maybe, rows, actual, heights);
+    }
+  }
+}
+
+// Maximal end components from the parallel partition against those from Tarjan's: the
+// same components (up to their numbering) and the same internal rows.
+TEST(ParallelSccs, EndComponentsAreEquivalentToRef) {
+  for (std::uint32_t n : {1u, 31u, 33u, 1025u, 20011u}) {
+    SparseMdp mdp = test::random_mdp(n, n + 9);
+    for (std::uint32_t seed = 0; seed < 3; ++seed) {
+      StateSet states = test::random_set(n, 0.8, seed);
+      StateSet rows = test::random_set(mdp.num_choices(), 0.5 + 0.2 * seed, seed + 7);
+      auto expected = graph::maximal_end_components(mdp, states, rows, graph::SearchKind::reference);
+      auto actual = graph::maximal_end_components(mdp, states, rows, graph::SearchKind::cpu_parallel);
+      ASSERT_EQ(actual.count, expected.count) << "n = " << n;
+      EXPECT_EQ(actual.internal_rows, expected.internal_rows) << "n = " << n;
+      std::vector<std::uint32_t> same(expected.count, graph::EndComponents::kNone);
+      for (std::uint32_t s = 0; s < n; ++s) {
+        ASSERT_EQ(actual.component_of[s] == graph::EndComponents::kNone, expected.component_of[s] == graph::EndComponents::kNone);
+        if (expected.component_of[s] == graph::EndComponents::kNone) continue;
+        std::uint32_t& mapped = same[expected.component_of[s]];
+        if (mapped == graph::EndComponents::kNone) mapped = actual.component_of[s];
+        EXPECT_EQ(actual.component_of[s], mapped) << "state " << s;
+      }
     }
   }
 }
