@@ -97,6 +97,9 @@ for part in "$@"; do
         run "coin8_2 Pmin graph gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --graph gpu
         run "coin8_2 Pmax graph gpu" $M/consensus/coin8.nm --const K=2 "${coin_max[@]}" --graph gpu
         run "csma4_4 Pmin+Pmax graph gpu" $M/csma/csma4_4.nm "${csma_props[@]}" --graph gpu
+        # The oneTBB searches against the sequential reference, graph phases only (one sweep).
+        run "coin8_2 Pmin+Pmax graph cpu, one sweep" $M/consensus/coin8.nm --const K=2 "${coin_props[@]}" --graph cpu --max-iters 1
+        run "coin8_2 Pmin graph reference, one sweep" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --graph reference --max-iters 1
         [ -n "${WITH_REFERENCE:-}" ] && run "csma3_6 Pmax graph reference" $M/csma/csma3_6.nm "${csma_max[@]}" --graph reference
       fi
       ;;
