@@ -36,6 +36,7 @@ namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 using Vertices = std::vector<std::uint32_t>;
+using Adjacency = PodVector<std::uint32_t>;
 
 template <typename T>
 std::atomic_ref<T> atomic(T& value) {
@@ -46,14 +47,14 @@ std::atomic_ref<T> atomic(T& value) {
 struct LocalGraph {
   Vertices states;  // local -> model state
   std::vector<std::uint64_t> out_offsets, in_offsets;
-  Vertices out, in;
+  Adjacency out, in;  // filled in parallel, no serial zeroing first
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(states.size()); }
 };
 
 // emit(v, w) for every edge of local state v; the same walk counts and fills.
 template <typename Emit>
-void each_edge(const SparseMdp& mdp, const LocalGraph& g, const Vertices& local_of, const StateSet* enabled_rows,
+void each_edge(const SparseMdp& mdp, const LocalGraph& g, const PodVector<std::uint32_t>& local_of, const StateSet* enabled_rows,
                std::uint32_t v, Emit emit) {
   const std::uint32_t s = g.states[v];
   for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
@@ -70,7 +71,8 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
   g.states.reserve(maybe.count());
   for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) g.states.push_back(static_cast<std::uint32_t>(s));
   const std::uint32_t n = g.size();
-  Vertices local_of(mdp.num_states(), kNone);
+  PodVector<std::uint32_t> local_of(mdp.num_states());
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { local_of[s] = kNone; });
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) { local_of[g.states[v]] = v; });
   g.out_offsets.assign(n + 1, 0);
   g.in_offsets.assign(n + 1, 0);
@@ -145,14 +147,14 @@ class Decomposer {
     });
   }
 
-  std::uint32_t live_neighbours(const Vertices& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v) {
+  std::uint32_t live_neighbours(const Adjacency& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v) {
     std::uint32_t count = 0;
     for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) count += adjacent[k] != v && is_live(adjacent[k]);
     return count;
   }
 
   // v has left: each live neighbour w loses one count; at 0 it is a singleton too.
-  void release(const Vertices& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v,
+  void release(const Adjacency& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v,
                std::vector<std::uint32_t>& counts, Vertices& next) {
     for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
       const std::uint32_t w = adjacent[k];

@@ -14,7 +14,7 @@ namespace {
 // the model with its constant. The same walk counts (first pass) and fills (second
 // pass), so the two cannot disagree on which rows are kept.
 template <typename Emit>
-void kept_rows(const SparseMdp& mdp, std::uint32_t s, const std::vector<std::uint32_t>& local_of,
+void kept_rows(const SparseMdp& mdp, std::uint32_t s, const PodVector<std::uint32_t>& local_of,
                const std::vector<double>& outside_values, const RewardStructure* rewards, Emit emit) {
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   bool kept_any = false;
@@ -40,24 +40,28 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecompositi
   system.model_states = sccs.order;
   system.scc_starts = sccs.scc_starts;
   const std::uint32_t n = system.num_states();
-  std::vector<std::uint32_t> local_of(mdp.num_states(), kOutside);
+  PodVector<std::uint32_t> local_of(mdp.num_states());
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { local_of[s] = kOutside; });
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) { local_of[system.model_states[i]] = i; });
 
   // First pass, in parallel: rows and entries kept per state; then their offsets.
-  std::vector<std::uint64_t> rows_of(n + 1, 0), entries_of(n + 1, 0);
+  PodVector<std::uint64_t> entries_of(n + 1);
+  system.row_group_starts.resize(n + 1);
+  system.row_group_starts[0] = entries_of[0] = 0;
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) {
+    std::uint64_t rows = 0, entries = 0;
     kept_rows(mdp, system.model_states[i], local_of, outside_values, rewards, [&](std::uint64_t r, double) {
-      ++rows_of[i + 1];
-      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-        entries_of[i + 1] += local_of[mdp.columns[k]] != kOutside;
-      }
+      ++rows;
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) entries += local_of[mdp.columns[k]] != kOutside;
     });
+    system.row_group_starts[i + 1] = rows;
+    entries_of[i + 1] = entries;
   });
-  std::partial_sum(rows_of.begin(), rows_of.end(), rows_of.begin());
+  std::partial_sum(system.row_group_starts.begin(), system.row_group_starts.end(), system.row_group_starts.begin());
   std::partial_sum(entries_of.begin(), entries_of.end(), entries_of.begin());
 
-  // Second pass, in parallel: each state fills its own slices.
-  system.row_group_starts = rows_of;
+  // Second pass, in parallel: each state fills its own slices (and commits their pages).
+  const PodVector<std::uint64_t>& rows_of = system.row_group_starts;
   system.row_starts.resize(rows_of[n] + 1);
   system.row_constants.resize(rows_of[n]);
   system.columns.resize(entries_of[n]);
@@ -82,8 +86,10 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecompositi
 
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
                                const graph::SccDecomposition& sccs) {
-  std::vector<double> outside(mdp.num_states(), 0.0);
-  for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) outside[s] = 1.0;
+  std::vector<double> outside(mdp.num_states());
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
+    outside[s] = partition.yes.test(s) ? 1.0 : 0.0;
+  });
   return build_maybe_system(mdp, sccs, outside);
 }
 

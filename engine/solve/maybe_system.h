@@ -14,11 +14,13 @@
 namespace mdpvi {
 
 struct MaybeSystem {
-  std::vector<std::uint64_t> row_group_starts;  // local states + 1
-  std::vector<std::uint64_t> row_starts;        // rows + 1
-  std::vector<std::uint32_t> columns;           // local state indices
-  std::vector<double> values;
-  std::vector<double> row_constants;            // b(r), one per row
+  // PodVector: filled in parallel after one resize, with no serial zeroing first
+  // (csma4_4's system has 250M entries).
+  PodVector<std::uint64_t> row_group_starts;  // local states + 1
+  PodVector<std::uint64_t> row_starts;        // rows + 1
+  PodVector<std::uint32_t> columns;           // local state indices
+  PodVector<double> values;
+  PodVector<double> row_constants;            // b(r), one per row
   std::vector<std::uint64_t> scc_starts;        // local state ranges, solving order
   std::vector<std::uint32_t> model_states;      // local index -> model state
 
