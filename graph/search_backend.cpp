@@ -24,11 +24,12 @@ namespace {
 // The CUDA backend (gpu/graph_search.h) behind the interface: sets travel as words.
 class DeviceSearch final : public SearchBackend {
  public:
-  DeviceSearch(const SparseMdp& mdp, std::unique_ptr<gpu::DeviceGraphSearch> device)
-      : mdp_(mdp), device_(std::move(device)) {}
+  DeviceSearch(const SparseMdp& mdp, std::unique_ptr<gpu::DeviceGraphSearch> device, std::size_t bytes)
+      : mdp_(mdp), device_(std::move(device)), bytes_(bytes) {}
 
   SearchKind kind() const override { return SearchKind::gpu; }
   const SparseMdp& mdp() const override { return mdp_; }
+  std::size_t device_bytes() const override { return bytes_; }
 
   StateSet backward_exists(const StateSet& sources, const StateSet& allowed_states,
                            const StateSet* allowed_rows) const override {
@@ -54,6 +55,7 @@ class DeviceSearch final : public SearchBackend {
  private:
   const SparseMdp& mdp_;
   std::unique_ptr<gpu::DeviceGraphSearch> device_;
+  std::size_t bytes_;
 };
 
 gpu::GraphArrays arrays_of(const SparseMdp& mdp, const ChoicePredecessorGraph& graph) {
@@ -77,7 +79,7 @@ std::unique_ptr<SearchBackend> device_search(const SparseMdp& mdp, const ChoiceP
     return nullptr;
   }
   try {
-    return std::make_unique<DeviceSearch>(mdp, gpu::upload_graph(arrays_of(mdp, graph)));
+    return std::make_unique<DeviceSearch>(mdp, gpu::upload_graph(arrays_of(mdp, graph)), needed);
   } catch (const gpu::DeviceError& error) {
     spdlog::warn("{}; graph searches on the CPU instead", error.what());
     return nullptr;

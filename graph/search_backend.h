@@ -22,6 +22,8 @@ class SearchBackend {
 
   virtual SearchKind kind() const = 0;
   virtual const SparseMdp& mdp() const = 0;
+  // The device memory the backend holds for the whole run (the GPU's graph), else 0.
+  virtual std::size_t device_bytes() const { return 0; }
 
   // The states from which some path reaches sources through allowed states, taking
   // only allowed rows (nullptr: every row): sources, and every allowed state with an

@@ -267,6 +267,7 @@ CheckReport run_check(const CheckOptions& options) {
   std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, graph, search_kind(options));
   report.model.graph_s = seconds_since(start);
   report.model.graph_on = to_string(search->kind());
+  report.model.graph_device_bytes = search->device_bytes();
   for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(model, *search, entry, options));
   return report;
 }

@@ -41,6 +41,7 @@ struct ModelSummary {
   double build_s = 0.0;         // exploring the state space (PRISM-language models)
   double graph_s = 0.0;         // building the search graph shared by all properties (and uploading it)
   std::string graph_on;         // where the graph searches run: gpu, cpu-parallel, cpu-reference
+  std::size_t graph_device_bytes = 0;  // the device memory the graph holds for the whole run (GPU searches)
 };
 
 struct PropertyOutcome {

@@ -112,7 +112,8 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"parse_time_s", m.parse_s},
                           {"build_time_s", m.build_s},
                           {"graph_time_s", m.graph_s},
-                          {"graph_on", m.graph_on.empty() ? nlohmann::json() : nlohmann::json(m.graph_on)}};
+                          {"graph_on", m.graph_on.empty() ? nlohmann::json() : nlohmann::json(m.graph_on)},
+                          {"graph_device_bytes", m.graph_device_bytes}};
   nlohmann::json properties = nlohmann::json::array();
   for (const PropertyOutcome& p : report.properties) {
     nlohmann::json entry = {{"property", p.property},

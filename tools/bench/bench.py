@@ -134,7 +134,8 @@ def rows_of(inst, solver, repeat, report, peak, wall):
             "solve_s": (p.get("phases") or {}).get("solve_s"), "property_s": p["time_s"],
             "upload_s": sum(c["upload_s"] for c in chunks), "download_s": sum(c["download_s"] for c in chunks),
             "iterations": p.get("iterations"), "chunks": len(chunks), "chunks_on_gpu": len(on_gpu),
-            "device_bytes": max((c["footprint_bytes"] for c in on_gpu), default=0),
+            # The graph stays on the device beside the largest chunk (issue 20).
+            "device_bytes": model.get("graph_device_bytes", 0) + max((c["footprint_bytes"] for c in on_gpu), default=0),
             "achieved_bandwidth": moved / gpu_solve if gpu_solve > 0 else None,
             "peak_host_bytes": peak, "wall_s": wall, "result": p["result"], "error": p["error"],
             "lower": p.get("lower"), "upper": p.get("upper"), "device": p.get("device"),
