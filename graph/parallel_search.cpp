@@ -29,7 +29,7 @@ Frontier members(const StateSet& set) {
 }  // namespace
 
 ParallelSearch::ParallelSearch(const SparseMdp& mdp, const ChoicePredecessorGraph& graph)
-    : mdp_(mdp), g_(graph), owners_(mdp.num_choices()) {
+    : HostSearch(mdp, graph), owners_(mdp.num_choices()) {
   oneapi::tbb::parallel_for(Vertex{0}, g_.num_states, [&](Vertex s) {
     std::fill(owners_.begin() + mdp.row_group_starts[s], owners_.begin() + mdp.row_group_starts[s + 1], s);
   });
