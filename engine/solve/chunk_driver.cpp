@@ -230,9 +230,8 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   std::uint64_t rows = system.row_group_starts[chunk.end_state] - system.row_group_starts[chunk.first_state];
   std::uint64_t entries = system.row_starts[system.row_group_starts[chunk.end_state]] -
                           system.row_starts[system.row_group_starts[chunk.first_state]];
-  report.bytes_per_sweep = matrix_bytes(report.states, rows, entries) + rows * sizeof(double) +
-                           2 * report.states * sizeof(double);
-  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
+  report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries);
+  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {  // every SCC, wherever it is solved
     stats.largest_scc = std::max(stats.largest_scc, system.scc_starts[scc + 1] - system.scc_starts[scc]);
   }
   return report;

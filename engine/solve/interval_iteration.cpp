@@ -118,15 +118,7 @@ class CpuSccUnit final : public IntervalUnit {
       : r_(request), range_(range), target_(target), x_(x) {}
 
   std::uint64_t iterate_lower(double precision, std::uint64_t budget) override {
-    std::uint64_t sweeps = 0;
-    double change = 0.0;
-    do {
-      change = bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(), x_.lower_next.data());
-      x_.swap_lower();
-      ++sweeps;
-    } while (change >= precision && sweeps < budget);
-    x_.sync(range_);
-    return sweeps;
+    return sweep_lower(r_, range_, x_, precision, budget).sweeps;
   }
 
   void guess_upper() override {
@@ -267,7 +259,6 @@ class IntervalIterationPolicy final : public MethodPolicy {
     const MaybeSystem& system = r_.system;
     for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
       StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
-      stats.largest_scc = std::max(stats.largest_scc, range.size());
       if (is_trivial_scc(system, scc)) {  // exact from final inputs: no upper start needed
         x.upper[range.begin] = x.upper_next[range.begin] = std::numeric_limits<double>::infinity();
         (void)interval_sweep_reference(system, range, r_.direction, r_.options.stop.criterion, x.interval_view());

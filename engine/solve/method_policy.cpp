@@ -47,6 +47,23 @@ std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t
          entries * (sizeof(std::uint32_t) + sizeof(double));
 }
 
+std::size_t plain_sweep_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
+  return matrix_bytes(states, rows, entries) + rows * sizeof(double) + 2 * states * sizeof(double);
+}
+
+LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x, double precision,
+                     std::uint64_t budget, bool fixed) {
+  LowerRun run;
+  do {
+    run.change = bellman_sweep_parallel(request.system, range, request.direction, request.options.stop.criterion,
+                                        x.lower.data(), x.lower_next.data());
+    x.swap_lower();
+    ++run.sweeps;
+  } while ((fixed || run.change >= precision) && run.sweeps < budget);
+  x.sync(range);
+  return run;
+}
+
 gpu::SweepSettings sweep_settings(const SolveRequest& request) {
   const StopRule& stop = request.options.stop;
   gpu::SweepSettings settings;

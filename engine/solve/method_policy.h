@@ -63,6 +63,21 @@ std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request);
 // The device memory of a chunk's matrix (offsets, columns, values) alone.
 std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);
 
+// The least a plain value-iteration sweep moves: the matrix, b, and the value vector
+// read once and written once (value iteration's footprint, and the traffic the
+// reports' bandwidth is measured against).
+std::size_t plain_sweep_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);
+
+// Parallel value-iteration sweeps of the lower iterate over range, at most budget
+// (Pre: budget >= 1), until one changes it by less than precision (with fixed, never:
+// all budget sweeps). Afterwards both buffers agree on the range.
+struct LowerRun {
+  std::uint64_t sweeps = 0;
+  double change = 0.0;  // the last sweep's largest change
+};
+LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x, double precision,
+                     std::uint64_t budget, bool fixed = false);
+
 // gpu::SweepSettings of a request (no group size: the driver sets it).
 gpu::SweepSettings sweep_settings(const SolveRequest& request);
 

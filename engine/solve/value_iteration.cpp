@@ -18,33 +18,25 @@ class ValueIterationPolicy final : public MethodPolicy {
 
   // The matrix, b, two value vectors and the per-sweep results of a batch.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
-    return matrix_bytes(states, rows, entries) + rows * sizeof(double) + 2 * states * sizeof(double) + 1024;
+    return plain_sweep_bytes(states, rows, entries) + 1024;
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
     const MaybeSystem& system = r_.system;
     for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
       StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
-      stats.largest_scc = std::max(stats.largest_scc, range.size());
       if (is_trivial_scc(system, scc)) {  // also for fixed sweeps: x_k = x_1 for every k >= 1
         bellman_sweep_reference(system, range, r_.direction, stop_.criterion, x.lower.data(), x.lower_next.data());
         x.lower[range.begin] = x.lower_next[range.begin];
         continue;
       }
       ++stats.iterated_sccs;
-      std::uint64_t sweeps = 0;
-      double change = 0.0;
-      while (sweeps < stop_.max_sweeps) {
-        change = bellman_sweep_parallel(system, range, r_.direction, stop_.criterion, x.lower.data(), x.lower_next.data());
-        x.swap_lower();
-        ++sweeps;
-        if (!stop_.fixed_sweeps && change < stop_.epsilon) break;
+      const LowerRun run = sweep_lower(r_, range, x, stop_.epsilon, stop_.max_sweeps, stop_.fixed_sweeps);
+      if (!stop_.fixed_sweeps && run.change >= stop_.epsilon) {
+        report_not_converged(stats, {"value iteration", "an SCC", run.sweeps, range.size(), "last change", run.change,
+                                     stop_.epsilon});
       }
-      x.sync(range);
-      if (!stop_.fixed_sweeps && change >= stop_.epsilon) {
-        report_not_converged(stats, {"value iteration", "an SCC", sweeps, range.size(), "last change", change, stop_.epsilon});
-      }
-      stats.add_run(sweeps);
+      stats.add_run(run.sweeps);
     }
   }
 
