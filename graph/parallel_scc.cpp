@@ -207,11 +207,11 @@ class Decomposer {
   int rounds_ = 0;
 };
 
-// SCC numbers 0, 1, ... in increasing order of representative, per vertex.
-std::vector<std::uint32_t> dense_numbers(const Vertices& representative) {
+// SCC numbers 0, 1, ... in increasing order of representative, per vertex, and how many.
+std::vector<std::uint32_t> dense_numbers(const Vertices& representative, std::uint32_t& count) {
   const std::uint32_t n = static_cast<std::uint32_t>(representative.size());
   Vertices number(n, kNone);
-  std::uint32_t count = 0;
+  count = 0;
   for (std::uint32_t v = 0; v < n; ++v) {
     if (representative[v] == v) number[v] = count++;
   }
@@ -312,8 +312,8 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
   Decomposer decomposer(g);
   decomposer.run();
   const double decompose_s = seconds_since(start) - graph_s;
-  const std::vector<std::uint32_t> scc_of = dense_numbers(decomposer.representatives());
-  const std::uint32_t count = scc_of.empty() ? 0 : 1 + *std::max_element(scc_of.begin(), scc_of.end());
+  std::uint32_t count = 0;
+  const std::vector<std::uint32_t> scc_of = dense_numbers(decomposer.representatives(), count);
   const SccMembers members = members_of(scc_of, count);
   const double members_s = seconds_since(start) - graph_s - decompose_s;
   const std::vector<std::uint32_t> height = heights(g, scc_of, count, members);

@@ -69,7 +69,7 @@ StateSet ReferenceSearch::backward_forall(const StateSet& sources, const StateSe
       std::uint64_t row = row_vertex - states;
       if (row_hit.test(row)) continue;
       row_hit.set(row);
-      Vertex owner = graph.targets[graph.offsets[row_vertex]];
+      Vertex owner = g_.owner(row);
       if (attracted.test(owner) || !allowed_states.test(owner)) continue;
       if (--rows_missing[owner] == 0) {
         attracted.set(owner);

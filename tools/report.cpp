@@ -30,7 +30,10 @@ nlohmann::json value_json(const PropertyValue& value) {
 }
 
 // ", gpu": where the graph searches ran, where they ran at all.
-std::string ran_on(const QualitativeSummary& q) { return q.ran_on.empty() ? "" : ", " + q.ran_on; }
+std::string ran_on(const std::string& where) { return where.empty() ? "" : ", " + where; }
+
+// null for an empty text (nothing to say), else the text.
+nlohmann::json text_or_null(const std::string& text) { return text.empty() ? nlohmann::json() : nlohmann::json(text); }
 
 // "Value iteration: ", "Interval iteration: ".
 std::string method_heading(Method method) {
@@ -61,10 +64,10 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
   if (const auto& d = outcome.computation) {
     if (d->reward) {
       out << "Graph analysis: " << d->qualitative.yes << " target, " << d->qualitative.no << " infinite, " << d->qualitative.maybe
-          << " to solve (" << seconds(d->qualitative.time_s) << ran_on(d->qualitative) << ")\n";
+          << " to solve (" << seconds(d->qualitative.time_s) << ran_on(d->qualitative.ran_on) << ")\n";
     } else {
       out << "Prob0/Prob1: " << d->qualitative.yes << " yes, " << d->qualitative.no << " no, " << d->qualitative.maybe << " maybe ("
-          << seconds(d->qualitative.time_s) << ran_on(d->qualitative) << ")\n";
+          << seconds(d->qualitative.time_s) << ran_on(d->qualitative.ran_on) << ")\n";
     }
     if (d->step_bounded) {
       out << "Step-bounded: " << d->solve.stats.iterations << " iterations over " << d->qualitative.maybe << " states ("
@@ -72,7 +75,7 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
     } else if (d->qualitative.maybe > 0) {
       out << "SCCs of maybe-states: " << d->sccs.num_sccs << ", " << d->solve.stats.iterated_sccs << " iterated, largest "
           << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s)
-          << (d->sccs.ran_on.empty() ? "" : ", " + d->sccs.ran_on) << ")\n"
+          << ran_on(d->sccs.ran_on) << ")\n"
           << method_heading(d->solve.method) << d->solve.stats.iterations << " iterations (" << seconds(d->solve.time_s) << ")"
           << (d->solve.stats.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
     }
@@ -112,7 +115,7 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"parse_time_s", m.parse_s},
                           {"build_time_s", m.build_s},
                           {"graph_time_s", m.graph_s},
-                          {"graph_on", m.graph_on.empty() ? nlohmann::json() : nlohmann::json(m.graph_on)},
+                          {"graph_on", text_or_null(m.graph_on)},
                           {"graph_device_bytes", m.graph_device_bytes}};
   nlohmann::json properties = nlohmann::json::array();
   for (const PropertyOutcome& p : report.properties) {
@@ -120,7 +123,7 @@ nlohmann::json to_json(const CheckReport& report) {
                             {"result", p.value ? value_json(*p.value) : nlohmann::json()},
                             {"result_scope", p.value ? nlohmann::json(p.value->scope) : nlohmann::json()},
                             {"listing", p.value && !p.value->listing.empty() ? nlohmann::json(p.value->listing) : nlohmann::json()},
-                            {"error", p.error.empty() ? nlohmann::json() : nlohmann::json(p.error)},
+                            {"error", text_or_null(p.error)},
                             {"iterations", p.computation ? nlohmann::json(p.computation->solve.stats.iterations) : nlohmann::json()},
                             {"time_s", p.time_s}};
     if (const auto& d = p.computation) {
@@ -130,12 +133,12 @@ nlohmann::json to_json(const CheckReport& report) {
         entry["upper"] = number_json(*p.value->upper_bound);
       }
       entry["phases"] = {{"qualitative_s", d->qualitative.time_s}, {"scc_s", d->sccs.time_s}, {"solve_s", d->solve.time_s}};
-      entry["qualitative_on"] = d->qualitative.ran_on.empty() ? nlohmann::json() : nlohmann::json(d->qualitative.ran_on);
-      entry["sccs_on"] = d->sccs.ran_on.empty() ? nlohmann::json() : nlohmann::json(d->sccs.ran_on);
+      entry["qualitative_on"] = text_or_null(d->qualitative.ran_on);
+      entry["sccs_on"] = text_or_null(d->sccs.ran_on);
       entry["states"] = {{"yes", d->qualitative.yes}, {"no", d->qualitative.no}, {"maybe", d->qualitative.maybe}};
       entry["sccs"] = {{"count", d->sccs.num_sccs}, {"iterated", d->solve.stats.iterated_sccs}, {"largest", d->solve.stats.largest_scc},
                        {"max_iterations", d->solve.stats.max_scc_iterations}};
-      entry["device"] = d->solve.device.empty() ? nlohmann::json() : nlohmann::json(d->solve.device);
+      entry["device"] = text_or_null(d->solve.device);
       nlohmann::json chunks = nlohmann::json::array();
       for (const ChunkReport& c : d->solve.chunks) {
         nlohmann::json chunk = {{"states", c.states},         {"sccs", c.sccs},
