@@ -1,19 +1,22 @@
 // The host-side parts of gpu/graph_search.h that do not need CUDA (both builds).
 #include "gpu/graph_search.h"
 
+#include <algorithm>
+
 namespace mdpvi::gpu {
 
 namespace {
 std::uint64_t words_of(std::uint64_t bits) { return (bits + 63) / 64; }
 }  // namespace
 
-// The graph (offsets, columns, predecessor rows, owners), two state sets, two row
-// sets, two frontier queues and the rows-missing counters.
-std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries,
-                                  std::uint64_t pred_entries) {
-  const std::uint64_t graph = (states + 1) * 8 * 2 + (rows + 1) * 8 + entries * 4 + pred_entries * 4 + rows * 4;
-  const std::uint64_t working = 2 * words_of(states) * 8 + 2 * words_of(rows + 64) * 8 + 3 * (states + 1) * 4;
-  return graph + working + (1u << 20);
+// The graph (offsets, columns, predecessor rows, owners), five state sets, two row
+// sets, two frontier queues and the rows-missing counters; while the predecessors
+// are built, their fill positions too.
+std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
+  const std::uint64_t graph = (states + 1) * 8 * 2 + (rows + 1) * 8 + entries * 4 * 2 + rows * 4;
+  const std::uint64_t working = 5 * words_of(states) * 8 + 2 * words_of(rows + 64) * 8 + 3 * (states + 1) * 4;
+  const std::uint64_t building = (states + 1) * 8;
+  return graph + std::max(working, building) + (1u << 20);
 }
 
 }  // namespace mdpvi::gpu

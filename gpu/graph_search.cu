@@ -1,10 +1,12 @@
 // The qualitative searches on the device: level-synchronous, a thread per frontier
 // state walking its predecessor rows; a state is claimed with one atomicOr on its
 // word of the result and pushed onto the next frontier by the one thread that set
-// its bit. The host reads each level's size back (a few microseconds a level).
-#include "gpu/cuda_support.cuh"
+// its bit. The SCCs, on the same resident graph, are in graph_scc.cu.
+#include "gpu/graph_device.cuh"
+#include "gpu/graph_scc.cuh"
 #include "gpu/graph_search.h"
 
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <utility>
@@ -13,39 +15,7 @@ namespace mdpvi::gpu {
 
 namespace {
 
-using detail::check;
-using detail::DeviceArray;
-using detail::kBlockSize;
-
-__device__ inline bool test_bit(const unsigned long long* d_words, std::uint64_t i) {
-  return (d_words[i / 64] >> (i % 64)) & 1ull;
-}
-
-// Sets bit i; true for the one thread that found it clear.
-__device__ inline bool claim_bit(unsigned long long* d_words, std::uint64_t i) {
-  const unsigned long long mask = 1ull << (i % 64);
-  if (d_words[i / 64] & mask) return false;
-  return !(atomicOr(d_words + i / 64, mask) & mask);
-}
-
-__device__ inline void push(std::uint32_t* d_queue, unsigned* d_count, std::uint32_t state) {
-  d_queue[atomicAdd(d_count, 1u)] = state;
-}
-
-// Every thread's index and the grid's stride, for grid-stride loops.
-__device__ inline std::uint64_t thread_index() { return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
-__device__ inline std::uint64_t grid_stride() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
-
-struct DeviceGraph {
-  std::uint32_t num_states;
-  std::uint64_t num_rows;
-  const std::uint64_t* __restrict__ d_row_group_starts;
-  const std::uint64_t* __restrict__ d_row_starts;
-  const std::uint32_t* __restrict__ d_columns;
-  const std::uint64_t* __restrict__ d_pred_offsets;
-  const std::uint32_t* __restrict__ d_pred_rows;  // num_states + row
-  const std::uint32_t* __restrict__ d_owners;
-};
+using namespace detail;
 
 __global__ void owners_kernel(DeviceGraph g, std::uint32_t* d_owners) {
   for (std::uint64_t s = thread_index(); s < g.num_states; s += grid_stride()) {
@@ -66,13 +36,9 @@ __global__ void exists_level_kernel(DeviceGraph g, const std::uint32_t* d_fronti
                                     const unsigned long long* d_allowed_rows, unsigned long long* d_reached,
                                     std::uint32_t* d_next, unsigned* d_next_count) {
   for (std::uint64_t i = thread_index(); i < frontier_size; i += grid_stride()) {
-    const std::uint32_t t = d_frontier[i];
-    for (std::uint64_t e = g.d_pred_offsets[t]; e < g.d_pred_offsets[t + 1]; ++e) {
-      const std::uint64_t row = g.d_pred_rows[e] - g.num_states;
-      if (d_allowed_rows && !test_bit(d_allowed_rows, row)) continue;
-      const std::uint32_t owner = g.d_owners[row];
+    g.each_predecessor(d_frontier[i], d_allowed_rows, [&](std::uint32_t owner) {
       if (test_bit(d_allowed_states, owner) && claim_bit(d_reached, owner)) push(d_next, d_next_count, owner);
-    }
+    });
   }
 }
 
@@ -120,11 +86,29 @@ __global__ void stays_kernel(DeviceGraph g, const unsigned long long* d_inside, 
   }
 }
 
-std::uint64_t words_of(std::uint64_t bits) { return (bits + 63) / 64; }
+// Per state t, at offsets[t + 1], the entries with t as successor.
+__global__ void count_predecessors(const std::uint32_t* d_columns, std::uint64_t entries, unsigned long long* d_offsets) {
+  for (std::uint64_t k = thread_index(); k < entries; k += grid_stride()) atomicAdd(d_offsets + d_columns[k] + 1, 1ull);
+}
 
-unsigned grid_for(std::uint64_t threads, int sm_count) {
-  const std::uint64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, std::uint64_t(sm_count) * 32)));
+__global__ void fill_predecessors(DeviceGraph g, unsigned long long* d_fill, std::uint32_t* d_pred_rows) {
+  for (std::uint64_t r = thread_index(); r < g.num_rows; r += grid_stride()) {
+    for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
+      d_pred_rows[atomicAdd(d_fill + g.d_columns[k], 1ull)] = static_cast<std::uint32_t>(g.num_states + r);
+    }
+  }
+}
+
+__global__ void and_words(const unsigned long long* a, const unsigned long long* b, unsigned long long* out,
+                          std::uint64_t words) {
+  for (std::uint64_t w = thread_index(); w < words; w += grid_stride()) out[w] = a[w] & b[w];
+}
+
+__global__ void differ_words(const unsigned long long* a, const unsigned long long* b, std::uint64_t words,
+                             unsigned* d_differ) {
+  for (std::uint64_t w = thread_index(); w < words; w += grid_stride()) {
+    if (a[w] != b[w]) *d_differ = 1;
+  }
 }
 
 class CudaGraphSearch final : public DeviceGraphSearch {
@@ -135,17 +119,20 @@ class CudaGraphSearch final : public DeviceGraphSearch {
         d_row_group_starts_(a.row_group_starts, a.num_states + 1),
         d_row_starts_(a.row_starts, a.num_rows + 1),
         d_columns_(a.columns, a.num_entries),
-        d_pred_offsets_(a.pred_offsets, a.num_states + 1),
-        d_pred_rows_(a.pred_rows, a.pred_offsets[a.num_states]),
+        d_pred_offsets_(a.num_states + 1),
+        d_pred_rows_(a.num_entries),
         d_owners_(a.num_rows),
         d_state_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_))},
         d_row_sets_{DeviceArray<unsigned long long>(words_of(rows_ + 64)), DeviceArray<unsigned long long>(words_of(rows_ + 64))},
-        d_queues_{DeviceArray<std::uint32_t>(states_ + 1), DeviceArray<std::uint32_t>(states_ + 1)},
+        d_fixpoint_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_)),
+                         DeviceArray<unsigned long long>(words_of(states_))},
+        d_flag_(1),
+        queues_(states_ + 1),
         d_rows_missing_(states_ + 1),
-        d_count_(1),
         sm_count_(detail::multiprocessor_count()) {
     owners_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), d_owners_.get());
     check(cudaGetLastError(), "owners kernel launch");
+    build_predecessors(a.num_entries);
     check(cudaDeviceSynchronize(), "uploading the graph");
   }
 
@@ -153,12 +140,10 @@ class CudaGraphSearch final : public DeviceGraphSearch {
                        const std::uint64_t* allowed_rows, std::uint64_t* reached) override {
     unsigned long long* d_reached = d_state_sets_[0].get();
     upload_words(d_reached, sources, words_of(states_));
-    upload_words(d_state_sets_[1].get(), allowed_states, words_of(states_));
-    if (allowed_rows) upload_words(d_row_sets_[0].get(), allowed_rows, words_of(rows_));
-    const unsigned long long* d_rows = allowed_rows ? d_row_sets_[0].get() : nullptr;
-    each_level(d_reached, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next) {
+    const unsigned long long* d_rows = upload_subgraph(allowed_states, allowed_rows);
+    each_level(d_reached, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
       exists_level_kernel<<<grid_for(size, sm_count_), kBlockSize>>>(view(), d_frontier, size, d_state_sets_[1].get(),
-                                                                      d_rows, d_reached, d_next, d_count_.get());
+                                                                      d_rows, d_reached, d_next, d_count);
     });
     download_words(reached, d_reached, words_of(states_));
   }
@@ -171,22 +156,64 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     check(cudaMemset(d_row_sets_[0].get(), 0, words_of(rows_) * 8), "cudaMemset");
     rows_missing_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), d_rows_missing_.get());
     check(cudaGetLastError(), "rows-missing kernel launch");
-    each_level(d_attracted, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next) {
+    each_level(d_attracted, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
       forall_level_kernel<<<grid_for(size, sm_count_), kBlockSize>>>(view(), d_frontier, size, d_state_sets_[1].get(),
                                                                       d_row_sets_[0].get(), d_rows_missing_.get(),
-                                                                      d_attracted, d_next, d_count_.get());
+                                                                      d_attracted, d_next, d_count);
     });
     download_words(attracted, d_attracted, words_of(states_));
   }
 
   void rows_staying_in(const std::uint64_t* inside, std::uint64_t* stays) override {
     upload_words(d_state_sets_[0].get(), inside, words_of(states_));
-    check(cudaMemset(d_row_sets_[1].get(), 0, words_of(rows_) * 8), "cudaMemset");
-    // Whole warps of 32 rows: the last word may hold bits past num_rows, all clear.
-    stays_kernel<<<grid_for(rows_, sm_count_), kBlockSize>>>(view(), d_state_sets_[0].get(),
-                                                              reinterpret_cast<unsigned*>(d_row_sets_[1].get()));
-    check(cudaGetLastError(), "stays kernel launch");
+    mark_rows_staying_in(d_state_sets_[0].get(), d_row_sets_[1].get());
     download_words(stays, d_row_sets_[1].get(), words_of(rows_));
+  }
+
+  // One round a few kernels and no transfers but the level sizes: the sets stay here.
+  unsigned stay_and_reach(const std::uint64_t* targets, const std::uint64_t* allowed, std::uint64_t* inside) override {
+    const std::uint64_t words = words_of(states_);
+    const unsigned blocks = grid_for(words, sm_count_);
+    unsigned long long* d_inside = d_state_sets_[0].get();
+    unsigned long long* d_reached = d_fixpoint_sets_[0].get();
+    unsigned long long* d_targets = d_fixpoint_sets_[1].get();
+    unsigned long long* d_allowed = d_fixpoint_sets_[2].get();
+    unsigned long long* d_allowed_now = d_state_sets_[1].get();
+    upload_words(d_inside, inside, words);
+    upload_words(d_targets, targets, words);
+    upload_words(d_allowed, allowed, words);
+    for (unsigned rounds = 1;; ++rounds) {
+      mark_rows_staying_in(d_inside, d_row_sets_[1].get());
+      and_words<<<blocks, kBlockSize>>>(d_targets, d_inside, d_reached, words);
+      and_words<<<blocks, kBlockSize>>>(d_allowed, d_inside, d_allowed_now, words);
+      each_level(d_reached, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
+        exists_level_kernel<<<grid_for(size, sm_count_), kBlockSize>>>(view(), d_frontier, size, d_allowed_now,
+                                                                        d_row_sets_[1].get(), d_reached, d_next, d_count);
+      });
+      if (!differ(d_reached, d_inside, words)) {
+        download_words(inside, d_inside, words);
+        return rounds;
+      }
+      std::swap(d_inside, d_reached);
+    }
+  }
+
+  DeviceSccs sccs(const std::uint64_t* states, std::uint32_t num_members, const std::uint64_t* enabled_rows) override {
+    const unsigned long long* d_rows = upload_subgraph(states, enabled_rows);
+    SccWork work;
+    DeviceArray<std::uint32_t> d_scc = detail::scc_representatives(view(), d_state_sets_[1].get(), d_rows, sm_count_, work);
+    DeviceSccs result = topological_sccs(view(), d_scc.get(), num_members, d_rows, sm_count_);
+    result.work = work;
+    return result;
+  }
+
+  SccWork scc_representatives(const std::uint64_t* states, const std::uint64_t* enabled_rows,
+                              std::uint32_t* representative) override {
+    const unsigned long long* d_rows = upload_subgraph(states, enabled_rows);
+    SccWork work;
+    DeviceArray<std::uint32_t> d_scc = detail::scc_representatives(view(), d_state_sets_[1].get(), d_rows, sm_count_, work);
+    download_representatives(d_scc, states_, representative, sm_count_);
+    return work;
   }
 
  private:
@@ -204,26 +231,56 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   // Level after level from the members of d_set, until a level adds nothing.
   template <typename Launch>
   void each_level(const unsigned long long* d_set, Launch launch) {
-    int current = 0;
-    unsigned size = 0;
-    reset_count();
-    members_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(d_set, states_, d_queues_[0].get(), d_count_.get());
-    check(cudaGetLastError(), "members kernel launch");
-    size = read_count();
-    while (size > 0) {
-      reset_count();
-      launch(d_queues_[current].get(), size, d_queues_[1 - current].get());
-      check(cudaGetLastError(), "level kernel launch");
-      size = read_count();
-      current = 1 - current;
-    }
+    queues_.run(
+        [&](std::uint32_t* d_queue, unsigned* d_count) {
+          members_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(d_set, states_, d_queue, d_count);
+        },
+        launch);
   }
 
-  void reset_count() { check(cudaMemset(d_count_.get(), 0, sizeof(unsigned)), "cudaMemset"); }
-  unsigned read_count() {
-    unsigned count = 0;
-    check(cudaMemcpy(&count, d_count_.get(), sizeof count, cudaMemcpyDeviceToHost), "reading a level's size");
-    return count;
+  // The predecessor rows from the uploaded rows, as graph::build_choice_predecessor_graph
+  // builds them on the host: count each state's entries, sum, fill by atomics.
+  void build_predecessors(std::uint64_t entries) {
+    unsigned long long* d_offsets = reinterpret_cast<unsigned long long*>(d_pred_offsets_.get());
+    check(cudaMemset(d_offsets, 0, (std::uint64_t{states_} + 1) * 8), "cudaMemset");
+    count_predecessors<<<grid_for(entries, sm_count_), kBlockSize>>>(d_columns_.get(), entries, d_offsets);
+    check(cudaGetLastError(), "counting predecessors");
+    std::size_t bytes = 0;
+    check(cub::DeviceScan::InclusiveSum(nullptr, bytes, d_offsets, d_offsets, std::int64_t{states_} + 1), "sizing a scan");
+    {
+      DeviceArray<unsigned char> temp(bytes);
+      check(cub::DeviceScan::InclusiveSum(temp.get(), bytes, d_offsets, d_offsets, std::int64_t{states_} + 1),
+            "predecessor offsets");
+    }
+    DeviceArray<unsigned long long> fill(states_ + std::uint64_t{1});
+    check(cudaMemcpy(fill.get(), d_offsets, std::uint64_t{states_} * 8, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    fill_predecessors<<<grid_for(rows_, sm_count_), kBlockSize>>>(view(), fill.get(), d_pred_rows_.get());
+    check(cudaGetLastError(), "filling predecessors");
+    check(cudaDeviceSynchronize(), "building the predecessor graph");
+  }
+
+  // Whole warps of 32 rows: the last word may hold bits past num_rows, all clear.
+  void mark_rows_staying_in(const unsigned long long* d_inside, unsigned long long* d_stays) {
+    check(cudaMemset(d_stays, 0, words_of(rows_) * 8), "cudaMemset");
+    stays_kernel<<<grid_for(rows_, sm_count_), kBlockSize>>>(view(), d_inside, reinterpret_cast<unsigned*>(d_stays));
+    check(cudaGetLastError(), "stays kernel launch");
+  }
+
+  bool differ(const unsigned long long* d_a, const unsigned long long* d_b, std::uint64_t words) {
+    check(cudaMemset(d_flag_.get(), 0, sizeof(unsigned)), "cudaMemset");
+    differ_words<<<grid_for(words, sm_count_), kBlockSize>>>(d_a, d_b, words, d_flag_.get());
+    check(cudaGetLastError(), "compare kernel launch");
+    unsigned flag = 0;
+    check(cudaMemcpy(&flag, d_flag_.get(), sizeof flag, cudaMemcpyDeviceToHost), "reading a comparison");
+    return flag != 0;
+  }
+
+  // The set and the rows into the working sets; the rows' words, or null for all rows.
+  const unsigned long long* upload_subgraph(const std::uint64_t* states, const std::uint64_t* rows) {
+    upload_words(d_state_sets_[1].get(), states, words_of(states_));
+    if (!rows) return nullptr;
+    upload_words(d_row_sets_[0].get(), rows, words_of(rows_));
+    return d_row_sets_[0].get();
   }
 
   static void upload_words(unsigned long long* d_to, const std::uint64_t* from, std::uint64_t words) {
@@ -241,9 +298,10 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   DeviceArray<std::uint32_t> d_pred_rows_, d_owners_;
   DeviceArray<unsigned long long> d_state_sets_[2];  // the result, the allowed states
   DeviceArray<unsigned long long> d_row_sets_[2];    // allowed or hit rows, staying rows
-  DeviceArray<std::uint32_t> d_queues_[2];           // this level's frontier, the next
+  DeviceArray<unsigned long long> d_fixpoint_sets_[3];  // stay_and_reach: reached, targets, allowed
+  DeviceArray<unsigned> d_flag_;
+  LevelQueues queues_;
   DeviceArray<std::uint32_t> d_rows_missing_;
-  DeviceArray<unsigned> d_count_;
   int sm_count_;
 };
 

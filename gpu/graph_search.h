@@ -6,25 +6,40 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace mdpvi::gpu {
 
-struct GraphArrays {  // host arrays of a model's structure
+// Host arrays of a model's structure. The device builds the predecessor rows itself
+// (per state t, the rows with t as a successor, once per entry).
+struct GraphArrays {
   std::uint32_t num_states = 0;
   std::uint64_t num_rows = 0;
   std::uint64_t num_entries = 0;
   const std::uint64_t* row_group_starts = nullptr;  // num_states + 1
   const std::uint64_t* row_starts = nullptr;        // num_rows + 1
   const std::uint32_t* columns = nullptr;           // num_entries
-  // Per state t, the rows with t as a successor: pred_rows[pred_offsets[t] ..
-  // pred_offsets[t+1]), each as num_states + row (graph/qualitative.h's vertex ids).
-  const std::uint64_t* pred_offsets = nullptr;      // num_states + 1
-  const std::uint32_t* pred_rows = nullptr;         // pred_offsets[num_states]
 };
 
 // The device memory the graph and the searches' working sets take.
-std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries,
-                                  std::uint64_t pred_entries);
+std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);
+
+// The SCCs of a state set in topological order, successors first: the states grouped
+// by SCC, each SCC's states in increasing order; SCCs by height in the SCC DAG (0:
+// reaches no other SCC, else one more than the highest it reaches), ties by
+// representative (an SCC's largest state). graph/parallel_scc.h's order exactly.
+// What a decomposition took: rounds of trimming, coloring and peeling, and the
+// level-synchronous steps of all of them (each costs a wait for the level's size).
+struct SccWork {
+  unsigned rounds = 0;
+  unsigned levels = 0;
+};
+
+struct DeviceSccs {
+  std::vector<std::uint32_t> order;
+  std::vector<std::uint64_t> scc_starts;  // SCC i is order[scc_starts[i] .. scc_starts[i+1])
+  SccWork work;
+};
 
 class DeviceGraphSearch {
  public:
@@ -36,6 +51,17 @@ class DeviceGraphSearch {
   virtual void backward_forall(const std::uint64_t* sources, const std::uint64_t* allowed_states,
                                std::uint64_t* attracted) = 0;
   virtual void rows_staying_in(const std::uint64_t* inside, std::uint64_t* stays) = 0;
+  // graph::SearchBackend's stay_and_reach, the sets kept on the device between
+  // rounds; inside is updated in place. Returns the rounds. Throws DeviceError.
+  virtual unsigned stay_and_reach(const std::uint64_t* targets, const std::uint64_t* allowed, std::uint64_t* inside) = 0;
+
+  // The SCCs of the subgraph of `states` (num_members of them), with the edges of the
+  // rows in enabled_rows (null: every row). Throw DeviceError.
+  virtual DeviceSccs sccs(const std::uint64_t* states, std::uint32_t num_members, const std::uint64_t* enabled_rows) = 0;
+  // The partition alone: representative[s] (num_states entries) is the largest state
+  // of s's SCC for s in states, UINT32_MAX elsewhere. Throws DeviceError.
+  virtual SccWork scc_representatives(const std::uint64_t* states, const std::uint64_t* enabled_rows,
+                                      std::uint32_t* representative) = 0;
 };
 
 // Uploads the graph; nullptr without a usable device (or CUDA). Throws DeviceError

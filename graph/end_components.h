@@ -27,5 +27,7 @@ struct EndComponents {
 // the decomposition of the given kind (graph/scc.h).
 EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows,
                                      SearchKind kind = SearchKind::reference);
+// The same on the search backend's model, its SCCs on its device where it has one.
+EndComponents maximal_end_components(const SearchBackend& search, StateSet states, StateSet enabled_rows);
 
 }  // namespace mdpvi::graph

@@ -305,6 +305,7 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
                                            std::vector<std::uint32_t>* scc_heights) {
   SccDecomposition result;
   result.scc_starts.assign(1, 0);
+  result.ran_on = to_string(SearchKind::cpu_parallel);
   auto start = std::chrono::steady_clock::now();
   const LocalGraph g = local_graph(mdp, maybe, enabled_rows);
   if (g.size() == 0) return result;

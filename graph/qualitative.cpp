@@ -59,16 +59,10 @@ StateSet prob1a(const SearchBackend& search, const StateSet& phi, const StateSet
 }
 
 // The nested fixed point: U starts as the states that can reach psi at all; each
-// round keeps the states that reach psi inside U by choices that stay inside U.
-// Rounds repeat until U no longer shrinks (coin6_2: 28 rounds).
+// round keeps the states that reach psi inside U by choices that stay inside U
+// (SearchBackend::stay_and_reach). Rounds repeat until U no longer shrinks (coin6_2: 28).
 StateSet prob1e(const SearchBackend& search, const StateSet& phi, const StateSet& psi, const StateSet& prob0a_states) {
-  StateSet inside = ~prob0a_states;
-  while (true) {
-    StateSet stays = search.rows_staying_in(inside);
-    StateSet reached = search.backward_exists(psi & inside, inside & (phi | psi), &stays);
-    if (reached == inside) return inside;
-    inside = std::move(reached);
-  }
+  return search.stay_and_reach(psi, phi | psi, ~prob0a_states);
 }
 
 QualitativePartition partition_for_min(const SearchBackend& search, const StateSet& phi, const StateSet& psi) {

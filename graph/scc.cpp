@@ -76,14 +76,26 @@ std::vector<std::uint32_t> scc_labels(SearchKind kind, const SparseMdp& mdp, con
   return label;
 }
 
-const char* scc_backend(SearchKind kind) {
-  return to_string(kind == SearchKind::reference ? SearchKind::reference : SearchKind::cpu_parallel);
-}
-
 SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows) {
   if (kind == SearchKind::reference) return maybe_state_sccs(mdp, maybe, enabled_rows);
   return parallel_maybe_state_sccs(mdp, maybe, enabled_rows);
+}
+
+SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
+                                  const StateSet* enabled_rows) {
+  if (&mdp == &search.mdp()) {
+    if (auto sccs = search.device_sccs(maybe, enabled_rows)) return std::move(*sccs);
+  }
+  return maybe_state_sccs(search.kind(), mdp, maybe, enabled_rows);
+}
+
+std::vector<std::uint32_t> scc_labels(const SearchBackend& search, const SparseMdp& mdp, const StateSet& states,
+                                      const StateSet* enabled_rows) {
+  if (&mdp == &search.mdp()) {
+    if (auto labels = search.device_scc_labels(states, enabled_rows)) return std::move(*labels);
+  }
+  return scc_labels(search.kind(), mdp, states, enabled_rows);
 }
 
 }  // namespace mdpvi::graph

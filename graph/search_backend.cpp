@@ -1,12 +1,16 @@
 #include "graph/search_backend.h"
 
 #include "engine/model/bit_words.h"
+#include "engine/model/stopwatch.h"
 #include "graph/parallel_search.h"
+#include "graph/qualitative.h"
 #include "graph/reference_search.h"
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
 
 #include <spdlog/spdlog.h>
+
+#include <chrono>
 
 namespace mdpvi::graph {
 
@@ -17,6 +21,18 @@ const char* to_string(SearchKind kind) {
     case SearchKind::gpu: return "gpu";
   }
   return "?";
+}
+
+StateSet SearchBackend::stay_and_reach(const StateSet& targets, const StateSet& allowed, StateSet inside) const {
+  for (int rounds = 1;; ++rounds) {
+    const StateSet stays = rows_staying_in(inside);
+    StateSet reached = backward_exists(targets & inside, inside & allowed, &stays);
+    if (reached == inside) {
+      spdlog::debug("Prob1E: {} rounds", rounds);
+      return inside;
+    }
+    inside = std::move(reached);
+  }
 }
 
 namespace {
@@ -52,34 +68,77 @@ class DeviceSearch final : public SearchBackend {
     return stays.to_set(mdp_.num_choices());
   }
 
+  StateSet stay_and_reach(const StateSet& targets, const StateSet& allowed, StateSet inside) const override {
+    BitWords words = BitWords::of(inside);
+    const unsigned rounds = device_->stay_and_reach(BitWords::of(targets).data(), BitWords::of(allowed).data(), words.data());
+    spdlog::debug("Prob1E on the GPU: {} rounds", rounds);
+    return words.to_set(mdp_.num_states());
+  }
+
+  std::optional<SccDecomposition> device_sccs(const StateSet& states, const StateSet* enabled_rows) const override {
+    return on_device("SCCs", [&] {
+      const auto start = std::chrono::steady_clock::now();
+      const BitWords rows = enabled_rows ? BitWords::of(*enabled_rows) : BitWords();
+      gpu::DeviceSccs sccs = device_->sccs(BitWords::of(states).data(), static_cast<std::uint32_t>(states.count()),
+                                           enabled_rows ? rows.data() : nullptr);
+      spdlog::debug("GPU SCCs of {} states: {} SCCs, {} rounds, {} levels, {:.3f} s", sccs.order.size(),
+                    sccs.scc_starts.size() - 1, sccs.work.rounds, sccs.work.levels, seconds_since(start));
+      return SccDecomposition{std::move(sccs.order), std::move(sccs.scc_starts), to_string(SearchKind::gpu)};
+    });
+  }
+
+  std::optional<std::vector<std::uint32_t>> device_scc_labels(const StateSet& states,
+                                                              const StateSet* enabled_rows) const override {
+    return on_device("SCC labels", [&] {
+      const BitWords rows = enabled_rows ? BitWords::of(*enabled_rows) : BitWords();
+      const auto start = std::chrono::steady_clock::now();
+      std::vector<std::uint32_t> labels(mdp_.num_states());
+      const gpu::SccWork work =
+          device_->scc_representatives(BitWords::of(states).data(), enabled_rows ? rows.data() : nullptr, labels.data());
+      spdlog::debug("GPU SCC labels: {} rounds, {} levels, {:.3f} s", work.rounds, work.levels, seconds_since(start));
+      return labels;
+    });
+  }
+
  private:
+  // work() on the device; nullopt, with the reason in the log, if the device fails
+  // (the working arrays may not fit beside the graph).
+  template <typename Work>
+  static auto on_device(const char* what, Work work) -> std::optional<decltype(work())> {
+    try {
+      return work();
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("{} on the CPU: {}", what, error.what());
+      return std::nullopt;
+    }
+  }
+
   const SparseMdp& mdp_;
   std::unique_ptr<gpu::DeviceGraphSearch> device_;
   std::size_t bytes_;
 };
 
-gpu::GraphArrays arrays_of(const SparseMdp& mdp, const ChoicePredecessorGraph& graph) {
-  return {mdp.num_states(),          mdp.num_choices(),   mdp.num_transitions(), mdp.row_group_starts.data(),
-          mdp.row_starts.data(),     mdp.columns.data(),  graph.graph.offsets.data(), graph.graph.targets.data()};
+gpu::GraphArrays arrays_of(const SparseMdp& mdp) {
+  return {mdp.num_states(), mdp.num_choices(), mdp.num_transitions(), mdp.row_group_starts.data(), mdp.row_starts.data(),
+          mdp.columns.data()};
 }
 
 // The device backend where the graph fits in the device's free memory (with a
 // twentieth to spare), else nullptr with the reason in the log.
-std::unique_ptr<SearchBackend> device_search(const SparseMdp& mdp, const ChoicePredecessorGraph& graph) {
+std::unique_ptr<SearchBackend> device_search(const SparseMdp& mdp) {
   const std::optional<std::size_t> free_bytes = gpu::free_device_memory();
   if (!free_bytes) {
     spdlog::debug("graph searches on the CPU: no usable CUDA device");
     return nullptr;
   }
-  const std::size_t needed = gpu::graph_footprint_bytes(mdp.num_states(), mdp.num_choices(), mdp.num_transitions(),
-                                                        graph.graph.offsets[graph.num_states]);
+  const std::size_t needed = gpu::graph_footprint_bytes(mdp.num_states(), mdp.num_choices(), mdp.num_transitions());
   if (needed > *free_bytes - *free_bytes / 20) {
     spdlog::info("graph searches on the CPU: the graph needs {:.1f} GB on the device, {:.1f} GB are free", needed / 1e9,
                  *free_bytes / 1e9);
     return nullptr;
   }
   try {
-    return std::make_unique<DeviceSearch>(mdp, gpu::upload_graph(arrays_of(mdp, graph)), needed);
+    return std::make_unique<DeviceSearch>(mdp, gpu::upload_graph(arrays_of(mdp)), needed);
   } catch (const gpu::DeviceError& error) {
     spdlog::warn("{}; graph searches on the CPU instead", error.what());
     return nullptr;
@@ -93,11 +152,21 @@ std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, const C
   switch (kind) {
     case SearchKind::reference: return std::make_unique<ReferenceSearch>(mdp, graph);
     case SearchKind::gpu:
-      if (auto device = device_search(mdp, graph)) return device;
+      if (auto device = device_search(mdp)) return device;
       [[fallthrough]];
     case SearchKind::cpu_parallel: return std::make_unique<ParallelSearch>(mdp, graph);
   }
   return std::make_unique<ParallelSearch>(mdp, graph);
+}
+
+std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, SearchKind kind,
+                                                   std::optional<ChoicePredecessorGraph>& host_graph) {
+  if (kind == SearchKind::gpu) {
+    if (auto device = device_search(mdp)) return device;
+    kind = SearchKind::cpu_parallel;
+  }
+  host_graph.emplace(build_choice_predecessor_graph(mdp));
+  return make_search_backend(mdp, *host_graph, kind);
 }
 
 }  // namespace mdpvi::graph

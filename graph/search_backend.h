@@ -7,8 +7,12 @@
 // (tests/search_backend_test.cpp).
 #include "engine/model/sparse_mdp.h"
 #include "graph/qualitative_sets.h"
+#include "graph/scc_decomposition.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace mdpvi::graph {
 
@@ -37,12 +41,36 @@ class SearchBackend {
 
   // The rows of states in `inside` whose successors all lie in `inside` (num_choices bits).
   virtual StateSet rows_staying_in(const StateSet& inside) const = 0;
+
+  // Prob1E's nested fixed point (graph/qualitative.h): from `inside`, keep the states
+  // that reach targets through allowed states inside it, by rows staying inside it,
+  // until it no longer shrinks. Here on the three searches above; the device backend
+  // keeps its sets on the device between rounds. Pre: targets are allowed.
+  virtual StateSet stay_and_reach(const StateSet& targets, const StateSet& allowed, StateSet inside) const;
+
+  // The SCCs of `states` (edges of enabled_rows only; nullptr: every row) on the
+  // backend's device, as graph/scc.h's maybe_state_sccs; nullopt for a backend
+  // without one, or when the device fails (said in the log): the caller then
+  // decomposes on the CPU. graph/scc.h chooses; callers go through it.
+  virtual std::optional<SccDecomposition> device_sccs(const StateSet& /*states*/, const StateSet* /*enabled_rows*/) const {
+    return std::nullopt;
+  }
+  // The partition alone, as graph/scc.h's scc_labels (labels: the largest state of each SCC).
+  virtual std::optional<std::vector<std::uint32_t>> device_scc_labels(const StateSet& /*states*/,
+                                                                      const StateSet* /*enabled_rows*/) const {
+    return std::nullopt;
+  }
 };
 
 // The model's search graph in the kind asked for. A GPU backend needs a usable device
-// with room for the graph; without one this returns the oneTBB backend and says why
-// in the log. Pre: graph was built from mdp; both outlive the backend.
+// with room for the graph (it builds its own copy of the predecessors there); without
+// one this returns the oneTBB backend and says why in the log. Pre: graph was built
+// from mdp; both outlive the backend.
 std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, const ChoicePredecessorGraph& graph,
                                                    SearchKind kind);
+// The same, building the host's predecessor graph into host_graph (which must outlive
+// the backend) only where a CPU backend needs it.
+std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, SearchKind kind,
+                                                   std::optional<ChoicePredecessorGraph>& host_graph);
 
 }  // namespace mdpvi::graph

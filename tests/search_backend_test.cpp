@@ -1,9 +1,13 @@
 // Every backend of the qualitative searches (graph/search_backend.h) against the Boost
-// reference: each search and each of Prob0A/0E/1A/1E, on generated MDPs of odd sizes
-// (tests/random_mdps.h), and whole properties of the reference instances. The GPU
+// reference: each search, each of Prob0A/0E/1A/1E, the SCCs and the end components,
+// on generated MDPs of odd sizes (tests/random_mdps.h), and whole properties of the
+// reference instances. The GPU
 // backend runs where there is a device and is skipped elsewhere.
+#include "graph/end_components.h"
+#include "graph/parallel_scc.h"
 #include "graph/qualitative.h"
 #include "graph/reference_search.h"
+#include "graph/scc.h"
 #include "graph/search_backend.h"
 #include "gpu/device_solver.h"
 #include "random_mdps.h"
@@ -87,8 +91,81 @@ TEST_P(SearchIsEquivalentToRef, Prob0AndProb1) {
   });
 }
 
-// Every property of every reference instance: the same yes/no/maybe counts and the
-// same value, to the bit, as with the reference searches.
+// Per state, the smallest state of its SCC (UINT32_MAX outside): equal for two
+// decompositions exactly when they are the same partition.
+std::vector<std::uint32_t> smallest_in_scc(const graph::SccDecomposition& sccs, std::uint32_t n) {
+  std::vector<std::uint32_t> smallest(n, UINT32_MAX);
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    const std::uint32_t least = *std::min_element(sccs.order.begin() + sccs.scc_starts[c], sccs.order.begin() + sccs.scc_starts[c + 1]);
+    for (auto i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) smallest[sccs.order[i]] = least;
+  }
+  return smallest;
+}
+
+// The same partition as Boost's Tarjan, and the order of the oneTBB decomposition
+// exactly (an order by height in the SCC DAG, ties by largest state), which
+// tests/scc_test.cpp checks is topological.
+void expect_sccs_equivalent(const graph::SearchBackend& backend, const SparseMdp& mdp, const StateSet& maybe,
+                            const StateSet* rows, const std::string& where) {
+  const graph::SccDecomposition actual = graph::maybe_state_sccs(backend, mdp, maybe, rows);
+  const graph::SccDecomposition reference = graph::maybe_state_sccs(mdp, maybe, rows);
+  const graph::SccDecomposition parallel = graph::parallel_maybe_state_sccs(mdp, maybe, rows);
+  EXPECT_STREQ(actual.ran_on, graph::to_string(backend.kind())) << where;
+  EXPECT_EQ(smallest_in_scc(actual, mdp.num_states()), smallest_in_scc(reference, mdp.num_states())) << where;
+  EXPECT_EQ(actual.order, parallel.order) << where;
+  EXPECT_EQ(actual.scc_starts, parallel.scc_starts) << where;
+}
+
+TEST_P(SearchIsEquivalentToRef, Sccs) {
+  for_each_mdp([](const auto&, const auto& backend, const SparseMdp& mdp, std::uint32_t n) {
+    for (std::uint32_t seed = 0; seed < 4; ++seed) {
+      StateSet maybe = test::random_set(n, 0.6 + 0.1 * seed, seed);
+      StateSet rows = test::random_set(mdp.num_choices(), 0.5 + 0.15 * seed, seed + 40);
+      expect_sccs_equivalent(backend, mdp, maybe, nullptr, "n = " + std::to_string(n));
+      expect_sccs_equivalent(backend, mdp, maybe, &rows, "n = " + std::to_string(n) + ", with rows");
+    }
+  });
+}
+
+// A DAG 5000 levels deep (trimming and the heights go a level at a time), a cycle at
+// its end, and states outside the set in the middle.
+TEST_P(SearchIsEquivalentToRef, SccsOfALongChain) {
+  const std::uint32_t n = 5003;
+  SparseMdp mdp;
+  mdp.row_group_starts.push_back(0);
+  mdp.row_starts.push_back(0);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    const std::uint32_t next = s + 1 < n ? s + 1 : n - 3;  // the last three states: a cycle
+    mdp.columns.insert(mdp.columns.end(), {next, s});       // a self-loop beside
+    mdp.values.insert(mdp.values.end(), {0.5, 0.5});
+    mdp.row_starts.push_back(mdp.columns.size());
+    mdp.row_group_starts.push_back(mdp.row_starts.size() - 1);
+  }
+  graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+  std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, g, GetParam());
+  StateSet maybe = all_states(n);
+  expect_sccs_equivalent(*backend, mdp, maybe, nullptr, "the whole chain");
+  maybe.reset(2500);
+  expect_sccs_equivalent(*backend, mdp, maybe, nullptr, "the chain cut");
+}
+
+TEST_P(SearchIsEquivalentToRef, EndComponents) {
+  for_each_mdp([](const auto&, const auto& backend, const SparseMdp& mdp, std::uint32_t n) {
+    for (std::uint32_t seed = 0; seed < 3; ++seed) {
+      StateSet states = test::random_set(n, 0.8, seed);
+      StateSet rows = test::random_set(mdp.num_choices(), 0.5 + 0.2 * seed, seed + 7);
+      const graph::EndComponents expected = graph::maximal_end_components(mdp, states, rows, SearchKind::reference);
+      const graph::EndComponents actual = graph::maximal_end_components(backend, states, rows);
+      ASSERT_EQ(actual.count, expected.count) << "n = " << n;
+      EXPECT_EQ(actual.internal_rows, expected.internal_rows) << "n = " << n;
+      // The same components: numbered in the same order (by first state) by both.
+      EXPECT_EQ(actual.component_of, expected.component_of) << "n = " << n;
+    }
+  });
+}
+
+// Every property of every reference instance: the same yes/no/maybe counts, the same
+// number of SCCs, and the same value, to the bit, as with the reference searches.
 TEST_P(SearchIsEquivalentToRef, ReferenceInstances) {
   if (!test::have_shared()) GTEST_SKIP();
   for (const auto& [name, instance] : test::reference().items()) {
@@ -109,6 +186,10 @@ TEST_P(SearchIsEquivalentToRef, ReferenceInstances) {
       EXPECT_EQ(a.computation->qualitative.no, e.computation->qualitative.no) << name << ": " << a.property;
       EXPECT_EQ(a.computation->qualitative.maybe, e.computation->qualitative.maybe) << name << ": " << a.property;
       EXPECT_EQ(a.computation->qualitative.ran_on, graph::to_string(GetParam()));
+      EXPECT_EQ(a.computation->sccs.num_sccs, e.computation->sccs.num_sccs) << name << ": " << a.property;
+      if (!e.computation->sccs.ran_on.empty()) {  // the property had SCCs to find
+        EXPECT_EQ(a.computation->sccs.ran_on, graph::to_string(GetParam())) << name << ": " << a.property;
+      }
       EXPECT_EQ(a.value->number, e.value->number) << name << ": " << a.property;
       EXPECT_EQ(a.value->truth, e.value->truth) << name << ": " << a.property;
     }

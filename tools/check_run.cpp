@@ -263,8 +263,8 @@ CheckReport run_check(const CheckOptions& options) {
 
   auto start = std::chrono::steady_clock::now();
   // The search graph is built (and uploaded, for the GPU) once, for every property.
-  graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
-  std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, graph, search_kind(options));
+  std::optional<graph::ChoicePredecessorGraph> host_graph;
+  std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, search_kind(options), host_graph);
   report.model.graph_s = seconds_since(start);
   report.model.graph_on = to_string(search->kind());
   report.model.graph_device_bytes = search->device_bytes();

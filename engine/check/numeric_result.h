@@ -23,7 +23,7 @@ struct QualitativeSummary {
 struct SccPlanSummary {
   std::size_t num_sccs = 0;
   double time_s = 0.0;
-  std::string ran_on{};  // "cpu-parallel" or "cpu-reference" (graph/scc.h; no device version yet)
+  std::string ran_on{};  // "gpu", "cpu-parallel" or "cpu-reference" (graph/scc.h)
 };
 
 struct NumericResult {

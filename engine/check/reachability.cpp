@@ -31,15 +31,16 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.
   std::optional<CollapsedModel> collapsed;
   if (options.method == Method::interval_iteration && direction == Optimization::maximize) {
-    graph::EndComponents components = graph::maximal_end_components(mdp, partition.maybe, all_states(mdp.num_choices()), search.kind());
+    graph::EndComponents components = graph::maximal_end_components(search, partition.maybe, all_states(mdp.num_choices()));
     if (components.count > 0) collapsed = collapse_end_components(mdp, components);
   }
   const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(search.kind(), model, partition.maybe);
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(search, model, partition.maybe);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
-  MaybeSystem system = build_maybe_system(model, partition, sccs);
+  const char* sccs_ran_on = sccs.ran_on;
+  MaybeSystem system = build_maybe_system(model, partition, std::move(sccs));
   spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
-  result.sccs = {sccs.num_sccs(), seconds_since(start), graph::scc_backend(search.kind())};
+  result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
 
   result.values.assign(mdp.num_states(), 0.0);
   for (auto s = partition.yes.find_first(); s != StateSet::npos; s = partition.yes.find_next(s)) result.values[s] = 1.0;

@@ -1,10 +1,12 @@
 #include "engine/check/rewards.h"
 
 #include "engine/solve/end_component_quotient.h"
+#include "engine/model/bit_words.h"
 #include "engine/model/stopwatch.h"
 #include "graph/qualitative.h"
 #include "graph/scc.h"
 
+#include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -20,18 +22,19 @@ namespace {
 // iteration from 0 would take that as the minimum, but only schedulers that reach
 // the target almost surely count; collapsing those components removes the option.
 // nullopt when there are none (as in all of PRISM's benchmarks).
-std::optional<CollapsedModel> without_zero_reward_end_components(graph::SearchKind kind, const SparseMdp& mdp,
+std::optional<CollapsedModel> without_zero_reward_end_components(const graph::SearchBackend& search, const SparseMdp& mdp,
                                                                  const RewardStructure& rewards,
                                                                  const StateSet& maybe) {
-  StateSet zero_rows(mdp.num_choices());
-  for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) {
-    if (!rewards.state_rewards.empty() && rewards.state_rewards[s] != 0.0) continue;
+  BitWords zero(mdp.num_choices());  // in parallel: two states' rows may share a word
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
+    if (!maybe.test(s) || (!rewards.state_rewards.empty() && rewards.state_rewards[s] != 0.0)) return;
     for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-      if (rewards.choice_rewards.empty() || rewards.choice_rewards[r] == 0.0) zero_rows.set(r);
+      if (rewards.choice_rewards.empty() || rewards.choice_rewards[r] == 0.0) zero.claim(r);
     }
-  }
+  });
+  StateSet zero_rows = zero.to_set(mdp.num_choices());
   if (zero_rows.none()) return std::nullopt;
-  graph::EndComponents components = graph::maximal_end_components(mdp, maybe, std::move(zero_rows), kind);
+  graph::EndComponents components = graph::maximal_end_components(search, maybe, std::move(zero_rows));
   if (components.count == 0) return std::nullopt;
   return collapse_end_components(mdp, components, &rewards);
 }
@@ -61,15 +64,19 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   }
   start = std::chrono::steady_clock::now();
   std::optional<CollapsedModel> collapsed;
-  if (direction == Optimization::minimize) collapsed = without_zero_reward_end_components(search.kind(), mdp, rewards, maybe);
+  if (direction == Optimization::minimize) {
+    collapsed = without_zero_reward_end_components(search, mdp, rewards, maybe);
+    spdlog::debug("zero-reward end components: {}, {:.3f} s", collapsed ? "collapsed" : "none", seconds_since(start));
+  }
   const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(search.kind(), model, maybe);
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(search, model, maybe);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   // For Rmax no choice of a finite state can reach an infinite one (it would be
   // infinite itself); for Rmin such choices get b = infinity and are left out.
-  MaybeSystem system = build_maybe_system(model, sccs, result.values, collapsed ? &collapsed->rewards : &rewards);
+  const char* sccs_ran_on = sccs.ran_on;
+  MaybeSystem system = build_maybe_system(model, std::move(sccs), result.values, collapsed ? &collapsed->rewards : &rewards);
   spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
-  result.sccs = {sccs.num_sccs(), seconds_since(start), graph::scc_backend(search.kind())};
+  result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
   // No known upper bound: the upper iterate's start is guessed and verified.
   solve_into({.system = system, .direction = direction, .options = options}, device, result);
   return result;

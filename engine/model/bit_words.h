@@ -35,6 +35,10 @@ class BitWords {
     if (word.load(std::memory_order_relaxed) & mask) return false;
     return !(word.fetch_or(mask, std::memory_order_relaxed) & mask);
   }
+  // Clears bit i (other threads may change the same word).
+  void clear(std::uint64_t i) {
+    std::atomic_ref<std::uint64_t>(words_[i / 64]).fetch_and(~(std::uint64_t{1} << (i % 64)), std::memory_order_relaxed);
+  }
   std::uint64_t& word(std::size_t w) { return words_[w]; }
   std::uint64_t* data() { return words_.data(); }
   const std::uint64_t* data() const { return words_.data(); }

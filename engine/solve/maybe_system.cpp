@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <utility>
 #include <limits>
 
 namespace mdpvi {
@@ -13,16 +14,16 @@ namespace {
 // The rows of one state as the system keeps them: emit(r, b) for each kept row r of
 // the model with its constant. The same walk counts (first pass) and fills (second
 // pass), so the two cannot disagree on which rows are kept.
-template <typename Emit>
+template <typename OutsideValue, typename Emit>
 void kept_rows(const SparseMdp& mdp, std::uint32_t s, const PodVector<std::uint32_t>& local_of,
-               const std::vector<double>& outside_values, const RewardStructure* rewards, Emit emit) {
+               const OutsideValue& outside_value, const RewardStructure* rewards, Emit emit) {
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   bool kept_any = false;
   for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
     double constant = rewards ? rewards->row_reward(s, r) : 0.0;
     for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
       std::uint32_t t = mdp.columns[k];
-      if (local_of[t] == kOutside) constant += mdp.values[k] * outside_values[t];
+      if (local_of[t] == kOutside) constant += mdp.values[k] * outside_value(t);
     }
     bool last_chance = r + 1 == mdp.row_group_starts[s + 1] && !kept_any;
     if (std::isinf(constant) && constant > 0 && !last_chance) continue;
@@ -31,14 +32,14 @@ void kept_rows(const SparseMdp& mdp, std::uint32_t s, const PodVector<std::uint3
   }
 }
 
-}  // namespace
-
-MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecomposition& sccs,
-                               const std::vector<double>& outside_values, const RewardStructure* rewards) {
+// outside_value(t): the value of model state t outside the system.
+template <typename OutsideValue>
+MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, const OutsideValue& outside_value,
+                         const RewardStructure* rewards) {
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   MaybeSystem system;
-  system.model_states = sccs.order;
-  system.scc_starts = sccs.scc_starts;
+  system.model_states = std::move(sccs.order);
+  system.scc_starts = std::move(sccs.scc_starts);
   const std::uint32_t n = system.num_states();
   PodVector<std::uint32_t> local_of(mdp.num_states());
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { local_of[s] = kOutside; });
@@ -48,9 +49,13 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecompositi
   PodVector<std::uint64_t> entries_of(n + 1);
   system.row_group_starts.resize(n + 1);
   system.row_group_starts[0] = entries_of[0] = 0;
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) {
+  // Both passes walk the model in its own order, which reads its arrays front to back,
+  // and write each state's slice where the solving order puts it.
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
+    const std::uint32_t i = local_of[s];
+    if (i == kOutside) return;
     std::uint64_t rows = 0, entries = 0;
-    kept_rows(mdp, system.model_states[i], local_of, outside_values, rewards, [&](std::uint64_t r, double) {
+    kept_rows(mdp, s, local_of, outside_value, rewards, [&](std::uint64_t r, double) {
       ++rows;
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) entries += local_of[mdp.columns[k]] != kOutside;
     });
@@ -67,9 +72,11 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecompositi
   system.columns.resize(entries_of[n]);
   system.values.resize(entries_of[n]);
   system.row_starts[0] = 0;
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) {
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
+    const std::uint32_t i = local_of[s];
+    if (i == kOutside) return;
     std::uint64_t row = rows_of[i], entry = entries_of[i];
-    kept_rows(mdp, system.model_states[i], local_of, outside_values, rewards, [&](std::uint64_t r, double constant) {
+    kept_rows(mdp, s, local_of, outside_value, rewards, [&](std::uint64_t r, double constant) {
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
         std::uint32_t t = local_of[mdp.columns[k]];
         if (t == kOutside) continue;
@@ -84,13 +91,18 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::SccDecompositi
   return system;
 }
 
+}  // namespace
+
+MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
+                               const std::vector<double>& outside_values, const RewardStructure* rewards) {
+  return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return outside_values[t]; }, rewards);
+}
+
+// The yes-set read in place: a per-state array of values would cost csma3_6 680 MB
+// and a pass to fill them.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
-                               const graph::SccDecomposition& sccs) {
-  std::vector<double> outside(mdp.num_states());
-  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
-    outside[s] = partition.yes.test(s) ? 1.0 : 0.0;
-  });
-  return build_maybe_system(mdp, sccs, outside);
+                               graph::SccDecomposition sccs) {
+  return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr);
 }
 
 graph::SccDecomposition single_block(const StateSet& states) {
