@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|seam|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -79,6 +79,41 @@ for part in "$@"; do
           seam_run "leader7 ii" $M/leader_async/leader7.nm "${leader_rewards[@]}" --sound
         done
       done
+      ;;
+    sccs)
+      # Issue 20, second part (SCCs on the GPU): the large suite with -v, whole runs with
+      # the GPU solver; each run's log (the debug lines time the parts of each phase) in
+      # $out/log-NAME.txt. With OLD_MDPVI set, the same runs of that binary after.
+      suite() {  # binary tag
+        local bin=$1 tag=$2
+        large_run() {
+          local name="$1 $tag"; shift
+          echo "### $name" >>"$out/results.txt"
+          peak timeout 300 "$bin" -v check "$@" --json - >>"$out/results.txt" 2>"$out/log-$(echo "$name" | tr ' +' '__').txt"
+          echo "### rc=$?" >>"$out/results.txt"
+        }
+        large_run "coin8_2 Pmin" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}"
+        large_run "coin8_2 Pmax" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:2:2}"
+        large_run "csma3_6 Pmax" $M/csma/csma3_6.nm "${csma_props[@]:2:2}"
+        large_run "csma4_4 Pmin+Pmax" $M/csma/csma4_4.nm "${csma_props[@]}"
+        large_run "leader8 Rmin" $M/leader_async/leader8.nm --prop 'Rmin=? [ F "elected" ]'
+        large_run "wlan6 Pmax Rmax" $M/wlan/wlan6.nm --const TRANS_TIME_MAX=10,k=2 --prop 'Pmax=? [ true U bc1=k | bc2=k ]' \
+          --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]'
+      }
+      suite "$mdpvi" new
+      [ -n "${OLD_MDPVI:-}" ] && suite "$OLD_MDPVI" old
+      ;;
+    sccs-cpu)
+      # The oneTBB SCCs against Boost's Tarjan (and the GPU's) on coin8_2 Pmin, graph
+      # phases only (one sweep), and leader8 Rmin with the graph phases on the CPU.
+      for g in cpu reference; do
+        echo "### coin8_2 Pmin graph $g, one sweep" >>"$out/results.txt"
+        "$mdpvi" -v check $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --graph $g --max-iters 1 --json - \
+          >>"$out/results.txt" 2>"$out/log-coin8_2_Pmin_$g.txt"
+      done
+      echo "### leader8 Rmin graph cpu" >>"$out/results.txt"
+      "$mdpvi" -v check $M/leader_async/leader8.nm --prop 'Rmin=? [ F "elected" ]' --graph cpu --json - \
+        >>"$out/results.txt" 2>"$out/log-leader8_Rmin_cpu.txt"
       ;;
     graph|graph-large)
       # Issue 20: the graph phases on each backend (gpu, cpu = oneTBB at 16 threads,
