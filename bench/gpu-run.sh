@@ -83,7 +83,8 @@ for part in "$@"; do
     sccs)
       # Issue 20, second part (SCCs on the GPU): the large suite with -v, whole runs with
       # the GPU solver; each run's log (the debug lines time the parts of each phase) in
-      # $out/log-NAME.txt. With OLD_MDPVI set, the same runs of that binary after.
+      # $out/log-NAME.txt. With OLD_MDPVI set, the same runs of that binary after (with
+      # ONLY_OLD set too, only those).
       suite() {  # binary tag
         local bin=$1 tag=$2
         large_run() {
@@ -100,7 +101,7 @@ for part in "$@"; do
         large_run "wlan6 Pmax Rmax" $M/wlan/wlan6.nm --const TRANS_TIME_MAX=10,k=2 --prop 'Pmax=? [ true U bc1=k | bc2=k ]' \
           --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]'
       }
-      suite "$mdpvi" new
+      [ -z "${ONLY_OLD:-}" ] && suite "$mdpvi" new
       [ -n "${OLD_MDPVI:-}" ] && suite "$OLD_MDPVI" old
       ;;
     sccs-cpu)
@@ -253,3 +254,8 @@ for part in "$@"; do
       ;;
   esac
 done
+
+# The device returns at most 8 files: the per-run logs travel as one archive.
+if ls "$out"/log-*.txt >/dev/null 2>&1; then
+  tar czf "$out/logs.tgz" -C "$out" $(cd "$out" && ls log-*.txt) && rm -f "$out"/log-*.txt
+fi  # logs packed
