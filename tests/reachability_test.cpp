@@ -39,6 +39,34 @@ TEST(KnuthYaoDie, EveryFaceHasProbabilityOneSixth) {
   EXPECT_EQ(probability(die, Optimization::minimize, "done"), 1.0);  // Prob1A, no iteration
 }
 
+// A state that stays put with probability 1 - 1e-13 and otherwise reaches the goal or
+// fails, evenly: the value is 1/2, but after 10,000 sweeps from 0 value iteration has
+// 5e-10 and is still changing by 1e-4 relative. That is an error, not an answer, and
+// the error keeps the computation's summary for the report.
+TEST(SlowLeak, StoppingAtMaxItersIsAnErrorNotAResult) {
+  SparseMdp mdp = make_mdp({{{{0, 1.0 - 1e-13}, {1, 0.5e-13}, {2, 0.5e-13}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
+  auto g = graph::build_choice_predecessor_graph(mdp);
+  auto search = graph::make_search_backend(mdp, g, graph::SearchKind::reference);
+  PropertyScope scope{"test", {}, {}, {}};
+  StateSet goal = evaluate_state_formula(Expression::label("goal"), mdp, scope);
+  SolverOptions options;  // the defaults: relative 1e-6, 10,000 sweeps
+  options.stop.max_sweeps = 10000;
+  try {
+    compute_until_probabilities(mdp, *search, Optimization::maximize, ~StateSet(mdp.num_states()), goal, options);
+    FAIL() << "a value came back";
+  } catch (const NotConvergedError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("did not converge within 10000 iterations per SCC"), std::string::npos) << message;
+    EXPECT_NE(message.find("the first: value iteration stopped after 10000 iterations on an SCC of 1 states"),
+              std::string::npos)
+        << message;
+    EXPECT_FALSE(error.summary().solve.stats.converged);
+    EXPECT_EQ(error.summary().solve.stats.unconverged, 1u);
+    EXPECT_EQ(error.summary().qualitative.maybe, 1u);
+    EXPECT_TRUE(error.summary().values.empty());
+  }
+}
+
 // Three states, two choices in the first: a goes to the goal surely, b only half the time.
 TEST(ThreeStates, MinAndMaxPickDifferentChoices) {
   SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});

@@ -186,6 +186,9 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
     PropertyResult result = check_property(*entry.formula, context);
     outcome.value = std::move(result.value);
     outcome.computation = std::move(result.computation);
+  } catch (const NotConvergedError& error) {
+    outcome.error = error.what();
+    outcome.computation = error.summary();  // the phases, and "converged": false
   } catch (const std::exception& error) {
     outcome.error = error.what();
     if (outcome.error.find("unknown identifier") != std::string::npos) {

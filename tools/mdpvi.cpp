@@ -57,7 +57,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
   check->add_option("--max-iters", args.max_iters,
-                    "Iterations per SCC before giving up (default 10000, as PRISM; 1000000 with --sound)")
+                    "Sweeps per SCC (a GPU chunk of SCCs counts as one), CPU and GPU alike; reaching it is an error, with no result (default 10000, as PRISM; 1000000 with --sound)")
       ->check(CLI::PositiveNumber);
   CLI::Option* sound = check->add_flag(
       "--sound", args.sound,

@@ -77,7 +77,7 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
           << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s)
           << ran_on(d->sccs.ran_on) << ")\n"
           << method_heading(d->solve.method) << d->solve.stats.iterations << " iterations (" << seconds(d->solve.time_s) << ")"
-          << (d->solve.stats.converged ? "" : ", NOT CONVERGED (--max-iters reached)") << "\n";
+          << "\n";
     }
     if (!d->solve.device.empty()) {
       std::size_t on_gpu = 0;

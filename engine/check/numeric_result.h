@@ -3,9 +3,10 @@
 // state, and each stage's named result, which the reports print.
 #include "engine/solve/solve_request.h"
 
-#include <string>
-
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace mdpvi {
@@ -42,6 +43,19 @@ struct NumericResult {
     upper = {};
     return std::move(*this);
   }
+};
+
+// A solve stopped at --max-iters: the property gets no value (PRISM, too, calls it an
+// error), and nothing is decided from it. Carries the computation's summary for the
+// report.
+class NotConvergedError : public std::runtime_error {
+ public:
+  NotConvergedError(const std::string& message, NumericResult summary)
+      : std::runtime_error(message), summary_(std::move(summary)) {}
+  const NumericResult& summary() const { return summary_; }
+
+ private:
+  NumericResult summary_;
 };
 
 }  // namespace mdpvi

@@ -61,6 +61,16 @@ void solve_into(const SolveRequest& request, const DeviceOptions& device, Numeri
   }
   for (std::uint32_t i = 0; i < model_states.size(); ++i) result.values[model_states[i]] = solution.value(i);
   result.solve = std::move(solution.report);
+  const SolveStats& stats = result.solve.stats;
+  if (!stats.converged) {
+    // The message first: the summary takes the stats with it.
+    const std::string message =
+        fmt::format("did not converge within {} iterations per SCC (--max-iters; {} SCC{} or GPU chunk{} stopped there, "
+                    "the first: {}); no result (raise --max-iters, or loosen --epsilon)",
+                    request.options.stop.max_sweeps, stats.unconverged, stats.unconverged == 1 ? "" : "s",
+                    stats.unconverged == 1 ? "" : "s", stats.first_unconverged);
+    throw NotConvergedError(message, std::move(result).summary());
+  }
 }
 
 }  // namespace mdpvi

@@ -23,6 +23,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
 // result.values at their model states, and where it gives bounds, result.lower and
 // result.upper (from result.values outside the system); records the report.
 // Pre: result.values has one entry per model state.
+// Throws NotConvergedError when some SCC stopped at the request's max_sweeps.
 void solve_into(const SolveRequest& request, const DeviceOptions& device, NumericResult& result);
 
 }  // namespace mdpvi

@@ -91,11 +91,16 @@ bool is_trivial_scc(const MaybeSystem& system, std::size_t scc) {
   return system.scc_starts[scc + 1] - system.scc_starts[scc] == 1 && !has_self_loop(system, system.scc_starts[scc]);
 }
 
+// Said once, by the property's error (engine/check/reachability.cpp's solve_into);
+// each unit only in the debug log (a model can have thousands of them).
 void report_not_converged(SolveStats& stats, const NotConverged& what) {
   stats.converged = false;
-  spdlog::warn("{} stopped after {} iterations (--max-iters) on {} of {} states; {} {:.3g}, asked for {:.3g}: "
-               "the result may be inaccurate",
-               what.method, what.sweeps, what.unit, what.states, what.measure, what.reached, what.target);
+  ++stats.unconverged;
+  const std::string text = fmt::format("{} stopped after {} iterations on {} of {} states ({} {:.3g}, asked for {:.3g})",
+                                       what.method, what.sweeps, what.unit, what.states, what.measure, what.reached,
+                                       what.target);
+  if (stats.first_unconverged.empty()) stats.first_unconverged = text;
+  spdlog::debug("not converged: {}", text);
 }
 
 }  // namespace mdpvi

@@ -74,6 +74,8 @@ struct SolveStats {
   std::uint64_t iterated_sccs = 0;       // SCCs that needed iteration
   std::uint64_t largest_scc = 0;         // states
   bool converged = true;                 // false when some SCC (chunk) hit max_sweeps
+  std::uint64_t unconverged = 0;         // SCCs (GPU chunks) that hit it
+  std::string first_unconverged{};       // the first of them, said in words
 
   void add_run(std::uint64_t sweeps) {
     iterations += sweeps;
