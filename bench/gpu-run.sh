@@ -105,12 +105,17 @@ for part in "$@"; do
       [ -n "${OLD_MDPVI:-}" ] && suite "$OLD_MDPVI" old
       ;;
     sccs-cpu)
-      # The oneTBB SCCs against Boost's Tarjan (and the GPU's) on coin8_2 Pmin, graph
+      # The oneTBB SCCs against Boost's Tarjan on coin8_2 Pmin and csma3_6 Pmax, graph
       # phases only (one sweep), and leader8 Rmin with the graph phases on the CPU.
       for g in cpu reference; do
         echo "### coin8_2 Pmin graph $g, one sweep" >>"$out/results.txt"
         "$mdpvi" -v check $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --graph $g --max-iters 1 --json - \
           >>"$out/results.txt" 2>"$out/log-coin8_2_Pmin_$g.txt"
+      done
+      for g in cpu reference; do
+        echo "### csma3_6 Pmax graph $g, one sweep" >>"$out/results.txt"
+        "$mdpvi" -v check $M/csma/csma3_6.nm "${csma_props[@]:2:2}" --graph $g --max-iters 1 --json - \
+          >>"$out/results.txt" 2>"$out/log-csma3_6_Pmax_$g.txt"
       done
       echo "### leader8 Rmin graph cpu" >>"$out/results.txt"
       "$mdpvi" -v check $M/leader_async/leader8.nm --prop 'Rmin=? [ F "elected" ]' --graph cpu --json - \

@@ -4,8 +4,9 @@
 //   1. trim: a state without an edge in, or without an edge out, to another live
 //      state is an SCC of its own; removing it may expose more (level-synchronous);
 //   2. color: every live state takes the largest index that reaches it (max-label
-//      propagation); a state whose color is its own index is a root, and the states
-//      of its color that reach it backwards are exactly its SCC;
+//      propagation, the largest labels first, so that a state is colored about once);
+//      a state whose color is its own index is a root, and the states of its color
+//      that reach it backwards are exactly its SCC;
 //   3. repeat 1-2 on what is left;
 //   4. order: an SCC's height is the longest path from it to an SCC without
 //      successors (Kahn's algorithm, a level at a time); sorting by height puts every
@@ -100,7 +101,7 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
 // The decomposition under way: each vertex's SCC, by representative (kNone while live).
 class Decomposer {
  public:
-  explicit Decomposer(const LocalGraph& g) : g_(g), scc_of_(g.size(), kNone), color_(g.size()) {}
+  explicit Decomposer(const LocalGraph& g) : g_(g), scc_of_(g.size(), kNone), color_(g.size()), batch_of_(g.size()) {}
 
   void run() {
     Vertices live(g_.size());
@@ -163,21 +164,56 @@ class Decomposer {
     }
   }
 
-  // Max-label propagation over the live vertices, then each root's SCC backwards.
+  // Each live vertex's color: the largest live vertex that reaches it. Propagating
+  // every label at once (Orzan) raised a coin6_4 state's color 25 times on average.
+  // Here labels go out largest first, in batches of 1, 2, 4, ... sources (the largest
+  // live vertices not yet colored): a vertex first reached in a batch is colored
+  // within it, and no later batch has a label that large, so it is never visited
+  // again. A vertex colored before its turn is no source: whatever it reaches, the
+  // larger label that reached it reaches too.
+  void color_by_largest_first(const Vertices& live) {
+    oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) {
+      color_[live[i]] = 0;
+      batch_of_[live[i]] = 0;
+    });
+    std::size_t next_source = live.size();  // live is in increasing order: sources from its end
+    std::uint32_t batch = 0;
+    for (std::size_t batch_size = 1; next_source > 0; batch_size *= 2) {
+      ++batch;
+      Vertices sources;
+      while (next_source > 0 && sources.size() < batch_size) {
+        const std::uint32_t v = live[--next_source];
+        if (batch_of_[v] != 0) continue;  // colored by a larger label
+        batch_of_[v] = batch;
+        color_[v] = v;
+        sources.push_back(v);
+      }
+      level_by_level(std::move(sources), [&](std::uint32_t v, Vertices& next) {
+        const std::uint32_t c = atomic(color_[v]).load(std::memory_order_relaxed);
+        for (std::uint64_t k = g_.out_offsets[v]; k < g_.out_offsets[v + 1]; ++k) {
+          const std::uint32_t w = g_.out[k];
+          if (!is_live(w) || !claim_for(w, batch)) continue;
+          std::uint32_t seen = atomic(color_[w]).load(std::memory_order_relaxed);
+          while (seen < c && !atomic(color_[w]).compare_exchange_weak(seen, c)) {
+          }
+          if (seen < c) next.push_back(w);
+        }
+      });
+    }
+  }
+
+  // True when w belongs to this batch: colored in it already, or not at all until now
+  // (then it is now; its color starts at 0, below every label that can reach it).
+  bool claim_for(std::uint32_t w, std::uint32_t batch) {
+    std::uint32_t owner = atomic(batch_of_[w]).load(std::memory_order_relaxed);
+    if (owner == 0 && atomic(batch_of_[w]).compare_exchange_strong(owner, batch)) return true;
+    return owner == batch;
+  }
+
+  // Max-label coloring, then each root's SCC backwards.
   void color_and_peel(const Vertices& live) {
     if (live.empty()) return;
-    oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) { color_[live[i]] = live[i]; });
-    level_by_level(live, [&](std::uint32_t v, Vertices& next) {
-      const std::uint32_t c = atomic(color_[v]).load(std::memory_order_relaxed);
-      for (std::uint64_t k = g_.out_offsets[v]; k < g_.out_offsets[v + 1]; ++k) {
-        const std::uint32_t w = g_.out[k];
-        if (!is_live(w)) continue;
-        std::uint32_t seen = atomic(color_[w]).load(std::memory_order_relaxed);
-        while (seen < c && !atomic(color_[w]).compare_exchange_weak(seen, c)) {
-        }
-        if (seen < c) next.push_back(w);
-      }
-    });
+    color_by_largest_first(live);
     Vertices roots;
     for (std::uint32_t v : live) {
       if (color_[v] == v) roots.push_back(v);
@@ -204,6 +240,7 @@ class Decomposer {
   const LocalGraph& g_;
   Vertices scc_of_;
   Vertices color_;
+  Vertices batch_of_;  // the coloring batch that reached each vertex first; 0: none yet
   int rounds_ = 0;
 };
 
