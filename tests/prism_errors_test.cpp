@@ -83,6 +83,24 @@ TEST(PrismErrors, ProbabilitiesMustSumToOne) {
             "m.nm:4:3: probabilities of the command sum to 0.900000, not 1 in state (x=0)");
 }
 
+// A reward that is NaN (0/0) or infinite (1/0) where its guard holds is an error
+// naming the item, as in PRISM; the build stops there.
+TEST(PrismErrors, RewardsMustBeFinite) {
+  const std::string model = with_module("  [] true -> (x'=1-x);");
+  EXPECT_EQ(error_of(model + "rewards\n  x=1 : 0/0;\nendrewards\n"), "m.nm:7:3: the reward is NaN in state (x=1)");
+  EXPECT_EQ(error_of(model + "rewards \"r\"\n  [] x=0 : 1/0;\nendrewards\n"),
+            "m.nm:7:3: the reward is infinite in state (x=0)");
+}
+
+// Negative rewards build (other operators may use them); the first is recorded
+// with its item, for the reachability rewards that refuse them.
+TEST(PrismErrors, FirstNegativeRewardIsRecorded) {
+  const std::string text = with_module("  [] true -> (x'=1-x);") + "rewards\n  true : 1;\n  x=1 : -2;\nendrewards\n";
+  BuiltModel built = build_model(resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {}));
+  ASSERT_EQ(built.mdp.rewards.size(), 1u);
+  EXPECT_EQ(built.mdp.rewards[0].first_negative, "m.nm:8:3: negative reward -2 in state (x=1)");
+}
+
 TEST(PrismErrors, EmptyRangeAndInitialValueOutsideTheRange) {
   EXPECT_EQ(error_of("mdp\nmodule m\n  x : [3..1];\nendmodule\n"), "m.nm:3:3: empty range [3..1] for 'x'");
   EXPECT_EQ(error_of("mdp\nmodule m\n  x : [0..1] init 2;\nendmodule\n"),

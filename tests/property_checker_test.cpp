@@ -120,6 +120,28 @@ TEST(Rewards, ChoicesIntoInfiniteStatesAreLeftOutForRmin) {
   EXPECT_EQ(number(mdp, "filter(state, Rmin=? [ F \"goal\" ], !\"goal\" & Rmin>1000 [ F \"goal\" ])"), kInfinity);
 }
 
+// Rewards that do not come from the builder (explicit models) are checked where
+// reachability rewards use them: a negative or non-finite one is an error naming it.
+TEST(Rewards, ReachabilityRewardsRefuseNegativeAndNonFiniteRewards) {
+  SparseMdp mdp = make_mdp({{{{1, 1.0}}}, {{{2, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {2}}});
+  mdp.rewards.push_back({"r", {1.0, -1.0, 0.0}, {}});
+  auto message_of = [&](const std::string& property) {
+    try {
+      number(mdp, property);
+    } catch (const std::runtime_error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message_of("R=? [ F \"goal\" ]"), "reward structure \"r\": state reward -1 in state 1: reachability rewards "
+                                             "(R[F]) need rewards that are finite and not negative");
+  mdp.rewards[0] = {"", {}, {0.0, std::numeric_limits<double>::quiet_NaN(), 0.0}};
+  EXPECT_EQ(message_of("R=? [ F \"goal\" ]"), "the reward structure: transition reward nan on choice 1: reachability "
+                                             "rewards (R[F]) need rewards that are finite and not negative");
+  mdp.rewards[0] = {"", {1.0, 1.0, 0.0}, {}};
+  EXPECT_EQ(number(mdp, "R=? [ F \"goal\" ]"), 2.0);
+}
+
 TEST(Bounds, ProbabilityAndRewardBounds) {
   SparseMdp die = die_with_rewards();
   EXPECT_FALSE(truth(die, "P>=0.5 [ F \"one\" ]"));

@@ -583,6 +583,10 @@ class LevelBuilder {
     table_.finish_wave(new_states);
     for (const ExpandedBlock& block : blocks) {
       deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
+      for (std::size_t r = 0; r < block.negative_reward.size(); ++r) {  // the first in state order
+        std::string& first = mdp.rewards[r].first_negative;
+        if (first.empty()) first = block.negative_reward[r];
+      }
     }
   }
 

@@ -80,7 +80,7 @@ ModelIndex::ModelIndex(const ResolvedModel& m) : model(m), layout(ranges(m)) {
     }
   }
   for (const ResolvedReward& reward : m.rewards) {
-    for (const auto& [guard, value] : reward.state_items) rewards_read_state |= !guard.is_constant() || !value.is_constant();
+    for (const auto& item : reward.state_items) rewards_read_state |= !item.guard.is_constant() || !item.value.is_constant();
     for (const auto& item : reward.transition_items) {
       rewards_read_state |= !item.guard.is_constant() || !item.value.is_constant();
     }

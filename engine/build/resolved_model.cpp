@@ -282,9 +282,9 @@ class Resolver {
         CompiledExpression guard = compile_as(item.guard, {}, "a reward guard", true);
         CompiledExpression value = compile_as(item.value, {}, "a reward", false);
         if (item.is_transition) {
-          reward.transition_items.push_back({action_index(item.action), std::move(guard), std::move(value)});
+          reward.transition_items.push_back({action_index(item.action), std::move(guard), std::move(value), item.position});
         } else {
-          reward.state_items.emplace_back(std::move(guard), std::move(value));
+          reward.state_items.push_back({std::move(guard), std::move(value), item.position});
         }
       }
       out_.rewards.push_back(std::move(reward));

@@ -48,10 +48,15 @@ struct ResolvedCommand {
 
 struct ResolvedReward {
   std::string name;
-  std::vector<std::pair<CompiledExpression, CompiledExpression>> state_items;  // guard, value
+  struct StateItem {
+    CompiledExpression guard, value;
+    SourcePosition position;  // the item's, for errors about its values
+  };
+  std::vector<StateItem> state_items;
   struct TransitionItem {
     int action;
     CompiledExpression guard, value;
+    SourcePosition position;
   };
   std::vector<TransitionItem> transition_items;
 };

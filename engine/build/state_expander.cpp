@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace mdpvi {
 
@@ -351,32 +352,47 @@ void StateExpander::apply(const ResolvedCommand& command, std::size_t update, bo
 void StateExpander::add_rewards(ExpandedBlock& out) {
   out.state_rewards.resize(model_.rewards.size());
   out.choice_rewards.resize(model_.rewards.size());
+  out.negative_reward.resize(model_.rewards.size());
   for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
     const ResolvedReward& reward = model_.rewards[r];
     if (!reward.state_items.empty()) {
       double total = 0.0;
-      for (const auto& [guard, value] : reward.state_items) {
-        if (guard.holds(values_.data())) total += value.evaluate(values_.data());
+      for (const auto& item : reward.state_items) {
+        if (item.guard.holds(values_.data())) total += checked_reward(item.value, item.position, out.negative_reward[r]);
       }
       out.state_rewards[r].push_back(total);
     }
     if (reward.transition_items.empty()) continue;
     if (model_.type == ModelType::dtmc) {
       double total = 0.0;
-      for (const ChoiceSpan& c : choices_) total += transition_reward(reward, c.action);
+      for (const ChoiceSpan& c : choices_) total += transition_reward(reward, c.action, out.negative_reward[r]);
       out.choice_rewards[r].push_back(total / static_cast<double>(choices_.size()));
     } else {
-      for (const ChoiceSpan& c : choices_) out.choice_rewards[r].push_back(transition_reward(reward, c.action));
+      for (const ChoiceSpan& c : choices_) {
+        out.choice_rewards[r].push_back(transition_reward(reward, c.action, out.negative_reward[r]));
+      }
     }
   }
 }
 
-double StateExpander::transition_reward(const ResolvedReward& reward, int action) const {
+double StateExpander::transition_reward(const ResolvedReward& reward, int action, std::string& negative) const {
   double total = 0.0;
   for (const auto& item : reward.transition_items) {
-    if (item.action == action && item.guard.holds(values_.data())) total += item.value.evaluate(values_.data());
+    if (item.action == action && item.guard.holds(values_.data())) total += checked_reward(item.value, item.position, negative);
   }
   return total;
+}
+
+// A reward item's value here: NaN or infinite is an error (PRISM's too), naming the
+// item and the state; the first negative one is noted in `negative`.
+double StateExpander::checked_reward(const CompiledExpression& value, SourcePosition at, std::string& negative) const {
+  const double v = value.evaluate(values_.data());
+  if (!std::isfinite(v)) fail(at, std::string("the reward is ") + (std::isnan(v) ? "NaN" : "infinite"));
+  if (v < 0.0 && negative.empty()) {
+    negative = model_.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": negative reward " +
+               (std::ostringstream() << v).str() + " in state " + describe_state();
+  }
+  return v;
 }
 
 }  // namespace mdpvi

@@ -39,6 +39,9 @@ struct ExpandedBlock {
   std::vector<Claim> claims;
   std::uint64_t first_new = 0;  // the index of the first state new here
   std::vector<std::vector<double>> state_rewards, choice_rewards;  // per structure
+  // Per structure: the first negative reward the block met, as "file:line:col: ... in
+  // state (...)", else empty (PRISM rejects them for reachability rewards only).
+  std::vector<std::string> negative_reward;
   std::vector<std::uint32_t> deadlocks;
 
   // Empties the block but keeps its memory: blocks are reused level after level, and
@@ -54,6 +57,7 @@ struct ExpandedBlock {
     looked_up = 0;
     for (auto& r : state_rewards) r.clear();
     for (auto& r : choice_rewards) r.clear();
+    for (auto& r : negative_reward) r.clear();
   }
   bool all_looked_up() const { return looked_up == distinct.size(); }
   std::size_t capacity_bytes() const {
@@ -113,7 +117,8 @@ class StateExpander {
   std::string describe_state() const;
 
   void add_rewards(ExpandedBlock& out);
-  double transition_reward(const ResolvedReward& reward, int action) const;
+  double transition_reward(const ResolvedReward& reward, int action, std::string& negative) const;
+  double checked_reward(const CompiledExpression& value, SourcePosition at, std::string& negative) const;
 
   const ModelIndex& index_;
   const ResolvedModel& model_;

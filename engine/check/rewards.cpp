@@ -6,10 +6,17 @@
 #include "graph/qualitative.h"
 #include "graph/scc.h"
 
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 #include <limits>
 #include <optional>
 
@@ -39,12 +46,45 @@ std::optional<CollapsedModel> without_zero_reward_end_components(const graph::Se
   return collapse_end_components(mdp, components, &rewards);
 }
 
+// The first index of values that is negative, NaN or infinite; values.size() if none.
+std::size_t first_unfit(const PodVector<double>& values) {
+  return oneapi::tbb::parallel_reduce(
+      oneapi::tbb::blocked_range<std::size_t>(0, values.size()), values.size(),
+      [&](const oneapi::tbb::blocked_range<std::size_t>& range, std::size_t first) {
+        for (std::size_t i = range.begin(); i < range.end() && i < first; ++i) {
+          if (!(values[i] >= 0.0) || std::isinf(values[i])) return i;
+        }
+        return first;
+      },
+      [](std::size_t a, std::size_t b) { return std::min(a, b); });
+}
+
+// PRISM's check: expected reachability rewards need rewards that are finite and not
+// negative (the graph analysis and the fixed point assume it). The builder names the
+// reward item; an explicit model's values are found here.
+void require_fit_for_reachability(const RewardStructure& rewards) {
+  const std::string which = rewards.name.empty() ? "the reward structure" : "reward structure \"" + rewards.name + "\"";
+  const std::string need = ": reachability rewards (R[F]) need rewards that are finite and not negative";
+  if (!rewards.first_negative.empty()) throw std::runtime_error(rewards.first_negative + need);
+  const std::size_t state = first_unfit(rewards.state_rewards);
+  if (state < rewards.state_rewards.size()) {
+    throw std::runtime_error(which + ": state reward " + (std::ostringstream() << rewards.state_rewards[state]).str() +
+                             " in state " + std::to_string(state) + need);
+  }
+  const std::size_t row = first_unfit(rewards.choice_rewards);
+  if (row < rewards.choice_rewards.size()) {
+    throw std::runtime_error(which + ": transition reward " + (std::ostringstream() << rewards.choice_rewards[row]).str() +
+                             " on choice " + std::to_string(row) + need);
+  }
+}
+
 }  // namespace
 
 NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const RewardStructure& rewards,
                                           const StateSet& target, const SolverOptions& options,
                                           const DeviceOptions& device) {
+  require_fit_for_reachability(rewards);
   NumericResult result;
   result.reward = true;
   auto start = std::chrono::steady_clock::now();

@@ -29,6 +29,9 @@ struct RewardStructure {
   std::string name;                  // empty for an unnamed structure
   PodVector<double> state_rewards;   // empty, or one per state
   PodVector<double> choice_rewards;  // empty, or one per choice row
+  // Where the first negative reward came from ("file:line:col: ... in state (...)"),
+  // where the builder knows; empty if none or unknown (explicit models).
+  std::string first_negative{};
 
   // The reward of taking choice row in state: its state reward plus the row's own.
   double row_reward(std::uint32_t state, std::uint64_t row) const {
