@@ -147,6 +147,13 @@ class ExpressionCompiler {
     ValueType type = result_type(e, types);
     auto& code = out_.code_;
     std::size_t n = code.size();
+    // As in PRISM: pow of integers is an integer, which a negative exponent does not
+    // give. Caught here where the exponent is a constant (a state-dependent one is not
+    // checked yet: the evaluator has no error path).
+    if (e.op == Op::pow && type == ValueType::integer && code[n - 1].kind == Kind::constant && code[n - 1].value < 0) {
+      fail(e, "pow of integers with the negative exponent " + std::to_string(static_cast<long long>(code[n - 1].value)) +
+                  " has no integer value (write the base as a double)");
+    }
     if (is_comparison(e.op) && n >= 2 && code[n - 2].kind == Kind::variable && code[n - 1].kind == Kind::constant) {
       code[n - 2] = {e.op, Kind::compare_variable, code[n - 2].index, code[n - 1].value};
       code.pop_back();
