@@ -83,14 +83,21 @@ TEST(PrismErrors, ProbabilitiesMustSumToOne) {
             "m.nm:4:3: probabilities of the command sum to 0.900000, not 1 in state (x=0)");
 }
 
-// pow of integers with a constant negative exponent is an error, as in PRISM; with
-// a double base it is a double.
+// pow of integers with a negative exponent is an error, as in PRISM; with a double
+// base it is a double.
 TEST(PrismErrors, IntegerPowWithANegativeExponent) {
   EXPECT_EQ(error_of(with_module("  [] x=pow(2, -1) -> (x'=1);")),
             "m.nm:4:8: pow of integers with the negative exponent -1 has no integer value (write the base as a double)");
   EXPECT_EQ(error_of("mdp\nconst int K = pow(2, 0-3);\n" + with_module("").substr(4)),
             "m.nm:2:15: pow of integers with the negative exponent -3 has no integer value (write the base as a double)");
   EXPECT_EQ(error_of(with_module("  [] pow(2.0, -1)=0.5 -> (x'=1);")), "no error");
+  // A state-dependent exponent: the error comes where a state makes it negative.
+  EXPECT_EQ(error_of(with_module("  [] true -> (x'=pow(2, x-1));")),
+            "m.nm:4:18: pow of integers with the negative exponent -1 has no integer value (write the base as a double)");
+  // Not where the command never runs: its synchronisation never comes.
+  EXPECT_EQ(error_of("mdp\nmodule a\n  x : [0..1];\n  [go] true -> (x'=pow(2, x-1));\nendmodule\n"
+                     "module b\n  y : [0..1];\n  [go] false -> (y'=0);\n  [] true -> (y'=1-y);\nendmodule\n"),
+            "no error");
 }
 
 // A reward that is NaN (0/0) or infinite (1/0) where its guard holds is an error

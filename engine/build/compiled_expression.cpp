@@ -74,13 +74,23 @@ double CompiledExpression::run(const double* variables, std::uint64_t state) con
       case Op::subtract: left -= right; break;
       case Op::multiply: left *= right; break;
       case Op::divide: left /= right; break;
-      case Op::pow: left = std::pow(left, right); break;
+      case Op::pow:
+        if (right < 0.0 && (in.index & kIntegerPow)) fail_integer_pow(in.index & ~kIntegerPow, right);
+        left = std::pow(left, right);
+        break;
       case Op::mod: left = std::fmod(left, right); break;
       case Op::log: left = std::log(left) / std::log(right); break;
       default: break;
     }
   }
   return stack[0];
+}
+
+void CompiledExpression::fail_integer_pow(std::uint32_t site, double exponent) const {
+  const SourcePosition at = integer_pow_sites_[site];
+  throw LocatedError(file_, at.line, at.column,
+                     "pow of integers with the negative exponent " + std::to_string(static_cast<long long>(exponent)) +
+                         " has no integer value (write the base as a double)");
 }
 
 class ExpressionCompiler {
@@ -148,11 +158,18 @@ class ExpressionCompiler {
     auto& code = out_.code_;
     std::size_t n = code.size();
     // As in PRISM: pow of integers is an integer, which a negative exponent does not
-    // give. Caught here where the exponent is a constant (a state-dependent one is not
-    // checked yet: the evaluator has no error path).
-    if (e.op == Op::pow && type == ValueType::integer && code[n - 1].kind == Kind::constant && code[n - 1].value < 0) {
-      fail(e, "pow of integers with the negative exponent " + std::to_string(static_cast<long long>(code[n - 1].value)) +
-                  " has no integer value (write the base as a double)");
+    // give. A constant exponent is checked here, any other where it is evaluated.
+    if (e.op == Op::pow && type == ValueType::integer) {
+      if (code[n - 1].kind == Kind::constant && code[n - 1].value < 0) {
+        fail(e, "pow of integers with the negative exponent " + std::to_string(static_cast<long long>(code[n - 1].value)) +
+                    " has no integer value (write the base as a double)");
+      }
+      if (code[n - 1].kind != Kind::constant) {
+        out_.file_ = scope_.file;
+        code.push_back({e.op, Kind::operation, CompiledExpression::kIntegerPow | static_cast<std::uint32_t>(out_.integer_pow_sites_.size()), 0.0});
+        out_.integer_pow_sites_.push_back(e.position);
+        return type;
+      }
     }
     if (is_comparison(e.op) && n >= 2 && code[n - 2].kind == Kind::variable && code[n - 1].kind == Kind::constant) {
       code[n - 2] = {e.op, Kind::compare_variable, code[n - 2].index, code[n - 1].value};

@@ -37,7 +37,9 @@ class CompiledExpression {
     // compare_variable: "variable op constant" in one step, the commonest guard atom;
     // offset_variable: "variable + value" (x+1, x-1), the commonest update.
     enum class Kind : std::uint8_t { constant, variable, label, operation, compare_variable, offset_variable } kind;
-    std::uint32_t index;  // variable or label index; operand count for min/max
+    // Variable or label index; operand count for min/max; for pow of integers,
+    // kIntegerPow | its site (integer_pow_sites_), checked for negative exponents.
+    std::uint32_t index;
     double value;         // constant
   };
 
@@ -87,8 +89,13 @@ class CompiledExpression {
   double run(const double* variables, std::uint64_t state) const;
   friend class ExpressionCompiler;
   friend CompiledExpression compile(const Expression& expression, const NameScope& scope);
+  [[noreturn]] void fail_integer_pow(std::uint32_t site, double exponent) const;
+  static constexpr std::uint32_t kIntegerPow = 0x80000000u;
+
   std::vector<Instruction> code_;
   std::vector<const StateSet*> labels_;
+  std::string file_;                           // for the errors evaluation can meet
+  std::vector<SourcePosition> integer_pow_sites_;
   ValueType type_ = ValueType::boolean;
 };
 

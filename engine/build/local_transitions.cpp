@@ -1,5 +1,7 @@
 #include "engine/build/local_transitions.h"
 
+#include "engine/model/located_error.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -38,13 +40,20 @@ void LocalTransitionCache::add_command(std::uint32_t c, const double* values, bo
   const ResolvedCommand& command = index_.model.commands[c];
   LocalCommand local{command.action, static_cast<std::uint32_t>(updates_.size()), 0};
   double sum = 0.0;
-  for (const ResolvedUpdate& update : command.updates) {
-    faulty |= !add_update(update, values);
-    const double p = updates_.back().probability;
-    faulty |= !(p >= 0.0) || !std::isfinite(p);
-    sum += p;
+  try {
+    for (const ResolvedUpdate& update : command.updates) {
+      faulty |= !add_update(update, values);
+      const double p = updates_.back().probability;
+      faulty |= !(p >= 0.0) || !std::isfinite(p);
+      sum += p;
+    }
+    faulty |= std::abs(sum - 1.0) > kSumTolerance;
+  } catch (const LocatedError&) {
+    // An evaluation error (pow of integers with a negative exponent): the plain way
+    // reports it, if the command runs at all (it may wait for a synchronisation
+    // that never comes).
+    faulty = true;
   }
-  faulty |= std::abs(sum - 1.0) > kSumTolerance;
   local.end_update = static_cast<std::uint32_t>(updates_.size());
   commands_.push_back(local);
 }
