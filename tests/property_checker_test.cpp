@@ -16,13 +16,13 @@ namespace {
 using test::make_mdp;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-PropertyValue check(const SparseMdp& mdp, const std::string& text) {
+PropertyValue check(const SparseMdp& mdp, const std::string& text,
+                    SolverOptions solver = {Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 1000000}}) {
   io::PropertyEntry entry = io::parse_property(text, "p");
   if (!entry.formula) throw std::runtime_error(entry.error);
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
   auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
-  SolverOptions tight{Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 1000000}};
-  CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, tight, {SolverKind::cpu}};
+  CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, solver, {SolverKind::cpu}};
   return check_property(*entry.formula, context).value;
 }
 
@@ -140,6 +140,29 @@ TEST(Rewards, ReachabilityRewardsRefuseNegativeAndNonFiniteRewards) {
                                              "rewards (R[F]) need rewards that are finite and not negative");
   mdp.rewards[0] = {"", {1.0, 1.0, 0.0}, {}};
   EXPECT_EQ(number(mdp, "R=? [ F \"goal\" ]"), 2.0);
+}
+
+// Interval iteration decides a bound only when a state's whole interval lies on one
+// side of it: at the default epsilon (1e-6 relative) the die's 1/6 lies within the
+// interval around 0.16666667 and 0.1666666, so the solve is refined until it does not.
+// A bound exactly on the value is an error, never a guess (unless the interval closes
+// on it in double precision).
+TEST(Bounds, SoundBoundsRefineUntilDecided) {
+  SparseMdp die = die_with_rewards();
+  const SolverOptions sound{Method::interval_iteration, {ConvergenceCriterion::relative, 1e-6, 1000000}};
+  EXPECT_FALSE(check(die, "P>=0.16666667 [ F \"one\" ]", sound).truth);
+  EXPECT_TRUE(check(die, "P>=0.1666666 [ F \"one\" ]", sound).truth);
+  EXPECT_TRUE(check(die, "P<0.16666667 [ F \"one\" ]", sound).truth);
+  EXPECT_TRUE(check(die, "P>0.1 [ F \"one\" ]", sound).truth);  // decided at once
+  // Exactly on the bound: at epsilon 1e-14 the interval is still about 2e-15 wide.
+  try {
+    check(die, "P>=1/6 [ F \"one\" ]", sound);
+    ADD_FAILURE() << "decided a bound the value lies on";
+  } catch (const LocatedError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot decide the bound 0.16666666666666666 in state 0: its value lies in"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(Bounds, ProbabilityAndRewardBounds) {

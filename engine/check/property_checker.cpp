@@ -5,8 +5,12 @@
 #include "engine/check/step_bounded.h"
 #include "engine/model/stopwatch.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 namespace mdpvi {
 
@@ -151,14 +155,9 @@ class Checker {
         return StateValues::of_truth(std::move(*qualitative));
       }
     }
-    NumericResult result = numeric(f, dir);
-    StateValues values = StateValues::of_numbers(std::move(result.values));
-    if (c_.solver.method == Method::interval_iteration) {  // exact where nothing was iterated (step bounds, graph answers)
-      values.lower = result.lower.empty() ? values.numbers : std::move(result.lower);
-      values.upper = result.upper.empty() ? values.numbers : std::move(result.upper);
-    }
-    last_ = std::move(result).summary();
+    StateValues values = solved(f, dir, c_.solver);
     if (!threshold) return values;
+    if (values.has_bounds()) return decide_soundly(f, dir, *op.comparison, *threshold, std::move(values));
     StateSet truth(c_.mdp.num_states());
     for (std::uint32_t s = 0; s < c_.mdp.num_states(); ++s) {
       if (compare(*op.comparison, values.numbers[s], *threshold)) truth.set(s);
@@ -166,26 +165,81 @@ class Checker {
     return StateValues::of_truth(std::move(truth));
   }
 
-  NumericResult numeric(const Formula& f, Optimization dir) {
+  // The operator's values; with interval iteration, their bounds too (exact where
+  // nothing was iterated: step bounds, graph answers). Keeps the computation's summary.
+  StateValues solved(const Formula& f, Optimization dir, const SolverOptions& solver) {
+    NumericResult result = numeric(f, dir, solver);
+    StateValues values = StateValues::of_numbers(std::move(result.values));
+    if (solver.method == Method::interval_iteration) {
+      values.lower = result.lower.empty() ? values.numbers : std::move(result.lower);
+      values.upper = result.upper.empty() ? values.numbers : std::move(result.upper);
+    }
+    last_ = std::move(result).summary();
+    return values;
+  }
+
+  // A sound bound decides a state only when the state's whole interval lies on one side
+  // of it. Where an interval straddles the bound, the solve runs again at a tenth of the
+  // epsilon, down to kFinestEpsilon; an interval still straddling it there holds a value
+  // on the bound to the limits of double precision, and that is an error, not a guess.
+  StateValues decide_soundly(const Formula& f, Optimization dir, Comparison c, double threshold, StateValues values) {
+    constexpr double kFinestEpsilon = 1e-14;
+    SolverOptions solver = c_.solver;
+    for (std::optional<std::uint32_t> open = straddling(values, c, threshold); open;
+         open = straddling(values, c, threshold)) {
+      if (solver.stop.epsilon <= kFinestEpsilon) cannot_decide(f, *open, values, threshold, solver.stop.epsilon);
+      const double tenth = solver.stop.epsilon / 10;
+      solver.stop.epsilon = tenth < kFinestEpsilon * 1.01 ? kFinestEpsilon : tenth;  // 1e-6 / 10^8 rounds above 1e-14
+      spdlog::info("state {} lies in [{}, {}], around the bound {}: solving again with epsilon {:g}", *open,
+                   values.lower[*open], values.upper[*open], threshold, solver.stop.epsilon);
+      try {
+        values = solved(f, dir, solver);
+      } catch (const NotConvergedError& error) {
+        cannot_decide(f, *open, values, threshold, solver.stop.epsilon, error.what());
+      }
+    }
+    StateSet truth(c_.mdp.num_states());
+    for (std::uint32_t s = 0; s < c_.mdp.num_states(); ++s) {
+      if (compare(c, values.lower[s], threshold)) truth.set(s);
+    }
+    return StateValues::of_truth(std::move(truth));
+  }
+
+  // The first state whose interval the bound cuts (decided one way at its lower end,
+  // the other way at its upper end).
+  static std::optional<std::uint32_t> straddling(const StateValues& values, Comparison c, double threshold) {
+    for (std::uint32_t s = 0; s < values.lower.size(); ++s) {
+      if (compare(c, values.lower[s], threshold) != compare(c, values.upper[s], threshold)) return s;
+    }
+    return std::nullopt;
+  }
+
+  [[noreturn]] void cannot_decide(const Formula& f, std::uint32_t s, const StateValues& values, double threshold,
+                                  double epsilon, const std::string& why = "") const {
+    fail(f.position, fmt::format("cannot decide the bound {} in state {}: its value lies in [{}, {}] at epsilon {:g}{}{}",
+                                 threshold, s, values.lower[s], values.upper[s], epsilon, why.empty() ? "" : "; ", why));
+  }
+
+  NumericResult numeric(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
     switch (op.path) {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
         if (op.step_bound) {
-          return compute_bounded_until(mdp, c_.search, dir, phi, psi, steps(*op.step_bound), c_.solver, c_.device);
+          return compute_bounded_until(mdp, c_.search, dir, phi, psi, steps(*op.step_bound), solver, c_.device);
         }
-        return compute_until_probabilities(mdp, c_.search, dir, phi, psi, c_.solver, c_.device);
+        return compute_until_probabilities(mdp, c_.search, dir, phi, psi, solver, c_.device);
       }
       case Path::next: return compute_next(mdp, dir, boolean(f.operands[0]));
       case Path::reachability_reward: {
         StateSet target = boolean(f.operands[0]);
-        return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), target, c_.solver, c_.device);
+        return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), target, solver, c_.device);
       }
       case Path::cumulative_reward:
-        return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), c_.solver, c_.device);
+        return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver, c_.device);
       case Path::instantaneous_reward:
-        return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), c_.solver);
+        return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
     }
     return {};
   }
