@@ -24,10 +24,6 @@ struct GraphArrays {
 // The device memory the graph and the searches' working sets take.
 std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);
 
-// The SCCs of a state set in topological order, successors first: the states grouped
-// by SCC, each SCC's states in increasing order; SCCs by height in the SCC DAG (0:
-// reaches no other SCC, else one more than the highest it reaches), ties by
-// representative (an SCC's largest state). graph/parallel_scc.h's order exactly.
 // What a decomposition took: rounds of trimming, coloring and peeling, and the
 // level-synchronous steps of all of them (each costs a wait for the level's size).
 struct SccWork {
@@ -35,6 +31,10 @@ struct SccWork {
   unsigned levels = 0;
 };
 
+// The SCCs of a state set in topological order, successors first: the states grouped
+// by SCC, each SCC's states in increasing order; SCCs by height in the SCC DAG (0:
+// reaches no other SCC, else one more than the highest it reaches), ties by
+// representative (an SCC's largest state). graph/parallel_scc.h's order exactly.
 struct DeviceSccs {
   std::vector<std::uint32_t> order;
   std::vector<std::uint64_t> scc_starts;  // SCC i is order[scc_starts[i] .. scc_starts[i+1])
