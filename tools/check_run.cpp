@@ -5,6 +5,7 @@
 #include "engine/model/stopwatch.h"
 #include "gpu/device_solver.h"
 #include "graph/qualitative.h"
+#include "io/drn_reader.h"
 #include "io/explicit_reader.h"
 #include "io/explicit_writer.h"
 #include "io/property_parser.h"
@@ -75,9 +76,10 @@ ParsedProperties parse_all_properties(const CheckOptions& options) {
 LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, ParsedProperties& properties) {
   LoadedModel loaded;
   auto start = std::chrono::steady_clock::now();
-  if (options.explicit_base) {
-    summary.source = *options.explicit_base;
-    loaded.mdp = io::read_explicit_model(*options.explicit_base);
+  const bool drn = options.model_file && io::is_drn_path(*options.model_file);
+  if (options.explicit_base || drn) {  // an explicit model: read, not built
+    summary.source = drn ? *options.model_file : *options.explicit_base;
+    loaded.mdp = drn ? io::read_drn_model(summary.source) : io::read_explicit_model(summary.source);
     summary.parse_s = seconds_since(start);
     properties = parse_all_properties(options);
     return loaded;
