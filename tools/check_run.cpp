@@ -19,6 +19,8 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <stdexcept>
+#include <string_view>
 
 namespace mdpvi::tools {
 
@@ -72,14 +74,41 @@ ParsedProperties parse_all_properties(const CheckOptions& options) {
   return parsed;
 }
 
+enum class ModelFormat { prism, drn, explicit_files };
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// How the model is read: --format, else the extension (.drn: Storm's DRN; .tra:
+// PRISM's explicit files beside it; anything else: the PRISM language). --explicit
+// BASE names PRISM's explicit files, or a .drn file.
+ModelFormat model_format(const CheckOptions& options) {
+  const std::string& path = options.explicit_base ? *options.explicit_base : *options.model_file;
+  if (options.format) {
+    if (*options.format == "drn") return ModelFormat::drn;
+    return *options.format == "explicit" ? ModelFormat::explicit_files : ModelFormat::prism;
+  }
+  if (ends_with(path, ".umb")) {
+    throw std::runtime_error(path + ": UMB models cannot be read yet; use PRISM's .tra or .drn export");
+  }
+  if (io::is_drn_path(path)) return ModelFormat::drn;
+  return options.explicit_base || ends_with(path, ".tra") ? ModelFormat::explicit_files : ModelFormat::prism;
+}
+
 // Reads or builds the model, parsing the properties in between (see ParsedProperties).
 LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, ParsedProperties& properties) {
   LoadedModel loaded;
   auto start = std::chrono::steady_clock::now();
-  const bool drn = options.model_file && io::is_drn_path(*options.model_file);
-  if (options.explicit_base || drn) {  // an explicit model: read, not built
-    summary.source = drn ? *options.model_file : *options.explicit_base;
-    loaded.mdp = drn ? io::read_drn_model(summary.source) : io::read_explicit_model(summary.source);
+  const ModelFormat format = model_format(options);
+  if (format != ModelFormat::prism) {  // an explicit model: read, not built
+    summary.source = options.explicit_base ? *options.explicit_base : *options.model_file;
+    if (format == ModelFormat::drn) {
+      loaded.mdp = io::read_drn_model(summary.source);
+    } else {
+      const std::string& path = summary.source;
+      loaded.mdp = io::read_explicit_model(ends_with(path, ".tra") ? path.substr(0, path.size() - 4) : path);
+    }
     summary.parse_s = seconds_since(start);
     properties = parse_all_properties(options);
     return loaded;

@@ -11,8 +11,9 @@
 namespace mdpvi::tools {
 
 struct CheckOptions {
-  std::optional<std::string> model_file;     // a PRISM-language model
+  std::optional<std::string> model_file;     // a model file: PRISM language, .drn, or a .tra with its siblings
   std::optional<std::string> explicit_base;  // or BASE of BASE.tra/.lab/...
+  std::optional<std::string> format;         // --format prism|drn|explicit: overrides the extension
   std::optional<std::string> properties_file;
   std::vector<std::string> inline_properties;  // --prop, in order, after the file's
   std::map<std::string, std::string> constants;  // --const, for the model and the properties

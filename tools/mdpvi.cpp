@@ -40,14 +40,19 @@ struct CheckArguments {
   std::string method = "vi";
   std::uint64_t max_iters = 0;  // 0: the default, which depends on the method
   int threads = 0;
+  std::string format;  // empty: from the extension
 };
 
 void add_check_command(CLI::App& app, CheckArguments& args) {
   CLI::App* check = app.add_subcommand("check", "Check properties of a model");
   check->add_option("--explicit", args.explicit_base,
                     "Explicit model: BASE.tra, BASE.lab (and BASE.sta/.srew/.trew when present)");
-  check->add_option("files", args.files, "MODEL.nm [PROPERTIES] (or just PROPERTIES with --explicit)")
+  check->add_option("files", args.files,
+                    "MODEL [PROPERTIES] (or just PROPERTIES with --explicit). MODEL: PRISM language (.nm, .pm, "
+                    ".prism), Storm's DRN (.drn), or PRISM's explicit files (BASE.tra, beside BASE.lab ...)")
       ->expected(0, 2);
+  check->add_option("--format", args.format, "How to read MODEL, whatever its extension")
+      ->check(CLI::IsMember({"prism", "drn", "explicit"}));
   check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10");
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");
@@ -96,6 +101,7 @@ int run_check_command(CheckArguments& args) {
     files.erase(files.begin());
   }
   if (!files.empty()) args.options.properties_file = files.front();
+  if (!args.format.empty()) args.options.format = args.format;
   if (!args.export_states.empty()) args.options.export_states = args.export_states;
   if (!args.export_transitions.empty()) args.options.export_transitions = args.export_transitions;
   try {
