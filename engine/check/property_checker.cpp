@@ -158,11 +158,16 @@ class Checker {
     StateValues values = solved(f, dir, c_.solver);
     if (!threshold) return values;
     if (values.has_bounds()) return decide_soundly(f, dir, *op.comparison, *threshold, std::move(values));
-    StateSet truth(c_.mdp.num_states());
-    for (std::uint32_t s = 0; s < c_.mdp.num_states(); ++s) {
-      if (compare(*op.comparison, values.numbers[s], *threshold)) truth.set(s);
+    return StateValues::of_truth(holding(values.numbers, *op.comparison, *threshold));
+  }
+
+  // The states whose value meets the bound.
+  static StateSet holding(const std::vector<double>& values, Comparison c, double threshold) {
+    StateSet truth(values.size());
+    for (std::uint32_t s = 0; s < values.size(); ++s) {
+      if (compare(c, values[s], threshold)) truth.set(s);
     }
-    return StateValues::of_truth(std::move(truth));
+    return truth;
   }
 
   // The operator's values; with interval iteration, their bounds too (exact where
@@ -198,11 +203,7 @@ class Checker {
         cannot_decide(f, *open, values, threshold, solver.stop.epsilon, error.what());
       }
     }
-    StateSet truth(c_.mdp.num_states());
-    for (std::uint32_t s = 0; s < c_.mdp.num_states(); ++s) {
-      if (compare(c, values.lower[s], threshold)) truth.set(s);
-    }
-    return StateValues::of_truth(std::move(truth));
+    return StateValues::of_truth(holding(values.lower, c, threshold));  // lower and upper agree now
   }
 
   // The first state whose interval the bound cuts (decided one way at its lower end,
