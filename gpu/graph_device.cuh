@@ -38,6 +38,15 @@ inline unsigned grid_for(std::uint64_t threads, int sm_count) {
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(blocks, std::uint64_t(sm_count) * 32)));
 }
 
+// Runs a CUB device algorithm: call(temp, bytes) once for the size, once to work.
+template <typename Call>
+void with_temp_storage(const char* what, Call call) {
+  std::size_t bytes = 0;
+  check(call(nullptr, bytes), what);
+  DeviceArray<unsigned char> temp(bytes);
+  check(call(temp.get(), bytes), what);
+}
+
 // The model's structure on the device (gpu/graph_search.h's GraphArrays, plus each
 // row's owner).
 struct DeviceGraph {

@@ -132,15 +132,6 @@ __global__ void iota_kernel(std::uint32_t* d_out, std::uint64_t n) {
   for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) d_out[i] = static_cast<std::uint32_t>(i);
 }
 
-// Runs a CUB device algorithm: call(temp, bytes) once for the size, once to work.
-template <typename Call>
-void with_temp_storage(const char* what, Call call) {
-  std::size_t bytes = 0;
-  check(call(nullptr, bytes), what);
-  DeviceArray<unsigned char> temp(bytes);
-  check(call(temp.get(), bytes), what);
-}
-
 // Trimming, coloring and peeling until every state of the set has its SCC.
 class Decomposer {
  public:

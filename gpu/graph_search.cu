@@ -245,13 +245,9 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     check(cudaMemset(d_offsets, 0, (std::uint64_t{states_} + 1) * 8), "cudaMemset");
     count_predecessors<<<grid_for(entries, sm_count_), kBlockSize>>>(d_columns_.get(), entries, d_offsets);
     check(cudaGetLastError(), "counting predecessors");
-    std::size_t bytes = 0;
-    check(cub::DeviceScan::InclusiveSum(nullptr, bytes, d_offsets, d_offsets, std::int64_t{states_} + 1), "sizing a scan");
-    {
-      DeviceArray<unsigned char> temp(bytes);
-      check(cub::DeviceScan::InclusiveSum(temp.get(), bytes, d_offsets, d_offsets, std::int64_t{states_} + 1),
-            "predecessor offsets");
-    }
+    with_temp_storage("predecessor offsets", [&](void* temp, std::size_t& bytes) {
+      return cub::DeviceScan::InclusiveSum(temp, bytes, d_offsets, d_offsets, std::int64_t{states_} + 1);
+    });
     DeviceArray<unsigned long long> fill(states_ + std::uint64_t{1});
     check(cudaMemcpy(fill.get(), d_offsets, std::uint64_t{states_} * 8, cudaMemcpyDeviceToDevice), "cudaMemcpy");
     fill_predecessors<<<grid_for(rows_, sm_count_), kBlockSize>>>(view(), fill.get(), d_pred_rows_.get());
