@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -11,15 +10,6 @@
 namespace mdpvi::io {
 
 namespace {
-
-// PRISM's tolerance for a distribution that does not sum to one (as the .tra reader).
-constexpr double kSumTolerance = 1e-6;
-
-std::string format(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
 
 // One line, token by token, with 1-based columns for errors. A token ends at a blank,
 // and '[', ']', ',' and ':' are tokens of their own (rewards read "[1, 0.5]").
@@ -68,7 +58,7 @@ class Tokens {
     next();
     for (;;) {
       values.push_back(expect_number<double>("a reward"));
-      if (!std::isfinite(values.back())) fail("the reward " + format(values.back()) + " is not finite");
+      if (!std::isfinite(values.back())) fail("the reward " + exact_text(values.back()) + " is not finite");
       const std::string_view separator = next();
       if (separator == "]") return values;
       if (separator != ",") fail_expected("',' or ']'", separator);
@@ -271,7 +261,7 @@ class DrnReader {
     if (target >= num_states_) t.fail("target " + std::to_string(target) + " is not a state (@nr_states " + std::to_string(num_states_) + ")");
     t.expect(":");
     const double probability = t.expect_number<double>("a probability");
-    if (!(probability > 0.0 && probability <= 1.0)) t.fail("probability " + format(probability) + " outside (0,1]");
+    if (!(probability > 0.0 && probability <= 1.0)) t.fail("probability " + exact_text(probability) + " outside (0,1]");
     t.expect_end();
     mdp_.columns.push_back(static_cast<std::uint32_t>(target));
     mdp_.values.push_back(probability);
@@ -287,7 +277,7 @@ class DrnReader {
     }
     if (std::abs(sum_ - 1.0) > kSumTolerance) {
       throw ParseError(file_.name(), open_action_line_, 0,
-                       "probabilities of the action sum to " + format(sum_) + ", not 1");
+                       "probabilities of the action sum to " + exact_text(sum_) + ", not 1");
     }
     mdp_.row_starts.push_back(mdp_.columns.size());
   }

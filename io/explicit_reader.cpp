@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <limits>
 
 namespace mdpvi::io {
 
 namespace {
-
-// PRISM's tolerance for a distribution that does not sum to one.
-constexpr double kSumTolerance = 1e-6;
 
 // The data lines of a file: comments and blank lines skipped, 1-based numbers kept.
 class DataLines {
@@ -79,7 +75,7 @@ class TransitionBuilder {
            std::size_t probability_column) {
     if (!started_ || state != state_ || choice != choice_) open_choice(cursor, state, choice, choice_column);
     if (!(probability > 0.0 && probability <= 1.0)) {
-      cursor.fail(probability_column, "probability " + format(probability) + " outside (0,1]");
+      cursor.fail(probability_column, "probability " + exact_text(probability) + " outside (0,1]");
     }
     std::uint64_t row = mdp_.row_starts.size() - 1;
     if (last_row_of_target_[target] == row) {
@@ -106,12 +102,6 @@ class TransitionBuilder {
 
  private:
   static constexpr std::uint64_t kNoRow = std::numeric_limits<std::uint64_t>::max();
-
-  static std::string format(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.17g", value);
-    return buffer;
-  }
 
   void open_choice(LineCursor& cursor, std::uint32_t state, std::uint64_t choice, std::size_t column) {
     std::uint32_t expected_state = started_ ? state_ : 0;
@@ -141,7 +131,7 @@ class TransitionBuilder {
   void close_choice() {
     if (std::abs(sum_ - 1.0) > kSumTolerance) {
       choice_line_->fail(0, "probabilities of choice " + std::to_string(choice_) + " of state " +
-                                std::to_string(state_) + " sum to " + format(sum_) + ", expected 1");
+                                std::to_string(state_) + " sum to " + exact_text(sum_) + ", expected 1");
     }
     mdp_.row_starts.push_back(mdp_.columns.size());
   }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -40,6 +41,12 @@ TextFile TextFile::from_string(std::string name, std::string text) {
     rest.remove_prefix(end + 1);
   }
   return file;
+}
+
+std::string exact_text(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
 }
 
 bool is_comment_or_blank(std::string_view line) {

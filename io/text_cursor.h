@@ -67,4 +67,8 @@ class LineCursor {
 // explicit files.
 bool is_comment_or_blank(std::string_view line);
 
+// A number as errors about the files show it: all 17 significant digits ("%.17g"), so
+// that a sum off by one ulp does not print as 1.
+std::string exact_text(double value);
+
 }  // namespace mdpvi::io

@@ -3,15 +3,13 @@
 // program counter, by action, and what each module reads and writes. Built once,
 // shared read-only by all of the builder's workers.
 #include "engine/build/resolved_model.h"
+#include "engine/model/sparse_mdp.h"  // kSumTolerance
 #include "engine/model/state_layout.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace mdpvi {
-
-// PRISM's tolerance for a distribution that does not sum to one.
-constexpr double kSumTolerance = 1e-6;
 
 // The commands of a module, bucketed by the value of the one module variable that
 // most of its guards test with "v = c" (PRISM's program counters: s1=0, s1=1, ...).

@@ -13,6 +13,10 @@
 
 namespace mdpvi {
 
+// PRISM's tolerance for a distribution that does not sum to one: the builder and the
+// explicit readers check every distribution with it.
+constexpr double kSumTolerance = 1e-6;
+
 enum class ModelType { mdp, dtmc };
 
 const char* to_string(ModelType type);
