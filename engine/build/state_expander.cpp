@@ -1,10 +1,10 @@
 #include "engine/build/state_expander.h"
 
 #include "engine/model/located_error.h"
+#include "engine/model/property_value.h"
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace mdpvi {
 
@@ -390,7 +390,7 @@ double StateExpander::checked_reward(const CompiledExpression& value, SourcePosi
   if (!std::isfinite(v)) fail(at, std::string("the reward is ") + (std::isnan(v) ? "NaN" : "infinite"));
   if (v < 0.0 && negative.empty()) {
     negative = model_.file + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": negative reward " +
-               (std::ostringstream() << v).str() + " in state " + describe_state();
+               format_number(v) + " in state " + describe_state();
   }
   return v;
 }

@@ -2,6 +2,7 @@
 
 #include "engine/solve/end_component_quotient.h"
 #include "engine/model/bit_words.h"
+#include "engine/model/property_value.h"
 #include "engine/model/stopwatch.h"
 #include "graph/qualitative.h"
 #include "graph/scc.h"
@@ -14,7 +15,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <limits>
@@ -68,13 +68,13 @@ void require_fit_for_reachability(const RewardStructure& rewards) {
   if (!rewards.first_negative.empty()) throw std::runtime_error(rewards.first_negative + need);
   const std::size_t state = first_unfit(rewards.state_rewards);
   if (state < rewards.state_rewards.size()) {
-    throw std::runtime_error(which + ": state reward " + (std::ostringstream() << rewards.state_rewards[state]).str() +
-                             " in state " + std::to_string(state) + need);
+    throw std::runtime_error(which + ": state reward " + format_number(rewards.state_rewards[state]) + " in state " +
+                             std::to_string(state) + need);
   }
   const std::size_t row = first_unfit(rewards.choice_rewards);
   if (row < rewards.choice_rewards.size()) {
-    throw std::runtime_error(which + ": transition reward " + (std::ostringstream() << rewards.choice_rewards[row]).str() +
-                             " on choice " + std::to_string(row) + need);
+    throw std::runtime_error(which + ": transition reward " + format_number(rewards.choice_rewards[row]) + " on choice " +
+                             std::to_string(row) + need);
   }
 }
 
