@@ -37,6 +37,17 @@ StateSet SearchBackend::stay_and_reach(const StateSet& targets, const StateSet& 
 
 namespace {
 
+// An optional row set as the device takes it: its words, or null for every row.
+class OptionalWords {
+ public:
+  explicit OptionalWords(const StateSet* set) : given_(set != nullptr), words_(set ? BitWords::of(*set) : BitWords()) {}
+  const std::uint64_t* data() const { return given_ ? words_.data() : nullptr; }
+
+ private:
+  bool given_;
+  BitWords words_;
+};
+
 // The CUDA backend (gpu/graph_search.h) behind the interface: sets travel as words.
 class DeviceSearch final : public SearchBackend {
  public:
@@ -49,10 +60,9 @@ class DeviceSearch final : public SearchBackend {
 
   StateSet backward_exists(const StateSet& sources, const StateSet& allowed_states,
                            const StateSet* allowed_rows) const override {
-    const BitWords rows = allowed_rows ? BitWords::of(*allowed_rows) : BitWords();
     BitWords reached(mdp_.num_states());
     device_->backward_exists(BitWords::of(sources).data(), BitWords::of(allowed_states).data(),
-                             allowed_rows ? rows.data() : nullptr, reached.data());
+                             OptionalWords(allowed_rows).data(), reached.data());
     return reached.to_set(mdp_.num_states());
   }
 
@@ -78,9 +88,8 @@ class DeviceSearch final : public SearchBackend {
   std::optional<SccDecomposition> device_sccs(const StateSet& states, const StateSet* enabled_rows) const override {
     return on_device("SCCs", [&] {
       const auto start = std::chrono::steady_clock::now();
-      const BitWords rows = enabled_rows ? BitWords::of(*enabled_rows) : BitWords();
       gpu::DeviceSccs sccs = device_->sccs(BitWords::of(states).data(), static_cast<std::uint32_t>(states.count()),
-                                           enabled_rows ? rows.data() : nullptr);
+                                           OptionalWords(enabled_rows).data());
       spdlog::debug("GPU SCCs of {} states: {} SCCs, {} rounds, {} levels, {:.3f} s", sccs.order.size(),
                     sccs.scc_starts.size() - 1, sccs.work.rounds, sccs.work.levels, seconds_since(start));
       return SccDecomposition{std::move(sccs.order), std::move(sccs.scc_starts), to_string(SearchKind::gpu)};
@@ -90,11 +99,10 @@ class DeviceSearch final : public SearchBackend {
   std::optional<std::vector<std::uint32_t>> device_scc_labels(const StateSet& states,
                                                               const StateSet* enabled_rows) const override {
     return on_device("SCC labels", [&] {
-      const BitWords rows = enabled_rows ? BitWords::of(*enabled_rows) : BitWords();
       const auto start = std::chrono::steady_clock::now();
       std::vector<std::uint32_t> labels(mdp_.num_states());
       const gpu::SccWork work =
-          device_->scc_representatives(BitWords::of(states).data(), enabled_rows ? rows.data() : nullptr, labels.data());
+          device_->scc_representatives(BitWords::of(states).data(), OptionalWords(enabled_rows).data(), labels.data());
       spdlog::debug("GPU SCC labels: {} rounds, {} levels, {:.3f} s", work.rounds, work.levels, seconds_since(start));
       return labels;
     });
