@@ -346,6 +346,4 @@ SparseMdp read_drn(const TextFile& file) { return DrnReader(file).read(); }
 
 SparseMdp read_drn_model(const std::string& path) { return read_drn(TextFile::load(path)); }
 
-bool is_drn_path(const std::string& path) { return path.size() > 4 && path.compare(path.size() - 4, 4, ".drn") == 0; }
-
 }  // namespace mdpvi::io

@@ -16,7 +16,4 @@ namespace mdpvi::io {
 SparseMdp read_drn_model(const std::string& path);
 SparseMdp read_drn(const TextFile& file);
 
-// True for a path ending in ".drn".
-bool is_drn_path(const std::string& path);
-
 }  // namespace mdpvi::io

@@ -92,7 +92,7 @@ ModelFormat model_format(const CheckOptions& options) {
   if (ends_with(path, ".umb")) {
     throw std::runtime_error(path + ": UMB models cannot be read yet; use PRISM's .tra or .drn export");
   }
-  if (io::is_drn_path(path)) return ModelFormat::drn;
+  if (ends_with(path, ".drn")) return ModelFormat::drn;
   return options.explicit_base || ends_with(path, ".tra") ? ModelFormat::explicit_files : ModelFormat::prism;
 }
 
