@@ -129,12 +129,22 @@ class CudaDeviceSolver final : public DeviceSolver {
     bool converged = settings.fixed_sweeps;
     std::vector<double> changes;
     std::vector<unsigned> unused;
+    std::uint64_t sweeps_read = 0;
     stats.iterations = detail::run_in_batches(
         settings.max_sweeps, !settings.fixed_sweeps,
         [&](std::size_t slot) { launch_sweep(kernel, blocks, chunk, v, slot); },
         [&](std::size_t count) {
           v.results.read(count, compute_, changes, unused);
           for (double change : changes) converged = converged || change < settings.epsilon;
+          // The rate over the batch, or from the batch before when this one is a single sweep.
+          if (count > 1) {
+            stats.earlier_measure = changes.front();
+            stats.measure_gap = count - 1;
+          } else if (sweeps_read > 0) {
+            stats.earlier_measure = stats.last_measure;
+            stats.measure_gap = 1;
+          }
+          sweeps_read += count;
           stats.last_measure = changes.back();
           return converged;
         });

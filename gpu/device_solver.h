@@ -42,6 +42,10 @@ struct ChunkSolveStats {
   std::uint64_t iterations = 0;
   bool converged = true;
   double last_measure = 0.0;  // the last sweep's largest change (interval iteration: width)
+  // The largest change measure_gap sweeps before the last (0: none read): the two
+  // give value iteration's rate of convergence.
+  double earlier_measure = 0.0;
+  std::uint64_t measure_gap = 0;
   int group_size = 0;
   double upload_s = 0.0;    // how long the solve waited for its matrix, b and start vectors
   double solve_s = 0.0;

@@ -170,12 +170,12 @@ class Checker {
     return truth;
   }
 
-  // The operator's values; with interval iteration, their bounds too (exact where
+  // The operator's values; with a sound method, their bounds too (exact where
   // nothing was iterated: step bounds, graph answers). Keeps the computation's summary.
   StateValues solved(const Formula& f, Optimization dir, const SolverOptions& solver) {
     NumericResult result = numeric(f, dir, solver);
     StateValues values = StateValues::of_numbers(std::move(result.values));
-    if (solver.method == Method::interval_iteration) {
+    if (is_sound(solver.method)) {
       values.lower = result.lower.empty() ? values.numbers : std::move(result.lower);
       values.upper = result.upper.empty() ? values.numbers : std::move(result.upper);
     }

@@ -30,7 +30,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   start = std::chrono::steady_clock::now();
   // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.
   std::optional<CollapsedModel> collapsed;
-  if (options.method == Method::interval_iteration && direction == Optimization::maximize) {
+  if (is_sound(options.method) && direction == Optimization::maximize) {
     graph::EndComponents components = graph::maximal_end_components(search, partition.maybe, all_states(mdp.num_choices()));
     if (components.count > 0) collapsed = collapse_end_components(mdp, components);
   }

@@ -1,15 +1,22 @@
 // Interval iteration (Haddad & Monmege 2018; Baier, Klein, Leuschner, Parker and
-// Wunderlich, CAV 2017) as a MethodPolicy: every SCC (CPU) or chunk (device)
-// iterates a lower vector from below and an upper vector from above until the two
-// are within the SCC's share of the precision; the truth lies between them
-// everywhere, so the midpoint's error is at most half the width. The upper iterate
+// Wunderlich, CAV 2017) and optimistic value iteration (Hartmanns & Kaminski, CAV
+// 2020) as one MethodPolicy: every SCC (CPU) or chunk (device) keeps a lower vector,
+// rising from below, and an upper vector, falling from above, until the two are
+// within the SCC's share of the precision; the truth lies between them everywhere,
+// so the midpoint's error is at most half the width. They differ in where the upper
+// vector starts: interval iteration at a known bound (1 for probabilities), which
+// it then has to bring all the way down; optimistic value iteration just above a
+// converged lower vector, a guess that sweeps then verify. The upper iterate
 // converges only where the optimum cannot stay in an end component forever: Pmin
 // after Prob0E has none among the maybe-states; for Pmax the caller collapses them
 // first (engine/solve/end_component_quotient.h).
 #include "engine/solve/method_policy.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -53,6 +60,27 @@ std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon)
 
 namespace {
 
+// A guess is made once the lower iterate L seems within kLowerDistance of its target
+// of the fixed point. One more sweep gives each state's last change d = B(L) - L.
+// Value iteration approaches its fixed point along d, shrinking by the rate per
+// sweep (as it does once one eigenvector dominates), so the fixed point lies near
+// B(L) + d * rate / (1 - rate). The guess goes kExtrapolationMargin past that, and
+// kGuessOffset of the target above it: then B(U) <= U where the extrapolation
+// holds (B(U) - U = about -margin * rate * d), which verification must show, and
+// the width is at most 0.5 * 1.25 + 0.25 = 0.875 of the target. Without a rate the
+// guess is B(L) plus 0.75 of the target. Never above bound.
+constexpr double kLowerDistance = 0.5;
+constexpr double kExtrapolationMargin = 0.25;
+constexpr double kGuessOffset = 0.25;
+constexpr double kGuessOffsetWithoutRate = 0.75;
+
+double guessed_upper(double swept, double change, double rate, double target, bool relative, double bound) {
+  const bool extrapolate = rate < 1.0;
+  const double offset = (extrapolate ? kGuessOffset : kGuessOffsetWithoutRate) * target;
+  const double ahead = extrapolate ? change * rate / (1.0 - rate) * (1.0 + kExtrapolationMargin) : 0.0;
+  return std::min(bound, swept + ahead + (relative ? swept * offset : offset));
+}
+
 struct IntervalRun {
   std::uint64_t sweeps = 0;
   bool verified = true;    // the upper iterate is proven an upper bound
@@ -67,10 +95,13 @@ class IntervalUnit {
  public:
   virtual ~IntervalUnit() = default;
   // Plain sweeps of the lower iterate, at most budget, until one changes it by less
-  // than precision; returns the sweeps.
-  virtual std::uint64_t iterate_lower(double precision, std::uint64_t budget) = 0;
-  // The upper iterate set a little above the lower one: by half each state's target.
-  virtual void guess_upper() = 0;
+  // than precision.
+  virtual LowerRun iterate_lower(double precision, std::uint64_t budget) = 0;
+  // One more sweep of the lower iterate, and the upper iterate guessed from the two
+  // (guessed_upper) for a lower iterate converging at rate; returns the sweeps (1).
+  virtual std::uint64_t guess_upper(double bound, double rate) = 0;
+  // The upper iterate set to bound everywhere.
+  virtual void reset_upper(double bound) = 0;
   // Interval sweeps, at most budget, until every state is within its target (and,
   // verifying, some sweep raised no upper value), or, verifying, the guess crossed.
   virtual IntervalRun iterate_both(std::uint64_t budget, bool verify) = 0;
@@ -79,36 +110,68 @@ class IntervalUnit {
   virtual std::uint64_t states() const = 0;
 };
 
-// With a known upper start, one run of interval sweeps. Without one (rewards): U with
-// B(U) <= U bounds the least fixed point from above (Knaster-Tarski), and the values
-// solved here are least fixed points; so the lower iterate is brought to a
-// precision, a guess is made just above it, and interval sweeps run until one
-// proves the guess (B raised no upper value) or shows it too low (the iterates
-// cross). A failed guess tightens the lower iterate's precision tenfold.
-// Verification may take about as many sweeps as the lower iterate took (optimistic
-// value iteration, Hartmanns & Kaminski, CAV 2020), and the lower iterate keeps
-// improving meanwhile. Throws std::runtime_error when no guess verifies.
-IntervalRun run_interval_iteration(IntervalUnit& unit, std::uint64_t max_sweeps, bool upper_known, const char* where) {
-  if (upper_known) return unit.iterate_both(max_sweeps, /*verify=*/false);
+// Where the upper iterate starts: at the known bound (interval iteration), or at a
+// guess (optimistic value iteration, and interval iteration without a known bound).
+// U with B(U) <= U bounds the least fixed point from above (Knaster-Tarski), and the
+// values solved here are least fixed points; so the lower iterate is brought to a
+// precision, a guess is made above it (guessed_upper: where value iteration is
+// heading, and a little more), and interval sweeps run until one proves the guess
+// (B raised no upper value) or shows it too low (the iterates cross). A failed
+// guess tightens the lower iterate's precision tenfold. Verification is given as
+// many sweeps as the lower iterate took, at least 64 (Hartmanns & Kaminski); the
+// lower iterate keeps improving meanwhile. When no guess
+// verifies, the upper iterate starts again from the known bound; without one,
+// throws std::runtime_error.
+IntervalRun run_interval_iteration(IntervalUnit& unit, std::uint64_t max_sweeps, std::optional<double> known_upper,
+                                   bool optimistic, const char* where) {
+  if (known_upper && !optimistic) return unit.iterate_both(max_sweeps, /*verify=*/false);
   constexpr int kGuesses = 8;
+  const double bound = known_upper.value_or(std::numeric_limits<double>::infinity());
   std::uint64_t sweeps = 0;
-  double precision = unit.tightest_target() / 4;
-  for (int guess = 0; guess < kGuesses && sweeps < max_sweeps; ++guess, precision /= 10) {
-    sweeps += unit.iterate_lower(precision, max_sweeps - sweeps);
-    unit.guess_upper();
-    IntervalRun run = unit.iterate_both(std::min(max_sweeps - sweeps, std::max<std::uint64_t>(64, sweeps)), true);
+  const auto left = [&] { return sweeps < max_sweeps ? max_sweeps - sweeps : 0; };  // the guess's sweep may pass it
+  const double distance = unit.tightest_target() * kLowerDistance;
+  double precision = distance / 2;
+  for (int guess = 0; guess < kGuesses && left() > 0; ++guess, precision /= 10) {
+    LowerRun lower = unit.iterate_lower(precision, left());
+    sweeps += lower.sweeps;
+    // The last change understates the distance to the fixed point by about
+    // 1/(1 - rate): where the rate says the guess would fall short, the lower iterate
+    // goes closer first, to at most a thousandth of the precision (a rate misread
+    // near 1 must not ask for sweeps without end). Guesses that fail cost a
+    // verification each; this saves most of them on slowly converging SCCs.
+    const double closer = std::max(change_within(distance, lower.rate), precision / 1000);
+    double rate = lower.rate;
+    if (closer < lower.change && left() > 0) {
+      const LowerRun closer_run = unit.iterate_lower(closer, left());
+      sweeps += closer_run.sweeps;
+      if (closer_run.rate < 1.0) rate = closer_run.rate;  // the latest, where it was measured
+      precision = closer;
+    }
+    if (left() == 0) break;
+    sweeps += unit.guess_upper(bound, rate);
+    IntervalRun run = unit.iterate_both(std::min(left(), std::max<std::uint64_t>(64, sweeps)), true);
     sweeps += run.sweeps;
-    if (!run.verified) continue;
-    if (!run.converged && sweeps < max_sweeps) {  // verified: the rest of the budget for the targets
-      run = unit.iterate_both(max_sweeps - sweeps, false);
+    if (!run.verified) {
+      spdlog::debug("guess {} above a lower iterate at precision {:.3g} not verified {} of {} states in {} sweeps ({})",
+                    guess + 1, precision, where, unit.states(), run.sweeps, run.crossed ? "crossed" : "budget spent");
+      continue;
+    }
+    if (!run.converged && left() > 0) {  // verified: the rest of the budget for the targets
+      run = unit.iterate_both(left(), false);
       sweeps += run.sweeps;
     }
     run.sweeps = sweeps;
     return run;
   }
-  throw std::runtime_error(std::string("interval iteration: no upper bound could be verified ") + where + " of " +
+  if (known_upper) {  // the lower iterate is kept: it only ever rose towards the truth
+    unit.reset_upper(*known_upper);
+    IntervalRun run = unit.iterate_both(left(), false);
+    run.sweeps += sweeps;
+    return run;
+  }
+  throw std::runtime_error(std::string("no upper bound could be verified ") + where + " of " +
                            std::to_string(unit.states()) + " states within " + std::to_string(sweeps) +
-                           " sweeps; raise --max-iters or run without --sound");
+                           " sweeps; raise --max-iters or run with --method vi (no bound)");
 }
 
 // One SCC on the CPU, its sweeps parallel over its states.
@@ -117,15 +180,24 @@ class CpuSccUnit final : public IntervalUnit {
   CpuSccUnit(const SolveRequest& request, StateRange range, double target, Iterates& x)
       : r_(request), range_(range), target_(target), x_(x) {}
 
-  std::uint64_t iterate_lower(double precision, std::uint64_t budget) override {
-    return sweep_lower(r_, range_, x_, precision, budget).sweeps;
+  LowerRun iterate_lower(double precision, std::uint64_t budget) override {
+    return sweep_lower(r_, range_, x_, precision, budget);
   }
 
-  void guess_upper() override {
+  std::uint64_t guess_upper(double bound, double rate) override {
     const bool relative = criterion() == ConvergenceCriterion::relative;
+    (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(), x_.lower_next.data());
     for (std::uint64_t s = range_.begin; s < range_.end; ++s) {
-      x_.upper[s] = relative ? x_.lower[s] * (1 + target_ / 2) : x_.lower[s] + target_ / 2;
+      const double swept = std::max(x_.lower[s], x_.lower_next[s]);
+      x_.upper[s] = guessed_upper(swept, swept - x_.lower[s], rate, target_, relative, bound);
+      x_.lower[s] = swept;
     }
+    x_.sync(range_);
+    return 1;
+  }
+
+  void reset_upper(double bound) override {
+    std::fill(x_.upper.begin() + range_.begin, x_.upper.begin() + range_.end, bound);
   }
 
   IntervalRun iterate_both(std::uint64_t budget, bool verify) override {
@@ -184,21 +256,30 @@ class DeviceChunkUnit final : public IntervalUnit {
     b_upper_ = job.row_constants(x.upper, b_upper_storage_);
   }
 
-  std::uint64_t iterate_lower(double precision, std::uint64_t budget) override {
+  LowerRun iterate_lower(double precision, std::uint64_t budget) override {
     gpu::SweepSettings plain = sweep_settings(r_);
     plain.epsilon = precision;
     plain.max_sweeps = budget;
     gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, b_lower_, plain, lower_.data());
     stats += s;
-    return s.iterations;
+    return {s.iterations, s.last_measure, convergence_rate(s.earlier_measure, s.last_measure, s.measure_gap)};
   }
 
-  void guess_upper() override {
+  std::uint64_t guess_upper(double bound, double rate) override {
     const bool relative = r_.options.stop.criterion == ConvergenceCriterion::relative;
+    const std::vector<double> before = lower_;
+    gpu::SweepSettings one = sweep_settings(r_);
+    one.max_sweeps = 1;
+    one.fixed_sweeps = true;
+    stats += job_.device.iterate(job_.ticket, b_lower_, one, lower_.data());
     for (std::size_t s = 0; s < lower_.size(); ++s) {
-      upper_[s] = relative ? lower_[s] * (1 + targets_[s] / 2) : lower_[s] + targets_[s] / 2;
+      lower_[s] = std::max(lower_[s], before[s]);
+      upper_[s] = guessed_upper(lower_[s], lower_[s] - before[s], rate, targets_[s], relative, bound);
     }
+    return 1;
   }
+
+  void reset_upper(double bound) override { std::fill(upper_.begin(), upper_.end(), bound); }
 
   IntervalRun iterate_both(std::uint64_t budget, bool verify) override {
     gpu::SweepSettings settings = sweep_settings(r_);
@@ -245,8 +326,11 @@ class DeviceChunkUnit final : public IntervalUnit {
 
 class IntervalIterationPolicy final : public MethodPolicy {
  public:
-  explicit IntervalIterationPolicy(const SolveRequest& request)
-      : r_(request), targets_(scc_width_targets(request.system, request.options.stop.epsilon)) {}
+  IntervalIterationPolicy(const SolveRequest& request, bool optimistic)
+      : r_(request),
+        optimistic_(optimistic),
+        name_(optimistic ? "optimistic value iteration" : "interval iteration"),
+        targets_(scc_width_targets(request.system, request.options.stop.epsilon)) {}
 
   bool has_upper_iterate() const override { return true; }
 
@@ -268,10 +352,10 @@ class IntervalIterationPolicy final : public MethodPolicy {
       }
       ++stats.iterated_sccs;
       CpuSccUnit unit(r_, range, targets_[scc], x);
-      IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound.has_value(),
-                                               "for an SCC");
+      IntervalRun run =
+          run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, "for an SCC");
       if (!run.converged) {
-        report_not_converged(stats, {"interval iteration", "an SCC", run.sweeps, range.size(), "width", run.width,
+        report_not_converged(stats, {name_, "an SCC", run.sweeps, range.size(), "width", run.width,
                                      targets_[scc]});
       }
       stats.add_run(run.sweeps);
@@ -280,13 +364,13 @@ class IntervalIterationPolicy final : public MethodPolicy {
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     DeviceChunkUnit unit(r_, job, targets_, x);
-    IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound.has_value(),
+    IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_,
                                              "on the device for a chunk");
     unit.store(x);
     stats.add_run(run.sweeps);
     stats.iterated_sccs += job.end_scc - job.first_scc;
     if (!run.converged) {
-      report_not_converged(stats, {"GPU interval iteration", "a chunk", run.sweeps, job.states.size(), "width",
+      report_not_converged(stats, {name_, "a chunk on the GPU", run.sweeps, job.states.size(), "width",
                                    run.width, targets_[job.end_scc - 1]});
     }
     gpu::ChunkSolveStats s = unit.stats;
@@ -296,13 +380,15 @@ class IntervalIterationPolicy final : public MethodPolicy {
 
  private:
   const SolveRequest& r_;
+  bool optimistic_;
+  const char* name_;
   std::vector<double> targets_;  // per SCC
 };
 
 }  // namespace
 
-std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request) {
-  return std::make_unique<IntervalIterationPolicy>(request);
+std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic) {
+  return std::make_unique<IntervalIterationPolicy>(request, optimistic);
 }
 
 }  // namespace mdpvi

@@ -3,16 +3,20 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 namespace mdpvi {
 
 std::unique_ptr<MethodPolicy> make_value_iteration_policy(const SolveRequest& request);     // value_iteration.cpp
-std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request);  // interval_iteration.cpp
+// interval_iteration.cpp; optimistic: the upper iterate starts from a verified guess
+std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic);
 
 const char* to_string(Method method) {
   switch (method) {
     case Method::value_iteration: return "value iteration";
     case Method::interval_iteration: return "interval iteration";
+    case Method::optimistic_value_iteration: return "optimistic value iteration";
   }
   return "?";
 }
@@ -21,7 +25,8 @@ std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request) {
   if (request.options.stop.fixed_sweeps) return make_value_iteration_policy(request);
   switch (request.options.method) {
     case Method::value_iteration: return make_value_iteration_policy(request);
-    case Method::interval_iteration: return make_interval_iteration_policy(request);
+    case Method::interval_iteration: return make_interval_iteration_policy(request, false);
+    case Method::optimistic_value_iteration: return make_interval_iteration_policy(request, true);
   }
   return make_value_iteration_policy(request);
 }
@@ -53,15 +58,31 @@ std::size_t plain_sweep_bytes(std::uint64_t states, std::uint64_t rows, std::uin
 
 LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x, double precision,
                      std::uint64_t budget, bool fixed) {
+  // The rate is measured over the last kWindow sweeps: the largest change of an MDP
+  // need not fall every sweep (periodic chains alternate).
+  constexpr std::uint64_t kWindow = 8;
+  std::array<double, kWindow> recent{};
   LowerRun run;
   do {
     run.change = bellman_sweep_parallel(request.system, range, request.direction, request.options.stop.criterion,
                                         x.lower.data(), x.lower_next.data());
     x.swap_lower();
+    recent[run.sweeps % kWindow] = run.change;
     ++run.sweeps;
   } while ((fixed || run.change >= precision) && run.sweeps < budget);
   x.sync(range);
+  const std::uint64_t gap = std::min(run.sweeps - 1, kWindow - 1);
+  run.rate = convergence_rate(recent[(run.sweeps - 1 - gap) % kWindow], run.change, gap);
   return run;
+}
+
+double convergence_rate(double earlier, double last, std::uint64_t gap) {
+  if (gap == 0 || !(earlier > 0.0) || !(last > 0.0) || last >= earlier) return 1.0;
+  return std::pow(last / earlier, 1.0 / static_cast<double>(gap));
+}
+
+double change_within(double distance, double rate) {
+  return rate >= 1.0 ? 0.0 : distance * (1.0 - rate) / rate;
 }
 
 gpu::SweepSettings sweep_settings(const SolveRequest& request) {
@@ -96,9 +117,11 @@ bool is_trivial_scc(const MaybeSystem& system, std::size_t scc) {
 void report_not_converged(SolveStats& stats, const NotConverged& what) {
   stats.converged = false;
   ++stats.unconverged;
-  const std::string text = fmt::format("{} stopped after {} iterations on {} of {} states ({} {:.3g}, asked for {:.3g})",
-                                       what.method, what.sweeps, what.unit, what.states, what.measure, what.reached,
-                                       what.target);
+  // An infinite width: the sweeps ran out before an upper bound was verified.
+  const std::string reached = std::isinf(what.reached) ? std::string("no upper bound yet")
+                                                       : fmt::format("{} {:.3g}", what.measure, what.reached);
+  const std::string text = fmt::format("{} stopped after {} iterations on {} of {} states ({}, asked for {:.3g})",
+                                       what.method, what.sweeps, what.unit, what.states, reached, what.target);
   if (stats.first_unconverged.empty()) stats.first_unconverged = text;
   spdlog::debug("not converged: {}", text);
 }

@@ -74,9 +74,19 @@ std::size_t plain_sweep_bytes(std::uint64_t states, std::uint64_t rows, std::uin
 struct LowerRun {
   std::uint64_t sweeps = 0;
   double change = 0.0;  // the last sweep's largest change
+  double rate = 1.0;    // the factor by which the largest change fell per sweep, lately (1: unknown)
 };
 LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x, double precision,
                      std::uint64_t budget, bool fixed = false);
+
+// The per-sweep factor by which the largest change fell from earlier to last over
+// gap sweeps; 1 where that says nothing (no gap, no change, or no fall).
+double convergence_rate(double earlier, double last, std::uint64_t gap);
+
+// The change at which value iteration converging at rate is within distance of its
+// fixed point: the remaining changes sum to at most change * rate / (1 - rate) if
+// the rate holds. An estimate, for a guess that is then verified.
+double change_within(double distance, double rate);
 
 // gpu::SweepSettings of a request (no group size: the driver sets it).
 gpu::SweepSettings sweep_settings(const SolveRequest& request);

@@ -50,7 +50,7 @@ class ValueIterationPolicy final : public MethodPolicy {
     stats.add_run(s.iterations);
     stats.iterated_sccs += job.end_scc - job.first_scc;
     if (!s.converged && !stop_.fixed_sweeps) {
-      report_not_converged(stats, {"GPU value iteration", "a chunk", s.iterations, job.states.size(), "last change",
+      report_not_converged(stats, {"value iteration", "a chunk on the GPU", s.iterations, job.states.size(), "last change",
                                    s.last_measure, stop_.epsilon});
     }
     return s;
