@@ -30,7 +30,7 @@ SolveRequest request_for(const MaybeSystem& system, Optimization direction, Meth
   return {.system = system, .direction = direction, .options = tight(method), .known_upper_bound = 1.0};
 }
 
-const Method kMethods[] = {Method::value_iteration, Method::interval_iteration};
+const Method kMethods[] = {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration};
 
 void expect_near_all(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
   ASSERT_EQ(a.size(), b.size());
@@ -85,7 +85,7 @@ TEST(SolveChunked, OnTheCpuEqualsTheUnchunkedSolveWithAnyBudget) {
       SolveRequest request = request_for(system, direction, method);
       SolveResult whole = solve(request, {SolverKind::cpu});
       EXPECT_EQ(whole.report.method, method);
-      EXPECT_EQ(whole.bounded(), method == Method::interval_iteration);
+      EXPECT_EQ(whole.bounded(), is_sound(method));
       for (std::size_t budget : {std::size_t{1}, std::size_t{30000}, std::size_t{1} << 40}) {
         SolveResult chunked = solve(request, {SolverKind::cpu, budget, 0});
         EXPECT_EQ(chunked.lower, whole.lower);  // the same SCC-by-SCC arithmetic
@@ -107,15 +107,19 @@ TEST(SolveChunked, FixedSweepsRunAsValueIteration) {
   EXPECT_EQ(result.report.stats.iterations, 7u);
 }
 
-// The truth lies between the bounds: interval iteration against value iteration run
+// The truth lies between the bounds: each sound method against value iteration run
 // to a far tighter precision.
 TEST(SolveChunked, IntervalBoundsContainTheFixedPoint) {
   MaybeSystem system = mixed_system();
-  for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+  for (auto [direction, method] : {std::pair{Optimization::minimize, Method::interval_iteration},
+                                   std::pair{Optimization::maximize, Method::interval_iteration},
+                                   std::pair{Optimization::minimize, Method::optimistic_value_iteration},
+                                   std::pair{Optimization::maximize, Method::optimistic_value_iteration}}) {
+    SCOPED_TRACE(to_string(method));
     SolveRequest exact = request_for(system, direction, Method::value_iteration);
     exact.options.stop.epsilon = 1e-15;
     SolveResult truth = solve(exact, {SolverKind::cpu});
-    SolveRequest sound = request_for(system, direction, Method::interval_iteration);
+    SolveRequest sound = request_for(system, direction, method);
     sound.options.stop.epsilon = 1e-6;
     for (bool guessed : {false, true}) {
       if (guessed) sound.known_upper_bound.reset();

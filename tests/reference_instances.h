@@ -58,7 +58,8 @@ inline void expect_matches_reference_value(const PropertyValue& value, const nlo
 
 // The instance's model (PRISM language, or its explicit export when explicit_base is
 // given), properties file and constants, checked tightly enough for the comparisons.
-inline tools::CheckOptions reference_check(const nlohmann::json& instance, std::optional<std::string> explicit_base = {}) {
+inline tools::CheckOptions reference_check(const nlohmann::json& instance,
+                                           const std::optional<std::string>& explicit_base) {
   tools::CheckOptions options;
   if (explicit_base) {
     options.explicit_base = explicit_base;
@@ -69,6 +70,13 @@ inline tools::CheckOptions reference_check(const nlohmann::json& instance, std::
   options.constants = tools::parse_constant_definitions(instance.at("constants").get<std::string>());
   options.solver = {Method::value_iteration, {ConvergenceCriterion::absolute, 1e-10, 1000000}};
   return options;
+}
+
+// The PRISM-language model. (No default argument: GCC 12 warns of a temporary empty
+// optional<string> as maybe uninitialized.)
+inline tools::CheckOptions reference_check(const nlohmann::json& instance) {
+  static const std::optional<std::string> none;
+  return reference_check(instance, none);
 }
 
 // PRISM's counts, and each answered property within 1e-6 of its reference; returns

@@ -37,7 +37,7 @@ struct CheckArguments {
   bool absolute = false;
   bool relative = false;
   bool sound = false;
-  std::string method = "vi";
+  std::string method;  // empty: the default, SolverOptions's
   std::uint64_t max_iters = 0;  // 0: the default, which depends on the method
   int threads = 0;
   std::string format;  // empty: from the extension
@@ -62,14 +62,15 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
   check->add_option("--max-iters", args.max_iters,
-                    "Sweeps per SCC (a GPU chunk of SCCs counts as one), CPU and GPU alike; reaching it is an error, with no result (default 10000, as PRISM; 1000000 with --sound)")
+                    "Sweeps per SCC (a GPU chunk of SCCs counts as one), CPU and GPU alike; reaching it is an error, with no result (default 1000000; 10000 with --method vi, as PRISM)")
       ->check(CLI::PositiveNumber);
-  CLI::Option* sound = check->add_flag(
-      "--sound", args.sound,
-      "Interval iteration (= --method ii): the result carries a bound, +/- epsilon (absolute, or relative to it)");
-  check->add_option("--method", args.method, "vi: value iteration (default, as PRISM's), ii: interval iteration")
-      ->check(CLI::IsMember({"vi", "ii"}))
-      ->excludes(sound);
+  check->add_flag(
+      "--sound", args.sound, "A sound method (the default, optimistic value iteration); excludes --method vi");
+  check->add_option("--method", args.method,
+                    "ovi: optimistic value iteration (default), ii: interval iteration; both give results with a "
+                    "guaranteed bound, +/- epsilon (absolute, or relative to the result). vi: value iteration as "
+                    "PRISM's default, faster, no bound")
+      ->check(CLI::IsMember({"ovi", "ii", "vi"}));
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")
@@ -112,11 +113,13 @@ int run_check_command(CheckArguments& args) {
   }
   SolverOptions& solver = args.options.solver;
   if (args.absolute) solver.stop.criterion = ConvergenceCriterion::absolute;
-  if (args.sound || args.method == "ii") solver.method = Method::interval_iteration;
-  // A sound answer is worth more sweeps than PRISM's cap: reward bounds need the lower
-  // iterate well converged before a guess verifies (coin4_4 needs about 20000 per SCC).
-  const bool sound = solver.method == Method::interval_iteration;
-  solver.stop.max_sweeps = args.max_iters > 0 ? args.max_iters : sound ? 1000000 : 10000;
+  if (args.sound && args.method == "vi") {
+    spdlog::error("--sound and --method vi exclude each other: value iteration gives no bound");
+    return kBadInput;
+  }
+  if (args.method == "ii") solver.method = Method::interval_iteration;
+  if (args.method == "vi") solver.method = Method::value_iteration;
+  solver.stop.max_sweeps = args.max_iters > 0 ? args.max_iters : default_max_sweeps(solver.method);
   args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
                                : args.solver == "cpu" ? SolverKind::cpu
                                                       : SolverKind::automatic;

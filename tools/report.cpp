@@ -128,6 +128,7 @@ nlohmann::json to_json(const CheckReport& report) {
                             {"time_s", p.time_s}};
     if (const auto& d = p.computation) {
       entry["converged"] = d->solve.stats.converged;
+      entry["method"] = to_string(d->solve.method);
       if (p.value && p.value->lower_bound) {
         entry["lower"] = number_json(*p.value->lower_bound);
         entry["upper"] = number_json(*p.value->upper_bound);
