@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|costs|costs-large|costs-coin8|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -34,8 +34,27 @@ build_once() {
   peak $timeout "$mdpvi" -v check $M/$model --const $constants --threads $threads "$@" --json - >>"$out/results.txt" 2>&1
 }
 
+# Issue 21's cost table: the benchmark harness once per method (vi, ovi, ii), each
+# run's results under $out/costs/PART-METHOD (packed into costs.tgz at the end).
+costs_run() {  # part name, then bench.py run arguments
+  local name=$1; shift
+  for m in vi ovi ii; do
+    python3 tools/bench/bench.py run --mdpvi "$mdpvi" --method $m --out "$out/costs/$name-$m" "$@" 2>>"$out/errors.txt"
+  done
+}
+
 for part in "$@"; do
   case $part in
+    costs)
+      costs_run medium --suite medium --solvers cpu,gpu --timeout 300
+      costs_run large-cpu --suite large --solvers cpu --instances leader7,csma3_4,wlan5 --timeout 300
+      ;;
+    costs-large)
+      costs_run large --suite large --solvers gpu --instances coin6_4,leader8,csma3_6,csma4_4,wlan6 --timeout 300
+      ;;
+    costs-coin8)
+      costs_run coin8 --suite large --solvers gpu --instances coin8_2 --timeout 300
+      ;;
     sound)
       # Interval iteration (--sound) against plain value iteration, default epsilon.
       for mode in vi ii; do
@@ -264,3 +283,6 @@ done
 if ls "$out"/log-*.txt >/dev/null 2>&1; then
   tar czf "$out/logs.tgz" -C "$out" $(cd "$out" && ls log-*.txt) && rm -f "$out"/log-*.txt
 fi  # logs packed
+if [ -d "$out/costs" ]; then
+  tar czf "$out/costs.tgz" -C "$out" costs && rm -rf "$out/costs"
+fi

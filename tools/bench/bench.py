@@ -2,15 +2,21 @@
 """mdpvi's benchmark harness.
 
   bench.py run --suite small|medium|large [--solvers cpu,gpu] [--repeats N]
-               [--instances A,B] [--memory-study INSTANCE] [--out DIR] [--check] [--sound]
+               [--instances A,B] [--memory-study INSTANCE] [--out DIR] [--check]
+               [--method ovi|ii|vi]
       Runs each (model, constants, properties) of the suite through
       `mdpvi check --json` once per solver and repeat, and writes DIR/results.json
       and DIR/results.csv: per property states, choices, transitions, the time of
       every phase, iterations, peak host memory, device memory, the result and its
       distance to ../shared/benchmarks/reference.json. With gpu among the solvers it
       also records the device's copy bandwidth (`mdpvi devices --bandwidth`).
-      --check exits 1 when a result is off the reference (the CI's small suite,
-      with --sound: the reference must lie inside each result's bounds).
+      --check exits 1 when a result is off the reference: for the sound methods
+      (mdpvi's default, ovi, and ii) the reference must lie inside each result's
+      bounds; for vi within 1e-6 relative. --method passes mdpvi's --method.
+  bench.py costs DIR... [--solver cpu|gpu]
+      The cost table of issue 21: each run folder's solve time per instance
+      (summed over its properties) and its ratio to the first folder's, with the
+      median ratio; only instances where every run converged on every property.
   bench.py report DIR... [--report bench/REPORT.md]
       Writes the report (tables beside the seed thesis' published numbers and
       PRISM's times) and the PNG plots next to it, from one or more run folders.
@@ -144,7 +150,7 @@ def rows_of(inst, solver, repeat, report, peak, wall):
 
 
 def matches(p, reference, d):
-    """With bounds (--sound): the reference, itself sound to 1e-9, lies between them.
+    """With bounds (a sound method): the reference, itself sound to 1e-9, lies between them.
     Without: within 1e-6 relative, as the unit tests ask of plain value iteration at
     a tight epsilon (at the default epsilon plain results may miss by more)."""
     if d is None:
@@ -192,7 +198,7 @@ def run(args):
         for solver in solvers:
             for repeat in range(args.repeats):
                 print(f"bench: {inst['name']} {solver} #{repeat + 1}", file=sys.stderr, flush=True)
-                extra = ["--sound"] if args.sound else []
+                extra = ["--method", args.method] if args.method else []
                 out, rc, peak, wall = run_mdpvi(command_for(inst, args.mdpvi, solver, extra), args.timeout)
                 if rc not in (0, 1) or not out.strip():
                     failures.append(f"{inst['name']} {solver}: mdpvi exit {rc}")
@@ -202,7 +208,7 @@ def run(args):
     if args.memory_study:
         study = memory_study(args, next(i for i in SUITES["large"]() + SUITES["medium"]() if i["name"] == args.memory_study))
     meta = {"host": socket.gethostname(), "suite": args.suite, "solvers": solvers, "repeats": args.repeats,
-            "sound": args.sound,
+            "method": args.method or "default",
             "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d %H:%M"),
             "copy_bandwidth": copy_bandwidth(args.mdpvi) if "gpu" in solvers else None,
             "device": next((r["device"] for r in rows if r.get("device")), None)}
@@ -218,6 +224,42 @@ def run(args):
         print("bench: " + f, file=sys.stderr)
     print(f"bench: {len(rows)} results in {out_dir}, {len(failures)} failures", file=sys.stderr)
     return 1 if args.check and failures else 0
+
+
+def solve_times(run_dir, solver):
+    """{instance: summed solve seconds} of a run folder, for instances whose every
+    property converged without error (non-converged runs are not compared)."""
+    data = json.loads((Path(run_dir) / "results.json").read_text())
+    times, failed = {}, set()
+    for r in data["rows"]:
+        if r["solver"] != solver or r["repeat"] != 0:
+            continue
+        if r["error"]:  # non-convergence is an error too
+            failed.add(r["instance"])
+        times[r["instance"]] = times.get(r["instance"], 0.0) + (r["solve_s"] or 0.0)
+    return {k: v for k, v in times.items() if k not in failed}, data["meta"].get("method", "default")
+
+
+def costs(args):
+    """Prints a markdown table: solve seconds per instance and method, each ratio to the first run's."""
+    import statistics
+    runs = [solve_times(d, args.solver) for d in args.runs]
+    base = runs[0][0]
+    names = [n for n in base if all(n in times for times, _ in runs)]
+    print("| instance | " + " | ".join(f"{m} solve s" for _, m in runs) + " | " +
+          " | ".join(f"{m} / {runs[0][1]}" for _, m in runs[1:]) + " |")
+    print("|---" * (2 * len(runs)) + "|")
+    ratios = [[] for _ in runs[1:]]
+    for n in names:
+        cells = [f"{times[n]:.3f}" for times, _ in runs]
+        for i, (times, _) in enumerate(runs[1:]):
+            r = times[n] / base[n] if base[n] > 0 else float("nan")
+            ratios[i].append(r)
+            cells.append(f"{r:.2f}")
+        print(f"| {n} | " + " | ".join(cells) + " |")
+    medians = [f"{statistics.median([r for r in rs if r == r]):.2f}" if rs else "-" for rs in ratios]
+    print("| **median** | " + " | ".join("" for _ in runs) + " | " + " | ".join(medians) + " |")
+    return 0
 
 
 def memory_study(args, inst):
@@ -250,13 +292,18 @@ def main():
     r.add_argument("--memory-study", metavar="INSTANCE")
     r.add_argument("--instances", help="comma-separated: only these instances of the suite")
     r.add_argument("--check", action="store_true")
-    r.add_argument("--sound", action="store_true", help="interval iteration; results carry bounds")
+    r.add_argument("--method", choices=("ovi", "ii", "vi"), help="mdpvi's --method (default: mdpvi's, ovi)")
+    c = sub.add_parser("costs")
+    c.add_argument("runs", nargs="+")
+    c.add_argument("--solver", default="cpu")
     p = sub.add_parser("report")
     p.add_argument("runs", nargs="+")
     p.add_argument("--report", default=str(ROOT / "bench/REPORT.md"))
     args = parser.parse_args()
     if args.command == "run":
         return run(args)
+    if args.command == "costs":
+        return costs(args)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from report import write_report  # tools/bench/report.py
     return write_report([Path(d) for d in args.runs], Path(args.report), BENCH)

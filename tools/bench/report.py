@@ -80,7 +80,7 @@ def prism_section(rows, reference):
             "PRISM's explicit-engine build time and its default value iteration's check times (summed over the "
             "instance's properties), as recorded in reference.json on another machine; ours on the machine named "
             "in the run, CPU solver, every property of the file. 'matches': every result within the tolerance of "
-            "the sound reference (bounds containing it with --sound).\n\n")
+            "the sound reference (bounds containing it with a sound method, mdpvi's default).\n\n")
     return text + table(["instance", "states", "PRISM build s", "our build s", "PRISM check s (sum)",
                          "our check s (sum)", "matches"], lines)
 
