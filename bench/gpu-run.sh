@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|costs|costs-large|costs-coin8|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -50,10 +50,17 @@ for part in "$@"; do
       costs_run large-cpu --suite large --solvers cpu --instances leader7,csma3_4,wlan5 --timeout 300
       ;;
     costs-large)
-      costs_run large --suite large --solvers gpu --instances coin6_4,leader8,csma3_6,csma4_4,wlan6 --timeout 300
+      costs_run large --suite large --solvers gpu --instances coin6_4,leader8,csma3_6,csma4_4,wlan6 --timeout 300 \
+        --max-iters 1000000
       ;;
     costs-coin8)
-      costs_run coin8 --suite large --solvers gpu --instances coin8_2 --timeout 300
+      costs_run coin8 --suite large --solvers gpu --instances coin8_2 --timeout 300 --max-iters 1000000
+      ;;
+    agree-default)
+      # Issue 21: CPU and GPU in default mode (optimistic value iteration) on coin6_4 Pmax.
+      for solver in ${AGREE_SOLVERS:-gpu cpu}; do
+        run "coin6_4 Pmax default $solver" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:2:2}" --solver $solver
+      done
       ;;
     sound)
       # Interval iteration (--sound) against plain value iteration, default epsilon.

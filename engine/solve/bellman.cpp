@@ -36,8 +36,8 @@ template <Optimization direction, ConvergenceCriterion criterion>
 IntervalSweep interval_serial(const MaybeSystem& system, std::uint64_t begin, std::uint64_t end, IntervalIterates x) {
   IntervalSweep result;
   for (std::uint64_t s = begin; s < end; ++s) {
-    double lower = std::max(x.lower_in[s], bellman_value<direction>(system, s, x.lower_in));
-    double raised = bellman_value<direction>(system, s, x.upper_in);
+    const auto [swept, raised] = bellman_pair<direction>(system, s, x.lower_in, x.upper_in);
+    double lower = std::max(x.lower_in[s], swept);
     double upper = std::min(x.upper_in[s], raised);
     result.width = std::max(result.width, interval_width<criterion>(lower, upper));
     result.upper_raised = result.upper_raised || raised > x.upper_in[s] * (1 + kRaiseTolerance);

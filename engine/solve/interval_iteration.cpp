@@ -36,13 +36,18 @@ namespace mdpvi {
 // state ends within 2*epsilon*H/H = 2*epsilon.
 std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
   const std::size_t n = system.num_sccs();
+  // SCCs before the first iterated one are trivial and read only earlier ones: level
+  // 0, target 0, without a look at their rows (an acyclic system is all of them).
+  std::size_t first_iterated = 0;
+  while (first_iterated < n && is_trivial_scc(system, first_iterated)) ++first_iterated;
+  if (first_iterated == n) return std::vector<double>(n, 0.0);
   std::vector<std::uint32_t> scc_of(system.num_states());
   for (std::size_t c = 0; c < n; ++c) {
     std::fill(scc_of.begin() + system.scc_starts[c], scc_of.begin() + system.scc_starts[c + 1], static_cast<std::uint32_t>(c));
   }
   std::vector<std::uint64_t> level(n, 0);
   std::uint64_t highest = 1;
-  for (std::size_t c = 0; c < n; ++c) {
+  for (std::size_t c = first_iterated; c < n; ++c) {
     std::uint64_t below = 0;
     for (std::uint64_t s = system.scc_starts[c]; s < system.scc_starts[c + 1]; ++s) {
       for (std::uint64_t k = system.row_starts[system.row_group_starts[s]]; k < system.row_starts[system.row_group_starts[s + 1]]; ++k) {
@@ -344,10 +349,11 @@ class IntervalIterationPolicy final : public MethodPolicy {
     for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
       StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
       if (is_trivial_scc(system, scc)) {  // exact from final inputs: no upper start needed
-        x.upper[range.begin] = x.upper_next[range.begin] = std::numeric_limits<double>::infinity();
-        (void)interval_sweep_reference(system, range, r_.direction, r_.options.stop.criterion, x.interval_view());
-        x.lower[range.begin] = x.lower_next[range.begin];
-        x.upper[range.begin] = x.upper_next[range.begin];
+        const auto [lower, upper] = r_.direction == Optimization::minimize
+                                        ? bellman_pair<Optimization::minimize>(system, range.begin, x.lower.data(), x.upper.data())
+                                        : bellman_pair<Optimization::maximize>(system, range.begin, x.lower.data(), x.upper.data());
+        x.lower[range.begin] = x.lower_next[range.begin] = lower;
+        x.upper[range.begin] = x.upper_next[range.begin] = upper;
         continue;
       }
       ++stats.iterated_sccs;

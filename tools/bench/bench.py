@@ -3,7 +3,7 @@
 
   bench.py run --suite small|medium|large [--solvers cpu,gpu] [--repeats N]
                [--instances A,B] [--memory-study INSTANCE] [--out DIR] [--check]
-               [--method ovi|ii|vi]
+               [--method ovi|ii|vi] [--max-iters N]
       Runs each (model, constants, properties) of the suite through
       `mdpvi check --json` once per solver and repeat, and writes DIR/results.json
       and DIR/results.csv: per property states, choices, transitions, the time of
@@ -199,6 +199,7 @@ def run(args):
             for repeat in range(args.repeats):
                 print(f"bench: {inst['name']} {solver} #{repeat + 1}", file=sys.stderr, flush=True)
                 extra = ["--method", args.method] if args.method else []
+                extra += ["--max-iters", str(args.max_iters)] if args.max_iters else []
                 out, rc, peak, wall = run_mdpvi(command_for(inst, args.mdpvi, solver, extra), args.timeout)
                 if rc not in (0, 1) or not out.strip():
                     failures.append(f"{inst['name']} {solver}: mdpvi exit {rc}")
@@ -293,6 +294,7 @@ def main():
     r.add_argument("--instances", help="comma-separated: only these instances of the suite")
     r.add_argument("--check", action="store_true")
     r.add_argument("--method", choices=("ovi", "ii", "vi"), help="mdpvi's --method (default: mdpvi's, ovi)")
+    r.add_argument("--max-iters", type=int, help="mdpvi's --max-iters (the same for every method compared)")
     c = sub.add_parser("costs")
     c.add_argument("runs", nargs="+")
     c.add_argument("--solver", default="cpu")
