@@ -256,7 +256,7 @@ std::map<std::string, std::string> parse_constant_definitions(const std::string&
   return constants;
 }
 
-CheckReport run_check(const CheckOptions& options) {
+CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
     throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
   }
@@ -272,6 +272,7 @@ CheckReport run_check(const CheckOptions& options) {
   report.model.reward_structures = mdp.rewards.size();
   if (options.export_states) export_states(mdp, *options.export_states);
   if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
+  if (listener) listener->model_loaded(report);
 
   std::vector<io::PropertyEntry> entries;
   if (parsed.file) {
@@ -302,7 +303,10 @@ CheckReport run_check(const CheckOptions& options) {
   report.model.graph_s = seconds_since(start);
   report.model.graph_on = to_string(search->kind());
   report.model.graph_device_bytes = search->device_bytes();
-  for (const io::PropertyEntry& entry : entries) report.properties.push_back(answer(model, *search, entry, options));
+  for (const io::PropertyEntry& entry : entries) {
+    report.properties.push_back(answer(model, *search, entry, options));
+    if (listener) listener->property_answered(report);
+  }
   return report;
 }
 

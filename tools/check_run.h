@@ -59,10 +59,20 @@ struct CheckReport {
   bool all_answered() const;
 };
 
+// Told of each result as soon as it is known, with the report so far: the command
+// prints and flushes it, and rewrites its JSON file, so that a run stopped early
+// keeps what it finished.
+class CheckListener {
+ public:
+  virtual ~CheckListener() = default;
+  virtual void model_loaded(const CheckReport& report) = 0;
+  virtual void property_answered(const CheckReport& report) = 0;  // report.properties.back(): the new one
+};
+
 // Throws LocatedError (or std::exception) when the model or the properties file
 // cannot be read or built; a property that cannot be answered becomes an outcome
 // with an error.
-CheckReport run_check(const CheckOptions& options);
+CheckReport run_check(const CheckOptions& options, CheckListener* listener = nullptr);
 
 // "N=2,K=4" -> {N: "2", K: "4"}; throws std::invalid_argument.
 std::map<std::string, std::string> parse_constant_definitions(const std::string& text);

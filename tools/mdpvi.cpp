@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -22,6 +23,56 @@ namespace {
 // Exit codes: 0 all properties answered, 1 some property not answered, 2 bad input.
 constexpr int kSomePropertyFailed = 1;
 constexpr int kBadInput = 2;
+
+// Each result printed and flushed as soon as it is known (unless the JSON report goes
+// to standard output), and the JSON file rewritten after each property, through a
+// temporary file and a rename: a run stopped early leaves a whole report of what it
+// finished, never a half-written one.
+class StreamingOutput final : public mdpvi::tools::CheckListener {
+ public:
+  explicit StreamingOutput(std::string json_path) : json_path_(std::move(json_path)) {}
+
+  void model_loaded(const mdpvi::tools::CheckReport& report) override {
+    if (!json_to_stdout()) mdpvi::tools::write_model_text(std::cout, report.model);
+    std::cout.flush();
+    save(report);
+  }
+
+  void property_answered(const mdpvi::tools::CheckReport& report) override {
+    if (!json_to_stdout()) mdpvi::tools::write_property_text(std::cout, report.properties.back());
+    std::cout.flush();
+    save(report);
+  }
+
+  // The whole report at the end: on standard output, or the file's last version.
+  // False (with the error logged) when the file could not be written.
+  bool finish(const mdpvi::tools::CheckReport& report) {
+    if (json_to_stdout()) std::cout << mdpvi::tools::to_json(report).dump(2) << "\n";
+    save(report);
+    if (!json_path_.empty() && !json_to_stdout() && !saved_) {
+      spdlog::error("{}: cannot write the JSON report", json_path_);
+    }
+    return json_path_.empty() || json_to_stdout() || saved_;
+  }
+
+ private:
+  bool json_to_stdout() const { return json_path_ == "-"; }
+
+  void save(const mdpvi::tools::CheckReport& report) {
+    if (json_path_.empty() || json_to_stdout()) return;
+    const std::string temporary = json_path_ + ".partial";
+    {
+      std::ofstream out(temporary);
+      saved_ = static_cast<bool>(out << mdpvi::tools::to_json(report).dump(2) << "\n");
+    }
+    std::error_code error;
+    if (saved_) std::filesystem::rename(temporary, json_path_, error);
+    saved_ = saved_ && !error;
+  }
+
+  std::string json_path_;
+  bool saved_ = false;
+};
 
 struct CheckArguments {
   mdpvi::tools::CheckOptions options;
@@ -137,30 +188,14 @@ int run_check_command(CheckArguments& args) {
   }
 
   tools::CheckReport report;
+  StreamingOutput output(args.json_path);
   try {
-    report = tools::run_check(args.options);
+    report = tools::run_check(args.options, &output);
   } catch (const std::exception& error) {
     spdlog::error("{}", error.what());
     return kBadInput;
   }
-
-  const bool json_to_stdout = args.json_path == "-";
-  if (!json_to_stdout) {
-    tools::write_model_text(std::cout, report.model);
-    for (const tools::PropertyOutcome& outcome : report.properties) tools::write_property_text(std::cout, outcome);
-  }
-  if (!args.json_path.empty()) {
-    std::string text = tools::to_json(report).dump(2) + "\n";
-    if (json_to_stdout) {
-      std::cout << text;
-    } else {
-      std::ofstream out(args.json_path);
-      if (!(out << text)) {
-        spdlog::error("{}: cannot write the JSON report", args.json_path);
-        return kBadInput;
-      }
-    }
-  }
+  if (!output.finish(report)) return kBadInput;
   return report.all_answered() ? 0 : kSomePropertyFailed;
 }
 
