@@ -67,7 +67,7 @@ inline tools::CheckOptions reference_check(const nlohmann::json& instance,
     options.model_file = (kShared / "benchmarks" / instance.at("path").get<std::string>()).string();
   }
   options.properties_file = (kShared / "benchmarks" / instance.at("properties_path").get<std::string>()).string();
-  options.constants = tools::parse_constant_definitions(instance.at("constants").get<std::string>());
+  options.constants = tools::parse_constant_definitions({instance.at("constants").get<std::string>()});
   options.solver = {Method::value_iteration, {ConvergenceCriterion::absolute, 1e-10, 1000000}};
   return options;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -96,6 +97,67 @@ ModelFormat model_format(const CheckOptions& options) {
   return options.explicit_base || ends_with(path, ".tra") ? ModelFormat::explicit_files : ModelFormat::prism;
 }
 
+// Whether an identifier appears in a property's text (an inline property may use a
+// constant that nothing declares).
+bool mentions_identifier(const std::string& text, const std::string& name) {
+  const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !is_word(text[at - 1]);
+    const bool ends = at + name.size() == text.size() || !is_word(text[at + name.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// Every --const names a constant of the model or the properties file, or one an
+// inline property uses; checked before the build, so a typo costs no time. Throws
+// std::invalid_argument naming the known constants.
+void check_constants_are_known(const CheckOptions& options, const std::set<std::string>& model_constants,
+                               const ParsedProperties& properties) {
+  std::set<std::string> known = model_constants;
+  if (properties.file) {
+    for (const io::ConstantDeclaration& c : properties.file->constants) known.insert(c.name);
+  }
+  for (const auto& [name, text] : options.constants) {
+    if (known.count(name)) continue;
+    const bool used_inline = std::any_of(options.inline_properties.begin(), options.inline_properties.end(),
+                                         [&](const std::string& p) { return mentions_identifier(p, name); });
+    if (used_inline) continue;
+    std::string names;
+    for (const std::string& k : known) names += (names.empty() ? "" : ", ") + k;
+    throw std::invalid_argument("--const " + name + ": no constant of that name (" +
+                                (names.empty() ? std::string("the model declares none") : "declared: " + names) + ")");
+  }
+}
+
+// A --prop that is a bare number N, beside a properties file: PRISM's habit for
+// "check the file's N-th property" (1-based).
+std::optional<std::size_t> property_index(const std::string& text) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoull(text);
+}
+
+// The file's properties that --prop N selects, in that order; all of them when
+// none is selected. Throws std::invalid_argument for N out of range.
+std::vector<io::PropertyEntry> select_file_properties(std::vector<io::PropertyEntry> all,
+                                                      const std::vector<std::string>& inline_properties) {
+  std::vector<io::PropertyEntry> chosen;
+  bool selecting = false;
+  for (const std::string& text : inline_properties) {
+    const std::optional<std::size_t> index = property_index(text);
+    if (!index) continue;
+    selecting = true;
+    if (*index < 1 || *index > all.size()) {
+      throw std::invalid_argument("--prop " + text + ": the properties file has " + std::to_string(all.size()) +
+                                  " properties (numbered from 1)");
+    }
+    chosen.push_back(all[*index - 1]);
+  }
+  return selecting ? chosen : all;
+}
+
 // Reads or builds the model, parsing the properties in between (see ParsedProperties).
 LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, ParsedProperties& properties) {
   LoadedModel loaded;
@@ -111,6 +173,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
     }
     summary.parse_s = seconds_since(start);
     properties = parse_all_properties(options);
+    check_constants_are_known(options, {}, properties);
     return loaded;
   }
   summary.source = *options.model_file;
@@ -119,6 +182,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
   summary.parse_s = seconds_since(start);  // the model alone, as for an explicit model
   properties = parse_all_properties(options);
   for (const auto& c : description.constants) loaded.declared_constants.insert(c.name);
+  check_constants_are_known(options, loaded.declared_constants, properties);
   summary.resident_bytes_before_build = resident_bytes();
   start = std::chrono::steady_clock::now();
   BuildOptions build_options;
@@ -239,21 +303,52 @@ bool CheckReport::all_answered() const {
   return true;
 }
 
-std::map<std::string, std::string> parse_constant_definitions(const std::string& text) {
+namespace {
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
+}
+
+}  // namespace
+
+std::map<std::string, std::string> parse_constant_definitions(const std::vector<std::string>& texts) {
   std::map<std::string, std::string> constants;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(start, end - start);
-    std::size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-      throw std::invalid_argument("--const: expected NAME=VALUE, found '" + item + "'");
+  for (const std::string& text : texts) {
+    if (trimmed(text).empty()) continue;  // nothing given
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      std::size_t end = text.find(',', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string item = text.substr(start, end - start);
+      const std::size_t eq = item.find('=');
+      const std::string name = eq == std::string::npos ? std::string() : trimmed(std::string_view(item).substr(0, eq));
+      const std::string value = eq == std::string::npos ? std::string() : trimmed(std::string_view(item).substr(eq + 1));
+      if (name.empty() || value.empty()) {
+        throw std::invalid_argument("--const: expected NAME=VALUE, found '" + item + "'");
+      }
+      if (!constants.emplace(name, value).second) throw std::invalid_argument("--const: " + name + " is given twice");
+      start = end + 1;
     }
-    constants[item.substr(0, eq)] = item.substr(eq + 1);
-    start = end + 1;
   }
   return constants;
+}
+
+std::vector<std::string> split_inline_properties(const std::vector<std::string>& texts) {
+  std::vector<std::string> properties;
+  for (const std::string& text : texts) {
+    bool quoted = false;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (i < text.size() && text[i] == '"') quoted = !quoted;
+      if (i < text.size() && (quoted || text[i] != ';')) continue;
+      std::string property = trimmed(std::string_view(text).substr(start, i - start));
+      if (!property.empty()) properties.push_back(std::move(property));
+      start = i + 1;
+    }
+  }
+  return properties;
 }
 
 CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
@@ -278,9 +373,11 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (parsed.file) {
     add_property_constants(*parsed.file, options, model);
     add_property_labels(*parsed.file, *options.properties_file, mdp, model.scope);
-    entries = std::move(parsed.file->properties);
+    entries = select_file_properties(std::move(parsed.file->properties), options.inline_properties);
   }
-  std::move(parsed.given.begin(), parsed.given.end(), std::back_inserter(entries));
+  for (std::size_t i = 0; i < parsed.given.size(); ++i) {
+    if (!(parsed.file && property_index(options.inline_properties[i]))) entries.push_back(std::move(parsed.given[i]));
+  }
   // A --const that nothing declares is still usable in --prop properties, typed by
   // its text: true/false, an integer, or a real.
   for (const auto& [name, text] : options.constants) {

@@ -74,7 +74,13 @@ class CheckListener {
 // with an error.
 CheckReport run_check(const CheckOptions& options, CheckListener* listener = nullptr);
 
-// "N=2,K=4" -> {N: "2", K: "4"}; throws std::invalid_argument.
-std::map<std::string, std::string> parse_constant_definitions(const std::string& text);
+// {"N=2,K=4", " k = 10"} -> {N: "2", K: "4", k: "10"} (spaces trimmed); throws
+// std::invalid_argument for an item without a name or value, or a name given twice.
+std::map<std::string, std::string> parse_constant_definitions(const std::vector<std::string>& texts);
+
+// Inline properties as given to --prop, each possibly several separated by ';'
+// (Storm's habit; a ';' inside a quoted label does not separate), trimmed, empty
+// ones dropped.
+std::vector<std::string> split_inline_properties(const std::vector<std::string>& texts);
 
 }  // namespace mdpvi::tools

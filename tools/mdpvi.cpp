@@ -77,7 +77,8 @@ class StreamingOutput final : public mdpvi::tools::CheckListener {
 struct CheckArguments {
   mdpvi::tools::CheckOptions options;
   std::string explicit_base;
-  std::string constants;
+  std::vector<std::string> constants;
+  std::vector<std::string> properties;  // --prop, before splitting at ';'
   std::string export_states;
   std::string export_transitions;
   std::vector<std::string> files;
@@ -104,10 +105,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->expected(0, 2);
   check->add_option("--format", args.format, "How to read MODEL, whatever its extension")
       ->check(CLI::IsMember({"prism", "drn", "explicit"}));
-  check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10");
+  check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10 (repeatable)");
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");
-  check->add_option("--prop", args.options.inline_properties, "A property (repeatable)");
+  check->add_option("--prop", args.properties, "A property, or several separated by ';' (repeatable)");
   check->add_option("--epsilon", args.options.solver.stop.epsilon, "Convergence threshold (default 1e-6)")
       ->check(CLI::PositiveNumber);
   CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");
@@ -157,7 +158,8 @@ int run_check_command(CheckArguments& args) {
   if (!args.export_states.empty()) args.options.export_states = args.export_states;
   if (!args.export_transitions.empty()) args.options.export_transitions = args.export_transitions;
   try {
-    if (!args.constants.empty()) args.options.constants = tools::parse_constant_definitions(args.constants);
+    args.options.constants = tools::parse_constant_definitions(args.constants);
+    args.options.inline_properties = tools::split_inline_properties(args.properties);
   } catch (const std::exception& error) {
     spdlog::error("{}", error.what());
     return kBadInput;

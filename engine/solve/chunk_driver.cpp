@@ -98,9 +98,11 @@ std::unique_ptr<gpu::DeviceSolver> open_device(const DeviceOptions& options) {
                              std::string(gpu::free_device_memory() ? "" : " (none found, or mdpvi was built without CUDA)"));
   }
   if (!device) {
-    static bool warned = false;  // once per run, not once per property
-    if (!warned) spdlog::warn("no usable CUDA device: solving on the CPU");
-    warned = true;
+    // The documented fallback of --solver auto: said in the debug log (-v) only,
+    // once per run, not once per property.
+    static bool said = false;
+    if (!said) spdlog::debug("no usable CUDA device: solving on the CPU");
+    said = true;
   }
   return device;
 }
