@@ -110,7 +110,8 @@ bool mentions_identifier(const std::string& text, const std::string& name) {
 }
 
 // Every --const names a constant of the model or the properties file, or one an
-// inline property uses; checked before the build, so a typo costs no time. Throws
+// inline property uses; checked before the build, so a typo costs no time (PRISM-
+// language models only: an explicit model's constants are gone). Throws
 // std::invalid_argument naming the known constants.
 void check_constants_are_known(const CheckOptions& options, const std::set<std::string>& model_constants,
                                const ParsedProperties& properties) {
@@ -172,8 +173,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
       loaded.mdp = io::read_explicit_model(ends_with(path, ".tra") ? path.substr(0, path.size() - 4) : path);
     }
     summary.parse_s = seconds_since(start);
-    properties = parse_all_properties(options);
-    check_constants_are_known(options, {}, properties);
+    properties = parse_all_properties(options);  // --const unchecked: the file says not which constants made it
     return loaded;
   }
   summary.source = *options.model_file;
