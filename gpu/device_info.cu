@@ -6,6 +6,12 @@ namespace mdpvi::gpu {
 
 bool built_with_cuda() { return true; }
 
+std::string cuda_runtime_version() {
+  int version = 0;
+  if (cudaRuntimeGetVersion(&version) != cudaSuccess) return "unknown";
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
 std::vector<DeviceInfo> list_devices() {
   std::vector<DeviceInfo> devices;
   int count = 0;

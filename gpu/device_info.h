@@ -16,6 +16,8 @@ struct DeviceInfo {
 
 // True when mdpvi was built with CUDA.
 bool built_with_cuda();
+// The CUDA runtime mdpvi was built with ("13.0"), or "none" without CUDA.
+std::string cuda_runtime_version();
 
 // The devices the CUDA runtime reports; empty without a driver, a device or CUDA
 // support. Never throws: "no device" is an answer, not an error.

@@ -5,6 +5,8 @@ namespace mdpvi::gpu {
 
 bool built_with_cuda() { return false; }
 
+std::string cuda_runtime_version() { return "none"; }
+
 std::vector<DeviceInfo> list_devices() { return {}; }
 
 }  // namespace mdpvi::gpu

@@ -242,6 +242,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"mdpvi: model checking of Markov decision processes by value iteration"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("mdpvi ") + MDPVI_VERSION + " (commit " + MDPVI_GIT_COMMIT +
+                                        ", CUDA runtime " + mdpvi::gpu::cuda_runtime_version() + ")");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log what each stage does");
   CheckArguments check_args;
