@@ -1,6 +1,7 @@
 #!/bin/sh
 # Issue 24: a run stopped while its second property is still solving keeps the first
-# one's result, printed at once and in the JSON file (rewritten after each property).
+# one's result, printed at once and in the JSON file (rewritten after each property),
+# and says why it stopped.
 # Usage: interrupted_run.sh MDPVI MODEL
 mdpvi=$1 model=$2
 dir=$(mktemp -d) || exit 2
@@ -13,6 +14,7 @@ pid=$!
 # Wait for the first result on standard output (at most 20 s), then stop it (SIGTERM: a background job of a script ignores SIGINT).
 i=0
 while ! grep -q "Result: true" "$dir/out.txt" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+echo "name: $(cat /proc/$pid/comm)"  # kept across the huge-page restart
 kill -TERM $pid
 wait $pid
 echo "exit $?"

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -24,13 +25,42 @@ namespace {
 constexpr int kSomePropertyFailed = 1;
 constexpr int kBadInput = 2;
 
+// Stopping early (SIGINT, SIGTERM, --timeout): whatever was finished is already out,
+// each result printed and flushed and the JSON file rewritten after each property;
+// the handler says so, removes a half-written temporary JSON file, and exits (status
+// 128 + the signal, as a shell reports it; 1 at the timeout: some property has no
+// answer). Only async-signal-safe calls in the handler.
+char g_partial_json[4096] = {};
+
+void stop_early(int signal_number) {
+  const char* text = signal_number == SIGALRM
+                         ? "error: stopped at the --timeout; the properties finished before it are reported\n"
+                         : "error: interrupted; the properties finished before it are reported\n";
+  (void)!write(STDERR_FILENO, text, std::strlen(text));
+  if (g_partial_json[0] != '\0') unlink(g_partial_json);
+  _exit(signal_number == SIGALRM ? kSomePropertyFailed : 128 + signal_number);
+}
+
+void stop_early_on_signals(unsigned timeout_s) {
+  struct sigaction action {};
+  action.sa_handler = stop_early;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM, SIGALRM}) sigaction(signal_number, &action, nullptr);
+  if (timeout_s > 0) alarm(timeout_s);
+}
+
 // Each result printed and flushed as soon as it is known (unless the JSON report goes
 // to standard output), and the JSON file rewritten after each property, through a
 // temporary file and a rename: a run stopped early leaves a whole report of what it
 // finished, never a half-written one.
 class StreamingOutput final : public mdpvi::tools::CheckListener {
  public:
-  explicit StreamingOutput(std::string json_path) : json_path_(std::move(json_path)) {}
+  explicit StreamingOutput(std::string json_path) : json_path_(std::move(json_path)) {
+    const std::string partial = json_path_ + ".partial";
+    if (!json_path_.empty() && !json_to_stdout() && partial.size() < sizeof g_partial_json) {
+      std::memcpy(g_partial_json, partial.c_str(), partial.size() + 1);
+    }
+  }
 
   void model_loaded(const mdpvi::tools::CheckReport& report) override {
     if (!json_to_stdout()) mdpvi::tools::write_model_text(std::cout, report.model);
@@ -91,6 +121,7 @@ struct CheckArguments {
   bool sound = false;
   std::string method;  // empty: the default, SolverOptions's
   std::uint64_t max_iters = 0;  // 0: the default, which depends on the method
+  unsigned timeout_s = 0;       // 0: none
   int threads = 0;
   std::string format;  // empty: from the extension
 };
@@ -123,6 +154,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "guaranteed bound, +/- epsilon (absolute, or relative to the result). vi: value iteration as "
                     "PRISM's default, faster, no bound")
       ->check(CLI::IsMember({"ovi", "ii", "vi"}));
+  check->add_option("--timeout", args.timeout_s,
+                    "Stop after SECONDS, keeping the finished properties (printed, and in the --json file); exit 1")
+      ->check(CLI::PositiveNumber);
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")
@@ -191,6 +225,7 @@ int run_check_command(CheckArguments& args) {
 
   tools::CheckReport report;
   StreamingOutput output(args.json_path);
+  stop_early_on_signals(args.timeout_s);
   try {
     report = tools::run_check(args.options, &output);
   } catch (const std::exception& error) {
@@ -229,7 +264,12 @@ void restart_with_huge_pages(char** argv) {
   if (std::getenv("MDPVI_NO_HUGE_PAGES") != nullptr) return;
   std::string value = tunables != nullptr ? std::string(tunables) + ":glibc.malloc.hugetlb=1" : "glibc.malloc.hugetlb=1";
   if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
-  execv("/proc/self/exe", argv);
+  // The binary's own path, not /proc/self/exe: the process keeps its name ("mdpvi",
+  // not "exe") for ps, pgrep and top.
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return;
+  execv(self.c_str(), argv);
 }
 
 }  // namespace
