@@ -146,6 +146,7 @@ class CudaDeviceSolver final : public DeviceSolver {
           }
           sweeps_read += count;
           stats.last_measure = changes.back();
+          if (settings.on_batch) settings.on_batch(count, stats.last_measure);
           return converged;
         });
     check(cudaStreamSynchronize(compute_), "sweeps");
@@ -185,6 +186,7 @@ class CudaDeviceSolver final : public DeviceSolver {
         [&](std::size_t count) {
           v.results.read(count, compute_, widths, flags);
           stats.last_measure = widths.back();
+          if (settings.on_batch) settings.on_batch(count, stats.last_measure);
           for (unsigned f : flags) {
             if (!result.verified && (f & detail::kCrossed)) result.crossed = true;
             if (!result.crossed) result.verified = result.verified || !(f & detail::kUpperRaised);

@@ -9,6 +9,7 @@
 // folded entries into yes-states and into chunks solved earlier into b).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -36,6 +37,9 @@ struct SweepSettings {
   std::uint64_t max_sweeps = 10000;
   bool fixed_sweeps = false;
   int group_size = 0;  // lanes per state: 1, 2, 4, 8, 16 or 32; 0 = chosen from the row lengths
+  // Told after each batch of sweeps read back: how many, and the last one's largest
+  // change (interval iteration: width). For progress reports; may be empty.
+  std::function<void(std::uint64_t sweeps, double measure)> on_batch{};
 };
 
 struct ChunkSolveStats {

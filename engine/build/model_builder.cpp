@@ -101,6 +101,7 @@ class LevelBuilder {
     add_initial_states(mdp);
     start_csr(mdp);
     std::vector<ExpandedBlock> pool;  // grows to the widest wave, reused
+    ProgressClock progress;
     // Waves of consecutive discovered states, in order: any such wave keeps the
     // numbering of a sequential breadth-first search, and bounding it bounds the
     // memory of the block pool.
@@ -135,6 +136,10 @@ class LevelBuilder {
       timed_into(populate_wait_s_, [&] { ahead.wait(); });
       widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
+      if (progress.due()) {
+        spdlog::info("building: {} states explored, {} found, {:.0f} s ({:.2g} states/s)", wave, table_.size(),
+                     progress.elapsed_s(), static_cast<double>(wave) / progress.elapsed_s());
+      }
       built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
     }
     log("build: block pool of {} blocks, {:.1f} MB", pool.size(), pool_bytes(pool) / 1e6);

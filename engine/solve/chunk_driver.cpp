@@ -1,5 +1,7 @@
 #include "engine/solve/chunk_driver.h"
 
+#include "engine/solve/solve_progress.h"
+
 #include "engine/model/stopwatch.h"
 
 #include <spdlog/spdlog.h>
@@ -282,6 +284,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   SolveResult result;
   SolveReport& report = result.report;
   report.method = request.options.stop.fixed_sweeps ? Method::value_iteration : request.options.method;
+  SolveProgress progress(to_string(report.method), system.num_states());
   if (device) report.device = device->name();
   Iterates x(request, method->has_upper_iterate());
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());

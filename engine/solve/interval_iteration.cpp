@@ -11,6 +11,7 @@
 // after Prob0E has none among the maybe-states; for Pmax the caller collapses them
 // first (engine/solve/end_component_quotient.h).
 #include "engine/solve/method_policy.h"
+#include "engine/solve/solve_progress.h"
 
 #include <spdlog/spdlog.h>
 
@@ -213,6 +214,7 @@ class CpuSccUnit final : public IntervalUnit {
       x_.swap_both();
       ++run.sweeps;
       run.width = last.width;
+      SolveProgress::note(1, last.width);
       if (!run.verified) {
         if (!last.upper_raised) {
           run.verified = true;

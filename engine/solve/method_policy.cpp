@@ -1,5 +1,7 @@
 #include "engine/solve/method_policy.h"
 
+#include "engine/solve/solve_progress.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -69,6 +71,7 @@ LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x,
     x.swap_lower();
     recent[run.sweeps % kWindow] = run.change;
     ++run.sweeps;
+    SolveProgress::note(1, run.change);
   } while ((fixed || run.change >= precision) && run.sweeps < budget);
   x.sync(range);
   const std::uint64_t gap = std::min(run.sweeps - 1, kWindow - 1);
@@ -93,6 +96,7 @@ gpu::SweepSettings sweep_settings(const SolveRequest& request) {
   settings.epsilon = stop.epsilon;
   settings.max_sweeps = stop.max_sweeps;
   settings.fixed_sweeps = stop.fixed_sweeps;
+  settings.on_batch = SolveProgress::note;
   return settings;
 }
 
