@@ -5,6 +5,8 @@
 #include "tools/check_run.h"
 #include "tools/report.h"
 
+#include "git_commit.h"  // generated: MDPVI_GIT_COMMIT
+
 #include <CLI/CLI.hpp>
 #include <oneapi/tbb/global_control.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
