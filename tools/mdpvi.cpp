@@ -4,6 +4,7 @@
 #include "io/parse_error.h"
 #include "tools/check_run.h"
 #include "tools/report.h"
+#include "tools/streaming_output.h"
 
 #include "git_commit.h"  // generated: MDPVI_GIT_COMMIT
 
@@ -13,11 +14,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -26,85 +25,6 @@ namespace {
 // Exit codes: 0 all properties answered, 1 some property not answered, 2 bad input.
 constexpr int kSomePropertyFailed = 1;
 constexpr int kBadInput = 2;
-
-// Stopping early (SIGINT, SIGTERM, --timeout): whatever was finished is already out,
-// each result printed and flushed and the JSON file rewritten after each property;
-// the handler says so, removes a half-written temporary JSON file, and exits (status
-// 128 + the signal, as a shell reports it; 1 at the timeout: some property has no
-// answer). Only async-signal-safe calls in the handler.
-char g_partial_json[4096] = {};
-
-void stop_early(int signal_number) {
-  const char* text = signal_number == SIGALRM
-                         ? "error: stopped at the --timeout; the properties finished before it are reported\n"
-                         : "error: interrupted; the properties finished before it are reported\n";
-  (void)!write(STDERR_FILENO, text, std::strlen(text));
-  if (g_partial_json[0] != '\0') unlink(g_partial_json);
-  _exit(signal_number == SIGALRM ? kSomePropertyFailed : 128 + signal_number);
-}
-
-void stop_early_on_signals(unsigned timeout_s) {
-  struct sigaction action {};
-  action.sa_handler = stop_early;
-  sigemptyset(&action.sa_mask);
-  for (int signal_number : {SIGINT, SIGTERM, SIGALRM}) sigaction(signal_number, &action, nullptr);
-  if (timeout_s > 0) alarm(timeout_s);
-}
-
-// Each result printed and flushed as soon as it is known (unless the JSON report goes
-// to standard output), and the JSON file rewritten after each property, through a
-// temporary file and a rename: a run stopped early leaves a whole report of what it
-// finished, never a half-written one.
-class StreamingOutput final : public mdpvi::tools::CheckListener {
- public:
-  explicit StreamingOutput(std::string json_path) : json_path_(std::move(json_path)) {
-    const std::string partial = json_path_ + ".partial";
-    if (!json_path_.empty() && !json_to_stdout() && partial.size() < sizeof g_partial_json) {
-      std::memcpy(g_partial_json, partial.c_str(), partial.size() + 1);
-    }
-  }
-
-  void model_loaded(const mdpvi::tools::CheckReport& report) override {
-    if (!json_to_stdout()) mdpvi::tools::write_model_text(std::cout, report.model);
-    std::cout.flush();
-    save(report);
-  }
-
-  void property_answered(const mdpvi::tools::CheckReport& report) override {
-    if (!json_to_stdout()) mdpvi::tools::write_property_text(std::cout, report.properties.back());
-    std::cout.flush();
-    save(report);
-  }
-
-  // The whole report at the end: on standard output, or the file's last version.
-  // False (with the error logged) when the file could not be written.
-  bool finish(const mdpvi::tools::CheckReport& report) {
-    if (json_to_stdout()) std::cout << mdpvi::tools::to_json(report).dump(2) << "\n";
-    save(report);
-    if (!json_path_.empty() && !json_to_stdout() && !saved_) {
-      spdlog::error("{}: cannot write the JSON report", json_path_);
-    }
-    return json_path_.empty() || json_to_stdout() || saved_;
-  }
-
- private:
-  bool json_to_stdout() const { return json_path_ == "-"; }
-
-  void save(const mdpvi::tools::CheckReport& report) {
-    if (json_path_.empty() || json_to_stdout()) return;
-    const std::string temporary = json_path_ + ".partial";
-    {
-      std::ofstream out(temporary);
-      saved_ = static_cast<bool>(out << mdpvi::tools::to_json(report).dump(2) << "\n");
-    }
-    std::error_code error;
-    if (saved_) std::filesystem::rename(temporary, json_path_, error);
-    saved_ = saved_ && !error;
-  }
-
-  std::string json_path_;
-  bool saved_ = false;
-};
 
 struct CheckArguments {
   mdpvi::tools::CheckOptions options;
@@ -226,8 +146,8 @@ int run_check_command(CheckArguments& args) {
   }
 
   tools::CheckReport report;
-  StreamingOutput output(args.json_path);
-  stop_early_on_signals(args.timeout_s);
+  tools::StreamingOutput output(args.json_path);
+  tools::stop_early_on_signals(args.timeout_s, kSomePropertyFailed);
   try {
     report = tools::run_check(args.options, &output);
   } catch (const std::exception& error) {

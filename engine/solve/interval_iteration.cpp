@@ -125,9 +125,8 @@ class IntervalUnit {
 // (B raised no upper value) or shows it too low (the iterates cross). A failed
 // guess tightens the lower iterate's precision tenfold. Verification is given as
 // many sweeps as the lower iterate took, at least 64 (Hartmanns & Kaminski); the
-// lower iterate keeps improving meanwhile. When no guess
-// verifies, the upper iterate starts again from the known bound; without one,
-// throws std::runtime_error.
+// lower iterate keeps improving meanwhile. When no guess verifies, the upper iterate
+// starts again from the known bound; without one, throws std::runtime_error.
 IntervalRun run_interval_iteration(IntervalUnit& unit, std::uint64_t max_sweeps, std::optional<double> known_upper,
                                    bool optimistic, const char* where) {
   if (known_upper && !optimistic) return unit.iterate_both(max_sweeps, /*verify=*/false);

@@ -1,0 +1,38 @@
+#pragma once
+// How the check command reports while it runs: each result printed and flushed as
+// soon as it is known (unless the JSON report goes to standard output), and the JSON
+// file rewritten after each property, through a temporary file and a rename, so a
+// run stopped early leaves a whole report of what it finished, never a half-written
+// one. And how it stops early (SIGINT, SIGTERM, --timeout) with that kept.
+#include "tools/check_run.h"
+
+#include <string>
+
+namespace mdpvi::tools {
+
+class StreamingOutput final : public CheckListener {
+ public:
+  explicit StreamingOutput(std::string json_path);
+
+  void model_loaded(const CheckReport& report) override;
+  void property_answered(const CheckReport& report) override;
+
+  // The whole report at the end: on standard output, or the file's last version.
+  // False (with the error logged) when the file could not be written.
+  bool finish(const CheckReport& report);
+
+ private:
+  bool json_to_stdout() const { return json_path_ == "-"; }
+  void save(const CheckReport& report);
+
+  std::string json_path_;
+  bool saved_ = false;
+};
+
+// From now on SIGINT and SIGTERM, and SIGALRM after timeout_s seconds (0: never),
+// stop the process: whatever was finished is already out; the handler says so,
+// removes a half-written temporary JSON file of the last StreamingOutput, and exits
+// with 128 + the signal (as a shell reports it), or timeout_status at the timeout.
+void stop_early_on_signals(unsigned timeout_s, int timeout_status);
+
+}  // namespace mdpvi::tools
