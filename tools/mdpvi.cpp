@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 namespace {
 
@@ -47,6 +48,22 @@ struct CheckArguments {
   int threads = 0;
   std::string format;  // empty: from the extension
 };
+
+// The first "--name" or "--name=value" that no command defines. CLI11 would hand an
+// unknown option's value to the positional files and answer "files: At Most 2
+// required", naming the wrong mistake.
+const char* unknown_long_option(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return nullptr;  // the rest are files
+    if (arg.size() <= 2 || arg.substr(0, 2) != "--") continue;
+    const std::string name(arg.substr(0, arg.find('=')));
+    bool known = app.get_option_no_throw(name) != nullptr;
+    for (CLI::App* sub : app.get_subcommands({})) known = known || sub->get_option_no_throw(name) != nullptr;
+    if (!known) return argv[i];
+  }
+  return nullptr;
+}
 
 void add_check_command(CLI::App& app, CheckArguments& args) {
   CLI::App* check = app.add_subcommand("check", "Check properties of a model");
@@ -214,6 +231,10 @@ int main(int argc, char** argv) {
   bool bandwidth = false;
   devices->add_flag("--bandwidth", bandwidth, "Also measure the device-to-device copy bandwidth");
   for (CLI::App* sub : app.get_subcommands({})) sub->add_flag("-v,--verbose", verbose, "Log what each stage does");
+  if (const char* unknown = unknown_long_option(app, argc, argv)) {
+    spdlog::error("unknown option {} (see --help)", unknown);
+    return kBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
