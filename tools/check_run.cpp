@@ -351,11 +351,25 @@ std::vector<std::string> split_inline_properties(const std::vector<std::string>&
   return properties;
 }
 
+RunSettings run_settings(const CheckOptions& options) {
+  RunSettings settings;
+  for (const auto& [name, value] : options.constants) {
+    settings.constants += (settings.constants.empty() ? "" : ",") + name + "=" + value;
+  }
+  settings.method = to_string(options.solver.method);
+  settings.epsilon = options.solver.stop.epsilon;
+  settings.criterion = options.solver.stop.criterion == ConvergenceCriterion::relative ? "relative" : "absolute";
+  settings.max_iterations = options.solver.stop.max_sweeps;
+  settings.version = options.version;
+  return settings;
+}
+
 CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
     throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
   }
   CheckReport report;
+  report.settings = run_settings(options);
   ParsedProperties parsed;
   LoadedModel model = load_model(options, report.model, parsed);
   const SparseMdp& mdp = model.mdp;

@@ -24,6 +24,17 @@ struct CheckOptions {
   std::optional<graph::SearchKind> search;  // --graph; default: the GPU unless --solver cpu
   int threads = 0;       // --threads: the builder's (and the solver's) worker threads; 0: all cores
   bool verbose = false;  // -v: the builder logs its phases
+  std::string version;   // mdpvi's, for the reports
+};
+
+// The settings a result depends on, recorded beside it in the reports.
+struct RunSettings {
+  std::string constants;  // "K=2,k=10", as given (sorted by name)
+  std::string method;     // the default method's name
+  double epsilon = 0.0;
+  std::string criterion;  // "relative" or "absolute"
+  std::uint64_t max_iterations = 0;
+  std::string version;
 };
 
 struct ModelSummary {
@@ -54,6 +65,7 @@ struct PropertyOutcome {
 };
 
 struct CheckReport {
+  RunSettings settings;
   ModelSummary model;
   std::vector<PropertyOutcome> properties;
   bool all_answered() const;
@@ -73,6 +85,8 @@ class CheckListener {
 // cannot be read or built; a property that cannot be answered becomes an outcome
 // with an error.
 CheckReport run_check(const CheckOptions& options, CheckListener* listener = nullptr);
+
+RunSettings run_settings(const CheckOptions& options);
 
 // {"N=2,K=4", " k = 10"} -> {N: "2", K: "4", k: "10"} (spaces trimmed); throws
 // std::invalid_argument for an item without a name or value, or a name given twice.

@@ -4,6 +4,7 @@
 #include "io/parse_error.h"
 #include "tools/check_run.h"
 #include "tools/report.h"
+#include "tools/results_export.h"
 #include "tools/streaming_output.h"
 
 #include "git_commit.h"  // generated: MDPVI_GIT_COMMIT
@@ -34,6 +35,7 @@ struct CheckArguments {
   std::vector<std::string> properties;  // --prop, before splitting at ';'
   std::string export_states;
   std::string export_transitions;
+  std::string export_results;
   std::vector<std::string> files;
   std::string json_path;
   std::string solver = "auto";
@@ -48,6 +50,9 @@ struct CheckArguments {
   int threads = 0;
   std::string format;  // empty: from the extension
 };
+
+// "0.1 (commit abc1234": --version closes it after the CUDA runtime, the reports at once.
+std::string version_text() { return std::string(MDPVI_VERSION) + " (commit " + MDPVI_GIT_COMMIT; }
 
 // The first "--name" or "--name=value" that no command defines. CLI11 would hand an
 // unknown option's value to the positional files and answer "files: At Most 2
@@ -78,6 +83,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10 (repeatable)");
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");
+  check->add_option("--export-results", args.export_results,
+                    "Write each property's result, bounds, constants, method, epsilon, time and mdpvi's version: "
+                    "JSON for FILE.json, else CSV ('-': CSV on standard output)");
   check->add_option("--prop", args.properties, "A property, or several separated by ';' (repeatable)");
   check->add_option("--epsilon", args.options.solver.stop.epsilon, "Convergence threshold (default 1e-6)")
       ->check(CLI::PositiveNumber);
@@ -172,6 +180,14 @@ int run_check_command(CheckArguments& args) {
     return kBadInput;
   }
   if (!output.finish(report)) return kBadInput;
+  if (!args.export_results.empty()) {
+    try {
+      tools::export_results(report, args.export_results);
+    } catch (const std::exception& error) {
+      spdlog::error("{}", error.what());
+      return kBadInput;
+    }
+  }
   return report.all_answered() ? 0 : kSomePropertyFailed;
 }
 
@@ -221,11 +237,12 @@ int main(int argc, char** argv) {
 
   CLI::App app{"mdpvi: model checking of Markov decision processes by value iteration"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("mdpvi ") + MDPVI_VERSION + " (commit " + MDPVI_GIT_COMMIT +
-                                        ", CUDA runtime " + mdpvi::gpu::cuda_runtime_version() + ")");
+  app.set_version_flag("--version", "mdpvi " + version_text() + ", CUDA runtime " +
+                                        mdpvi::gpu::cuda_runtime_version() + ")");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log what each stage does");
   CheckArguments check_args;
+  check_args.options.version = version_text() + ")";
   add_check_command(app, check_args);
   CLI::App* devices = app.add_subcommand("devices", "List the CUDA devices mdpvi can use");
   bool bandwidth = false;

@@ -157,7 +157,11 @@ nlohmann::json to_json(const CheckReport& report) {
     }
     properties.push_back(std::move(entry));
   }
-  return {{"model", std::move(model)}, {"properties", std::move(properties)}};
+  const RunSettings& s = report.settings;
+  nlohmann::json settings = {{"constants", s.constants},   {"method", s.method},
+                             {"epsilon", s.epsilon},       {"criterion", s.criterion},
+                             {"max_iterations", s.max_iterations}, {"version", s.version}};
+  return {{"settings", std::move(settings)}, {"model", std::move(model)}, {"properties", std::move(properties)}};
 }
 
 }  // namespace mdpvi::tools

@@ -1,0 +1,119 @@
+#include "tools/results_export.h"
+
+#include "engine/model/property_value.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+namespace mdpvi::tools {
+
+namespace {
+
+struct ResultRow {
+  std::string property, constants, result, lower, upper, method, epsilon, criterion, time_s, error, version;
+};
+
+// In the order of cells(); typed columns become numbers, Booleans or null in JSON,
+// text columns stay text even where they look like numbers (a version "0.1").
+struct Column {
+  const char* name;
+  bool typed;
+};
+const Column kColumns[] = {{"property", false}, {"constants", false}, {"result", true}, {"lower", true},
+                           {"upper", true},     {"method", false},    {"epsilon", true}, {"criterion", false},
+                           {"time_s", true},    {"error", false},     {"version", false}};
+
+std::string number_text(double value) { return format_number(value); }
+
+ResultRow row_of(const PropertyOutcome& outcome, const RunSettings& settings) {
+  ResultRow row;
+  row.property = outcome.property;
+  row.constants = settings.constants;
+  if (outcome.value) {
+    // A number bare, without the "(+/- ...)" that to_text adds to bounded ones.
+    const bool number = outcome.value->kind == PropertyValue::Kind::number;
+    row.result = number ? number_text(outcome.value->number) : to_text(*outcome.value);
+    if (outcome.value->lower_bound) row.lower = number_text(*outcome.value->lower_bound);
+    if (outcome.value->upper_bound) row.upper = number_text(*outcome.value->upper_bound);
+  }
+  // The method of the last solve, where one ran; graph answers and exact ones have none.
+  const bool solved = outcome.computation && outcome.computation->solve.stats.iterations > 0;
+  row.method = solved ? to_string(outcome.computation->solve.method) : "";
+  row.epsilon = number_text(settings.epsilon);
+  row.criterion = settings.criterion;
+  row.time_s = number_text(outcome.time_s);
+  row.error = outcome.error;
+  row.version = settings.version;
+  return row;
+}
+
+std::vector<std::string> cells(const ResultRow& r) {
+  return {r.property, r.constants, r.result, r.lower, r.upper, r.method, r.epsilon, r.criterion, r.time_s, r.error,
+          r.version};
+}
+
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void write_csv(std::ostream& out, const std::vector<ResultRow>& rows) {
+  for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i ? "," : "") << kColumns[i].name;
+  out << "\n";
+  for (const ResultRow& row : rows) {
+    const std::vector<std::string> values = cells(row);
+    for (std::size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << csv_cell(values[i]);
+    out << "\n";
+  }
+}
+
+// A cell typed for JSON: null when empty, numbers and Booleans as such, else text
+// (Infinity stays text, as in the JSON report).
+nlohmann::json json_cell(const std::string& text) {
+  if (text.empty()) return nullptr;
+  if (text == "true" || text == "false") return text == "true";
+  double number = 0.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (error == std::errc() && end == text.data() + text.size() && std::isfinite(number)) return number;
+  return text;
+}
+
+void write_json(std::ostream& out, const std::vector<ResultRow>& rows) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const ResultRow& row : rows) {
+    const std::vector<std::string> values = cells(row);
+    nlohmann::json entry;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      entry[kColumns[i].name] = kColumns[i].typed ? json_cell(values[i]) : nlohmann::json(values[i]);
+    }
+    array.push_back(std::move(entry));
+  }
+  out << array.dump(2) << "\n";
+}
+
+bool ends_with_json(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+}  // namespace
+
+void export_results(const CheckReport& report, const std::string& path) {
+  std::vector<ResultRow> rows;
+  for (const PropertyOutcome& outcome : report.properties) rows.push_back(row_of(outcome, report.settings));
+  if (path == "-") {
+    write_csv(std::cout, rows);
+    return;
+  }
+  std::ofstream out(path);
+  ends_with_json(path) ? write_json(out, rows) : write_csv(out, rows);
+  if (!out) throw std::runtime_error(path + ": cannot write the results");
+}
+
+}  // namespace mdpvi::tools
