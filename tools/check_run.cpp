@@ -1,4 +1,5 @@
 #include "tools/check_run.h"
+#include "tools/output_path.h"
 
 #include "engine/build/model_builder.h"
 #include "engine/check/state_formula.h"
@@ -18,6 +19,7 @@
 #include <cctype>
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <set>
 #include <stdexcept>
@@ -222,14 +224,11 @@ void add_property_constants(const io::PropertyFile& file, const CheckOptions& op
   }
 }
 
-void export_states(const SparseMdp& mdp, const std::string& path) {
-  std::ofstream out(path);
-  if (!mdp.valuations) throw std::runtime_error(path + ": the model has no state valuations to export");
-  const StateValuations& v = *mdp.valuations;
+void write_states(const StateValuations& v, std::uint32_t states, std::ostream& out) {
   out << "(";
   for (std::size_t i = 0; i < v.variables.size(); ++i) out << (i ? "," : "") << v.variables[i];
   out << ")\n";
-  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+  for (std::uint32_t s = 0; s < states; ++s) {
     out << s << ":(";
     for (std::size_t i = 0; i < v.variables.size(); ++i) {
       std::int32_t x = v.value(s, i);
@@ -242,13 +241,15 @@ void export_states(const SparseMdp& mdp, const std::string& path) {
     }
     out << ")\n";
   }
-  if (!out) throw std::runtime_error(path + ": cannot write the states");
+}
+
+void export_states(const SparseMdp& mdp, const std::string& path) {
+  if (!mdp.valuations) throw std::runtime_error(path + ": the model has no state valuations to export");
+  write_to_path(path, "states", [&](std::ostream& out) { write_states(*mdp.valuations, mdp.num_states(), out); });
 }
 
 void export_transitions(const SparseMdp& mdp, const std::string& path) {
-  std::ofstream out(path);
-  io::write_transitions(mdp, out);
-  if (!out) throw std::runtime_error(path + ": cannot write the transitions");
+  write_to_path(path, "transitions", [&](std::ostream& out) { io::write_transitions(mdp, out); });
 }
 
 // The properties file's labels, as sets of states, for every property to use.

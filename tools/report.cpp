@@ -126,6 +126,13 @@ nlohmann::json to_json(const CheckReport& report) {
                             {"error", text_or_null(p.error)},
                             {"iterations", p.computation ? nlohmann::json(p.computation->solve.stats.iterations) : nlohmann::json()},
                             {"time_s", p.time_s}};
+    // Every entry has every key (null where a property has no such stage), so that a
+    // failed or graph-decided property reads like the others.
+    for (const char* key : {"converged", "method", "lower", "upper", "phases", "qualitative_on", "sccs_on", "states",
+                            "sccs", "device"}) {
+      entry[key] = nullptr;
+    }
+    entry["chunks"] = nlohmann::json::array();
     if (const auto& d = p.computation) {
       entry["converged"] = d->solve.stats.converged;
       entry["method"] = to_string(d->solve.method);

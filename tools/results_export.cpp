@@ -1,14 +1,12 @@
 #include "tools/results_export.h"
 
 #include "engine/model/property_value.h"
+#include "tools/output_path.h"
 
 #include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <iostream>
-#include <stdexcept>
 
 namespace mdpvi::tools {
 
@@ -107,13 +105,8 @@ bool ends_with_json(const std::string& path) {
 void export_results(const CheckReport& report, const std::string& path) {
   std::vector<ResultRow> rows;
   for (const PropertyOutcome& outcome : report.properties) rows.push_back(row_of(outcome, report.settings));
-  if (path == "-") {
-    write_csv(std::cout, rows);
-    return;
-  }
-  std::ofstream out(path);
-  ends_with_json(path) ? write_json(out, rows) : write_csv(out, rows);
-  if (!out) throw std::runtime_error(path + ": cannot write the results");
+  const bool json = ends_with_json(path);  // "-" is CSV
+  write_to_path(path, "results", [&](std::ostream& out) { json ? write_json(out, rows) : write_csv(out, rows); });
 }
 
 }  // namespace mdpvi::tools
