@@ -24,4 +24,18 @@ void write_transitions(const SparseMdp& mdp, std::ostream& out) {
   }
 }
 
+void write_valuation(const StateValuations& valuations, std::uint32_t state, std::ostream& out) {
+  out << "(";
+  for (std::size_t i = 0; i < valuations.variables.size(); ++i) {
+    const std::int32_t x = valuations.value(state, i);
+    out << (i ? "," : "");
+    if (valuations.types[i] == ValueType::boolean) {
+      out << (x ? "true" : "false");
+    } else {
+      out << x;
+    }
+  }
+  out << ")";
+}
+
 }  // namespace mdpvi::io

@@ -12,4 +12,7 @@ namespace mdpvi::io {
 
 void write_transitions(const SparseMdp& mdp, std::ostream& out);
 
+// A state's valuation as PRISM's .sta writes it: "(1,true,0)".
+void write_valuation(const StateValuations& valuations, std::uint32_t state, std::ostream& out);
+
 }  // namespace mdpvi::io

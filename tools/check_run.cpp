@@ -1,5 +1,6 @@
 #include "tools/check_run.h"
 #include "tools/output_path.h"
+#include "tools/vector_export.h"
 
 #include "engine/build/model_builder.h"
 #include "engine/check/state_formula.h"
@@ -229,17 +230,9 @@ void write_states(const StateValuations& v, std::uint32_t states, std::ostream& 
   for (std::size_t i = 0; i < v.variables.size(); ++i) out << (i ? "," : "") << v.variables[i];
   out << ")\n";
   for (std::uint32_t s = 0; s < states; ++s) {
-    out << s << ":(";
-    for (std::size_t i = 0; i < v.variables.size(); ++i) {
-      std::int32_t x = v.value(s, i);
-      out << (i ? "," : "");
-      if (v.types[i] == ValueType::boolean) {
-        out << (x ? "true" : "false");
-      } else {
-        out << x;
-      }
-    }
-    out << ")\n";
+    out << s << ":";
+    io::write_valuation(v, s, out);
+    out << "\n";
   }
 }
 
@@ -267,8 +260,10 @@ graph::SearchKind search_kind(const CheckOptions& options) {
   return options.device.solver == SolverKind::cpu ? graph::SearchKind::cpu_parallel : graph::SearchKind::gpu;
 }
 
+// With vectors, every state's value goes there as soon as it is known (and is then
+// released: a large model's vectors are not kept for every property).
 PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& search,
-                       const io::PropertyEntry& entry, const CheckOptions& options) {
+                       const io::PropertyEntry& entry, const CheckOptions& options, VectorExport* vectors) {
   PropertyOutcome outcome;
   outcome.property = entry.text;
   if (!entry.formula) {
@@ -276,12 +271,15 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
     return outcome;
   }
   auto start = std::chrono::steady_clock::now();
+  std::optional<StateValues> state_values;
   try {
     CheckContext context{model.mdp, search, model.scope, options.solver, options.device};
     context.scope.source = entry.source;
+    context.keep_state_values = vectors != nullptr;
     PropertyResult result = check_property(*entry.formula, context);
     outcome.value = std::move(result.value);
     outcome.computation = std::move(result.computation);
+    state_values = std::move(result.state_values);
   } catch (const NotConvergedError& error) {
     outcome.error = error.what();
     outcome.computation = error.summary();  // the phases, and "converged": false
@@ -292,6 +290,7 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
     }
   }
   outcome.time_s = seconds_since(start);
+  if (vectors && state_values) vectors->write(entry.text, *state_values, model.mdp);
   return outcome;
 }
 
@@ -415,8 +414,10 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   report.model.graph_s = seconds_since(start);
   report.model.graph_on = to_string(search->kind());
   report.model.graph_device_bytes = search->device_bytes();
+  std::optional<VectorExport> vectors;
+  if (options.export_vector) vectors.emplace(*options.export_vector);
   for (const io::PropertyEntry& entry : entries) {
-    report.properties.push_back(answer(model, *search, entry, options));
+    report.properties.push_back(answer(model, *search, entry, options, vectors ? &*vectors : nullptr));
     if (listener) listener->property_answered(report);
   }
   return report;

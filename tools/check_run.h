@@ -19,6 +19,7 @@ struct CheckOptions {
   std::map<std::string, std::string> constants;  // --const, for the model and the properties
   std::optional<std::string> export_states;      // --export-states FILE
   std::optional<std::string> export_transitions; // --export-transitions FILE
+  std::optional<std::string> export_vector;      // --export-vector FILE: every state's value per property
   SolverOptions solver;
   DeviceOptions device;
   std::optional<graph::SearchKind> search;  // --graph; default: the GPU unless --solver cpu

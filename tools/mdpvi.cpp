@@ -36,6 +36,7 @@ struct CheckArguments {
   std::string export_states;
   std::string export_transitions;
   std::string export_results;
+  std::string export_vector;
   std::vector<std::string> files;
   std::string json_path;
   std::string solver = "auto";
@@ -83,6 +84,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10 (repeatable)");
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");
+  check->add_option("--export-vector", args.export_vector,
+                    "Write every state's value (with its valuation and bounds) of each property that is not a "
+                    "filter ('-': standard output)");
   check->add_option("--export-results", args.export_results,
                     "Write each property's result, bounds, constants, method, epsilon, time and mdpvi's version: "
                     "JSON for FILE.json, else CSV ('-': CSV on standard output)");
@@ -138,6 +142,7 @@ int run_check_command(CheckArguments& args) {
   if (!args.format.empty()) args.options.format = args.format;
   if (!args.export_states.empty()) args.options.export_states = args.export_states;
   if (!args.export_transitions.empty()) args.options.export_transitions = args.export_transitions;
+  if (!args.export_vector.empty()) args.options.export_vector = args.export_vector;
   try {
     args.options.constants = tools::parse_constant_definitions(args.constants);
     args.options.inline_properties = tools::split_inline_properties(args.properties);

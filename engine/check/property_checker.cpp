@@ -34,8 +34,13 @@ class Checker {
 
   PropertyResult top(const Formula& f) {
     PropertyResult result;
-    result.value = f.kind == Formula::Kind::filter ? filter(f)
-                                                   : apply_default_filter(evaluate(f), c_.mdp, c_.scope.source, f.position);
+    if (f.kind == Formula::Kind::filter) {
+      result.value = filter(f);
+    } else {
+      StateValues values = evaluate(f);
+      result.value = apply_default_filter(values, c_.mdp, c_.scope.source, f.position);
+      if (c_.keep_state_values) result.state_values = std::move(values);
+    }
     result.computation = std::move(last_);
     return result;
   }

@@ -17,6 +17,7 @@ struct CheckContext {
   PropertyScope scope;
   SolverOptions solver;
   DeviceOptions device;
+  bool keep_state_values = false;  // --export-vector: every state's value, in PropertyResult
 };
 
 struct PropertyResult {
@@ -24,6 +25,9 @@ struct PropertyResult {
   // The last numerical computation's stages (its per-state vectors released); none
   // where the property needed no graph analysis or solve.
   std::optional<NumericResult> computation;
+  // Every state's value (and bounds), where the context asked to keep them and the
+  // property is not a filter (whose value is one number).
+  std::optional<StateValues> state_values;
 };
 
 // Throws LocatedError for type errors, unknown names, missing reward structures and
