@@ -162,6 +162,66 @@ std::vector<io::PropertyEntry> select_file_properties(std::vector<io::PropertyEn
   return selecting ? chosen : all;
 }
 
+// The labels and identifiers the properties may name, of a PRISM-language model.
+struct KnownNames {
+  std::set<std::string> labels{"init", "deadlock"};
+  std::set<std::string> identifiers;
+};
+
+KnownNames known_names(const ResolvedModel& model, const ParsedProperties& properties, const CheckOptions& options) {
+  KnownNames names;
+  for (const auto& [label, body] : model.labels) names.labels.insert(label);
+  for (const ResolvedVariable& v : model.variables) names.identifiers.insert(v.name);
+  for (const auto& [name, value] : model.constants) names.identifiers.insert(name);
+  for (const auto& [name, body] : model.formulas) names.identifiers.insert(name);
+  for (const auto& [name, text] : options.constants) names.identifiers.insert(name);
+  if (properties.file) {
+    for (const io::LabelDeclaration& l : properties.file->labels) names.labels.insert(l.name);
+    for (const io::ConstantDeclaration& c : properties.file->constants) names.identifiers.insert(c.name);
+  }
+  return names;
+}
+
+// The first label or identifier of f that names nothing known, as the checker would
+// word it ("LINE:COLUMN: unknown label ..."); nullopt when all are known.
+std::optional<std::string> first_unknown_name(const Expression& e, const KnownNames& names) {
+  const auto at = [&] { return std::to_string(e.position.line) + ":" + std::to_string(e.position.column) + ": "; };
+  if (e.kind == Expression::Kind::label && !names.labels.count(e.name)) return at() + "unknown label \"" + e.name + "\"";
+  if (e.kind == Expression::Kind::identifier && !names.identifiers.count(e.name)) {
+    return at() + "unknown identifier '" + e.name + "' (an undefined constant? give it with --const NAME=VALUE)";
+  }
+  for (const Expression& operand : e.operands) {
+    if (auto unknown = first_unknown_name(operand, names)) return unknown;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> first_unknown_name(const Formula& f, const KnownNames& names) {
+  if (f.kind == Formula::Kind::state) {
+    if (auto unknown = first_unknown_name(f.expression, names)) return unknown;
+  }
+  for (const Formula& operand : f.operands) {
+    if (auto unknown = first_unknown_name(operand, names)) return unknown;
+  }
+  return std::nullopt;
+}
+
+// A property that names an unknown label or identifier is answered with that error
+// before the build, and said at once: a typo must not wait for millions of states
+// (the others still run).
+void check_property_names(ParsedProperties& properties, const KnownNames& names) {
+  auto check = [&](io::PropertyEntry& entry) {
+    if (!entry.formula) return;
+    if (std::optional<std::string> unknown = first_unknown_name(*entry.formula, names)) {
+      entry.error = entry.source + ":" + *unknown;
+      entry.formula.reset();
+      spdlog::error("{} (found before the build)", entry.error);
+    }
+  };
+  if (properties.file) std::for_each(properties.file->properties.begin(), properties.file->properties.end(), check);
+  std::for_each(properties.given.begin(), properties.given.end(), check);
+}
+
 // Reads or builds the model, parsing the properties in between (see ParsedProperties).
 LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, ParsedProperties& properties) {
   LoadedModel loaded;
@@ -186,6 +246,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
   properties = parse_all_properties(options);
   for (const auto& c : description.constants) loaded.declared_constants.insert(c.name);
   check_constants_are_known(options, loaded.declared_constants, properties);
+  check_property_names(properties, known_names(resolved, properties, options));
   summary.resident_bytes_before_build = resident_bytes();
   start = std::chrono::steady_clock::now();
   BuildOptions build_options;
