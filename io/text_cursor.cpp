@@ -3,7 +3,9 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace mdpvi::io {
@@ -19,9 +21,15 @@ bool is_identifier_char(char c) {
 }  // namespace
 
 TextFile TextFile::load(const std::string& path) {
+  std::ostringstream buffer;
+  if (path == "-") {  // standard input, as PRISM and Storm users pipe models
+    buffer << std::cin.rdbuf();
+    if (std::cin.bad()) throw ParseError("<stdin>", 0, 0, "cannot read standard input");
+    return from_string("<stdin>", std::move(buffer).str());
+  }
+  if (std::filesystem::is_directory(path)) throw ParseError(path, 0, 0, "is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(path, 0, 0, "cannot open file");
-  std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw ParseError(path, 0, 0, "cannot read file");
   return from_string(path, std::move(buffer).str());
@@ -30,8 +38,8 @@ TextFile TextFile::load(const std::string& path) {
 TextFile TextFile::from_string(std::string name, std::string text) {
   TextFile file;
   file.name_ = std::move(name);
-  file.text_ = std::move(text);
-  std::string_view rest(file.text_);
+  file.text_ = std::make_shared<const std::string>(std::move(text));
+  std::string_view rest(*file.text_);
   while (!rest.empty()) {
     std::size_t end = rest.find('\n');
     std::string_view line = rest.substr(0, end);

@@ -3,6 +3,7 @@
 #include "io/parse_error.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,7 +23,11 @@ class TextFile {
 
  private:
   std::string name_;
-  std::string text_;
+  // On the heap (shared, immutable), so that the line views stay valid when the
+  // TextFile moves or is copied: a short text lives inside the std::string object
+  // itself (small-string storage), and a moved std::string would leave the views
+  // pointing at the old object (issue 26).
+  std::shared_ptr<const std::string> text_;
   std::vector<std::string_view> lines_;
 };
 

@@ -239,7 +239,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
     properties = parse_all_properties(options);  // --const unchecked: the file says not which constants made it
     return loaded;
   }
-  summary.source = *options.model_file;
+  summary.source = *options.model_file == "-" ? "<stdin>" : *options.model_file;
   io::ModelDescription description = io::parse_model(io::TextFile::load(*options.model_file));
   ResolvedModel resolved = resolve_model(description, options.constants);
   summary.parse_s = seconds_since(start);  // the model alone, as for an explicit model
