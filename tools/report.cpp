@@ -29,6 +29,10 @@ nlohmann::json value_json(const PropertyValue& value) {
   return nullptr;
 }
 
+// Whether a numerical solve ran: a property decided by the graph analysis alone
+// (P>0, P>=1, ...) has maybe-states but no SCCs and no method.
+bool solved(const NumericResult& d) { return d.sccs.num_sccs > 0; }
+
 // ", gpu": where the graph searches ran, where they ran at all.
 std::string ran_on(const std::string& where) { return where.empty() ? "" : ", " + where; }
 
@@ -72,7 +76,7 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
     if (d->step_bounded) {
       out << "Step-bounded: " << d->solve.stats.iterations << " iterations over " << d->qualitative.maybe << " states ("
           << seconds(d->solve.time_s) << ")\n";
-    } else if (d->qualitative.maybe > 0) {
+    } else if (solved(*d)) {
       out << "SCCs of maybe-states: " << d->sccs.num_sccs << ", " << d->solve.stats.iterated_sccs << " iterated, largest "
           << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s)
           << ran_on(d->sccs.ran_on) << ")\n"
@@ -135,7 +139,7 @@ nlohmann::json to_json(const CheckReport& report) {
     entry["chunks"] = nlohmann::json::array();
     if (const auto& d = p.computation) {
       entry["converged"] = d->solve.stats.converged;
-      entry["method"] = to_string(d->solve.method);
+      entry["method"] = solved(*d) ? nlohmann::json(to_string(d->solve.method)) : nlohmann::json();
       if (p.value && p.value->lower_bound) {
         entry["lower"] = number_json(*p.value->lower_bound);
         entry["upper"] = number_json(*p.value->upper_bound);
