@@ -412,6 +412,8 @@ std::vector<std::string> split_inline_properties(const std::vector<std::string>&
   return properties;
 }
 
+namespace {
+
 RunSettings run_settings(const CheckOptions& options) {
   RunSettings settings;
   for (const auto& [name, value] : options.constants) {
@@ -424,6 +426,8 @@ RunSettings run_settings(const CheckOptions& options) {
   settings.version = options.version;
   return settings;
 }
+
+}  // namespace
 
 CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {

@@ -87,8 +87,6 @@ class CheckListener {
 // with an error.
 CheckReport run_check(const CheckOptions& options, CheckListener* listener = nullptr);
 
-RunSettings run_settings(const CheckOptions& options);
-
 // {"N=2,K=4", " k = 10"} -> {N: "2", K: "4", k: "10"} (spaces trimmed); throws
 // std::invalid_argument for an item without a name or value, or a name given twice.
 std::map<std::string, std::string> parse_constant_definitions(const std::vector<std::string>& texts);

@@ -96,16 +96,12 @@ void write_json(std::ostream& out, const std::vector<ResultRow>& rows) {
   out << array.dump(2) << "\n";
 }
 
-bool ends_with_json(const std::string& path) {
-  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-}
-
 }  // namespace
 
 void export_results(const CheckReport& report, const std::string& path) {
   std::vector<ResultRow> rows;
   for (const PropertyOutcome& outcome : report.properties) rows.push_back(row_of(outcome, report.settings));
-  const bool json = ends_with_json(path);  // "-" is CSV
+  const bool json = path.ends_with(".json");  // "-" is CSV
   write_to_path(path, "results", [&](std::ostream& out) { json ? write_json(out, rows) : write_csv(out, rows); });
 }
 
