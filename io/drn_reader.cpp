@@ -1,8 +1,10 @@
 #include "io/drn_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -250,6 +252,7 @@ class DrnReader {
     const std::vector<double> rewards = line_rewards(t);
     t.expect_end();
     for (std::size_t r = 0; r < rewards.size(); ++r) mdp_.rewards[r].choice_rewards.push_back(rewards[r]);
+    add_action_name(name);
     open_action_line_ = index_;
     sum_ = 0.0;
     in_action_ = true;
@@ -266,6 +269,20 @@ class DrnReader {
     mdp_.columns.push_back(static_cast<std::uint32_t>(target));
     mdp_.values.push_back(probability);
     sum_ += probability;
+  }
+
+  // The choice's action, for the scheduler export; "__NOLABEL__" (PRISM's) and
+  // Storm's numbers for unnamed actions stand for no action.
+  void add_action_name(std::string_view name) {
+    if (!mdp_.actions) mdp_.actions.emplace().names.push_back("");
+    const bool unnamed = name == "__NOLABEL__" || std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+    std::uint32_t index = 0;
+    if (!unnamed) {
+      auto [at, added] = action_indices_.try_emplace(std::string(name), static_cast<std::uint32_t>(mdp_.actions->names.size()));
+      if (added) mdp_.actions->names.push_back(at->first);
+      index = at->second;
+    }
+    mdp_.actions->of_choice.push_back(index);
   }
 
   // The action being read ends: its distribution must sum to one.
@@ -337,6 +354,7 @@ class DrnReader {
   bool in_action_ = false;
   std::size_t open_action_line_ = 0;
   double sum_ = 0.0;
+  std::map<std::string, std::uint32_t> action_indices_;
   SparseMdp mdp_;
 };
 

@@ -91,13 +91,19 @@ class LevelBuilder {
         model_(model),
         table_(index_.layout.words()),
         experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
-        verbose_(options.verbose) {}
+        verbose_(options.verbose),
+        keep_actions_(options.keep_actions) {}
 
   BuiltModel run() {
     auto start = std::chrono::steady_clock::now();
     BuiltModel built;
     SparseMdp& mdp = built.mdp;
     mdp.type = model_.type;
+    if (keep_actions_) {
+      mdp.actions.emplace();
+      mdp.actions->names.push_back("");
+      mdp.actions->names.insert(mdp.actions->names.end(), model_.actions.begin(), model_.actions.end());
+    }
     add_initial_states(mdp);
     start_csr(mdp);
     std::vector<ExpandedBlock> pool;  // grows to the widest wave, reused
@@ -549,6 +555,7 @@ class LevelBuilder {
     mdp.row_starts.resize(at.back().rows + 1);
     mdp.columns.resize(at.back().entries);
     mdp.values.resize(at.back().entries);
+    if (mdp.actions) mdp.actions->of_choice.resize(at.back().rows);
     // A structure has a state reward for every state or for none, and a choice
     // reward for every row or for none (see add_rewards).
     for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
@@ -573,6 +580,11 @@ class LevelBuilder {
           mdp.row_starts[++row] = (entry += length);
         }
         mdp.row_group_starts[++state] = row;
+      }
+      if (mdp.actions) {  // kNoAction (-1) becomes names[0], ""
+        for (std::size_t c = 0; c < block.actions.size(); ++c) {
+          mdp.actions->of_choice[at[b].rows + c] = static_cast<std::uint32_t>(block.actions[c] + 1);
+        }
       }
       for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
         const std::vector<double>& state_rewards = block.state_rewards[r];
@@ -721,6 +733,7 @@ class LevelBuilder {
   double phase_s_[4] = {0, 0, 0, 0};  // for -v: expand and look up, claims, number and write, finish
   long faults_[4] = {0, 0, 0, 0};  // for -v: the process's minor page faults in each
   const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
+  const bool keep_actions_;  // BuildOptions::keep_actions
   const bool count_faults_ = verbose_;
   // For -v, work outside the blocks: growing (rehashing) the table in the first phase,
   // populating ahead (beside the three phases), and the waves' wait for that.

@@ -33,6 +33,8 @@ struct BuildOptions {
   bool build_rewards = true;
   // Worker threads; 0: all cores. The build runs in a oneTBB arena of this size.
   int threads = 0;
+  // Keep each choice's action (SparseMdp::actions): 4 bytes a choice, for exports.
+  bool keep_actions = false;
   // Log the phases' times, the waves and the page faults (mdpvi -v).
   bool verbose = false;
 };

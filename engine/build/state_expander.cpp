@@ -50,7 +50,10 @@ void StateExpander::expand(std::uint64_t state, const std::uint64_t* words, Expa
     choices_ = {{kNoAction, first_successor, out.probabilities.size()}};
   }
   out.choices_per_state.push_back(static_cast<std::uint32_t>(choices_.size()));
-  for (const ChoiceSpan& c : choices_) out.row_lengths.push_back(static_cast<std::uint32_t>(c.end - c.begin));
+  for (const ChoiceSpan& c : choices_) {
+    out.row_lengths.push_back(static_cast<std::uint32_t>(c.end - c.begin));
+    out.actions.push_back(c.action);
+  }
 }
 
 std::pair<std::uint64_t, std::uint64_t> StateExpander::cache_statistics() const {

@@ -25,6 +25,7 @@ struct ExpandedBlock {
   std::uint64_t first_state = 0, end_state = 0;
   std::vector<std::uint32_t> choices_per_state;
   std::vector<std::uint32_t> row_lengths;  // successors per choice; once merged, entries per row
+  std::vector<std::int32_t> actions;       // per choice: an index into ResolvedModel::actions, or kNoAction
   std::vector<std::uint64_t> keys;  // words() per successor
   // Per successor; once merged, per entry. A target is a state's index, or the slot
   // its state was claimed in (kClaimedTarget), or while the block looks up, the
@@ -50,6 +51,7 @@ struct ExpandedBlock {
     first_state = first;
     end_state = end;
     for (auto* v : {&choices_per_state, &row_lengths, &deadlocks, &distinct}) v->clear();
+    actions.clear();
     keys.clear();
     probabilities.clear();
     targets.clear();
@@ -63,7 +65,7 @@ struct ExpandedBlock {
   std::size_t capacity_bytes() const {
     std::size_t bytes = keys.capacity() * 8 + probabilities.capacity() * 8 + targets.capacity() * 8 +
                         claims.capacity() * sizeof(Claim) +
-                        4 * (distinct.capacity() + row_lengths.capacity() + choices_per_state.capacity());
+                        4 * (distinct.capacity() + row_lengths.capacity() + actions.capacity() + choices_per_state.capacity());
     for (const auto* rewards : {&state_rewards, &choice_rewards}) {
       for (const std::vector<double>& r : *rewards) bytes += r.capacity() * 8;
     }

@@ -49,6 +49,10 @@ void check_invariants(const SparseMdp& mdp) {
   for (const Label& label : mdp.labels) {
     require(label.states.size() == states, "label \"" + label.name + "\" has the wrong size");
   }
+  if (mdp.actions) {
+    require(mdp.actions->of_choice.size() == mdp.num_choices(), "actions: one per choice");
+    for (std::uint32_t a : mdp.actions->of_choice) require(a < mdp.actions->names.size(), "action out of range");
+  }
   for (const RewardStructure& r : mdp.rewards) {
     require(r.state_rewards.empty() || r.state_rewards.size() == states, "state rewards size");
     require(r.choice_rewards.empty() || r.choice_rewards.size() == mdp.num_choices(),

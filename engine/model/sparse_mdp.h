@@ -43,6 +43,13 @@ struct RewardStructure {
   }
 };
 
+// The action of each choice, where the builder or reader was asked to keep them
+// (--export-scheduler names the choices it exports by them).
+struct ChoiceActions {
+  std::vector<std::string> names;      // names[0] is "": a choice of no action
+  PodVector<std::uint32_t> of_choice;  // per choice row: an index into names
+};
+
 struct SparseMdp {
   ModelType type = ModelType::mdp;
   // Offsets are 64-bit and columns 32-bit: up to 2^32-1 states, 10^9+ entries.
@@ -55,6 +62,7 @@ struct SparseMdp {
   std::vector<Label> labels;
   std::vector<RewardStructure> rewards;
   std::optional<StateValuations> valuations;
+  std::optional<ChoiceActions> actions;
 
   std::uint32_t num_states() const {
     return row_group_starts.empty() ? 0 : static_cast<std::uint32_t>(row_group_starts.size() - 1);
