@@ -38,4 +38,11 @@ void write_valuation(const StateValuations& valuations, std::uint32_t state, std
   out << ")";
 }
 
+void write_state_key(const SparseMdp& mdp, std::uint32_t state, std::ostream& out) {
+  out << state;
+  if (!mdp.valuations) return;
+  out << ":";
+  write_valuation(*mdp.valuations, state, out);
+}
+
 }  // namespace mdpvi::io

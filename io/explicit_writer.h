@@ -15,4 +15,8 @@ void write_transitions(const SparseMdp& mdp, std::ostream& out);
 // A state's valuation as PRISM's .sta writes it: "(1,true,0)".
 void write_valuation(const StateValuations& valuations, std::uint32_t state, std::ostream& out);
 
+// A state as the per-state exports name it: "7", or "7:(1,true,0)" where the model
+// has valuations.
+void write_state_key(const SparseMdp& mdp, std::uint32_t state, std::ostream& out);
+
 }  // namespace mdpvi::io

@@ -3,7 +3,10 @@
 // the greedy choice is not optimal.
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
+#include "engine/build/model_builder.h"
+#include "engine/check/property_checker.h"
 #include "engine/check/scheduler.h"
+#include "io/property_parser.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "random_mdps.h"
@@ -12,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <random>
 
 namespace mdpvi {
@@ -170,6 +174,64 @@ TEST(InducedDtmc, KeepsTheChosenRowsWithTheirRewardsAndActions) {
   EXPECT_EQ(std::vector<std::uint32_t>(dtmc.actions->of_choice.begin(), dtmc.actions->of_choice.end()),
             (std::vector<std::uint32_t>{2, 2, 0, 0}));
   EXPECT_EQ(dtmc.labels.size(), 1u);
+}
+
+// A sender picks a channel for each of 3 tries: reliable (loses 0.1, costs 5) or
+// cheap (loses 0.3, costs 1).
+constexpr const char* kResend = R"(mdp
+module sender
+  tries : [0..3];
+  delivered : bool;
+  [reliable] !delivered & tries<3 -> 0.9 : (delivered'=true) & (tries'=tries+1) + 0.1 : (tries'=tries+1);
+  [cheap] !delivered & tries<3 -> 0.7 : (delivered'=true) & (tries'=tries+1) + 0.3 : (tries'=tries+1);
+  [done] delivered | tries=3 -> true;
+endmodule
+rewards "cost"
+  [reliable] true : 5;
+  [cheap] true : 1;
+endrewards
+)";
+
+// The actions the scheduler of a property chooses in the states still trying.
+std::set<std::string> chosen_actions(const SparseMdp& mdp, const std::string& property) {
+  const io::PropertyEntry entry = io::parse_property(property, "p");
+  auto graph = graph::build_choice_predecessor_graph(mdp);
+  auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
+  CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, tight(), {SolverKind::cpu}};
+  context.keep_scheduler = true;
+  const PropertyResult result = check_property(*entry.formula, context);
+  EXPECT_TRUE(result.scheduler) << result.no_scheduler;
+  std::set<std::string> actions;
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    if (mdp.row_group_starts[s + 1] - mdp.row_group_starts[s] > 1) {
+      actions.insert(mdp.actions->names[mdp.actions->of_choice[result.scheduler->row(mdp, s)]]);
+    }
+  }
+  return actions;
+}
+
+TEST(OptimalScheduler, NamesTheBuildersActions) {
+  BuildOptions options;
+  options.keep_actions = true;
+  const SparseMdp mdp = build_model(resolve_model(io::parse_model(io::TextFile::from_string("resend.nm", kResend)), {}),
+                                    options).mdp;
+  ASSERT_TRUE(mdp.actions);
+  EXPECT_EQ(chosen_actions(mdp, "Pmax=? [ F delivered ]"), std::set<std::string>{"reliable"});
+  EXPECT_EQ(chosen_actions(mdp, "Pmin=? [ F delivered ]"), std::set<std::string>{"cheap"});
+  EXPECT_EQ(chosen_actions(mdp, "Rmin=? [ F delivered | tries=3 ]"), std::set<std::string>{"cheap"});
+  EXPECT_EQ(chosen_actions(mdp, "Rmax=? [ F delivered | tries=3 ]"), std::set<std::string>{"reliable"});
+}
+
+TEST(OptimalScheduler, NoneForABoundedProperty) {
+  const SparseMdp mdp = end_component_with_exit();
+  const io::PropertyEntry entry = io::parse_property("Pmax=? [ F<=3 \"goal\" ]", "p");
+  auto graph = graph::build_choice_predecessor_graph(mdp);
+  auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
+  CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, tight(), {SolverKind::cpu}};
+  context.keep_scheduler = true;
+  const PropertyResult result = check_property(*entry.formula, context);
+  EXPECT_FALSE(result.scheduler);
+  EXPECT_NE(result.no_scheduler.find("unbounded"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "tools/check_run.h"
 #include "tools/output_path.h"
+#include "tools/scheduler_export.h"
 #include "tools/vector_export.h"
 
 #include "engine/build/model_builder.h"
@@ -253,6 +254,7 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
   build_options.build_rewards = properties.use_rewards;
   build_options.threads = options.threads;
   build_options.verbose = options.verbose;
+  build_options.keep_actions = options.export_scheduler.has_value();
   BuiltModel built = build_model(resolved, build_options);
   summary.build_s = seconds_since(start);
   summary.deadlocks = built.statistics.deadlocks;
@@ -321,10 +323,16 @@ graph::SearchKind search_kind(const CheckOptions& options) {
   return options.device.solver == SolverKind::cpu ? graph::SearchKind::cpu_parallel : graph::SearchKind::gpu;
 }
 
-// With vectors, every state's value goes there as soon as it is known (and is then
-// released: a large model's vectors are not kept for every property).
+// The per-state exports a run writes as each property is answered.
+struct StateExports {
+  std::optional<VectorExport> vectors;
+  std::optional<SchedulerExport> schedulers;
+};
+
+// Every state's value and scheduler go to the exports as soon as they are known (and
+// are then released: a large model's vectors are not kept for every property).
 PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& search,
-                       const io::PropertyEntry& entry, const CheckOptions& options, VectorExport* vectors) {
+                       const io::PropertyEntry& entry, const CheckOptions& options, StateExports& exports) {
   PropertyOutcome outcome;
   outcome.property = entry.text;
   if (!entry.formula) {
@@ -332,15 +340,15 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
     return outcome;
   }
   auto start = std::chrono::steady_clock::now();
-  std::optional<StateValues> state_values;
+  PropertyResult result;
   try {
     CheckContext context{model.mdp, search, model.scope, options.solver, options.device};
     context.scope.source = entry.source;
-    context.keep_state_values = vectors != nullptr;
-    PropertyResult result = check_property(*entry.formula, context);
-    outcome.value = std::move(result.value);
+    context.keep_state_values = exports.vectors.has_value();
+    context.keep_scheduler = exports.schedulers.has_value();
+    result = check_property(*entry.formula, context);
+    outcome.value = result.value;
     outcome.computation = std::move(result.computation);
-    state_values = std::move(result.state_values);
   } catch (const NotConvergedError& error) {
     outcome.error = error.what();
     outcome.computation = error.summary();  // the phases, and "converged": false
@@ -351,7 +359,13 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
     }
   }
   outcome.time_s = seconds_since(start);
-  if (vectors && state_values) vectors->write(entry.text, *state_values, model.mdp);
+  if (!outcome.error.empty()) return outcome;
+  if (exports.vectors && result.state_values) exports.vectors->write(entry.text, *result.state_values, model.mdp);
+  if (exports.schedulers && result.scheduler) exports.schedulers->write(entry.text, *result.scheduler, model.mdp);
+  if (exports.schedulers && !result.scheduler) {
+    spdlog::warn("--export-scheduler: no scheduler for {}: {}", entry.text, result.no_scheduler);
+    exports.schedulers->write_none(entry.text, result.no_scheduler);
+  }
   return outcome;
 }
 
@@ -479,10 +493,11 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   report.model.graph_s = seconds_since(start);
   report.model.graph_on = to_string(search->kind());
   report.model.graph_device_bytes = search->device_bytes();
-  std::optional<VectorExport> vectors;
-  if (options.export_vector) vectors.emplace(*options.export_vector);
+  StateExports exports;
+  if (options.export_vector) exports.vectors.emplace(*options.export_vector);
+  if (options.export_scheduler) exports.schedulers.emplace(*options.export_scheduler);
   for (const io::PropertyEntry& entry : entries) {
-    report.properties.push_back(answer(model, *search, entry, options, vectors ? &*vectors : nullptr));
+    report.properties.push_back(answer(model, *search, entry, options, exports));
     if (listener) listener->property_answered(report);
   }
   return report;

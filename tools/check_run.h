@@ -20,6 +20,7 @@ struct CheckOptions {
   std::optional<std::string> export_states;      // --export-states FILE
   std::optional<std::string> export_transitions; // --export-transitions FILE
   std::optional<std::string> export_vector;      // --export-vector FILE: every state's value per property
+  std::optional<std::string> export_scheduler;   // --export-scheduler FILE: an optimal choice per state
   SolverOptions solver;
   DeviceOptions device;
   std::optional<graph::SearchKind> search;  // --graph; default: the GPU unless --solver cpu

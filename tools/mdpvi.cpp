@@ -37,6 +37,7 @@ struct CheckArguments {
   std::string export_transitions;
   std::string export_results;
   std::string export_vector;
+  std::string export_scheduler;
   std::vector<std::string> files;
   std::string json_path;
   std::string solver = "auto";
@@ -87,6 +88,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--export-vector", args.export_vector,
                     "Write every state's value (with its valuation and bounds) of each property that is not a "
                     "filter ('-': standard output)");
+  check->add_option("--export-scheduler", args.export_scheduler,
+                    "Write an optimal scheduler of each Pmin/Pmax/Rmin/Rmax=? property of an unbounded F or U: "
+                    "per state, its valuation, the index of its choice and the choice's action ('-': standard output)");
   check->add_option("--export-results", args.export_results,
                     "Write each property's result, bounds, constants, method, epsilon, time and mdpvi's version: "
                     "JSON for FILE.json, else CSV ('-': CSV on standard output)");
@@ -143,6 +147,7 @@ int run_check_command(CheckArguments& args) {
   if (!args.export_states.empty()) args.options.export_states = args.export_states;
   if (!args.export_transitions.empty()) args.options.export_transitions = args.export_transitions;
   if (!args.export_vector.empty()) args.options.export_vector = args.export_vector;
+  if (!args.export_scheduler.empty()) args.options.export_scheduler = args.export_scheduler;
   try {
     args.options.constants = tools::parse_constant_definitions(args.constants);
     args.options.inline_properties = tools::split_inline_properties(args.properties);

@@ -3,28 +3,17 @@
 #include "engine/model/property_value.h"
 #include "io/explicit_writer.h"
 
-#include <iostream>
-#include <stdexcept>
 
 namespace mdpvi::tools {
 
 
-VectorExport::VectorExport(const std::string& path) : path_(path), out_(&std::cout) {
-  if (path == "-") return;
-  file_.open(path);
-  if (!file_) throw std::runtime_error(path + ": cannot write the vector");
-  out_ = &file_;
-}
+VectorExport::VectorExport(const std::string& path) : out_(path, "vector") {}
 
 void VectorExport::write(const std::string& property, const StateValues& values, const SparseMdp& mdp) {
-  std::ostream& out = *out_;
+  std::ostream& out = out_.stream();
   out << "# " << property << "\n";
   for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
-    out << s;
-    if (mdp.valuations) {
-      out << ":";
-      io::write_valuation(*mdp.valuations, s, out);
-    }
+    io::write_state_key(mdp, s, out);
     out << "=";
     if (values.boolean) {
       out << (values.truth.test(s) ? "true" : "false");
@@ -34,8 +23,7 @@ void VectorExport::write(const std::string& property, const StateValues& values,
     }
     out << "\n";
   }
-  out.flush();
-  if (!out) throw std::runtime_error((path_ == "-" ? std::string("standard output") : path_) + ": cannot write the vector");
+  out_.flush();
 }
 
 }  // namespace mdpvi::tools

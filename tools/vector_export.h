@@ -6,8 +6,8 @@
 #include "engine/check/state_formula.h"
 #include "engine/model/sparse_mdp.h"
 
-#include <fstream>
-#include <ostream>
+#include "tools/output_path.h"
+
 #include <string>
 
 namespace mdpvi::tools {
@@ -20,9 +20,7 @@ class VectorExport {
   void write(const std::string& property, const StateValues& values, const SparseMdp& mdp);
 
  private:
-  std::string path_;
-  std::ofstream file_;
-  std::ostream* out_;
+  OutputStream out_;
 };
 
 }  // namespace mdpvi::tools

@@ -39,6 +39,7 @@ class Checker {
     } else {
       StateValues values = evaluate(f);
       result.value = apply_default_filter(values, c_.mdp, c_.scope.source, f.position);
+      if (c_.keep_scheduler) keep_scheduler(f, values, result);
       if (c_.keep_state_values) result.state_values = std::move(values);
     }
     result.computation = std::move(last_);
@@ -46,6 +47,40 @@ class Checker {
   }
 
  private:
+  // The last reachability query solved, kept for its scheduler.
+  struct QueryInputs {
+    Optimization direction;
+    std::optional<StateSet> phi;
+    StateSet target;
+    const RewardStructure* rewards;
+  };
+
+  void keep_scheduler(const Formula& f, const StateValues& values, PropertyResult& result) const {
+    const bool unbounded = f.kind == Formula::Kind::temporal && !f.temporal.comparison && !f.temporal.step_bound &&
+                           (f.temporal.path == Path::until || f.temporal.path == Path::reachability_reward);
+    if (!unbounded || !last_query_) {
+      result.no_scheduler = "a scheduler is exported for Pmin/Pmax/Rmin/Rmax=? of an unbounded F or U only";
+      return;
+    }
+    const QueryInputs& q = *last_query_;
+    const ReachabilityQuery query{q.direction, q.phi ? &*q.phi : nullptr, &q.target, q.rewards};
+    result.scheduler = optimal_scheduler(c_.mdp, query, values.numbers, attaining_tolerance(values));
+  }
+
+  // How far a choice's value may lie from its state's and still attain it: twice the
+  // widest bound (each of the two values lies within it of the truth), or for value
+  // iteration, which gives no bound, twice epsilon at the largest finite value.
+  double attaining_tolerance(const StateValues& values) const {
+    double largest = 1.0, widest = 0.0;
+    for (std::size_t s = 0; s < values.numbers.size(); ++s) {
+      if (!std::isfinite(values.numbers[s])) continue;
+      largest = std::max(largest, std::abs(values.numbers[s]));
+      if (values.has_bounds()) widest = std::max(widest, values.upper[s] - values.lower[s]);
+    }
+    if (!values.has_bounds()) widest = c_.solver.stop.epsilon * largest;
+    return 2 * widest + 1e-12 * largest;
+  }
+
   StateValues evaluate(const Formula& f) {
     switch (f.kind) {
       case Formula::Kind::state: return state(f);
@@ -235,11 +270,13 @@ class Checker {
         if (op.step_bound) {
           return compute_bounded_until(mdp, c_.search, dir, phi, psi, steps(*op.step_bound), solver, c_.device);
         }
+        if (c_.keep_scheduler) last_query_ = QueryInputs{dir, phi, psi, nullptr};
         return compute_until_probabilities(mdp, c_.search, dir, phi, psi, solver, c_.device);
       }
       case Path::next: return compute_next(mdp, dir, boolean(f.operands[0]));
       case Path::reachability_reward: {
         StateSet target = boolean(f.operands[0]);
+        if (c_.keep_scheduler) last_query_ = QueryInputs{dir, std::nullopt, target, &reward_structure(f)};
         return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), target, solver, c_.device);
       }
       case Path::cumulative_reward:
@@ -272,6 +309,7 @@ class Checker {
 
   const CheckContext& c_;
   std::optional<NumericResult> last_;  // the last numerical computation's summary
+  std::optional<QueryInputs> last_query_;  // with keep_scheduler
 };
 
 }  // namespace

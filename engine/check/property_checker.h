@@ -3,6 +3,7 @@
 // evaluated in all states, bottom-up, and the filter (or PRISM's default one over
 // the initial states) makes the single value that is reported.
 #include "engine/check/reachability.h"
+#include "engine/check/scheduler.h"
 #include "engine/check/state_formula.h"
 #include "engine/model/property_value.h"
 
@@ -18,6 +19,7 @@ struct CheckContext {
   SolverOptions solver;
   DeviceOptions device;
   bool keep_state_values = false;  // --export-vector: every state's value, in PropertyResult
+  bool keep_scheduler = false;     // --export-scheduler: an optimal scheduler, in PropertyResult
 };
 
 struct PropertyResult {
@@ -28,6 +30,11 @@ struct PropertyResult {
   // Every state's value (and bounds), where the context asked to keep them and the
   // property is not a filter (whose value is one number).
   std::optional<StateValues> state_values;
+  // An optimal scheduler, where the context asked for one and the property is a
+  // Pmin/Pmax/Rmin/Rmax=? of an unbounded F or U (engine/check/scheduler.h); else
+  // why there is none.
+  std::optional<Scheduler> scheduler;
+  std::string no_scheduler;
 };
 
 // Throws LocatedError for type errors, unknown names, missing reward structures and
