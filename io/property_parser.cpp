@@ -271,6 +271,7 @@ PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens) {
   PropertyEntry entry;
   entry.text = source_text(file, tokens);
   entry.source = file.name();
+  if (tokens.size() > 1 && tokens[0].kind == Token::Kind::string && tokens[1].is(":")) entry.name = tokens[0].text;
   TokenStream stream = statement_stream(file, std::move(tokens));
   try {
     entry.formula = PropertyParser(stream).property();
@@ -323,7 +324,7 @@ PropertyFile parse_properties(const TextFile& file) {
   try {
     tokens = tokenize(file, /*keep_line_ends=*/true);
   } catch (const ParseError& error) {
-    result.properties.push_back({"", std::nullopt, error.what(), file.name()});
+    result.properties.push_back({"", "", std::nullopt, error.what(), file.name()});
     return result;
   }
   std::vector<Token> statement;

@@ -20,6 +20,7 @@ namespace mdpvi::io {
 
 struct PropertyEntry {
   std::string text;                // as written, trimmed
+  std::string name;                // "name": prop, else empty
   std::optional<Formula> formula;  // set when the property was understood
   std::string error;               // "file:line:column: ..." otherwise
   std::string source;              // the file name, for later errors

@@ -170,3 +170,18 @@ TEST(ParseProperty, ReadsVariableComparisonsAndArithmetic) {
 
 }  // namespace
 }  // namespace mdpvi
+
+namespace mdpvi {
+namespace {
+
+TEST(ParseProperties, KeepsEachPropertysName) {
+  io::PropertyFile file =
+      io::parse_properties(io::TextFile::from_string("p.props", "\"best\": Pmax=? [ F \"a\" ]\nPmin=? [ F \"a\" ]\n"));
+  ASSERT_EQ(file.properties.size(), 2u);
+  EXPECT_EQ(file.properties[0].name, "best");
+  EXPECT_TRUE(file.properties[0].formula);
+  EXPECT_EQ(file.properties[1].name, "");
+}
+
+}  // namespace
+}  // namespace mdpvi

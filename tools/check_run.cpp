@@ -53,12 +53,51 @@ struct LoadedModel {
   std::set<std::string> declared_constants;
 };
 
+// A --prop that selects a property of the file: a bare number N (PRISM's habit:
+// the N-th property, 1-based) or a property's name, quoted or not. nullopt for a
+// property to check as written.
+std::optional<std::size_t> selected_index(const std::string& text, const std::vector<io::PropertyEntry>& all,
+                                          bool have_file) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (!have_file) throw std::invalid_argument("--prop " + text + ": a number selects a property of the properties file, and none is given");
+    const std::size_t index = text.size() > 18 ? 0 : std::stoull(text);
+    if (index < 1 || index > all.size()) {
+      throw std::invalid_argument("--prop " + text + ": the properties file has " + std::to_string(all.size()) +
+                                  " properties (numbered from 1)");
+    }
+    return index - 1;
+  }
+  const std::string name = text.size() > 1 && text.front() == '"' && text.back() == '"' ? text.substr(1, text.size() - 2) : text;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].name.empty() && all[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+// The file's properties that --prop selects, in that order, then the other --prop
+// properties; all of the file's when none is selected. Throws std::invalid_argument
+// for N out of range, or a number without a file.
+std::vector<io::PropertyEntry> chosen_properties(std::vector<io::PropertyEntry> file, std::vector<io::PropertyEntry> given,
+                                                 const std::vector<std::string>& inline_texts, bool have_file) {
+  std::vector<io::PropertyEntry> chosen, written;
+  for (std::size_t i = 0; i < inline_texts.size(); ++i) {
+    if (const std::optional<std::size_t> index = selected_index(inline_texts[i], file, have_file)) {
+      chosen.push_back(file[*index]);
+    } else {
+      written.push_back(std::move(given[i]));
+    }
+  }
+  if (chosen.empty()) chosen = std::move(file);
+  std::move(written.begin(), written.end(), std::back_inserter(chosen));
+  return chosen;
+}
+
 // The properties of the file and of --prop, parsed (syntax only) before the model is
 // built: a bad declaration then fails before a long build, and the builder can leave
 // out the reward structures when no property asks for rewards.
 struct ParsedProperties {
-  std::optional<io::PropertyFile> file;
-  std::vector<io::PropertyEntry> given;  // --prop, in order
+  std::optional<io::PropertyFile> file;   // its constants and labels (its properties moved to entries)
+  std::vector<io::PropertyEntry> entries;  // to check, in order: chosen_properties
   bool use_rewards = false;
 };
 
@@ -69,13 +108,17 @@ bool uses_rewards(const Formula& formula) {
 
 ParsedProperties parse_all_properties(const CheckOptions& options) {
   ParsedProperties parsed;
-  if (options.properties_file) parsed.file = io::parse_properties(io::TextFile::load(*options.properties_file));
-  for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
-    parsed.given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
+  std::vector<io::PropertyEntry> given, in_file;
+  if (options.properties_file) {
+    parsed.file = io::parse_properties(io::TextFile::load(*options.properties_file));
+    in_file = std::move(parsed.file->properties);
   }
+  for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
+    given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
+  }
+  parsed.entries = chosen_properties(std::move(in_file), std::move(given), options.inline_properties, parsed.file.has_value());
   auto asks_rewards = [](const io::PropertyEntry& entry) { return entry.formula && uses_rewards(*entry.formula); };
-  parsed.use_rewards = std::any_of(parsed.given.begin(), parsed.given.end(), asks_rewards) ||
-                       (parsed.file && std::any_of(parsed.file->properties.begin(), parsed.file->properties.end(), asks_rewards));
+  parsed.use_rewards = std::any_of(parsed.entries.begin(), parsed.entries.end(), asks_rewards);
   return parsed;
 }
 
@@ -135,34 +178,6 @@ void check_constants_are_known(const CheckOptions& options, const std::set<std::
   }
 }
 
-// A --prop that is a bare number N, beside a properties file: PRISM's habit for
-// "check the file's N-th property" (1-based).
-std::optional<std::size_t> property_index(const std::string& text) {
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  return std::stoull(text);
-}
-
-// The file's properties that --prop N selects, in that order; all of them when
-// none is selected. Throws std::invalid_argument for N out of range.
-std::vector<io::PropertyEntry> select_file_properties(std::vector<io::PropertyEntry> all,
-                                                      const std::vector<std::string>& inline_properties) {
-  std::vector<io::PropertyEntry> chosen;
-  bool selecting = false;
-  for (const std::string& text : inline_properties) {
-    const std::optional<std::size_t> index = property_index(text);
-    if (!index) continue;
-    selecting = true;
-    if (*index < 1 || *index > all.size()) {
-      throw std::invalid_argument("--prop " + text + ": the properties file has " + std::to_string(all.size()) +
-                                  " properties (numbered from 1)");
-    }
-    chosen.push_back(all[*index - 1]);
-  }
-  return selecting ? chosen : all;
-}
-
 // The labels and identifiers the properties may name, of a PRISM-language model.
 struct KnownNames {
   std::set<std::string> labels{"init", "deadlock"};
@@ -219,8 +234,7 @@ void check_property_names(ParsedProperties& properties, const KnownNames& names)
       spdlog::error("{} (found before the build)", entry.error);
     }
   };
-  if (properties.file) std::for_each(properties.file->properties.begin(), properties.file->properties.end(), check);
-  std::for_each(properties.given.begin(), properties.given.end(), check);
+  std::for_each(properties.entries.begin(), properties.entries.end(), check);
 }
 
 // Reads or builds the model, parsing the properties in between (see ParsedProperties).
@@ -462,15 +476,11 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
   if (listener) listener->model_loaded(report);
 
-  std::vector<io::PropertyEntry> entries;
   if (parsed.file) {
     add_property_constants(*parsed.file, options, model);
     add_property_labels(*parsed.file, *options.properties_file, mdp, model.scope);
-    entries = select_file_properties(std::move(parsed.file->properties), options.inline_properties);
   }
-  for (std::size_t i = 0; i < parsed.given.size(); ++i) {
-    if (!(parsed.file && property_index(options.inline_properties[i]))) entries.push_back(std::move(parsed.given[i]));
-  }
+  const std::vector<io::PropertyEntry>& entries = parsed.entries;
   // A --const that nothing declares is still usable in --prop properties, typed by
   // its text: true/false, an integer, or a real.
   for (const auto& [name, text] : options.constants) {
