@@ -1,4 +1,5 @@
 #include "tools/check_run.h"
+#include "tools/constant_sweep.h"
 #include "tools/output_path.h"
 #include "tools/scheduler_export.h"
 #include "tools/vector_export.h"
@@ -47,10 +48,19 @@ std::size_t resident_bytes() {
   return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
+// The model as read: an explicit model's matrix, or a PRISM-language description that
+// is built for each setting of its constants (read once: "-" is standard input).
+struct ModelSource {
+  std::optional<io::ModelDescription> description;  // the PRISM language
+  std::optional<SparseMdp> mdp;                     // an explicit model, until loaded
+  std::set<std::string> constants;                  // the description's
+  std::string name;
+  double parse_s = 0.0;
+};
+
 struct LoadedModel {
   SparseMdp mdp;
   PropertyScope scope;  // the model's constants and formulas
-  std::set<std::string> declared_constants;
 };
 
 // A --prop that selects a property of the file: a bare number N (PRISM's habit:
@@ -237,33 +247,40 @@ void check_property_names(ParsedProperties& properties, const KnownNames& names)
   std::for_each(properties.entries.begin(), properties.entries.end(), check);
 }
 
-// Reads or builds the model, parsing the properties in between (see ParsedProperties).
-LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, ParsedProperties& properties) {
-  LoadedModel loaded;
+ModelSource read_model_source(const CheckOptions& options) {
+  ModelSource source;
   auto start = std::chrono::steady_clock::now();
   const ModelFormat format = model_format(options);
-  if (format != ModelFormat::prism) {  // an explicit model: read, not built
-    summary.source = options.explicit_base ? *options.explicit_base : *options.model_file;
-    if (format == ModelFormat::drn) {
-      loaded.mdp = io::read_drn_model(summary.source);
-    } else {
-      const std::string& path = summary.source;
-      loaded.mdp = io::read_explicit_model(ends_with(path, ".tra") ? path.substr(0, path.size() - 4) : path);
-    }
-    summary.parse_s = seconds_since(start);
-    properties = parse_all_properties(options);  // --const unchecked: the file says not which constants made it
+  if (format == ModelFormat::prism) {
+    source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
+    source.description = io::parse_model(io::TextFile::load(*options.model_file));
+    for (const auto& c : source.description->constants) source.constants.insert(c.name);
+  } else {  // an explicit model: read, not built
+    source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
+    const std::string& path = source.name;
+    source.mdp = format == ModelFormat::drn ? io::read_drn_model(path)
+                                            : io::read_explicit_model(ends_with(path, ".tra") ? path.substr(0, path.size() - 4) : path);
+  }
+  source.parse_s = seconds_since(start);
+  return source;
+}
+
+// The model for the setting's constants (options.constants): built from the
+// description, or the explicit model (which has no constants of its own). The first
+// time, the properties' names are checked before the build.
+LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSummary& summary,
+                       ParsedProperties& properties, bool first) {
+  LoadedModel loaded;
+  summary.source = source.name;
+  summary.parse_s = source.parse_s;
+  if (!source.description) {
+    loaded.mdp = std::move(*source.mdp);
     return loaded;
   }
-  summary.source = *options.model_file == "-" ? "<stdin>" : *options.model_file;
-  io::ModelDescription description = io::parse_model(io::TextFile::load(*options.model_file));
-  ResolvedModel resolved = resolve_model(description, options.constants);
-  summary.parse_s = seconds_since(start);  // the model alone, as for an explicit model
-  properties = parse_all_properties(options);
-  for (const auto& c : description.constants) loaded.declared_constants.insert(c.name);
-  check_constants_are_known(options, loaded.declared_constants, properties);
-  check_property_names(properties, known_names(resolved, properties, options));
+  ResolvedModel resolved = resolve_model(*source.description, options.constants);
+  if (first) check_property_names(properties, known_names(resolved, properties, options));
   summary.resident_bytes_before_build = resident_bytes();
-  start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   BuildOptions build_options;
   build_options.build_rewards = properties.use_rewards;
   build_options.threads = options.threads;
@@ -284,17 +301,16 @@ LoadedModel load_model(const CheckOptions& options, ModelSummary& summary, Parse
 }
 
 // Values for the properties file's "const" declarations: their own value or --const.
-void add_property_constants(const io::PropertyFile& file, const CheckOptions& options, LoadedModel& model) {
+void add_property_constants(const io::PropertyFile& file, const CheckOptions& options, PropertyScope& scope) {
   for (const io::ConstantDeclaration& c : file.constants) {
-    model.declared_constants.insert(c.name);
     if (c.value) {
       ValueType type;
-      double value = evaluate_constant(substitute_constants(*c.value, model.scope.constants),
+      double value = evaluate_constant(substitute_constants(*c.value, scope.constants),
                                        NameScope::constants_only(*options.properties_file), &type);
-      model.scope.constants[c.name] = {c.type == ValueType::real ? ValueType::real : type, value};
+      scope.constants[c.name] = {c.type == ValueType::real ? ValueType::real : type, value};
     } else if (auto given = options.constants.find(c.name); given != options.constants.end()) {
       try {
-        model.scope.constants[c.name] = parse_constant_value(c.name, c.type, given->second);
+        scope.constants[c.name] = parse_constant_value(c.name, c.type, given->second);
       } catch (const std::invalid_argument& error) {
         throw LocatedError(*options.properties_file, c.position.line, c.position.column, error.what());
       }
@@ -345,7 +361,7 @@ struct StateExports {
 
 // Every state's value and scheduler go to the exports as soon as they are known (and
 // are then released: a large model's vectors are not kept for every property).
-PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& search,
+PropertyOutcome answer(const SparseMdp& mdp, const PropertyScope& scope, const graph::SearchBackend& search,
                        const io::PropertyEntry& entry, const CheckOptions& options, StateExports& exports) {
   PropertyOutcome outcome;
   outcome.property = entry.text;
@@ -356,7 +372,7 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
   auto start = std::chrono::steady_clock::now();
   PropertyResult result;
   try {
-    CheckContext context{model.mdp, search, model.scope, options.solver, options.device};
+    CheckContext context{mdp, search, scope, options.solver, options.device};
     context.scope.source = entry.source;
     context.keep_state_values = exports.vectors.has_value();
     context.keep_scheduler = exports.schedulers.has_value();
@@ -374,8 +390,8 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
   }
   outcome.time_s = seconds_since(start);
   if (!outcome.error.empty()) return outcome;
-  if (exports.vectors && result.state_values) exports.vectors->write(entry.text, *result.state_values, model.mdp);
-  if (exports.schedulers && result.scheduler) exports.schedulers->write(entry.text, *result.scheduler, model.mdp);
+  if (exports.vectors && result.state_values) exports.vectors->write(entry.text, *result.state_values, mdp);
+  if (exports.schedulers && result.scheduler) exports.schedulers->write(entry.text, *result.scheduler, mdp);
   if (exports.schedulers && !result.scheduler) {
     spdlog::warn("--export-scheduler: no scheduler for {}: {}", entry.text, result.no_scheduler);
     exports.schedulers->write_none(entry.text, result.no_scheduler);
@@ -384,6 +400,10 @@ PropertyOutcome answer(const LoadedModel& model, const graph::SearchBackend& sea
 }
 
 }  // namespace
+
+std::string constants_of(const PropertyOutcome& outcome, const RunSettings& settings) {
+  return outcome.constants.empty() ? settings.constants : describe(outcome.constants);
+}
 
 bool CheckReport::all_answered() const {
   for (const PropertyOutcome& p : properties) {
@@ -444,9 +464,7 @@ namespace {
 
 RunSettings run_settings(const CheckOptions& options) {
   RunSettings settings;
-  for (const auto& [name, value] : options.constants) {
-    settings.constants += (settings.constants.empty() ? "" : ",") + name + "=" + value;
-  }
+  settings.constants = describe(options.constants);
   settings.method = to_string(options.solver.method);
   settings.epsilon = options.solver.stop.epsilon;
   settings.criterion = options.solver.stop.criterion == ConvergenceCriterion::relative ? "relative" : "absolute";
@@ -457,58 +475,121 @@ RunSettings run_settings(const CheckOptions& options) {
 
 }  // namespace
 
-CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
-  if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
-    throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
-  }
-  CheckReport report;
-  report.settings = run_settings(options);
-  ParsedProperties parsed;
-  LoadedModel model = load_model(options, report.model, parsed);
-  const SparseMdp& mdp = model.mdp;
-  report.model.type = mdp.type;
-  report.model.states = mdp.num_states();
-  report.model.choices = mdp.num_choices();
-  report.model.transitions = mdp.num_transitions();
-  report.model.initial_states = mdp.initial_states.size();
-  report.model.reward_structures = mdp.rewards.size();
-  if (options.export_states) export_states(mdp, *options.export_states);
-  if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
-  if (listener) listener->model_loaded(report);
+namespace {
 
+// The scope the properties of one setting see: the model's constants and formulas,
+// the properties file's constants and labels, and the --const values nothing declares.
+PropertyScope property_scope(const LoadedModel& model, const ModelSource& source, const ParsedProperties& parsed,
+                             const CheckOptions& options) {
+  PropertyScope scope = model.scope;
+  std::set<std::string> declared = source.constants;
   if (parsed.file) {
-    add_property_constants(*parsed.file, options, model);
-    add_property_labels(*parsed.file, *options.properties_file, mdp, model.scope);
+    add_property_constants(*parsed.file, options, scope);
+    add_property_labels(*parsed.file, *options.properties_file, model.mdp, scope);
+    for (const io::ConstantDeclaration& c : parsed.file->constants) declared.insert(c.name);
   }
-  const std::vector<io::PropertyEntry>& entries = parsed.entries;
   // A --const that nothing declares is still usable in --prop properties, typed by
   // its text: true/false, an integer, or a real.
   for (const auto& [name, text] : options.constants) {
-    if (model.declared_constants.count(name)) continue;
+    if (declared.count(name)) continue;
     for (ValueType type : {ValueType::boolean, ValueType::integer, ValueType::real}) {
       try {
-        model.scope.constants[name] = parse_constant_value(name, type, text);
+        scope.constants[name] = parse_constant_value(name, type, text);
         break;
       } catch (const std::invalid_argument&) {
         if (type == ValueType::real) spdlog::warn("--const {}={}: not a value; ignored", name, text);
       }
     }
   }
-  if (entries.empty()) return report;
+  return scope;
+}
 
-  auto start = std::chrono::steady_clock::now();
-  // The search graph is built (and uploaded, for the GPU) once, for every property.
+// Every value a sweep gives an undefined constant has the constant's type, checked
+// before the first build: a bad value late in a sweep must not cost the ones before.
+// Throws LocatedError at the declaration.
+void check_swept_values(const std::map<std::string, std::string>& given, const ModelSource& source,
+                        const ParsedProperties& parsed, const CheckOptions& options) {
+  auto check = [&](const std::vector<io::ConstantDeclaration>& declared, const std::string& file) {
+    for (const io::ConstantDeclaration& c : declared) {
+      auto text = given.find(c.name);
+      if (c.value || text == given.end()) continue;
+      for (const std::string& value : expand_constant_range(c.name, text->second)) {
+        try {
+          parse_constant_value(c.name, c.type, value);
+        } catch (const std::invalid_argument& error) {
+          throw LocatedError(file, c.position.line, c.position.column, error.what());
+        }
+      }
+    }
+  };
+  if (source.description) check(source.description->constants, source.name);
+  if (parsed.file) check(parsed.file->constants, *options.properties_file);
+}
+
+void summarise(const SparseMdp& mdp, ModelSummary& summary) {
+  summary.type = mdp.type;
+  summary.states = mdp.num_states();
+  summary.choices = mdp.num_choices();
+  summary.transitions = mdp.num_transitions();
+  summary.initial_states = mdp.initial_states.size();
+  summary.reward_structures = mdp.rewards.size();
+}
+
+// One model, ready for its properties: the matrix, its search graph (built, and
+// uploaded for the GPU, once for every property) and the model setting it is for.
+struct ModelInUse {
+  LoadedModel model;
   std::optional<graph::ChoicePredecessorGraph> host_graph;
-  std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, search_kind(options), host_graph);
-  report.model.graph_s = seconds_since(start);
-  report.model.graph_on = to_string(search->kind());
-  report.model.graph_device_bytes = search->device_bytes();
+  std::unique_ptr<graph::SearchBackend> search;
+  ConstantSetting setting;
+};
+
+}  // namespace
+
+CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
+  if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
+    throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
+  }
+  CheckReport report;
+  report.settings = run_settings(options);
+  ModelSource source = read_model_source(options);
+  ParsedProperties parsed = parse_all_properties(options);
+  // An explicit model's file says not which constants made it: --const is unchecked.
+  if (source.description) check_constants_are_known(options, source.constants, parsed);
+  const bool sweep = has_range(options.constants);
+  if (sweep) check_swept_values(options.constants, source, parsed, options);
+  std::optional<ModelInUse> current;
   StateExports exports;
   if (options.export_vector) exports.vectors.emplace(*options.export_vector);
   if (options.export_scheduler) exports.schedulers.emplace(*options.export_scheduler);
-  for (const io::PropertyEntry& entry : entries) {
-    report.properties.push_back(answer(model, *search, entry, options, exports));
-    if (listener) listener->property_answered(report);
+  for (const ConstantSetting& setting : constant_settings(options.constants, source.constants)) {
+    CheckOptions fixed = options;
+    fixed.constants = setting;
+    const ConstantSetting model_setting = model_part(setting, source.constants);
+    if (!current || current->setting != model_setting) {
+      const bool first = !current;
+      current.reset();  // the last model's memory, before the next is built
+      current.emplace();
+      current->setting = model_setting;
+      current->model = load_model(source, fixed, report.model, parsed, first);
+      const SparseMdp& mdp = current->model.mdp;
+      summarise(mdp, report.model);
+      if (options.export_states) export_states(mdp, *options.export_states);
+      if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
+      if (listener) listener->model_loaded(report);
+      if (parsed.entries.empty()) continue;
+      auto start = std::chrono::steady_clock::now();
+      current->search = graph::make_search_backend(mdp, search_kind(options), current->host_graph);
+      report.model.graph_s = seconds_since(start);
+      report.model.graph_on = to_string(current->search->kind());
+      report.model.graph_device_bytes = current->search->device_bytes();
+    }
+    const PropertyScope scope = property_scope(current->model, source, parsed, fixed);
+    for (const io::PropertyEntry& entry : parsed.entries) {
+      report.properties.push_back(answer(current->model.mdp, scope, *current->search, entry, fixed, exports));
+      if (sweep) report.properties.back().constants = setting;
+      if (listener) listener->property_answered(report);
+    }
   }
   return report;
 }

@@ -16,7 +16,9 @@ struct CheckOptions {
   std::optional<std::string> format;         // --format prism|drn|explicit: overrides the extension
   std::optional<std::string> properties_file;
   std::vector<std::string> inline_properties;  // --prop, in order, after the file's
-  std::map<std::string, std::string> constants;  // --const, for the model and the properties
+  // --const, for the model and the properties; a value may be a range, a:b or a:s:b
+  // (tools/constant_sweep.h), and every combination is checked.
+  std::map<std::string, std::string> constants;
   std::optional<std::string> export_states;      // --export-states FILE
   std::optional<std::string> export_transitions; // --export-transitions FILE
   std::optional<std::string> export_vector;      // --export-vector FILE: every state's value per property
@@ -60,11 +62,15 @@ struct ModelSummary {
 
 struct PropertyOutcome {
   std::string property;
+  std::map<std::string, std::string> constants;  // a sweep's setting for this result; empty outside sweeps
   std::optional<PropertyValue> value;  // set when answered
   std::string error;            // empty when answered
   std::optional<NumericResult> computation;  // the last numerical computation's stages
   double time_s = 0.0;
 };
+
+// The constants a result was computed with: its sweep setting, else the run's.
+std::string constants_of(const PropertyOutcome& outcome, const RunSettings& settings);
 
 struct CheckReport {
   RunSettings settings;

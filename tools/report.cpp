@@ -1,5 +1,7 @@
 #include "tools/report.h"
 
+#include "tools/constant_sweep.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -61,6 +63,7 @@ void write_model_text(std::ostream& out, const ModelSummary& model) {
 
 void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
   out << "\nModel checking: " << outcome.property << "\n";
+  if (!outcome.constants.empty()) out << "Constants: " << describe(outcome.constants) << "\n";
   if (!outcome.error.empty()) {
     out << "Error: " << outcome.error << "\n";
     return;
@@ -124,6 +127,7 @@ nlohmann::json to_json(const CheckReport& report) {
   nlohmann::json properties = nlohmann::json::array();
   for (const PropertyOutcome& p : report.properties) {
     nlohmann::json entry = {{"property", p.property},
+                            {"constants", constants_of(p, report.settings)},
                             {"result", p.value ? value_json(*p.value) : nlohmann::json()},
                             {"result_scope", p.value ? nlohmann::json(p.value->scope) : nlohmann::json()},
                             {"listing", p.value && !p.value->listing.empty() ? nlohmann::json(p.value->listing) : nlohmann::json()},
@@ -173,6 +177,27 @@ nlohmann::json to_json(const CheckReport& report) {
                              {"epsilon", s.epsilon},       {"criterion", s.criterion},
                              {"max_iterations", s.max_iterations}, {"version", s.version}};
   return {{"settings", std::move(settings)}, {"model", std::move(model)}, {"properties", std::move(properties)}};
+}
+
+void write_sweep_tables(std::ostream& out, const CheckReport& report) {
+  std::vector<std::string> order;  // the properties, as first answered
+  for (const PropertyOutcome& p : report.properties) {
+    if (!p.constants.empty() && std::find(order.begin(), order.end(), p.property) == order.end()) order.push_back(p.property);
+  }
+  for (const std::string& property : order) {
+    out << "\nResults of the sweep: " << property << "\n";
+    bool header = false;
+    for (const PropertyOutcome& p : report.properties) {
+      if (p.property != property || p.constants.empty()) continue;
+      if (!header) {
+        for (const auto& [name, value] : p.constants) out << name << "\t";
+        out << "Result\n";
+        header = true;
+      }
+      for (const auto& [name, value] : p.constants) out << value << "\t";
+      out << (p.value ? to_text(*p.value) : "Error: " + p.error) << "\n";
+    }
+  }
 }
 
 }  // namespace mdpvi::tools

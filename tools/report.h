@@ -11,5 +11,7 @@ namespace mdpvi::tools {
 void write_model_text(std::ostream& out, const ModelSummary& model);
 void write_property_text(std::ostream& out, const PropertyOutcome& outcome);
 nlohmann::json to_json(const CheckReport& report);
+// After a sweep: per property, a table of each setting's constants and result.
+void write_sweep_tables(std::ostream& out, const CheckReport& report);
 
 }  // namespace mdpvi::tools

@@ -31,7 +31,7 @@ std::string number_text(double value) { return format_number(value); }
 ResultRow row_of(const PropertyOutcome& outcome, const RunSettings& settings) {
   ResultRow row;
   row.property = outcome.property;
-  row.constants = settings.constants;
+  row.constants = constants_of(outcome, settings);
   if (outcome.value) {
     // A number bare, without the "(+/- ...)" that to_text adds to bounded ones.
     const bool number = outcome.value->kind == PropertyValue::Kind::number;

@@ -51,7 +51,11 @@ void StreamingOutput::property_answered(const CheckReport& report) {
 }
 
 bool StreamingOutput::finish(const CheckReport& report) {
-  if (json_to_stdout()) std::cout << to_json(report).dump(2) << "\n";
+  if (json_to_stdout()) {
+    std::cout << to_json(report).dump(2) << "\n";
+  } else {
+    write_sweep_tables(std::cout, report);
+  }
   save(report);
   const bool ok = json_path_.empty() || json_to_stdout() || saved_;
   if (!ok) spdlog::error("{}: cannot write the JSON report", json_path_);

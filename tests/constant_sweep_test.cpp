@@ -1,0 +1,46 @@
+// PRISM's constant ranges: expansion, and the order of the settings (the model's
+// constants varying slowest, so each model is built once).
+#include "tools/constant_sweep.h"
+
+#include <gtest/gtest.h>
+
+namespace mdpvi::tools {
+namespace {
+
+using Values = std::vector<std::string>;
+
+TEST(ConstantRange, ExpandsIntegerRanges) {
+  EXPECT_EQ(expand_constant_range("K", "2:2:6"), (Values{"2", "4", "6"}));
+  EXPECT_EQ(expand_constant_range("K", "2:4"), (Values{"2", "3", "4"}));
+  EXPECT_EQ(expand_constant_range("K", "2:2:7"), (Values{"2", "4", "6"}));
+  EXPECT_EQ(expand_constant_range("K", "6:-3:0"), (Values{"6", "3", "0"}));
+  EXPECT_EQ(expand_constant_range("K", "5:5"), (Values{"5"}));
+  EXPECT_EQ(expand_constant_range("K", "7"), (Values{"7"}));
+  EXPECT_EQ(expand_constant_range("b", "true"), (Values{"true"}));
+}
+
+TEST(ConstantRange, ExpandsRealRangesWithoutDrift) {
+  EXPECT_EQ(expand_constant_range("p", "0:0.1:0.3"), (Values{"0", "0.1", "0.2", "0.30000000000000004"}));
+  EXPECT_EQ(expand_constant_range("p", "0.5:0.25:1"), (Values{"0.5", "0.75", "1"}));
+}
+
+TEST(ConstantRange, RejectsBadRanges) {
+  for (const char* bad : {"3:1", "1:0:5", "a:3", "1:2:3:4", "1:", "0:1e-9:1000"}) {
+    EXPECT_THROW(expand_constant_range("K", bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST(ConstantSettings, ModelConstantsVarySlowest) {
+  const std::vector<ConstantSetting> settings = constant_settings({{"K", "2:3"}, {"k", "1:2"}, {"a", "0"}}, {"K"});
+  ASSERT_EQ(settings.size(), 4u);
+  EXPECT_EQ(describe(settings[0]), "K=2,a=0,k=1");
+  EXPECT_EQ(describe(settings[1]), "K=2,a=0,k=2");
+  EXPECT_EQ(describe(settings[2]), "K=3,a=0,k=1");
+  EXPECT_EQ(describe(model_part(settings[3], {"K"})), "K=3");
+  EXPECT_TRUE(has_range({{"K", "2:3"}}));
+  EXPECT_FALSE(has_range({{"K", "2"}}));
+  EXPECT_EQ(constant_settings({}, {}).size(), 1u);  // one setting of no constants
+}
+
+}  // namespace
+}  // namespace mdpvi::tools
