@@ -192,6 +192,7 @@ void check_constants_are_known(const CheckOptions& options, const std::set<std::
 struct KnownNames {
   std::set<std::string> labels{"init", "deadlock"};
   std::set<std::string> identifiers;
+  std::set<std::string> rewards;  // the reward structures' names
 };
 
 KnownNames known_names(const ResolvedModel& model, const ParsedProperties& properties, const CheckOptions& options) {
@@ -200,6 +201,7 @@ KnownNames known_names(const ResolvedModel& model, const ParsedProperties& prope
   for (const ResolvedVariable& v : model.variables) names.identifiers.insert(v.name);
   for (const auto& [name, value] : model.constants) names.identifiers.insert(name);
   for (const auto& [name, body] : model.formulas) names.identifiers.insert(name);
+  for (const ResolvedReward& r : model.rewards) names.rewards.insert(r.name);
   for (const auto& [name, text] : options.constants) names.identifiers.insert(name);
   if (properties.file) {
     for (const io::LabelDeclaration& l : properties.file->labels) names.labels.insert(l.name);
@@ -223,6 +225,11 @@ std::optional<std::string> first_unknown_name(const Expression& e, const KnownNa
 }
 
 std::optional<std::string> first_unknown_name(const Formula& f, const KnownNames& names) {
+  const std::optional<std::string>& reward = f.temporal.reward_name;
+  if (f.kind == Formula::Kind::temporal && reward && !names.rewards.count(*reward)) {
+    return std::to_string(f.position.line) + ":" + std::to_string(f.position.column) +
+           ": the model has no reward structure \"" + *reward + "\"";
+  }
   if (f.kind == Formula::Kind::state) {
     if (auto unknown = first_unknown_name(f.expression, names)) return unknown;
   }
