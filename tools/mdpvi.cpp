@@ -3,6 +3,7 @@
 #include "gpu/device_info.h"
 #include "io/parse_error.h"
 #include "tools/check_run.h"
+#include "tools/option_aliases.h"
 #include "tools/report.h"
 #include "tools/results_export.h"
 #include "tools/streaming_output.h"
@@ -258,12 +259,19 @@ int main(int argc, char** argv) {
   bool bandwidth = false;
   devices->add_flag("--bandwidth", bandwidth, "Also measure the device-to-device copy bandwidth");
   for (CLI::App* sub : app.get_subcommands({})) sub->add_flag("-v,--verbose", verbose, "Log what each stage does");
-  if (const char* unknown = unknown_long_option(app, argc, argv)) {
+  // PRISM's and Storm's spellings become mdpvi's before CLI11 sees them.
+  std::vector<std::string> arguments = mdpvi::tools::resolve_option_aliases(std::vector<std::string>(argv + 1, argv + argc));
+  arguments.insert(arguments.begin(), argv[0]);
+  std::vector<char*> resolved_argv;
+  for (std::string& a : arguments) resolved_argv.push_back(a.data());
+  const int resolved_argc = static_cast<int>(resolved_argv.size());
+  resolved_argv.push_back(nullptr);
+  if (const char* unknown = unknown_long_option(app, resolved_argc, resolved_argv.data())) {
     spdlog::error("unknown option {} (see --help)", unknown);
     return kBadInput;
   }
   try {
-    app.parse(argc, argv);
+    app.parse(resolved_argc, resolved_argv.data());
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : kBadInput;
   }

@@ -1,0 +1,30 @@
+// PRISM's and Storm's option spellings become mdpvi's.
+#include "tools/option_aliases.h"
+
+#include <gtest/gtest.h>
+
+namespace mdpvi::tools {
+namespace {
+
+using Args = std::vector<std::string>;
+
+TEST(OptionAliases, PrismSpellings) {
+  EXPECT_EQ(resolve_option_aliases({"check", "m.nm", "-const", "K=2", "-prop", "3", "-ii", "-maxiters", "10"}),
+            (Args{"check", "m.nm", "--const", "K=2", "--prop", "3", "--method=ii", "--max-iters", "10"}));
+  EXPECT_EQ(resolve_option_aliases({"-exportresults", "r.csv:csv", "-exportstrat", "s.txt:type=actions", "-relative"}),
+            (Args{"--export-results", "r.csv", "--export-scheduler", "s.txt", "--relative"}));
+  EXPECT_EQ(resolve_option_aliases({"-exportvector=v:x.txt"}), (Args{"--export-vector=v:x.txt"}));  // not options: kept
+}
+
+TEST(OptionAliases, StormSpellings) {
+  EXPECT_EQ(resolve_option_aliases({"--prism", "m.nm", "--constants=K=2", "--precision", "1e-8", "--exportscheduler", "s"}),
+            (Args{"m.nm", "--const=K=2", "--epsilon", "1e-8", "--export-scheduler", "s"}));
+  EXPECT_EQ(resolve_option_aliases({"--explicit-drn", "m.drn"}), (Args{"--format=drn", "m.drn"}));
+}
+
+TEST(OptionAliases, LeavesTheRestAlone) {
+  EXPECT_EQ(resolve_option_aliases({"--const", "K=2", "-v", "--", "-const"}), (Args{"--const", "K=2", "-v", "--", "-const"}));
+}
+
+}  // namespace
+}  // namespace mdpvi::tools

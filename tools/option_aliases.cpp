@@ -1,0 +1,97 @@
+#include "tools/option_aliases.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace mdpvi::tools {
+
+namespace {
+
+struct Alias {
+  std::string_view spelling;
+  std::string_view option;    // mdpvi's; empty: the alias is dropped, its value kept as a file
+  std::string_view value{};   // set: the alias takes no value and stands for option=value
+  bool export_file = false;   // PRISM's "FILE:options" value: the options are dropped
+};
+
+constexpr Alias kAliases[] = {
+    // PRISM
+    {"-const", "--const"},
+    {"-prop", "--prop"},
+    {"-property", "--prop"},
+    {"-epsilon", "--epsilon"},
+    {"-maxiters", "--max-iters"},
+    {"-timeout", "--timeout"},
+    {"-relative", "--relative", ""},
+    {"-absolute", "--absolute", ""},
+    {"-ii", "--method", "ii"},
+    {"-intervaliter", "--method", "ii"},
+    {"-exportvector", "--export-vector", {}, true},
+    {"-exportstrat", "--export-scheduler", {}, true},
+    {"-exportresults", "--export-results", {}, true},
+    {"-exportstates", "--export-states", {}, true},
+    {"-exporttrans", "--export-transitions", {}, true},
+    // Storm
+    {"--constants", "--const"},
+    {"--property", "--prop"},
+    {"--precision", "--epsilon"},
+    {"--maxiter", "--max-iters"},
+    {"--exportscheduler", "--export-scheduler"},
+    {"--explicit-drn", "--format", "drn"},
+    {"--prism", ""},
+};
+
+// "out.csv:csv" -> "out.csv", "s.txt:type=actions" -> "s.txt": PRISM's export options.
+std::string without_export_options(const std::string& value) {
+  const std::size_t colon = value.rfind(':');
+  if (colon == std::string::npos || colon == 0) return value;
+  const std::string_view options = std::string_view(value).substr(colon + 1);
+  const bool words = !options.empty() && std::all_of(options.begin(), options.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || c == '=' || c == ',';
+  });
+  return words ? value.substr(0, colon) : value;
+}
+
+}  // namespace
+
+std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments) {
+  std::vector<std::string> resolved;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    if (argument == "--") {  // the rest are files
+      resolved.insert(resolved.end(), arguments.begin() + static_cast<std::ptrdiff_t>(i), arguments.end());
+      break;
+    }
+    const std::size_t equals = argument.find('=');
+    const std::string_view name = std::string_view(argument).substr(0, equals);
+    const auto alias = std::find_if(std::begin(kAliases), std::end(kAliases), [&](const Alias& a) { return a.spelling == name; });
+    if (alias == std::end(kAliases)) {
+      resolved.push_back(argument);
+      continue;
+    }
+    if (alias->option.empty()) {  // "--prism FILE": FILE is the model
+      if (equals != std::string::npos) resolved.push_back(argument.substr(equals + 1));
+      continue;
+    }
+    if (alias->value.data() != nullptr) {  // a flag standing for an option and value
+      resolved.push_back(alias->value.empty() ? std::string(alias->option)
+                                              : std::string(alias->option) + "=" + std::string(alias->value));
+      if (equals != std::string::npos) resolved.push_back(argument.substr(equals + 1));
+      continue;
+    }
+    std::string option(alias->option);
+    if (equals != std::string::npos) {
+      const std::string value = argument.substr(equals + 1);
+      resolved.push_back(option + "=" + (alias->export_file ? without_export_options(value) : value));
+    } else {
+      resolved.push_back(option);
+      if (i + 1 < arguments.size()) {
+        ++i;
+        resolved.push_back(alias->export_file ? without_export_options(arguments[i]) : arguments[i]);
+      }
+    }
+  }
+  return resolved;
+}
+
+}  // namespace mdpvi::tools

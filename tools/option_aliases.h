@@ -1,0 +1,14 @@
+#pragma once
+// PRISM's and Storm's spellings of mdpvi's options, accepted where they do not clash:
+// "-const", "-prop", "-exportstrat file:type=actions" (PRISM), "--constants",
+// "--exportscheduler", "--precision", "--explicit-drn FILE" (Storm), ... become
+// mdpvi's own before the command line is parsed. --help lists mdpvi's names only.
+#include <string>
+#include <vector>
+
+namespace mdpvi::tools {
+
+// The arguments (argv[1..]) with every alias replaced by mdpvi's spelling.
+std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments);
+
+}  // namespace mdpvi::tools
