@@ -1,6 +1,7 @@
 #include "tools/check_run.h"
 #include "tools/constant_sweep.h"
 #include "tools/output_path.h"
+#include "tools/property_names.h"
 #include "tools/scheduler_export.h"
 #include "tools/vector_export.h"
 
@@ -224,19 +225,25 @@ std::optional<std::string> first_unknown_name(const Expression& e, const KnownNa
   return std::nullopt;
 }
 
-std::optional<std::string> first_unknown_name(const Formula& f, const KnownNames& names) {
+// The first reward structure f names that the model lacks, as the checker would word it.
+std::optional<std::string> first_unknown_reward(const Formula& f, const KnownNames& names) {
   const std::optional<std::string>& reward = f.temporal.reward_name;
   if (f.kind == Formula::Kind::temporal && reward && !names.rewards.count(*reward)) {
     return std::to_string(f.position.line) + ":" + std::to_string(f.position.column) +
            ": the model has no reward structure \"" + *reward + "\"";
   }
-  if (f.kind == Formula::Kind::state) {
-    if (auto unknown = first_unknown_name(f.expression, names)) return unknown;
-  }
   for (const Formula& operand : f.operands) {
-    if (auto unknown = first_unknown_name(operand, names)) return unknown;
+    if (auto unknown = first_unknown_reward(operand, names)) return unknown;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> first_unknown_name(const Formula& f, const KnownNames& names) {
+  std::optional<std::string> unknown = first_unknown_reward(f, names);
+  for_each_expression(f, [&](const Expression& e) {
+    if (!unknown) unknown = first_unknown_name(e, names);
+  });
+  return unknown;
 }
 
 // A property that names an unknown label or identifier is answered with that error
@@ -533,6 +540,17 @@ void check_swept_values(const std::map<std::string, std::string>& given, const M
   if (parsed.file) check(parsed.file->constants, *options.properties_file);
 }
 
+// The part of a sweep's setting a property depends on: the model's constants, and
+// the other constants it names (directly or through the properties file).
+ConstantSetting relevant_part(const ConstantSetting& setting, const std::set<std::string>& model_constants,
+                              const std::set<std::string>& reached) {
+  ConstantSetting part;
+  for (const auto& [name, value] : setting) {
+    if (model_constants.count(name) || reached.count(name)) part[name] = value;
+  }
+  return part;
+}
+
 void summarise(const SparseMdp& mdp, ModelSummary& summary) {
   summary.type = mdp.type;
   summary.states = mdp.num_states();
@@ -565,6 +583,12 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (source.description) check_constants_are_known(options, source.constants, parsed);
   const bool sweep = has_range(options.constants);
   if (sweep) check_swept_values(options.constants, source, parsed, options);
+  std::vector<std::set<std::string>> depends_on;  // per entry: the identifiers it reaches
+  for (const io::PropertyEntry& entry : parsed.entries) {
+    depends_on.push_back(entry.formula ? identifiers_reached(*entry.formula, parsed.file ? *parsed.file : io::PropertyFile{})
+                                       : std::set<std::string>{});
+  }
+  std::set<std::pair<std::size_t, ConstantSetting>> checked;  // (entry, relevant setting)
   std::optional<ModelInUse> current;
   StateExports exports;
   if (options.export_vector) exports.vectors.emplace(*options.export_vector);
@@ -592,9 +616,13 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       report.model.graph_device_bytes = current->search->device_bytes();
     }
     const PropertyScope scope = property_scope(current->model, source, parsed, fixed);
-    for (const io::PropertyEntry& entry : parsed.entries) {
-      report.properties.push_back(answer(current->model.mdp, scope, *current->search, entry, fixed, exports));
-      if (sweep) report.properties.back().constants = setting;
+    for (std::size_t i = 0; i < parsed.entries.size(); ++i) {
+      // In a sweep, a property is checked once per setting of the constants it
+      // depends on (the model's, and the property constants it reaches).
+      const ConstantSetting relevant = sweep ? relevant_part(setting, source.constants, depends_on[i]) : ConstantSetting{};
+      if (sweep && !checked.insert({i, relevant}).second) continue;
+      report.properties.push_back(answer(current->model.mdp, scope, *current->search, parsed.entries[i], fixed, exports));
+      report.properties.back().constants = relevant;
       if (listener) listener->property_answered(report);
     }
   }
