@@ -416,6 +416,7 @@ DeviceSccs topological_sccs(const DeviceGraph& g, const std::uint32_t* d_scc, st
   result.order = download(order, num_members);
   result.scc_starts = download(ranked_starts, count + std::size_t{1}, count);
   result.scc_starts.back() = num_members;
+  result.heights = download(ranked_heights, count);
   return result;
 }
 

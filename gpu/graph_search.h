@@ -38,6 +38,7 @@ struct SccWork {
 struct DeviceSccs {
   std::vector<std::uint32_t> order;
   std::vector<std::uint64_t> scc_starts;  // SCC i is order[scc_starts[i] .. scc_starts[i+1])
+  std::vector<std::uint32_t> heights;     // per SCC in that order: non-decreasing
   SccWork work;
 };
 

@@ -359,12 +359,14 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
   const std::vector<std::uint32_t> ranked = by_height(height);
   result.scc_starts.resize(count + 1);
   result.order.resize(g.size());
-  if (scc_heights) scc_heights->resize(count);
+  std::vector<std::uint32_t> sorted_heights(count);
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint32_t c = ranked[i];
     result.scc_starts[i + 1] = result.scc_starts[i] + (members.starts[c + 1] - members.starts[c]);
-    if (scc_heights) (*scc_heights)[i] = height[c];
+    sorted_heights[i] = height[c];
   }
+  result.level_starts = level_starts_of(sorted_heights);
+  if (scc_heights) *scc_heights = std::move(sorted_heights);
   oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t i) {
     const std::uint32_t c = ranked[i];
     for (std::uint64_t k = members.starts[c]; k < members.starts[c + 1]; ++k) {

@@ -7,7 +7,9 @@
 #include <boost/graph/two_bit_color_map.hpp>
 #include <boost/property_map/property_map.hpp>
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace mdpvi::graph {
 
@@ -55,13 +57,41 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, c
           .color_map(color)
           .vertex_index_map(IndexMap())));
 
-  // Counting sort of the states by component number.
+  // Each component's height, in one pass in component order: a component's
+  // successors are numbered before it, so their heights are final.
+  std::vector<Vertex> members(n), member_starts(static_cast<std::size_t>(num_sccs) + 1, 0);
+  for (Vertex v = 0; v < n; ++v) ++member_starts[component[v] + 1];
+  for (Vertex c = 0; c < num_sccs; ++c) member_starts[c + 1] += member_starts[c];
+  {
+    std::vector<Vertex> fill(member_starts.begin(), member_starts.end() - 1);
+    for (Vertex v = 0; v < n; ++v) members[fill[component[v]]++] = v;
+  }
+  std::vector<std::uint32_t> height(num_sccs, 0);
+  for (Vertex c = 0; c < num_sccs; ++c) {
+    for (Vertex i = member_starts[c]; i < member_starts[c + 1]; ++i) {
+      const Vertex v = members[i];
+      for (std::uint64_t k = g.offsets[v]; k < g.offsets[v + 1]; ++k) {
+        const Vertex w = component[g.targets[k]];
+        if (w != c) height[c] = std::max(height[c], height[w] + 1);
+      }
+    }
+  }
+  // The components by height (stably: ties in Tarjan's order), states grouped by them.
+  std::vector<Vertex> ranked(num_sccs);
+  std::iota(ranked.begin(), ranked.end(), Vertex{0});
+  std::stable_sort(ranked.begin(), ranked.end(), [&](Vertex a, Vertex b) { return height[a] < height[b]; });
   result.scc_starts.assign(static_cast<std::size_t>(num_sccs) + 1, 0);
-  for (Vertex v = 0; v < n; ++v) ++result.scc_starts[component[v] + 1];
-  for (Vertex c = 0; c < num_sccs; ++c) result.scc_starts[c + 1] += result.scc_starts[c];
-  std::vector<std::uint64_t> fill(result.scc_starts.begin(), result.scc_starts.end() - 1);
   result.order.resize(n);
-  for (Vertex v = 0; v < n; ++v) result.order[fill[component[v]]++] = states[v];
+  std::vector<std::uint32_t> sorted_heights(num_sccs);
+  for (Vertex i = 0; i < num_sccs; ++i) {
+    const Vertex c = ranked[i];
+    sorted_heights[i] = height[c];
+    result.scc_starts[i + 1] = result.scc_starts[i] + (member_starts[c + 1] - member_starts[c]);
+    for (Vertex k = member_starts[c]; k < member_starts[c + 1]; ++k) {
+      result.order[result.scc_starts[i] + (k - member_starts[c])] = states[members[k]];
+    }
+  }
+  result.level_starts = level_starts_of(sorted_heights);
   return result;
 }
 

@@ -92,7 +92,8 @@ class DeviceSearch final : public SearchBackend {
                                            OptionalWords(enabled_rows).data());
       spdlog::debug("GPU SCCs of {} states: {} SCCs, {} rounds, {} levels, {:.3f} s", sccs.order.size(),
                     sccs.scc_starts.size() - 1, sccs.work.rounds, sccs.work.levels, seconds_since(start));
-      return SccDecomposition{std::move(sccs.order), std::move(sccs.scc_starts), to_string(SearchKind::gpu)};
+      return SccDecomposition{std::move(sccs.order), std::move(sccs.scc_starts), to_string(SearchKind::gpu),
+                              level_starts_of(sccs.heights)};
     });
   }
 

@@ -36,6 +36,7 @@ MaybeSystem long_chain(std::uint32_t n) {
     system.model_states.push_back(s);
   }
   system.scc_starts = {0, n};
+  system.level_starts = {0, 1};
   return system;
 }
 

@@ -49,6 +49,7 @@ inline MaybeSystem random_system(std::uint32_t n, std::uint32_t seed, std::vecto
     }
     system.scc_starts.push_back(s);
   }
+  set_one_level_per_scc(system);
   return system;
 }
 

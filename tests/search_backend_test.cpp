@@ -102,6 +102,39 @@ std::vector<std::uint32_t> smallest_in_scc(const graph::SccDecomposition& sccs, 
   return smallest;
 }
 
+// The levels are the heights in the SCC DAG: every edge leaving an SCC of level h goes
+// to a level below h, and some edge of each SCC above level 0 to level h-1.
+void expect_levels_are_heights(const graph::SccDecomposition& sccs, const SparseMdp& mdp, const StateSet* rows,
+                               const std::string& where) {
+  if (sccs.num_sccs() == 0) return;
+  ASSERT_GE(sccs.level_starts.size(), 2u) << where;
+  EXPECT_EQ(sccs.level_starts.front(), 0u) << where;
+  EXPECT_EQ(sccs.level_starts.back(), sccs.num_sccs()) << where;
+  std::vector<std::uint32_t> scc_of(mdp.num_states(), UINT32_MAX), level_of(sccs.num_sccs());
+  for (std::size_t h = 0; h + 1 < sccs.level_starts.size(); ++h) {
+    for (auto c = sccs.level_starts[h]; c < sccs.level_starts[h + 1]; ++c) level_of[c] = static_cast<std::uint32_t>(h);
+  }
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    for (auto i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) scc_of[sccs.order[i]] = static_cast<std::uint32_t>(c);
+  }
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    bool reaches_level_below = level_of[c] == 0;
+    for (auto i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) {
+      const std::uint32_t s = sccs.order[i];
+      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+        if (rows && !rows->test(r)) continue;
+        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+          const std::uint32_t d = scc_of[mdp.columns[k]];
+          if (d == UINT32_MAX || d == c) continue;
+          ASSERT_LT(level_of[d], level_of[c]) << where << ": SCC " << c;
+          reaches_level_below = reaches_level_below || level_of[d] + 1 == level_of[c];
+        }
+      }
+    }
+    EXPECT_TRUE(reaches_level_below) << where << ": SCC " << c << " is not at its height";
+  }
+}
+
 // The same partition as Boost's Tarjan, and the order of the oneTBB decomposition
 // exactly (an order by height in the SCC DAG, ties by largest state), which
 // tests/scc_test.cpp checks is topological.
@@ -114,6 +147,10 @@ void expect_sccs_equivalent(const graph::SearchBackend& backend, const SparseMdp
   EXPECT_EQ(smallest_in_scc(actual, mdp.num_states()), smallest_in_scc(reference, mdp.num_states())) << where;
   EXPECT_EQ(actual.order, parallel.order) << where;
   EXPECT_EQ(actual.scc_starts, parallel.scc_starts) << where;
+  EXPECT_EQ(actual.level_starts, parallel.level_starts) << where;
+  expect_levels_are_heights(actual, mdp, rows, where);
+  expect_levels_are_heights(reference, mdp, rows, where + " (reference)");
+  EXPECT_EQ(reference.level_starts.size(), parallel.level_starts.size()) << where;
 }
 
 TEST_P(SearchIsEquivalentToRef, Sccs) {

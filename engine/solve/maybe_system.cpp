@@ -40,6 +40,8 @@ MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, c
   MaybeSystem system;
   system.model_states = std::move(sccs.order);
   system.scc_starts = std::move(sccs.scc_starts);
+  system.level_starts = std::move(sccs.level_starts);
+  if (system.level_starts.empty()) set_one_level_per_scc(system);
   const std::uint32_t n = system.num_states();
   PodVector<std::uint32_t> local_of(mdp.num_states());
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { local_of[s] = kOutside; });
@@ -105,6 +107,11 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePar
   return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr);
 }
 
+void set_one_level_per_scc(MaybeSystem& system) {
+  system.level_starts.assign(system.num_sccs() + (system.num_sccs() > 0 ? 1 : 0), 0);
+  std::iota(system.level_starts.begin(), system.level_starts.end(), std::uint64_t{0});
+}
+
 graph::SccDecomposition single_block(const StateSet& states) {
   graph::SccDecomposition block;
   block.order.reserve(states.count());
@@ -112,7 +119,8 @@ graph::SccDecomposition single_block(const StateSet& states) {
     block.order.push_back(static_cast<std::uint32_t>(s));
   }
   block.scc_starts = {0, block.order.size()};
-  if (block.order.empty()) block.scc_starts.clear();
+  block.level_starts = {0, 1};
+  if (block.order.empty()) block.scc_starts.clear(), block.level_starts.clear();
   return block;
 }
 

@@ -22,11 +22,15 @@ struct MaybeSystem {
   PodVector<double> values;
   PodVector<double> row_constants;            // b(r), one per row
   std::vector<std::uint64_t> scc_starts;        // local state ranges, solving order
+  // SCC ranges by height (graph/scc_decomposition.h): the SCCs of a level depend on
+  // lower levels only, so a level's SCCs can be solved at once.
+  std::vector<std::uint64_t> level_starts;
   std::vector<std::uint32_t> model_states;      // local index -> model state
 
   std::uint32_t num_states() const { return static_cast<std::uint32_t>(model_states.size()); }
   std::uint64_t num_rows() const { return row_constants.size(); }
   std::size_t num_sccs() const { return scc_starts.empty() ? 0 : scc_starts.size() - 1; }
+  std::size_t num_levels() const { return level_starts.empty() ? 0 : level_starts.size() - 1; }
 };
 
 // The general form: b(r) = reward(r) + sum over successors t outside the system of
@@ -40,6 +44,9 @@ struct MaybeSystem {
 // The system takes over the decomposition's arrays (move it in: csma4_4's are 1.5 GB).
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
                                const std::vector<double>& outside_values, const RewardStructure* rewards = nullptr);
+
+// Each SCC a level of its own: valid for any solving order (where no heights are known).
+void set_one_level_per_scc(MaybeSystem& system);
 
 // Reachability probabilities: yes-states count 1, no-states 0.
 // Pre: sccs decomposes exactly partition.maybe.
