@@ -96,6 +96,25 @@ TEST(SolveChunked, OnTheCpuEqualsTheUnchunkedSolveWithAnyBudget) {
   }
 }
 
+// Levels of many trivial SCCs (updated in parallel) give the same arithmetic as one
+// SCC at a time: the same values, bit for bit, for every method.
+TEST(SolveByLevels, OnTheCpuEqualsOneSccAtATime) {
+  MaybeSystem levelled = test::layered_system(7, 9001, 3);  // levels wider than the parallel threshold
+  MaybeSystem one_by_one = levelled;
+  set_one_level_per_scc(one_by_one);
+  ASSERT_LT(levelled.num_levels(), one_by_one.num_levels());
+  for (Method method : kMethods) {
+    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+      SCOPED_TRACE(to_string(method));
+      const SolveResult by_level = solve(request_for(levelled, direction, method), {SolverKind::cpu});
+      const SolveResult by_scc = solve(request_for(one_by_one, direction, method), {SolverKind::cpu});
+      EXPECT_EQ(by_level.lower, by_scc.lower);
+      EXPECT_EQ(by_level.upper, by_scc.upper);
+      EXPECT_EQ(by_level.report.stats.iterated_sccs, by_scc.report.stats.iterated_sccs);
+    }
+  }
+}
+
 // A fixed number of sweeps is exact whatever the method: it runs as value iteration.
 TEST(SolveChunked, FixedSweepsRunAsValueIteration) {
   MaybeSystem system = test::random_system(101, 4);

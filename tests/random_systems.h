@@ -53,4 +53,51 @@ inline MaybeSystem random_system(std::uint32_t n, std::uint32_t seed, std::vecto
   return system;
 }
 
+// A system in levels, as the SCC decompositions order them: `levels` levels of `width`
+// states, each state's columns in lower levels only, except within its own SCC. Most
+// SCCs are single states without self-loops (solved by one update); every seventh
+// position starts a cycle of three states, and every eleventh state has a self-loop.
+// Rows: empty, one-row groups, many rows, rows longer than a warp.
+inline MaybeSystem layered_system(std::uint32_t levels, std::uint32_t width, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  MaybeSystem system;
+  system.row_group_starts.push_back(0);
+  system.row_starts.push_back(0);
+  system.scc_starts.push_back(0);
+  system.level_starts.push_back(0);
+  for (std::uint32_t level = 0; level < levels; ++level) {
+    const std::uint32_t first = level * width;
+    std::uniform_int_distribution<std::uint32_t> below(0, first == 0 ? 0 : first - 1);
+    for (std::uint32_t i = 0; i < width;) {
+      const std::uint32_t size = i % 7 == 0 && i + 3 <= width ? 3 : 1;
+      for (std::uint32_t j = 0; j < size; ++j) {
+        const std::uint32_t s = first + i + j;
+        const std::uint32_t rows = s % 5 == 0 ? 1 : 1 + rng() % 4;
+        for (std::uint32_t r = 0; r < (s % 89 == 3 ? 40u : rows); ++r) {
+          std::uint32_t length = first == 0 ? 0 : rng() % 4;
+          if (s % 61 == 7 && r == 0 && first > 0) length = 35;  // longer than a warp
+          const double mass = 0.9 * unit(rng);
+          std::vector<std::uint32_t> columns;
+          for (std::uint32_t k = 0; k < length; ++k) columns.push_back(below(rng));
+          if (size == 3 && r == 0) columns.push_back(first + i + (j + 1) % 3);  // the cycle
+          if (s % 11 == 0 && r == 0) columns.push_back(s);                     // a self-loop
+          for (std::uint32_t c : columns) {
+            system.columns.push_back(c);
+            system.values.push_back(mass / static_cast<double>(columns.size()));
+          }
+          system.row_constants.push_back((1.0 - mass) * unit(rng));
+          system.row_starts.push_back(system.columns.size());
+        }
+        system.row_group_starts.push_back(system.row_constants.size());
+        system.model_states.push_back(s);
+      }
+      i += size;
+      system.scc_starts.push_back(first + i);
+    }
+    system.level_starts.push_back(system.scc_starts.size() - 1);
+  }
+  return system;
+}
+
 }  // namespace mdpvi::test

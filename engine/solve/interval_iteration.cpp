@@ -347,26 +347,28 @@ class IntervalIterationPolicy final : public MethodPolicy {
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
     const MaybeSystem& system = r_.system;
-    for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
-      StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
-      if (is_trivial_scc(system, scc)) {  // exact from final inputs: no upper start needed
-        const auto [lower, upper] = r_.direction == Optimization::minimize
-                                        ? bellman_pair<Optimization::minimize>(system, range.begin, x.lower.data(), x.upper.data())
-                                        : bellman_pair<Optimization::maximize>(system, range.begin, x.lower.data(), x.upper.data());
-        x.lower[range.begin] = x.lower_next[range.begin] = lower;
-        x.upper[range.begin] = x.upper_next[range.begin] = upper;
-        continue;
-      }
-      ++stats.iterated_sccs;
-      CpuSccUnit unit(r_, range, targets_[scc], x);
-      IntervalRun run =
-          run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, "for an SCC");
-      if (!run.converged) {
-        report_not_converged(stats, {name_, "an SCC", run.sweeps, range.size(), "width", run.width,
-                                     targets_[scc]});
-      }
-      stats.add_run(run.sweeps);
-    }
+    const auto range_of = [&](std::size_t scc) { return StateRange{system.scc_starts[scc], system.scc_starts[scc + 1]}; };
+    for_each_level(
+        system, first_scc, end_scc,
+        [&](std::size_t scc) {  // exact from final inputs: no upper start needed
+          const std::uint64_t s = system.scc_starts[scc];
+          const auto [lower, upper] = r_.direction == Optimization::minimize
+                                          ? bellman_pair<Optimization::minimize>(system, s, x.lower.data(), x.upper.data())
+                                          : bellman_pair<Optimization::maximize>(system, s, x.lower.data(), x.upper.data());
+          x.lower[s] = x.lower_next[s] = lower;
+          x.upper[s] = x.upper_next[s] = upper;
+        },
+        [&](std::size_t scc) {
+          const StateRange range = range_of(scc);
+          ++stats.iterated_sccs;
+          CpuSccUnit unit(r_, range, targets_[scc], x);
+          IntervalRun run =
+              run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, "for an SCC");
+          if (!run.converged) {
+            report_not_converged(stats, {name_, "an SCC", run.sweeps, range.size(), "width", run.width, targets_[scc]});
+          }
+          stats.add_run(run.sweeps);
+        });
   }
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {

@@ -2,6 +2,8 @@
 
 #include "engine/solve/solve_progress.h"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -114,6 +116,33 @@ bool has_self_loop(const MaybeSystem& system, std::uint64_t state) {
 
 bool is_trivial_scc(const MaybeSystem& system, std::size_t scc) {
   return system.scc_starts[scc + 1] - system.scc_starts[scc] == 1 && !has_self_loop(system, system.scc_starts[scc]);
+}
+
+void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
+                    const std::function<void(std::size_t)>& trivial, const std::function<void(std::size_t)>& iterated) {
+  // Below this many SCCs a level is walked on one thread: a parallel loop costs more
+  // than the updates.
+  constexpr std::size_t kParallelFrom = 4096;
+  const std::vector<std::uint64_t>& levels = system.level_starts;
+  auto level = std::upper_bound(levels.begin(), levels.end(), first_scc);
+  for (std::size_t begin = first_scc; begin < end_scc; ++level) {
+    const std::size_t end = level == levels.end() ? end_scc : std::min<std::size_t>(end_scc, *level);
+    if (end - begin >= kParallelFrom) {
+      oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(begin, end, 1024), [&](const auto& part) {
+        for (std::size_t scc = part.begin(); scc < part.end(); ++scc) {
+          if (is_trivial_scc(system, scc)) trivial(scc);
+        }
+      });
+    } else {
+      for (std::size_t scc = begin; scc < end; ++scc) {
+        if (is_trivial_scc(system, scc)) trivial(scc);
+      }
+    }
+    for (std::size_t scc = begin; scc < end; ++scc) {
+      if (!is_trivial_scc(system, scc)) iterated(scc);
+    }
+    begin = end;
+  }
 }
 
 // Said once, by the property's error (engine/check/reachability.cpp's solve_into);

@@ -94,6 +94,13 @@ gpu::SweepSettings sweep_settings(const SolveRequest& request);
 // True when SCC scc is one state without a self-loop: one Bellman update solves it.
 bool is_trivial_scc(const MaybeSystem& system, std::size_t scc);
 
+// Solves SCCs [first_scc, end_scc) level by level (MaybeSystem::level_starts): a
+// level's trivial SCCs at once, in parallel (trivial(scc) writes its own state only),
+// then its other SCCs one after another (iterated(scc), parallel inside). The SCCs of
+// a level depend on lower levels only, so this is as exact as the SCC order.
+void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
+                    const std::function<void(std::size_t)>& trivial, const std::function<void(std::size_t)>& iterated);
+
 // An SCC or chunk that stopped at max_sweeps; report_not_converged records and says it.
 struct NotConverged {
   const char* method;   // "value iteration", ...

@@ -23,21 +23,24 @@ class ValueIterationPolicy final : public MethodPolicy {
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
     const MaybeSystem& system = r_.system;
-    for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
-      StateRange range{system.scc_starts[scc], system.scc_starts[scc + 1]};
-      if (is_trivial_scc(system, scc)) {  // also for fixed sweeps: x_k = x_1 for every k >= 1
-        bellman_sweep_reference(system, range, r_.direction, stop_.criterion, x.lower.data(), x.lower_next.data());
-        x.lower[range.begin] = x.lower_next[range.begin];
-        continue;
-      }
-      ++stats.iterated_sccs;
-      const LowerRun run = sweep_lower(r_, range, x, stop_.epsilon, stop_.max_sweeps, stop_.fixed_sweeps);
-      if (!stop_.fixed_sweeps && run.change >= stop_.epsilon) {
-        report_not_converged(stats, {"value iteration", "an SCC", run.sweeps, range.size(), "last change", run.change,
-                                     stop_.epsilon});
-      }
-      stats.add_run(run.sweeps);
-    }
+    const auto range_of = [&](std::size_t scc) { return StateRange{system.scc_starts[scc], system.scc_starts[scc + 1]}; };
+    for_each_level(
+        system, first_scc, end_scc,
+        [&](std::size_t scc) {  // also for fixed sweeps: x_k = x_1 for every k >= 1
+          const StateRange range = range_of(scc);
+          bellman_sweep_reference(system, range, r_.direction, stop_.criterion, x.lower.data(), x.lower_next.data());
+          x.lower[range.begin] = x.lower_next[range.begin];
+        },
+        [&](std::size_t scc) {
+          const StateRange range = range_of(scc);
+          ++stats.iterated_sccs;
+          const LowerRun run = sweep_lower(r_, range, x, stop_.epsilon, stop_.max_sweeps, stop_.fixed_sweeps);
+          if (!stop_.fixed_sweeps && run.change >= stop_.epsilon) {
+            report_not_converged(stats, {"value iteration", "an SCC", run.sweeps, range.size(), "last change", run.change,
+                                         stop_.epsilon});
+          }
+          stats.add_run(run.sweeps);
+        });
   }
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
