@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -55,11 +56,19 @@ class BatchResults {
 // An iterate on the device: two buffers, the one being read and the one being written.
 class DeviceIterate {
  public:
+  // Both buffers hold the start: a sweep over a window of the states leaves the
+  // others as they are in either buffer.
   DeviceIterate(const double* host, std::size_t n, cudaStream_t stream) : n_(n), d_first_(n), d_second_(n) {
     d_first_.upload(host, n, stream);
+    if (n > 0) {
+      check(cudaMemcpyAsync(d_second_.get(), d_first_.get(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+            "copy");
+    }
   }
   double* d_in() const { return d_in_; }
   double* d_out() const { return d_out_; }
+  double* d_first() const { return d_first_.get(); }
+  double* d_second() const { return d_second_.get(); }
   void swap() { std::swap(d_in_, d_out_); }
   // The vector last written (after swap(): the one being read).
   void download(double* host, cudaStream_t stream) const {
@@ -125,14 +134,15 @@ class CudaDeviceSolver final : public DeviceSolver {
 
     start = std::chrono::steady_clock::now();
     auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group_size, settings.maximize, settings.relative);
-    const unsigned blocks = detail::sweep_blocks(chunk.matrix.num_states(), stats.group_size, sm_count_);
+    const detail::Window window = window_of(chunk, settings);
+    const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group_size, sm_count_);
     bool converged = settings.fixed_sweeps;
     std::vector<double> changes;
     std::vector<unsigned> unused;
     std::uint64_t sweeps_read = 0;
     stats.iterations = detail::run_in_batches(
         settings.max_sweeps, !settings.fixed_sweeps,
-        [&](std::size_t slot) { launch_sweep(kernel, blocks, chunk, v, slot); },
+        [&](std::size_t slot) { launch_sweep(kernel, blocks, chunk, window, v, slot); },
         [&](std::size_t count) {
           v.results.read(count, compute_, changes, unused);
           for (double change : changes) converged = converged || change < settings.epsilon;
@@ -174,7 +184,8 @@ class CudaDeviceSolver final : public DeviceSolver {
 
     start = std::chrono::steady_clock::now();
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(stats.group_size, settings.maximize, settings.relative);
-    const unsigned blocks = detail::sweep_blocks(chunk.matrix.num_states(), stats.group_size, sm_count_);
+    const detail::Window window = window_of(chunk, settings);
+    const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group_size, sm_count_);
     // Sweeps of a batch after a crossing only move both iterates closer together.
     bool done = false;
     result.verified = !inputs.verify_upper;
@@ -182,7 +193,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     std::vector<unsigned> flags;
     stats.iterations = detail::run_in_batches(
         settings.max_sweeps, true,
-        [&](std::size_t slot) { launch_interval(kernel, blocks, chunk, v, slot); },
+        [&](std::size_t slot) { launch_interval(kernel, blocks, chunk, window, v, slot); },
         [&](std::size_t count) {
           v.results.read(count, compute_, widths, flags);
           stats.last_measure = widths.back();
@@ -203,6 +214,43 @@ class CudaDeviceSolver final : public DeviceSolver {
     return result;
   }
 
+  ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) override {
+    Resident& chunk = resident(ticket);
+    ChunkSolveStats stats;
+    SweepSettings for_group;
+    for_group.group_size = passes.group_size;
+    stats.group_size = group_size(chunk, for_group);
+    auto start = std::chrono::steady_clock::now();
+    wait_for(chunk);
+    PassState state(chunk, passes, lower, upper, compute_);
+    check(cudaStreamSynchronize(compute_), "upload");
+    stats.upload_s = seconds_since(start);
+
+    start = std::chrono::steady_clock::now();
+    if (passes.b_upper) {
+      launch_passes<2>(chunk, passes, state, stats.group_size);
+    } else {
+      launch_passes<1>(chunk, passes, state, stats.group_size);
+    }
+    check(cudaStreamSynchronize(compute_), "level passes");
+    stats.iterations = passes.num_levels;
+    stats.solve_s = seconds_since(start);
+
+    start = std::chrono::steady_clock::now();
+    // The passes wrote both buffers; the first is read.
+    const std::size_t n = chunk.matrix.num_states();
+    if (n > 0) {
+      check(cudaMemcpyAsync(lower, state.lower.d_first(), n * sizeof(double), cudaMemcpyDeviceToHost, compute_), "download");
+      if (passes.b_upper) {
+        check(cudaMemcpyAsync(upper, state.upper.d_first(), n * sizeof(double), cudaMemcpyDeviceToHost, compute_),
+              "download");
+      }
+    }
+    check(cudaStreamSynchronize(compute_), "download");
+    stats.download_s = seconds_since(start);
+    return stats;
+  }
+
   double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,
                     double* x_out) override {
     Resident& chunk = resident(ticket);
@@ -210,7 +258,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     PlainVectors v(chunk, b, x_in, compute_);
     const int g = group_size(chunk, settings);
     auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative);
-    launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, v, 0);
+    launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, window_of(chunk, settings), v, 0);
     std::vector<double> change;
     std::vector<unsigned> unused;
     v.results.read(1, compute_, change, unused);
@@ -227,7 +275,8 @@ class CudaDeviceSolver final : public DeviceSolver {
     IntervalVectors v(chunk, inputs, lower_in, upper_in, compute_);
     const int g = group_size(chunk, settings);
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative);
-    launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, v, 0);
+    launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, window_of(chunk, settings),
+                    v, 0);
     std::vector<double> widths;
     std::vector<unsigned> flags;
     v.results.read(1, compute_, widths, flags);
@@ -263,10 +312,10 @@ class CudaDeviceSolver final : public DeviceSolver {
   };
 
   // One sweep from the iterate's current vector into the other, its result into slot.
-  void launch_sweep(detail::SweepKernel kernel, unsigned blocks, const Resident& chunk, PlainVectors& v,
-                    std::size_t slot) {
-    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), v.d_b.get(), v.values.d_in(), v.values.d_out(),
-                                                v.results.largest(slot));
+  void launch_sweep(detail::SweepKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
+                    PlainVectors& v, std::size_t slot) {
+    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b.get(), v.values.d_in(),
+                                                v.values.d_out(), v.results.largest(slot));
     check(cudaGetLastError(), "sweep kernel launch");
     v.values.swap();
   }
@@ -298,14 +347,59 @@ class CudaDeviceSolver final : public DeviceSolver {
   };
 
   // One interval sweep from both iterates' current vectors into the others.
-  void launch_interval(detail::IntervalKernel kernel, unsigned blocks, const Resident& chunk, IntervalVectors& v,
-                       std::size_t slot) {
-    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), v.d_b_lower.get(), v.d_b_upper.get(),
+  void launch_interval(detail::IntervalKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
+                       IntervalVectors& v, std::size_t slot) {
+    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b_lower.get(), v.d_b_upper.get(),
                                                 v.d_targets.get(), v.lower.d_in(), v.upper.d_in(), v.lower.d_out(),
                                                 v.upper.d_out(), v.results.largest(slot), v.results.flags(slot));
     check(cudaGetLastError(), "interval kernel launch");
     v.lower.swap();
     v.upper.swap();
+  }
+
+  // The settings' window, clamped to the chunk.
+  static detail::Window window_of(const Resident& chunk, const SweepSettings& settings) {
+    const std::uint64_t n = chunk.matrix.num_states();
+    const std::uint64_t end = std::min<std::uint64_t>(settings.end_state, n);
+    return {std::min<std::uint64_t>(settings.first_state, end), end};
+  }
+
+  // Both iterates' vectors for level passes (the upper one only with b_upper).
+  struct PassState {
+    DeviceArray<double> d_b_lower, d_b_upper;
+    DeviceIterate lower, upper;
+    PassState(const Resident& chunk, const LevelPasses& p, const double* lower_start, const double* upper_start,
+              cudaStream_t stream)
+        : d_b_lower(chunk.matrix.num_rows()),
+          d_b_upper(p.b_upper ? chunk.matrix.num_rows() : 0),
+          lower(lower_start, chunk.matrix.num_states(), stream),
+          upper(upper_start, p.b_upper ? chunk.matrix.num_states() : 0, stream) {
+      d_b_lower.upload(p.b_lower, chunk.matrix.num_rows(), stream);
+      if (p.b_upper) d_b_upper.upload(p.b_upper, chunk.matrix.num_rows(), stream);
+    }
+  };
+
+  // One launch per level, in order on the stream; each reads what the launches before
+  // it wrote.
+  template <int K>
+  void launch_passes(const Resident& chunk, const LevelPasses& p, const PassState& state, int group_size) {
+    detail::PassVectors<K> v{};
+    const DeviceIterate* iterates[2] = {&state.lower, &state.upper};
+    const double* b[2] = {state.d_b_lower.get(), state.d_b_upper.get()};
+    for (int i = 0; i < K; ++i) {
+      v.x[i] = iterates[i]->d_first();
+      v.b[i] = b[i];
+      v.first[i] = iterates[i]->d_first();
+      v.second[i] = iterates[i]->d_second();
+    }
+    auto kernel = detail::kernel_variant<detail::LevelPassKernels<K>>(group_size, p.maximize, false);
+    for (std::size_t level = 0; level < p.num_levels; ++level) {
+      const detail::Window window{p.level_starts[level], p.level_starts[level + 1]};
+      if (window.end == window.first) continue;
+      const unsigned blocks = detail::sweep_blocks(window.end - window.first, group_size, sm_count_);
+      kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v);
+      check(cudaGetLastError(), "level pass launch");
+    }
   }
 
   Resident& resident(int ticket) {

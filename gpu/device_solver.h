@@ -37,6 +37,10 @@ struct SweepSettings {
   std::uint64_t max_sweeps = 10000;
   bool fixed_sweeps = false;
   int group_size = 0;  // lanes per state: 1, 2, 4, 8, 16 or 32; 0 = chosen from the row lengths
+  // The chunk's states the sweeps update, [first_state, end_state) (chunk-local; end
+  // clamped to the chunk): a level solved on its own. The others keep their values.
+  std::uint32_t first_state = 0;
+  std::uint32_t end_state = UINT32_MAX;
   // Told after each batch of sweeps read back: how many, and the last one's largest
   // change (interval iteration: width). For progress reports; may be empty.
   std::function<void(std::uint64_t sweeps, double measure)> on_batch{};
@@ -86,6 +90,19 @@ struct IntervalSweepResult {  // of one sweep, as engine/solve/bellman.h's Inter
   bool above_target = false;  // some state's width exceeds its target
 };
 
+// Acyclic levels of a chunk, solved by one exact update each, in order: level i is
+// the states [level_starts[i], level_starts[i+1]) (chunk-local), each depending only
+// on states of earlier levels or outside the levels (final). With b_upper, both
+// iterates of interval iteration are updated; else the one of value iteration.
+struct LevelPasses {
+  const std::uint32_t* level_starts = nullptr;  // num_levels + 1
+  std::size_t num_levels = 0;
+  const double* b_lower = nullptr;  // num_rows
+  const double* b_upper = nullptr;  // num_rows, or none
+  bool maximize = false;
+  int group_size = 0;  // as SweepSettings
+};
+
 struct IntervalChunkStats {
   ChunkSolveStats stats;  // converged: no state above its target (and verified)
   bool verified = true;   // the upper iterate is proven an upper bound
@@ -117,6 +134,11 @@ class DeviceSolver {
   // the guess fails, or max_sweeps; both receive the result.
   virtual IntervalChunkStats iterate_interval(int ticket, const IntervalInputs& inputs,
                                               const SweepSettings& settings, double* lower, double* upper) = 0;
+
+  // The passes over acyclic levels, from lower (and upper) (host, num_states each),
+  // which receive the result; returns the time (upload_s, solve_s, download_s) and
+  // the passes as iterations.
+  virtual ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) = 0;
 
   // Single sweeps, for the equivalence tests against engine/solve/bellman.h.
   virtual double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,

@@ -31,12 +31,12 @@ struct LaneGroup {
   }
 };
 
-// Calls visit(s) for every state s this thread's group owns: groups stride over the
-// states, so any grid size covers any chunk.
+// Calls visit(s) for every state s in [first, end) this thread's group owns: groups
+// stride over the states, so any grid size covers any window of any chunk.
 template <int G, typename Visit>
-__device__ void for_each_state(std::uint64_t num_states, Visit visit) {
+__device__ void for_each_state(std::uint64_t first, std::uint64_t end, Visit visit) {
   const std::uint64_t groups = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / G;
-  for (std::uint64_t s = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G; s < num_states;
+  for (std::uint64_t s = first + (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G; s < end;
        s += groups) {
     visit(s);
   }

@@ -8,17 +8,23 @@
 
 namespace mdpvi::gpu::detail {
 
+// The states a kernel updates: [first, end) of the chunk's.
+struct Window {
+  std::uint64_t first, end;
+};
+
 // Value iteration (reference: bellman_sweep_reference): x_out = opt(P x_in + b) and
-// the sweep's largest change (relative: over the new value, where it is not 0).
+// the sweep's largest change (relative: over the new value, where it is not 0), over
+// the window's states.
 template <int G, bool kMaximize, bool kRelative>
 __global__ void __launch_bounds__(kBlockSize)
-    sweep_kernel(DeviceChunk m, const double* __restrict__ d_b, const double* __restrict__ d_x_in,
+    sweep_kernel(DeviceChunk m, Window w, const double* __restrict__ d_b, const double* __restrict__ d_x_in,
                  double* __restrict__ d_x_out, unsigned long long* d_change) {
   const LaneGroup<G> group;
   const double* const x[1] = {d_x_in};
   const double* const b[1] = {d_b};
   double largest_change = 0.0;
-  for_each_state<G>(m.num_states, [&](std::uint64_t s) {
+  for_each_state<G>(w.first, w.end, [&](std::uint64_t s) {
     const double best = optimize_over_choices<G, kMaximize, 1>(m, group, s, x, b).v[0];
     if (!group.leader()) return;
     double change = fabs(best - d_x_in[s]);
@@ -28,6 +34,15 @@ __global__ void __launch_bounds__(kBlockSize)
   });
   block_max_into(largest_change, d_change);
 }
+
+// The iterates a level pass reads (x, with their b) and writes (both buffers).
+template <int K>
+struct PassVectors {
+  const double* x[K];
+  const double* b[K];
+  double* first[K];
+  double* second[K];
+};
 
 enum IntervalFlag : unsigned { kAboveTarget = 1u, kUpperRaised = 2u, kCrossed = 4u };
 constexpr unsigned kAllIntervalFlags = kAboveTarget | kUpperRaised | kCrossed;
@@ -42,7 +57,7 @@ constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
 // block one atomicMax of the width (clamped at 0) and one atomicOr of the flags.
 template <int G, bool kMaximize, bool kRelative>
 __global__ void __launch_bounds__(kBlockSize)
-    interval_kernel(DeviceChunk m, const double* __restrict__ d_b_lower, const double* __restrict__ d_b_upper,
+    interval_kernel(DeviceChunk m, Window w, const double* __restrict__ d_b_lower, const double* __restrict__ d_b_upper,
                     const double* __restrict__ d_targets, const double* __restrict__ d_lower_in,
                     const double* __restrict__ d_upper_in, double* __restrict__ d_lower_out,
                     double* __restrict__ d_upper_out, unsigned long long* d_width, unsigned* d_flags) {
@@ -51,7 +66,7 @@ __global__ void __launch_bounds__(kBlockSize)
   const double* const b[2] = {d_b_lower, d_b_upper};
   double widest = 0.0;
   unsigned flags = 0;
-  for_each_state<G>(m.num_states, [&](std::uint64_t s) {
+  for_each_state<G>(w.first, w.end, [&](std::uint64_t s) {
     const Values<2> best = optimize_over_choices<G, kMaximize, 2>(m, group, s, x, b);
     if (!group.leader()) return;
     const double lower = fmax(d_lower_in[s], best.v[0]);
@@ -69,8 +84,27 @@ __global__ void __launch_bounds__(kBlockSize)
   block_or_into(flags, kAllIntervalFlags, d_flags);
 }
 
-using SweepKernel = void (*)(DeviceChunk, const double*, const double*, double*, unsigned long long*);
-using IntervalKernel = void (*)(DeviceChunk, const double*, const double*, const double*, const double*,
+// One exact update of an acyclic level (reference: the CPU's update of a trivial SCC,
+// bellman_value / bellman_pair): each state of the window from the values below it,
+// which are final, for K iterates at once (value iteration 1, interval iteration 2).
+// No state of the window reads another, so the update is in place; it writes both
+// buffers of each iterate, which then agree again.
+template <int G, bool kMaximize, int K>
+__global__ void __launch_bounds__(kBlockSize)
+    level_pass_kernel(DeviceChunk m, Window w, PassVectors<K> v) {
+  const LaneGroup<G> group;
+  for_each_state<G>(w.first, w.end, [&](std::uint64_t s) {
+    const Values<K> best = optimize_over_choices<G, kMaximize, K>(m, group, s, v.x, v.b);
+    if (!group.leader()) return;
+    for (int i = 0; i < K; ++i) {
+      v.first[i][s] = best.v[i];
+      v.second[i][s] = best.v[i];
+    }
+  });
+}
+
+using SweepKernel = void (*)(DeviceChunk, Window, const double*, const double*, double*, unsigned long long*);
+using IntervalKernel = void (*)(DeviceChunk, Window, const double*, const double*, const double*, const double*,
                                 const double*, double*, double*, unsigned long long*, unsigned*);
 
 struct SweepKernels {
@@ -80,6 +114,12 @@ struct SweepKernels {
 struct IntervalKernels {
   template <int G, bool Maximize, bool Relative>
   static IntervalKernel get() { return interval_kernel<G, Maximize, Relative>; }
+};
+// The pass has no convergence measure: "relative" does not matter.
+template <int K>
+struct LevelPassKernels {
+  template <int G, bool Maximize, bool Relative>
+  static void (*get())(DeviceChunk, Window, PassVectors<K>) { return level_pass_kernel<G, Maximize, K>; }
 };
 
 }  // namespace mdpvi::gpu::detail

@@ -186,7 +186,9 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
   }
 }
 
-TEST(DeviceSolve, AcyclicChunksStayOnTheCpu) {
+// An acyclic chunk goes to the device by levels, one pass each; iterated as a whole
+// (--gpu-schedule whole) it stays on the CPU, where one pass solves it.
+TEST(DeviceSolve, AcyclicChunksGoByLevelsOrStayOnTheCpu) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   // Blocks of one state, self-loops removed: every column points to an earlier state.
   MaybeSystem generated = test::random_system(50, 5, std::vector<std::uint32_t>(50, 1));
@@ -206,10 +208,41 @@ TEST(DeviceSolve, AcyclicChunksStayOnTheCpu) {
   }
   for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) ASSERT_TRUE(is_trivial_scc(system, scc));
   SolveRequest request = request_for(system, Optimization::maximize, Method::value_iteration);
-  SolveResult solution = solve(request, {SolverKind::gpu});
-  ASSERT_EQ(solution.report.chunks.size(), 1u);
-  EXPECT_FALSE(solution.report.chunks[0].on_gpu);
-  expect_near_all(solution.lower, solve(request, {SolverKind::cpu}).lower, 0.0);
+  const SolveResult cpu = solve(request, {SolverKind::cpu});
+  SolveResult by_levels = solve(request, {SolverKind::gpu});
+  ASSERT_EQ(by_levels.report.chunks.size(), 1u);
+  EXPECT_TRUE(by_levels.report.chunks[0].on_gpu);
+  EXPECT_TRUE(by_levels.report.chunks[0].by_levels);
+  expect_near_all(by_levels.lower, cpu.lower, 1e-13);
+  SolveResult whole = solve(request, {SolverKind::gpu, std::nullopt, 0, DeviceSchedule::whole});
+  ASSERT_EQ(whole.report.chunks.size(), 1u);
+  EXPECT_FALSE(whole.report.chunks[0].on_gpu);
+  expect_near_all(whole.lower, cpu.lower, 0.0);
+}
+
+// Levels with cycles and wide acyclic levels, whole and in chunks that cut levels,
+// by levels and as a whole, every method: the CPU's values.
+TEST(DeviceSolve, ByLevelsAgreesWithTheCpu) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const MaybeSystem system = test::layered_system(9, 3001, 7);
+  for (Method method : kMethods) {
+    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+      SCOPED_TRACE(to_string(method));
+      const SolveRequest request = request_for(system, direction, method);
+      const SolveResult cpu = solve(request, {SolverKind::cpu});
+      for (DeviceSchedule schedule : {DeviceSchedule::levels, DeviceSchedule::whole}) {
+        const SolveResult whole = solve(request, {SolverKind::gpu, std::nullopt, 0, schedule});
+        ASSERT_EQ(whole.report.chunks.size(), 1u);
+        EXPECT_EQ(whole.report.chunks[0].by_levels, schedule == DeviceSchedule::levels);
+        expect_near_all(whole.lower, cpu.lower, 1e-10);
+        expect_near_all(whole.upper, cpu.upper, 1e-10);
+        const SolveResult chunked = solve(request, {SolverKind::gpu, whole.report.chunks[0].footprint_bytes / 7, 0, schedule});
+        EXPECT_GE(chunked.report.chunks.size(), 7u);
+        expect_near_all(chunked.lower, cpu.lower, 1e-10);
+        expect_near_all(chunked.upper, cpu.upper, 1e-10);
+      }
+    }
+  }
 }
 
 // The benchmark instances on the GPU, unchunked and in at least 8 chunks, against

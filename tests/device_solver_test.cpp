@@ -162,6 +162,75 @@ TEST_P(DeviceKernel, IntervalSweepIsEquivalentToRef) {
   }
 }
 
+// A sweep over a window of the states: the window as the reference sweeps it, every
+// other state as it was.
+TEST_P(DeviceKernel, WindowSweepIsEquivalentToRef) {
+  for (const MaybeSystem& system : systems_under_test(5)) {
+    const std::uint32_t n = system.num_states();
+    if (n < 3) continue;
+    int ticket = device_->upload(matrix_of(system));
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> x(n);
+    for (double& v : x) v = unit(rng);
+    const std::uint32_t first = n / 3, end = n - n / 4;
+    for (bool maximize : {false, true}) {
+      std::vector<double> expected = x, actual(n);
+      const double expected_change =
+          bellman_sweep_reference(system, {first, end}, maximize ? Optimization::maximize : Optimization::minimize,
+                                  ConvergenceCriterion::absolute, x.data(), expected.data());
+      gpu::SweepSettings settings{maximize, false, 1e-6, 1, false, GetParam(), first, end};
+      const double actual_change = device_->sweep_once(ticket, system.row_constants.data(), settings, x.data(), actual.data());
+      for (std::uint32_t s = 0; s < n; ++s) {
+        if (s < first || s >= end) {
+          ASSERT_EQ(actual[s], x[s]) << "state " << s << " outside the window, n = " << n;
+        } else {
+          ASSERT_NEAR(actual[s], expected[s], 1e-12) << "state " << s << ", n = " << n;
+        }
+      }
+      EXPECT_NEAR(actual_change, expected_change, 1e-12) << "n = " << n;
+    }
+    device_->release(ticket);
+  }
+}
+
+// Passes over acyclic levels (odd widths, one-state levels, 40-row states, rows
+// longer than a warp, a long chain of levels) against the CPU's update of trivial
+// SCCs in order: value iteration's one iterate and interval iteration's two.
+TEST_P(DeviceKernel, LevelPassIsEquivalentToRef) {
+  for (auto [levels, width] : {std::pair{1u, 1u}, {3u, 31u}, {5u, 33u}, {4u, 1025u}, {3001u, 1u}, {2u, 20011u}}) {
+    const MaybeSystem system = test::layered_system(levels, width, levels + width, /*cycles=*/false);
+    const std::uint32_t n = system.num_states();
+    std::vector<std::uint32_t> starts;
+    for (std::uint64_t scc : system.level_starts) starts.push_back(static_cast<std::uint32_t>(system.scc_starts[scc]));
+    int ticket = device_->upload(matrix_of(system));
+    for (bool maximize : {false, true}) {
+      std::mt19937 rng(levels);
+      std::uniform_real_distribution<double> unit(0.0, 1.0);
+      std::vector<double> lower(n), upper(n);
+      for (std::uint32_t s = 0; s < n; ++s) lower[s] = unit(rng), upper[s] = lower[s] + unit(rng);
+      std::vector<double> expected_lower = lower, expected_upper = upper;
+      for (std::uint32_t s = 0; s < n; ++s) {  // in level order: each from the levels below
+        const auto [lo, up] = maximize ? bellman_pair<Optimization::maximize>(system, s, expected_lower.data(), expected_upper.data())
+                                       : bellman_pair<Optimization::minimize>(system, s, expected_lower.data(), expected_upper.data());
+        expected_lower[s] = lo;
+        expected_upper[s] = up;
+      }
+      std::vector<double> plain = lower;
+      const gpu::LevelPasses one{starts.data(), starts.size() - 1, system.row_constants.data(), nullptr, maximize, GetParam()};
+      const gpu::ChunkSolveStats stats = device_->pass_levels(ticket, one, plain.data(), nullptr);
+      EXPECT_EQ(stats.iterations, levels);
+      expect_near_all(plain, expected_lower, 1e-12);
+      const gpu::LevelPasses two{starts.data(), starts.size() - 1, system.row_constants.data(),
+                                 system.row_constants.data(), maximize, GetParam()};
+      device_->pass_levels(ticket, two, lower.data(), upper.data());
+      expect_near_all(lower, expected_lower, 1e-12);
+      expect_near_all(upper, expected_upper, 1e-12);
+    }
+    device_->release(ticket);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(GroupSizes, DeviceKernel, ::testing::Values(1, 2, 4, 8, 16, 32));
 
 // Sweeps until convergence on the device against the same number of reference

@@ -58,7 +58,8 @@ inline MaybeSystem random_system(std::uint32_t n, std::uint32_t seed, std::vecto
 // SCCs are single states without self-loops (solved by one update); every seventh
 // position starts a cycle of three states, and every eleventh state has a self-loop.
 // Rows: empty, one-row groups, many rows, rows longer than a warp.
-inline MaybeSystem layered_system(std::uint32_t levels, std::uint32_t width, std::uint32_t seed) {
+// Without cycles, every SCC is a single state without a self-loop: every level acyclic.
+inline MaybeSystem layered_system(std::uint32_t levels, std::uint32_t width, std::uint32_t seed, bool cycles = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   MaybeSystem system;
@@ -70,7 +71,7 @@ inline MaybeSystem layered_system(std::uint32_t levels, std::uint32_t width, std
     const std::uint32_t first = level * width;
     std::uniform_int_distribution<std::uint32_t> below(0, first == 0 ? 0 : first - 1);
     for (std::uint32_t i = 0; i < width;) {
-      const std::uint32_t size = i % 7 == 0 && i + 3 <= width ? 3 : 1;
+      const std::uint32_t size = cycles && i % 7 == 0 && i + 3 <= width ? 3 : 1;
       for (std::uint32_t j = 0; j < size; ++j) {
         const std::uint32_t s = first + i + j;
         const std::uint32_t rows = s % 5 == 0 ? 1 : 1 + rng() % 4;
@@ -81,7 +82,7 @@ inline MaybeSystem layered_system(std::uint32_t levels, std::uint32_t width, std
           std::vector<std::uint32_t> columns;
           for (std::uint32_t k = 0; k < length; ++k) columns.push_back(below(rng));
           if (size == 3 && r == 0) columns.push_back(first + i + (j + 1) % 3);  // the cycle
-          if (s % 11 == 0 && r == 0) columns.push_back(s);                     // a self-loop
+          if (cycles && s % 11 == 0 && r == 0) columns.push_back(s);           // a self-loop
           for (std::uint32_t c : columns) {
             system.columns.push_back(c);
             system.values.push_back(mass / static_cast<double>(columns.size()));

@@ -52,6 +52,7 @@ struct CheckArguments {
   unsigned timeout_s = 0;       // 0: none
   int threads = 0;
   std::string format;  // empty: from the extension
+  std::string gpu_schedule = "auto";
 };
 
 // "0.1 (commit abc1234": --version closes it after the CUDA runtime, the reports at once.
@@ -125,6 +126,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(CLI::PositiveNumber);
   check->add_option("--gpu-group-size", args.options.device.group_size, "Lanes per state in the GPU sweep: 1-32 (default: from row lengths)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  check->add_option("--gpu-schedule", args.gpu_schedule,
+                    "How the GPU solves a chunk, for measurements: auto, levels (acyclic levels one pass each, levels "
+                    "with cycles iterated on their own) or whole (the chunk iterated as one system)")
+      ->check(CLI::IsMember({"auto", "levels", "whole"}));
 }
 
 int run_check_command(CheckArguments& args) {
@@ -169,6 +174,8 @@ int run_check_command(CheckArguments& args) {
                                : args.solver == "cpu" ? SolverKind::cpu
                                                       : SolverKind::automatic;
   if (args.gpu_memory_limit > 0) args.options.device.memory_limit_bytes = args.gpu_memory_limit;
+  if (args.gpu_schedule == "levels") args.options.device.schedule = DeviceSchedule::levels;
+  if (args.gpu_schedule == "whole") args.options.device.schedule = DeviceSchedule::whole;
   if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;
   if (args.graph == "reference") args.options.search = graph::SearchKind::reference;

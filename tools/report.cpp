@@ -87,15 +87,17 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
           << "\n";
     }
     if (!d->solve.device.empty()) {
-      std::size_t on_gpu = 0;
+      std::size_t on_gpu = 0, by_levels = 0;
       double upload = 0, solve = 0, download = 0;
       for (const ChunkReport& c : d->solve.chunks) {
         on_gpu += c.on_gpu;
+        by_levels += c.by_levels;
         upload += c.upload_s;
         solve += c.solve_s;
         download += c.download_s;
       }
-      out << "GPU (" << d->solve.device << "): " << d->solve.chunks.size() << " chunks, " << on_gpu << " on the GPU; upload "
+      out << "GPU (" << d->solve.device << "): " << d->solve.chunks.size() << " chunks, " << on_gpu << " on the GPU ("
+          << by_levels << " by levels); upload "
           << seconds(upload) << ", solve " << seconds(solve) << ", download " << seconds(download) << "\n";
     } else if (d->solve.chunks.size() > 1) {
       out << "Chunks: " << d->solve.chunks.size() << " (solved on the CPU)\n";
@@ -161,8 +163,9 @@ nlohmann::json to_json(const CheckReport& report) {
                                 {"footprint_bytes", c.footprint_bytes}, {"on_gpu", c.on_gpu},
                                 {"iterations", c.iterations}, {"upload_s", c.upload_s},
                                 {"solve_s", c.solve_s},       {"download_s", c.download_s},
-                                {"bytes_per_sweep", c.bytes_per_sweep}};
-        if (c.on_gpu && c.iterations > 0 && c.solve_s > 0) {
+                                {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}};
+        // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.
+        if (c.on_gpu && !c.by_levels && c.iterations > 0 && c.solve_s > 0) {
           chunk["sweep_s"] = c.solve_s / static_cast<double>(c.iterations);
           chunk["achieved_bandwidth_bytes_per_s"] = static_cast<double>(c.bytes_per_sweep) * c.iterations / c.solve_s;
         }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 
 namespace mdpvi {
@@ -129,14 +130,20 @@ std::vector<Chunk> plan_for(const MaybeSystem& system, const MethodPolicy& metho
   return plan_chunks(system, std::max<std::size_t>(*budget / 2, 1), method);
 }
 
-// A chunk of trivial SCCs only is solved exactly by one pass on the CPU; the GPU
-// would iterate it as a whole (measured on csma3_6: 0.69 s on the CPU, 1.37 s on
-// the GPU).
-bool needs_iteration(const MaybeSystem& system, const Chunk& chunk) {
-  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {
-    if (!is_trivial_scc(system, scc)) return true;
-  }
-  return false;
+// Whether the device solves the chunk level by level. Iterated as a whole, a chunk
+// of depth D takes at least D sweeps of all its states; by levels, each acyclic level
+// takes one pass of its own states and each level with cycles only its own sweeps.
+bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest& request, DeviceSchedule schedule) {
+  if (schedule == DeviceSchedule::whole || request.options.stop.fixed_sweeps) return false;
+  return levels_spanned(system, chunk.first_scc, chunk.end_scc) > 1;
+}
+
+// Whether a chunk goes to the device. One of trivial SCCs only is solved exactly by
+// one pass on the CPU unless the device solves it by levels: iterated as a whole it
+// was slower than the CPU (measured on csma3_6: 0.69 s on the CPU, 1.37 s on the GPU).
+bool for_device(const MaybeSystem& system, const Chunk& chunk, const SolveRequest& request, DeviceSchedule schedule) {
+  if (!chunk.fits) return false;
+  return !all_trivial(system, chunk.first_scc, chunk.end_scc) || by_levels(system, chunk, request, schedule);
 }
 
 // Puts the plan's chunks on the device in turn: the first from the system's own
@@ -144,8 +151,10 @@ bool needs_iteration(const MaybeSystem& system, const Chunk& chunk) {
 // current one is solved.
 class ChunkFeeder {
  public:
-  ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& plan, gpu::DeviceSolver& device)
-      : system_(system), plan_(plan), device_(device) {}
+  // on_device(chunk): whether the chunk goes to the device (the others are not uploaded).
+  ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& plan, gpu::DeviceSolver& device,
+              std::function<bool(const Chunk&)> on_device)
+      : system_(system), plan_(plan), device_(device), on_device_(std::move(on_device)) {}
   ~ChunkFeeder() {
     release(current_);
     release(next_);
@@ -203,7 +212,7 @@ class ChunkFeeder {
 
   void prefetch_after(std::size_t index) {
     for (std::size_t i = index + 1; i < plan_.size(); ++i) {
-      if (!plan_[i].fits || !needs_iteration(system_, plan_[i])) continue;
+      if (!on_device_(plan_[i])) continue;
       try {
         next_ = upload(i);
       } catch (const gpu::DeviceError& error) {
@@ -221,6 +230,7 @@ class ChunkFeeder {
   const MaybeSystem& system_;
   const std::vector<Chunk>& plan_;
   gpu::DeviceSolver& device_;
+  std::function<bool(const Chunk&)> on_device_;
   Resident current_, next_;
 };
 
@@ -276,9 +286,32 @@ std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_byt
   return chunks;
 }
 
+namespace {
+
+// For -v: the levels' shape, which decides how a device can schedule them.
+void log_levels(const MaybeSystem& system) {
+  std::size_t acyclic_levels = 0;
+  std::uint64_t states_in_cyclic_levels = 0, widest = 0;
+  for (std::size_t h = 0; h < system.num_levels(); ++h) {
+    bool acyclic = true;
+    for (std::size_t scc = system.level_starts[h]; scc < system.level_starts[h + 1] && acyclic; ++scc) {
+      acyclic = is_trivial_scc(system, scc);
+    }
+    const std::uint64_t states = system.scc_starts[system.level_starts[h + 1]] - system.scc_starts[system.level_starts[h]];
+    widest = std::max(widest, states);
+    acyclic_levels += acyclic;
+    if (!acyclic) states_in_cyclic_levels += states;
+  }
+  spdlog::debug("levels: {} ({} of trivial SCCs only), widest {} states; {} of {} states in levels with cycles",
+                system.num_levels(), acyclic_levels, widest, states_in_cyclic_levels, system.num_states());
+}
+
+}  // namespace
+
 SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
+  if (spdlog::should_log(spdlog::level::debug)) log_levels(system);
   std::unique_ptr<MethodPolicy> method = make_method_policy(request);
   std::unique_ptr<gpu::DeviceSolver> device = open_device(options);
   SolveResult result;
@@ -288,15 +321,18 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   if (device) report.device = device->name();
   Iterates x(request, method->has_upper_iterate());
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
+  const auto on_device = [&](const Chunk& chunk) { return for_device(system, chunk, request, options.schedule); };
   std::optional<ChunkFeeder> feeder;
-  if (device) feeder.emplace(system, plan, *device);
+  if (device) feeder.emplace(system, plan, *device, on_device);
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];
     ChunkReport chunk_report = report_for(system, chunk, report.stats);
     bool done = false;
-    if (feeder && chunk.fits && needs_iteration(system, chunk)) {
+    if (feeder && on_device(chunk)) {
       try {
         DeviceChunkJob job = feeder->take(index);
+        job.by_levels = by_levels(system, chunk, request, options.schedule);
+        chunk_report.by_levels = job.by_levels;
         record_device_run(method->solve_chunk_on_device(job, x, report.stats), chunk_report);
         done = true;
       } catch (const gpu::DeviceError& error) {

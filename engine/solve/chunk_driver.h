@@ -28,10 +28,16 @@ std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_byt
 
 enum class SolverKind { automatic, gpu, cpu };
 
+// How the device solves a chunk: level by level (acyclic levels one pass each, each
+// level with cycles iterated on its own), or as one Jacobi system (whole); automatic
+// picks by the rule in chunk_driver.cpp.
+enum class DeviceSchedule { automatic, levels, whole };
+
 struct DeviceOptions {
   SolverKind solver = SolverKind::automatic;
   std::optional<std::size_t> memory_limit_bytes{};// the chunk budget; default: free memory less a margin
   int group_size = 0;                             // lanes per state on the GPU; 0 = automatic
+  DeviceSchedule schedule = DeviceSchedule::automatic;
 };
 
 // Throws std::runtime_error when the GPU is required (SolverKind::gpu) and absent,

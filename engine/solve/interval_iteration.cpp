@@ -243,55 +243,75 @@ class CpuSccUnit final : public IntervalUnit {
   Iterates& x_;
 };
 
-// One chunk resident on the device; both b are fixed (earlier chunks are final).
-class DeviceChunkUnit final : public IntervalUnit {
- public:
-  DeviceChunkUnit(const SolveRequest& request, const DeviceChunkJob& job, const std::vector<double>& scc_targets,
-                  Iterates& x)
-      : r_(request),
-        job_(job),
-        lower_(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end),
-        upper_(x.upper.begin() + job.states.begin, x.upper.begin() + job.states.end),
-        targets_(job.states.size()) {
+// A chunk resident on the device, its vectors on the host: both iterates, the width
+// targets and both b (fixed: earlier chunks are final). Device calls upload them and
+// bring back the result.
+struct DeviceChunkVectors {
+  DeviceChunkVectors(const SolveRequest& request, const DeviceChunkJob& job, const std::vector<double>& scc_targets,
+                     Iterates& x)
+      : lower(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end),
+        upper(x.upper.begin() + job.states.begin, x.upper.begin() + job.states.end),
+        targets(job.states.size()) {
     const MaybeSystem& system = request.system;
     for (std::size_t scc = job.first_scc; scc < job.end_scc; ++scc) {
-      std::fill(targets_.begin() + (system.scc_starts[scc] - job.states.begin),
-                targets_.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
+      std::fill(targets.begin() + (system.scc_starts[scc] - job.states.begin),
+                targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
     }
-    b_lower_ = job.row_constants(x.lower, b_lower_storage_);
-    b_upper_ = job.row_constants(x.upper, b_upper_storage_);
+    b_lower = job.row_constants(x.lower, b_lower_storage);
+    b_upper = job.row_constants(x.upper, b_upper_storage);
   }
 
+  void store(const DeviceChunkJob& job, Iterates& x) const {
+    std::copy(lower.begin(), lower.end(), x.lower.begin() + job.states.begin);
+    std::copy(upper.begin(), upper.end(), x.upper.begin() + job.states.begin);
+    x.sync(job.states);
+  }
+
+  std::vector<double> lower, upper, targets;
+  std::vector<double> b_lower_storage, b_upper_storage;
+  const double* b_lower = nullptr;
+  const double* b_upper = nullptr;
+};
+
+// A window of a resident chunk's states, [first, end) chunk-local: the whole chunk,
+// or one level with cycles, the chunk's other states final or not yet due.
+class DeviceWindowUnit final : public IntervalUnit {
+ public:
+  DeviceWindowUnit(const SolveRequest& request, const DeviceChunkJob& job, DeviceChunkVectors& v, std::uint32_t first,
+                   std::uint32_t end)
+      : r_(request), job_(job), v_(v), first_(first), end_(end) {}
+
   LowerRun iterate_lower(double precision, std::uint64_t budget) override {
-    gpu::SweepSettings plain = sweep_settings(r_);
+    gpu::SweepSettings plain = settings();
     plain.epsilon = precision;
     plain.max_sweeps = budget;
-    gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, b_lower_, plain, lower_.data());
+    gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, v_.b_lower, plain, v_.lower.data());
     stats += s;
     return {s.iterations, s.last_measure, convergence_rate(s.earlier_measure, s.last_measure, s.measure_gap)};
   }
 
   std::uint64_t guess_upper(double bound, double rate) override {
     const bool relative = r_.options.stop.criterion == ConvergenceCriterion::relative;
-    const std::vector<double> before = lower_;
-    gpu::SweepSettings one = sweep_settings(r_);
+    const std::vector<double> before(v_.lower.begin() + first_, v_.lower.begin() + end_);
+    gpu::SweepSettings one = settings();
     one.max_sweeps = 1;
     one.fixed_sweeps = true;
-    stats += job_.device.iterate(job_.ticket, b_lower_, one, lower_.data());
-    for (std::size_t s = 0; s < lower_.size(); ++s) {
-      lower_[s] = std::max(lower_[s], before[s]);
-      upper_[s] = guessed_upper(lower_[s], lower_[s] - before[s], rate, targets_[s], relative, bound);
+    stats += job_.device.iterate(job_.ticket, v_.b_lower, one, v_.lower.data());
+    for (std::uint32_t s = first_; s < end_; ++s) {
+      const double earlier = before[s - first_];
+      v_.lower[s] = std::max(v_.lower[s], earlier);
+      v_.upper[s] = guessed_upper(v_.lower[s], v_.lower[s] - earlier, rate, v_.targets[s], relative, bound);
     }
     return 1;
   }
 
-  void reset_upper(double bound) override { std::fill(upper_.begin(), upper_.end(), bound); }
+  void reset_upper(double bound) override { std::fill(v_.upper.begin() + first_, v_.upper.begin() + end_, bound); }
 
   IntervalRun iterate_both(std::uint64_t budget, bool verify) override {
-    gpu::SweepSettings settings = sweep_settings(r_);
-    settings.max_sweeps = budget;
-    gpu::IntervalInputs inputs{b_lower_, b_upper_, targets_.data(), verify};
-    gpu::IntervalChunkStats s = job_.device.iterate_interval(job_.ticket, inputs, settings, lower_.data(), upper_.data());
+    gpu::SweepSettings interval = settings();
+    interval.max_sweeps = budget;
+    gpu::IntervalInputs inputs{v_.b_lower, v_.b_upper, v_.targets.data(), verify};
+    gpu::IntervalChunkStats s = job_.device.iterate_interval(job_.ticket, inputs, interval, v_.lower.data(), v_.upper.data());
     stats += s.stats;
     IntervalRun run;
     run.sweeps = s.stats.iterations;
@@ -306,28 +326,27 @@ class DeviceChunkUnit final : public IntervalUnit {
   // and are exact after a few sweeps anyway.
   double tightest_target() const override {
     double tightest = std::numeric_limits<double>::infinity();
-    for (double t : targets_) {
-      if (t > 0.0) tightest = std::min(tightest, t);
+    for (std::uint32_t s = first_; s < end_; ++s) {
+      if (v_.targets[s] > 0.0) tightest = std::min(tightest, v_.targets[s]);
     }
     return std::isinf(tightest) ? 0.0 : tightest;
   }
-  std::uint64_t states() const override { return lower_.size(); }
-
-  void store(Iterates& x) const {
-    std::copy(lower_.begin(), lower_.end(), x.lower.begin() + job_.states.begin);
-    std::copy(upper_.begin(), upper_.end(), x.upper.begin() + job_.states.begin);
-    x.sync(job_.states);
-  }
+  std::uint64_t states() const override { return end_ - first_; }
 
   gpu::ChunkSolveStats stats;  // summed over every run on the device
 
  private:
+  gpu::SweepSettings settings() const {
+    gpu::SweepSettings s = sweep_settings(r_);
+    s.first_state = first_;
+    s.end_state = end_;
+    return s;
+  }
+
   const SolveRequest& r_;
   const DeviceChunkJob& job_;
-  std::vector<double> lower_, upper_, targets_;
-  std::vector<double> b_lower_storage_, b_upper_storage_;
-  const double* b_lower_ = nullptr;
-  const double* b_upper_ = nullptr;
+  DeviceChunkVectors& v_;
+  std::uint32_t first_, end_;
 };
 
 class IntervalIterationPolicy final : public MethodPolicy {
@@ -372,22 +391,45 @@ class IntervalIterationPolicy final : public MethodPolicy {
   }
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
-    DeviceChunkUnit unit(r_, job, targets_, x);
-    IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_,
-                                             "on the device for a chunk");
-    unit.store(x);
+    DeviceChunkVectors v(r_, job, targets_, x);
+    gpu::ChunkSolveStats total;
+    if (!job.by_levels) {
+      const auto n = static_cast<std::uint32_t>(job.states.size());
+      total = solve_window(job, v, {true, job.first_scc, job.end_scc, {0, n}}, "on the device for a chunk", stats);
+    } else {
+      for (const LevelSegment& segment : level_segments(r_.system, job.first_scc, job.end_scc)) {
+        if (segment.acyclic) {  // exact from final inputs, as the CPU's trivial SCCs
+          const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, v.b_lower,
+                                        v.b_upper, r_.direction == Optimization::maximize, 0};
+          total += job.device.pass_levels(job.ticket, passes, v.lower.data(), v.upper.data());
+        } else {
+          total += solve_window(job, v, segment, "on the device for a level", stats);
+        }
+      }
+    }
+    v.store(job, x);
+    total.converged = stats.converged;
+    return total;
+  }
+
+ private:
+  // The states of one window (the chunk, or a level with cycles): its SCCs'.
+  gpu::ChunkSolveStats solve_window(const DeviceChunkJob& job, DeviceChunkVectors& v, const LevelSegment& window,
+                                    const char* where, SolveStats& stats) {
+    DeviceWindowUnit unit(r_, job, v, window.level_starts.front(), window.level_starts.back());
+    IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, where);
     stats.add_run(run.sweeps);
-    stats.iterated_sccs += job.end_scc - job.first_scc;
+    stats.iterated_sccs += job.by_levels ? count_iterated(r_.system, window.first_scc, window.end_scc)
+                                         : window.end_scc - window.first_scc;
     if (!run.converged) {
-      report_not_converged(stats, {name_, "a chunk on the GPU", run.sweeps, job.states.size(), "width",
-                                   run.width, targets_[job.end_scc - 1]});
+      report_not_converged(stats, {name_, job.by_levels ? "a level on the GPU" : "a chunk on the GPU", run.sweeps,
+                                   unit.states(), "width", run.width, targets_[window.end_scc - 1]});
     }
     gpu::ChunkSolveStats s = unit.stats;
     s.converged = run.converged;
     return s;
   }
 
- private:
   const SolveRequest& r_;
   bool optimistic_;
   const char* name_;

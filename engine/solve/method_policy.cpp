@@ -145,6 +145,47 @@ void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_
   }
 }
 
+std::size_t count_iterated(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
+  std::size_t count = 0;
+  for (std::size_t scc = first_scc; scc < end_scc; ++scc) count += !is_trivial_scc(system, scc);
+  return count;
+}
+
+bool all_trivial(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
+  for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
+    if (!is_trivial_scc(system, scc)) return false;
+  }
+  return true;
+}
+
+std::size_t levels_spanned(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
+  if (first_scc >= end_scc) return 0;
+  const auto& levels = system.level_starts;
+  const auto first = std::upper_bound(levels.begin(), levels.end(), first_scc);
+  const auto last = std::upper_bound(levels.begin(), levels.end(), end_scc - 1);
+  return static_cast<std::size_t>(last - first) + 1;
+}
+
+std::vector<LevelSegment> level_segments(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
+  std::vector<LevelSegment> segments;
+  const std::uint64_t chunk_first = system.scc_starts[first_scc];
+  const auto local = [&](std::size_t scc) { return static_cast<std::uint32_t>(system.scc_starts[scc] - chunk_first); };
+  const auto& levels = system.level_starts;
+  auto level = std::upper_bound(levels.begin(), levels.end(), first_scc);
+  for (std::size_t begin = first_scc; begin < end_scc; ++level) {
+    const std::size_t end = level == levels.end() ? end_scc : std::min<std::size_t>(end_scc, *level);
+    const bool acyclic = all_trivial(system, begin, end);
+    if (acyclic && !segments.empty() && segments.back().acyclic) {
+      segments.back().level_starts.push_back(local(end));
+      segments.back().end_scc = end;
+    } else {
+      segments.push_back({acyclic, begin, end, {local(begin), local(end)}});
+    }
+    begin = end;
+  }
+  return segments;
+}
+
 // Said once, by the property's error (engine/check/reachability.cpp's solve_into);
 // each unit only in the debug log (a model can have thousands of them).
 void report_not_converged(SolveStats& stats, const NotConverged& what) {

@@ -40,7 +40,29 @@ struct DeviceChunkJob {
   // (an iterate of the whole system, final before the chunk). Returns the system's
   // own b where nothing precedes the chunk, else fills and returns storage.
   std::function<const double*(const std::vector<double>& final, std::vector<double>& storage)> row_constants;
+  // Solve level by level (level_segments) rather than iterate the chunk as a whole.
+  bool by_levels = false;
 };
+
+// A chunk's levels as the device solves them: a run of acyclic levels (trivial SCCs
+// only), one exact pass each, or a single level with cycles, iterated on its own.
+struct LevelSegment {
+  bool acyclic = true;
+  std::size_t first_scc = 0, end_scc = 0;
+  std::vector<std::uint32_t> level_starts;  // chunk-local state boundaries: levels + 1 (with cycles: 2)
+};
+
+// The segments of the chunk of SCCs [first_scc, end_scc), in chunk-local states.
+std::vector<LevelSegment> level_segments(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);
+
+// How many of SCCs [first_scc, end_scc) are not trivial.
+std::size_t count_iterated(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);
+
+// Whether SCCs [first_scc, end_scc) are all trivial.
+bool all_trivial(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);
+
+// How many levels SCCs [first_scc, end_scc) span.
+std::size_t levels_spanned(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);
 
 class MethodPolicy {
  public:

@@ -99,6 +99,7 @@ struct ChunkReport {
   std::size_t sccs = 0;
   std::size_t footprint_bytes = 0;
   bool on_gpu = false;
+  bool by_levels = false;  // on the GPU level by level (else iterated as a whole)
   std::uint64_t iterations = 0;
   double upload_s = 0.0, solve_s = 0.0, download_s = 0.0;
   // What one sweep must move at the least: the matrix, b, the row offsets, and the

@@ -47,9 +47,17 @@ class ValueIterationPolicy final : public MethodPolicy {
     std::vector<double> storage;
     const double* b = job.row_constants(x.lower, storage);
     std::vector<double> values(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end);
-    gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_), values.data());
+    gpu::ChunkSolveStats s = job.by_levels ? solve_by_levels(job, b, values, stats) : solve_whole(job, b, values, stats);
     std::copy(values.begin(), values.end(), x.lower.begin() + job.states.begin);
     x.sync(job.states);
+    return s;
+  }
+
+ private:
+  // The chunk as one Jacobi system.
+  gpu::ChunkSolveStats solve_whole(const DeviceChunkJob& job, const double* b, std::vector<double>& values,
+                                   SolveStats& stats) {
+    gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_), values.data());
     stats.add_run(s.iterations);
     stats.iterated_sccs += job.end_scc - job.first_scc;
     if (!s.converged && !stop_.fixed_sweeps) {
@@ -59,7 +67,35 @@ class ValueIterationPolicy final : public MethodPolicy {
     return s;
   }
 
- private:
+  // Level by level: runs of acyclic levels one pass each, every level with cycles
+  // iterated on its own states until it converges (as the CPU does an SCC).
+  gpu::ChunkSolveStats solve_by_levels(const DeviceChunkJob& job, const double* b, std::vector<double>& values,
+                                       SolveStats& stats) {
+    gpu::ChunkSolveStats total;
+    for (const LevelSegment& segment : level_segments(r_.system, job.first_scc, job.end_scc)) {
+      if (segment.acyclic) {
+        const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, b, nullptr,
+                                      r_.direction == Optimization::maximize, 0};
+        total += job.device.pass_levels(job.ticket, passes, values.data(), nullptr);
+        continue;
+      }
+      gpu::SweepSettings settings = sweep_settings(r_);
+      settings.first_state = segment.level_starts.front();
+      settings.end_state = segment.level_starts.back();
+      const gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, settings, values.data());
+      total += s;
+      stats.add_run(s.iterations);
+      stats.iterated_sccs += count_iterated(r_.system, segment.first_scc, segment.end_scc);
+      if (!s.converged && !stop_.fixed_sweeps) {
+        report_not_converged(stats, {"value iteration", "a level on the GPU", s.iterations,
+                                     settings.end_state - settings.first_state, "last change", s.last_measure,
+                                     stop_.epsilon});
+      }
+    }
+    total.converged = stats.converged;
+    return total;
+  }
+
   const SolveRequest& r_;
   const StopRule& stop_;
 };
