@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -52,6 +52,28 @@ for part in "$@"; do
     costs-large)
       costs_run large --suite large --solvers gpu --instances coin6_4,leader8,csma3_6,csma4_4,wlan6 --timeout 300 \
         --max-iters 1000000
+      ;;
+    levels)
+      # Issue 22: the GPU by levels against the whole-chunk Jacobi and the 16-core CPU,
+      # one representative property per instance (as bench.py's large suite), default
+      # method; LEVELS_INSTANCES picks instances, LEVELS_MODES the modes.
+      for inst in ${LEVELS_INSTANCES:-coin6_4 leader8 csma3_6 wlan6}; do
+        case $inst in
+          coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
+          coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
+          leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
+          csma3_6) args=($M/csma/csma3_6.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
+          csma4_4) args=($M/csma/csma4_4.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
+          wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
+        esac
+        for mode in ${LEVELS_MODES:-levels whole cpu}; do
+          if [ $mode = cpu ]; then
+            run "levels $inst cpu" "${args[@]}" --solver cpu --max-iters 1000000
+          else
+            run "levels $inst $mode" "${args[@]}" --solver gpu --gpu-schedule $mode --max-iters 1000000
+          fi
+        done
+      done
       ;;
     costs-coin8)
       costs_run coin8 --suite large --solvers gpu --instances coin8_2 --timeout 300 --max-iters 1000000

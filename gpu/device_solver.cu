@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace mdpvi::gpu {
@@ -70,9 +71,33 @@ class DeviceIterate {
   double* d_first() const { return d_first_.get(); }
   double* d_second() const { return d_second_.get(); }
   void swap() { std::swap(d_in_, d_out_); }
+  std::size_t size() const { return n_; }
   // The vector last written (after swap(): the one being read).
   void download(double* host, cudaStream_t stream) const {
     if (n_ > 0) check(cudaMemcpyAsync(host, d_in_, n_ * sizeof(double), cudaMemcpyDeviceToHost, stream), "download");
+  }
+  // States [first, end) of it, to host[first, end).
+  void download(std::uint64_t first, std::uint64_t end, double* host, cudaStream_t stream) const {
+    if (end > first) {
+      check(cudaMemcpyAsync(host + first, d_in_ + first, (end - first) * sizeof(double), cudaMemcpyDeviceToHost, stream),
+            "download");
+    }
+  }
+  // States [first, end) of the vector last written, copied into the other buffer.
+  void settle(std::uint64_t first, std::uint64_t end, cudaStream_t stream) {
+    if (end > first) {
+      check(cudaMemcpyAsync(d_out_ + first, d_in_ + first, (end - first) * sizeof(double), cudaMemcpyDeviceToDevice,
+                            stream),
+            "settle");
+    }
+  }
+  // host[first, end) into states [first, end) of both buffers.
+  void write(std::uint64_t first, std::uint64_t end, const double* host, cudaStream_t stream) {
+    if (end <= first) return;
+    for (double* d : {d_in_, d_out_}) {
+      check(cudaMemcpyAsync(d + first, host + first, (end - first) * sizeof(double), cudaMemcpyHostToDevice, stream),
+            "upload");
+    }
   }
 
  private:
@@ -122,13 +147,30 @@ class CudaDeviceSolver final : public DeviceSolver {
     if (ticket >= 0 && ticket <= 1) slots_[ticket].reset();
   }
 
+  void bind(int ticket, const BoundInputs& in) override {
+    Resident& chunk = resident(ticket);
+    wait_for(chunk);
+    chunk.bound.reset();
+    chunk.bound = std::make_unique<Vectors>(chunk.matrix, in.b_lower, in.b_upper, in.targets, in.lower, in.upper, compute_);
+    check(cudaStreamSynchronize(compute_), "binding vectors");
+  }
+
+  void write_window(int ticket, std::uint32_t first, std::uint32_t end, const double* lower, const double* upper) override {
+    Vectors& v = bound(resident(ticket));
+    v.lower.write(first, end, lower, compute_);
+    if (upper) v.upper.write(first, end, upper, compute_);
+    check(cudaStreamSynchronize(compute_), "writing a window");
+  }
+
   ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) override {
     Resident& chunk = resident(ticket);
     ChunkSolveStats stats;
     stats.group_size = group_size(chunk, settings);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
-    PlainVectors v(chunk, b, x, compute_);
+    std::optional<Vectors> own;
+    if (b) own.emplace(chunk.matrix, b, nullptr, nullptr, x, nullptr, compute_);
+    Vectors& v = own ? *own : bound(chunk);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
 
@@ -164,8 +206,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.solve_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    v.values.download(x, compute_);
-    check(cudaStreamSynchronize(compute_), "download");
+    bring_back(v, own.has_value(), window, x, nullptr);
     stats.download_s = seconds_since(start);
     return stats;
   }
@@ -178,7 +219,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.group_size = group_size(chunk, settings);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
-    IntervalVectors v(chunk, inputs, lower, upper, compute_);
+    std::optional<Vectors> own;
+    if (inputs.b_lower) own.emplace(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower, upper, compute_);
+    Vectors& v = own ? *own : bound(chunk);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
 
@@ -209,7 +252,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.solve_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    v.download(lower, upper, compute_);
+    bring_back(v, own.has_value(), window, lower, upper);
     stats.download_s = seconds_since(start);
     return result;
   }
@@ -222,31 +265,27 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.group_size = group_size(chunk, for_group);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
-    PassState state(chunk, passes, lower, upper, compute_);
+    std::optional<Vectors> own;
+    if (passes.b_lower) own.emplace(chunk.matrix, passes.b_lower, passes.b_upper, nullptr, lower, upper, compute_);
+    Vectors& v = own ? *own : bound(chunk);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    if (passes.b_upper) {
-      launch_passes<2>(chunk, passes, state, stats.group_size);
+    if (v.has_upper()) {
+      launch_passes<2>(chunk, passes, v, stats.group_size);
     } else {
-      launch_passes<1>(chunk, passes, state, stats.group_size);
+      launch_passes<1>(chunk, passes, v, stats.group_size);
     }
     check(cudaStreamSynchronize(compute_), "level passes");
     stats.iterations = passes.num_levels;
     stats.solve_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    // The passes wrote both buffers; the first is read.
-    const std::size_t n = chunk.matrix.num_states();
-    if (n > 0) {
-      check(cudaMemcpyAsync(lower, state.lower.d_first(), n * sizeof(double), cudaMemcpyDeviceToHost, compute_), "download");
-      if (passes.b_upper) {
-        check(cudaMemcpyAsync(upper, state.upper.d_first(), n * sizeof(double), cudaMemcpyDeviceToHost, compute_),
-              "download");
-      }
-    }
-    check(cudaStreamSynchronize(compute_), "download");
+    // The passes wrote both buffers: the states agree already.
+    const detail::Window levels{passes.num_levels > 0 ? passes.level_starts[0] : 0,
+                                passes.num_levels > 0 ? passes.level_starts[passes.num_levels] : 0};
+    bring_back(v, own.has_value(), levels, lower, v.has_upper() ? upper : nullptr);
     stats.download_s = seconds_since(start);
     return stats;
   }
@@ -255,14 +294,14 @@ class CudaDeviceSolver final : public DeviceSolver {
                     double* x_out) override {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
-    PlainVectors v(chunk, b, x_in, compute_);
+    Vectors v(chunk.matrix, b, nullptr, nullptr, x_in, nullptr, compute_);
     const int g = group_size(chunk, settings);
     auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative);
     launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, window_of(chunk, settings), v, 0);
     std::vector<double> change;
     std::vector<unsigned> unused;
     v.results.read(1, compute_, change, unused);
-    v.values.download(x_out, compute_);
+    v.lower.download(x_out, compute_);
     check(cudaStreamSynchronize(compute_), "download");
     return change.front();
   }
@@ -272,7 +311,7 @@ class CudaDeviceSolver final : public DeviceSolver {
                                           double* upper_out) override {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
-    IntervalVectors v(chunk, inputs, lower_in, upper_in, compute_);
+    Vectors v(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower_in, upper_in, compute_);
     const int g = group_size(chunk, settings);
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative);
     launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, window_of(chunk, settings),
@@ -280,7 +319,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     std::vector<double> widths;
     std::vector<unsigned> flags;
     v.results.read(1, compute_, widths, flags);
-    v.download(lower_out, upper_out, compute_);
+    v.lower.download(lower_out, compute_);
+    v.upper.download(upper_out, compute_);
+    check(cudaStreamSynchronize(compute_), "download");
     IntervalSweepResult result;
     result.width = widths.front();
     result.above_target = flags.front() & detail::kAboveTarget;
@@ -290,65 +331,77 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
  private:
+  // What a run reads and writes beside the matrix: b and the iterate of value
+  // iteration, or both b, the targets and both iterates of interval iteration (the
+  // upper parts empty without b_upper). Made for one call, or bound to a resident
+  // chunk for many (a chunk solved level by level).
+  struct Vectors {
+    DeviceArray<double> d_b_lower, d_b_upper, d_targets;
+    DeviceIterate lower, upper;
+    BatchResults results;
+    Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
+            const double* lower_start, const double* upper_start, cudaStream_t stream)
+        : d_b_lower(m.num_rows()),
+          d_b_upper(b_upper ? m.num_rows() : 0),
+          d_targets(targets ? m.num_states() : 0),
+          lower(lower_start, m.num_states(), stream),
+          upper(upper_start, b_upper ? m.num_states() : 0, stream),
+          results(stream),
+          with_upper(b_upper != nullptr) {
+      d_b_lower.upload(b_lower, m.num_rows(), stream);
+      if (b_upper) d_b_upper.upload(b_upper, m.num_rows(), stream);
+      if (targets) d_targets.upload(targets, m.num_states(), stream);
+    }
+    bool has_upper() const { return with_upper; }
+    bool with_upper;
+  };
+
   struct Resident {
     ChunkMatrix host;
     detail::DeviceMatrix matrix;
     cudaEvent_t uploaded = nullptr;
+    std::unique_ptr<Vectors> bound;  // bind()
     Resident(const ChunkMatrix& chunk, cudaStream_t stream) : host(chunk), matrix(chunk, stream) {}
     ~Resident() {
       if (uploaded) cudaEventDestroy(uploaded);
     }
   };
 
-  // Value iteration's vectors: b, the iterate, the results.
-  struct PlainVectors {
-    DeviceArray<double> d_b;
-    DeviceIterate values;
-    BatchResults results;
-    PlainVectors(const Resident& chunk, const double* b, const double* x, cudaStream_t stream)
-        : d_b(chunk.matrix.num_rows()), values(x, chunk.matrix.num_states(), stream), results(stream) {
-      d_b.upload(b, chunk.matrix.num_rows(), stream);
+  Vectors& bound(Resident& chunk) {
+    if (!chunk.bound) throw std::logic_error("DeviceSolver: no vectors bound to this chunk");
+    return *chunk.bound;
+  }
+
+  // The result to the host: all of each iterate for vectors made for the call; for
+  // bound ones, the window only, after copying it into the other buffer, so that both
+  // agree again outside whatever window runs next.
+  void bring_back(Vectors& v, bool own, detail::Window window, double* lower, double* upper) {
+    if (own) {
+      v.lower.download(lower, compute_);
+      if (upper) v.upper.download(upper, compute_);
+    } else {
+      v.lower.settle(window.first, window.end, compute_);
+      v.lower.download(window.first, window.end, lower, compute_);
+      if (upper) {
+        v.upper.settle(window.first, window.end, compute_);
+        v.upper.download(window.first, window.end, upper, compute_);
+      }
     }
-  };
+    check(cudaStreamSynchronize(compute_), "download");
+  }
 
   // One sweep from the iterate's current vector into the other, its result into slot.
   void launch_sweep(detail::SweepKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
-                    PlainVectors& v, std::size_t slot) {
-    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b.get(), v.values.d_in(),
-                                                v.values.d_out(), v.results.largest(slot));
+                    Vectors& v, std::size_t slot) {
+    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b_lower.get(), v.lower.d_in(),
+                                                v.lower.d_out(), v.results.largest(slot));
     check(cudaGetLastError(), "sweep kernel launch");
-    v.values.swap();
+    v.lower.swap();
   }
-
-  // Interval iteration's vectors: both b, the targets, both iterates, the results.
-  struct IntervalVectors {
-    std::uint64_t n;
-    DeviceArray<double> d_b_lower, d_b_upper, d_targets;
-    DeviceIterate lower, upper;
-    BatchResults results;
-    IntervalVectors(const Resident& chunk, const IntervalInputs& in, const double* lower_start,
-                    const double* upper_start, cudaStream_t stream)
-        : n(chunk.matrix.num_states()),
-          d_b_lower(chunk.matrix.num_rows()),
-          d_b_upper(chunk.matrix.num_rows()),
-          d_targets(n),
-          lower(lower_start, n, stream),
-          upper(upper_start, n, stream),
-          results(stream) {
-      d_b_lower.upload(in.b_lower, chunk.matrix.num_rows(), stream);
-      d_b_upper.upload(in.b_upper, chunk.matrix.num_rows(), stream);
-      d_targets.upload(in.targets, n, stream);
-    }
-    void download(double* lower_host, double* upper_host, cudaStream_t stream) {
-      lower.download(lower_host, stream);
-      upper.download(upper_host, stream);
-      check(cudaStreamSynchronize(stream), "download");
-    }
-  };
 
   // One interval sweep from both iterates' current vectors into the others.
   void launch_interval(detail::IntervalKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
-                       IntervalVectors& v, std::size_t slot) {
+                       Vectors& v, std::size_t slot) {
     kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b_lower.get(), v.d_b_upper.get(),
                                                 v.d_targets.get(), v.lower.d_in(), v.upper.d_in(), v.lower.d_out(),
                                                 v.upper.d_out(), v.results.largest(slot), v.results.flags(slot));
@@ -364,28 +417,14 @@ class CudaDeviceSolver final : public DeviceSolver {
     return {std::min<std::uint64_t>(settings.first_state, end), end};
   }
 
-  // Both iterates' vectors for level passes (the upper one only with b_upper).
-  struct PassState {
-    DeviceArray<double> d_b_lower, d_b_upper;
-    DeviceIterate lower, upper;
-    PassState(const Resident& chunk, const LevelPasses& p, const double* lower_start, const double* upper_start,
-              cudaStream_t stream)
-        : d_b_lower(chunk.matrix.num_rows()),
-          d_b_upper(p.b_upper ? chunk.matrix.num_rows() : 0),
-          lower(lower_start, chunk.matrix.num_states(), stream),
-          upper(upper_start, p.b_upper ? chunk.matrix.num_states() : 0, stream) {
-      d_b_lower.upload(p.b_lower, chunk.matrix.num_rows(), stream);
-      if (p.b_upper) d_b_upper.upload(p.b_upper, chunk.matrix.num_rows(), stream);
-    }
-  };
-
   // One launch per level, in order on the stream; each reads what the launches before
-  // it wrote.
+  // it wrote. Both buffers of each iterate agree outside the levels (bring_back), and
+  // the passes write both.
   template <int K>
-  void launch_passes(const Resident& chunk, const LevelPasses& p, const PassState& state, int group_size) {
+  void launch_passes(const Resident& chunk, const LevelPasses& p, const Vectors& vectors, int group_size) {
     detail::PassVectors<K> v{};
-    const DeviceIterate* iterates[2] = {&state.lower, &state.upper};
-    const double* b[2] = {state.d_b_lower.get(), state.d_b_upper.get()};
+    const DeviceIterate* iterates[2] = {&vectors.lower, &vectors.upper};
+    const double* b[2] = {vectors.d_b_lower.get(), vectors.d_b_upper.get()};
     for (int i = 0; i < K; ++i) {
       v.x[i] = iterates[i]->d_first();
       v.b[i] = b[i];

@@ -126,18 +126,37 @@ class DeviceSolver {
   // Frees a chunk's device memory.
   virtual void release(int ticket) = 0;
 
+  // Vectors kept on the device with a resident chunk, for a chunk solved in many
+  // calls (level by level): the calls below given no b then use these, start from
+  // where the last call left them, and bring back only their window.
+  struct BoundInputs {
+    const double* b_lower = nullptr;  // num_rows
+    const double* b_upper = nullptr;  // num_rows, or none (value iteration)
+    const double* targets = nullptr;  // num_states, or none
+    const double* lower = nullptr;    // num_states
+    const double* upper = nullptr;    // num_states, with b_upper
+  };
+  virtual void bind(int ticket, const BoundInputs& inputs) = 0;
+  // Overwrites states [first, end) of the bound iterates with lower's and upper's
+  // (none: the upper iterate is kept).
+  virtual void write_window(int ticket, std::uint32_t first, std::uint32_t end, const double* lower,
+                            const double* upper) = 0;
+
   // Value iteration: sweeps from x (host, num_states values) with the given b
   // (num_rows) until settings say stop; x receives the result. Pre: ticket held.
+  // With b null: on the bound vectors; x receives the window's states only.
   virtual ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) = 0;
   // Interval iteration: the lower and upper iterates in one fused sweep, until no
   // state is above its target (and, with verify_upper, the upper vector is verified),
   // the guess fails, or max_sweeps; both receive the result.
+  // With inputs.b_lower null: on the bound vectors, as iterate.
   virtual IntervalChunkStats iterate_interval(int ticket, const IntervalInputs& inputs,
                                               const SweepSettings& settings, double* lower, double* upper) = 0;
 
   // The passes over acyclic levels, from lower (and upper) (host, num_states each),
   // which receive the result; returns the time (upload_s, solve_s, download_s) and
-  // the passes as iterations.
+  // the passes as iterations. With passes.b_lower null: on the bound vectors (both
+  // iterates where an upper one is bound), bringing back the levels' states only.
   virtual ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) = 0;
 
   // Single sweeps, for the equivalence tests against engine/solve/bellman.h.

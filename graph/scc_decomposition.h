@@ -24,11 +24,12 @@ struct SccDecomposition {
 
 // level_starts of SCCs sorted by height (heights: per SCC in order, non-decreasing).
 inline std::vector<std::uint64_t> level_starts_of(const std::vector<std::uint32_t>& sorted_heights) {
+  if (sorted_heights.empty()) return {};
   std::vector<std::uint64_t> starts{0};
   for (std::size_t c = 1; c < sorted_heights.size(); ++c) {
     if (sorted_heights[c] != sorted_heights[c - 1]) starts.push_back(c);
   }
-  if (!sorted_heights.empty()) starts.push_back(sorted_heights.size());
+  starts.push_back(sorted_heights.size());
   return starts;
 }
 

@@ -186,9 +186,9 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
   }
 }
 
-// An acyclic chunk goes to the device by levels, one pass each; iterated as a whole
-// (--gpu-schedule whole) it stays on the CPU, where one pass solves it.
-TEST(DeviceSolve, AcyclicChunksGoByLevelsOrStayOnTheCpu) {
+// An acyclic chunk stays on the CPU, where one pass solves it, unless levels are
+// asked for: then the device takes one pass per level.
+TEST(DeviceSolve, AcyclicChunksStayOnTheCpuUnlessLevelsAreAsked) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
   // Blocks of one state, self-loops removed: every column points to an earlier state.
   MaybeSystem generated = test::random_system(50, 5, std::vector<std::uint32_t>(50, 1));
@@ -209,15 +209,17 @@ TEST(DeviceSolve, AcyclicChunksGoByLevelsOrStayOnTheCpu) {
   for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) ASSERT_TRUE(is_trivial_scc(system, scc));
   SolveRequest request = request_for(system, Optimization::maximize, Method::value_iteration);
   const SolveResult cpu = solve(request, {SolverKind::cpu});
-  SolveResult by_levels = solve(request, {SolverKind::gpu});
+  SolveResult by_levels = solve(request, {SolverKind::gpu, std::nullopt, 0, DeviceSchedule::levels});
   ASSERT_EQ(by_levels.report.chunks.size(), 1u);
   EXPECT_TRUE(by_levels.report.chunks[0].on_gpu);
   EXPECT_TRUE(by_levels.report.chunks[0].by_levels);
   expect_near_all(by_levels.lower, cpu.lower, 1e-13);
-  SolveResult whole = solve(request, {SolverKind::gpu, std::nullopt, 0, DeviceSchedule::whole});
-  ASSERT_EQ(whole.report.chunks.size(), 1u);
-  EXPECT_FALSE(whole.report.chunks[0].on_gpu);
-  expect_near_all(whole.lower, cpu.lower, 0.0);
+  for (DeviceSchedule schedule : {DeviceSchedule::automatic, DeviceSchedule::whole}) {
+    SolveResult on_cpu = solve(request, {SolverKind::gpu, std::nullopt, 0, schedule});
+    ASSERT_EQ(on_cpu.report.chunks.size(), 1u);
+    EXPECT_FALSE(on_cpu.report.chunks[0].on_gpu);
+    expect_near_all(on_cpu.lower, cpu.lower, 0.0);
+  }
 }
 
 // Levels with cycles and wide acyclic levels, whole and in chunks that cut levels,

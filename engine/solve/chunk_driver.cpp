@@ -139,11 +139,13 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 }
 
 // Whether a chunk goes to the device. One of trivial SCCs only is solved exactly by
-// one pass on the CPU unless the device solves it by levels: iterated as a whole it
-// was slower than the CPU (measured on csma3_6: 0.69 s on the CPU, 1.37 s on the GPU).
+// one pass, level-parallel, on the CPU unless levels are asked for: iterated as a
+// whole the GPU was slower (csma3_6: 0.69 s on the CPU, 1.37 s on the GPU), and by
+// levels still (0.64 s on the CPU, 1.26 s on the GPU, the upload included; bench/NOTES.md).
 bool for_device(const MaybeSystem& system, const Chunk& chunk, const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
-  return !all_trivial(system, chunk.first_scc, chunk.end_scc) || by_levels(system, chunk, request, schedule);
+  if (!all_trivial(system, chunk.first_scc, chunk.end_scc)) return true;
+  return schedule == DeviceSchedule::levels && by_levels(system, chunk, request, schedule);
 }
 
 // Puts the plan's chunks on the device in turn: the first from the system's own

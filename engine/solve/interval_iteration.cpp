@@ -261,6 +261,15 @@ struct DeviceChunkVectors {
     b_upper = job.row_constants(x.upper, b_upper_storage);
   }
 
+  // Keeps the vectors on the device for the calls that follow (a chunk by levels):
+  // they then pass no b, and move only their window.
+  void bind(const DeviceChunkJob& job) {
+    job.device.bind(job.ticket, {b_lower, b_upper, targets.data(), lower.data(), upper.data()});
+    bound = true;
+  }
+  const double* b_lower_for_call() const { return bound ? nullptr : b_lower; }
+  const double* b_upper_for_call() const { return bound ? nullptr : b_upper; }
+
   void store(const DeviceChunkJob& job, Iterates& x) const {
     std::copy(lower.begin(), lower.end(), x.lower.begin() + job.states.begin);
     std::copy(upper.begin(), upper.end(), x.upper.begin() + job.states.begin);
@@ -271,6 +280,7 @@ struct DeviceChunkVectors {
   std::vector<double> b_lower_storage, b_upper_storage;
   const double* b_lower = nullptr;
   const double* b_upper = nullptr;
+  bool bound = false;
 };
 
 // A window of a resident chunk's states, [first, end) chunk-local: the whole chunk,
@@ -285,7 +295,7 @@ class DeviceWindowUnit final : public IntervalUnit {
     gpu::SweepSettings plain = settings();
     plain.epsilon = precision;
     plain.max_sweeps = budget;
-    gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, v_.b_lower, plain, v_.lower.data());
+    gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, v_.b_lower_for_call(), plain, v_.lower.data());
     stats += s;
     return {s.iterations, s.last_measure, convergence_rate(s.earlier_measure, s.last_measure, s.measure_gap)};
   }
@@ -296,21 +306,25 @@ class DeviceWindowUnit final : public IntervalUnit {
     gpu::SweepSettings one = settings();
     one.max_sweeps = 1;
     one.fixed_sweeps = true;
-    stats += job_.device.iterate(job_.ticket, v_.b_lower, one, v_.lower.data());
+    stats += job_.device.iterate(job_.ticket, v_.b_lower_for_call(), one, v_.lower.data());
     for (std::uint32_t s = first_; s < end_; ++s) {
       const double earlier = before[s - first_];
       v_.lower[s] = std::max(v_.lower[s], earlier);
       v_.upper[s] = guessed_upper(v_.lower[s], v_.lower[s] - earlier, rate, v_.targets[s], relative, bound);
     }
+    if (v_.bound) job_.device.write_window(job_.ticket, first_, end_, v_.lower.data(), v_.upper.data());
     return 1;
   }
 
-  void reset_upper(double bound) override { std::fill(v_.upper.begin() + first_, v_.upper.begin() + end_, bound); }
+  void reset_upper(double bound) override {
+    std::fill(v_.upper.begin() + first_, v_.upper.begin() + end_, bound);
+    if (v_.bound) job_.device.write_window(job_.ticket, first_, end_, v_.lower.data(), v_.upper.data());
+  }
 
   IntervalRun iterate_both(std::uint64_t budget, bool verify) override {
     gpu::SweepSettings interval = settings();
     interval.max_sweeps = budget;
-    gpu::IntervalInputs inputs{v_.b_lower, v_.b_upper, v_.targets.data(), verify};
+    gpu::IntervalInputs inputs{v_.b_lower_for_call(), v_.b_upper_for_call(), v_.targets.data(), verify};
     gpu::IntervalChunkStats s = job_.device.iterate_interval(job_.ticket, inputs, interval, v_.lower.data(), v_.upper.data());
     stats += s.stats;
     IntervalRun run;
@@ -397,10 +411,11 @@ class IntervalIterationPolicy final : public MethodPolicy {
       const auto n = static_cast<std::uint32_t>(job.states.size());
       total = solve_window(job, v, {true, job.first_scc, job.end_scc, {0, n}}, "on the device for a chunk", stats);
     } else {
+      v.bind(job);
       for (const LevelSegment& segment : level_segments(r_.system, job.first_scc, job.end_scc)) {
         if (segment.acyclic) {  // exact from final inputs, as the CPU's trivial SCCs
-          const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, v.b_lower,
-                                        v.b_upper, r_.direction == Optimization::maximize, 0};
+          const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
+                                        r_.direction == Optimization::maximize, 0};
           total += job.device.pass_levels(job.ticket, passes, v.lower.data(), v.upper.data());
         } else {
           total += solve_window(job, v, segment, "on the device for a level", stats);

@@ -72,9 +72,11 @@ class ValueIterationPolicy final : public MethodPolicy {
   gpu::ChunkSolveStats solve_by_levels(const DeviceChunkJob& job, const double* b, std::vector<double>& values,
                                        SolveStats& stats) {
     gpu::ChunkSolveStats total;
+    // The vectors stay on the device; each call brings back its level's states.
+    job.device.bind(job.ticket, {b, nullptr, nullptr, values.data(), nullptr});
     for (const LevelSegment& segment : level_segments(r_.system, job.first_scc, job.end_scc)) {
       if (segment.acyclic) {
-        const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, b, nullptr,
+        const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
                                       r_.direction == Optimization::maximize, 0};
         total += job.device.pass_levels(job.ticket, passes, values.data(), nullptr);
         continue;
@@ -82,7 +84,7 @@ class ValueIterationPolicy final : public MethodPolicy {
       gpu::SweepSettings settings = sweep_settings(r_);
       settings.first_state = segment.level_starts.front();
       settings.end_state = segment.level_starts.back();
-      const gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, settings, values.data());
+      const gpu::ChunkSolveStats s = job.device.iterate(job.ticket, nullptr, settings, values.data());
       total += s;
       stats.add_run(s.iterations);
       stats.iterated_sccs += count_iterated(r_.system, segment.first_scc, segment.end_scc);
