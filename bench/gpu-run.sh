@@ -69,6 +69,9 @@ for part in "$@"; do
         for mode in ${LEVELS_MODES:-levels whole cpu}; do
           if [ $mode = cpu ]; then
             run "levels $inst cpu" "${args[@]}" --solver cpu --max-iters 1000000
+          elif [ -n "${LEVELS_VERBOSE:-}" ]; then  # with -v: the JSON and the log per run
+            timeout 400 "$mdpvi" -v check "${args[@]}" --solver gpu --gpu-schedule $mode --max-iters 1000000 --json - \
+              >"$out/levels-$inst-$mode.json" 2>"$out/levels-$inst-$mode.log"
           else
             run "levels $inst $mode" "${args[@]}" --solver gpu --gpu-schedule $mode --max-iters 1000000
           fi

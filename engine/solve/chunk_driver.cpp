@@ -4,6 +4,8 @@
 
 #include "engine/model/stopwatch.h"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_reduce.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -142,9 +144,10 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 // one pass, level-parallel, on the CPU unless levels are asked for: iterated as a
 // whole the GPU was slower (csma3_6: 0.69 s on the CPU, 1.37 s on the GPU), and by
 // levels still (0.64 s on the CPU, 1.26 s on the GPU, the upload included; bench/NOTES.md).
-bool for_device(const MaybeSystem& system, const Chunk& chunk, const SolveRequest& request, DeviceSchedule schedule) {
+bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
+                const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
-  if (!all_trivial(system, chunk.first_scc, chunk.end_scc)) return true;
+  if (touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc)) return true;
   return schedule == DeviceSchedule::levels && by_levels(system, chunk, request, schedule);
 }
 
@@ -247,9 +250,17 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   std::uint64_t entries = system.row_starts[system.row_group_starts[chunk.end_state]] -
                           system.row_starts[system.row_group_starts[chunk.first_state]];
   report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries);
-  for (std::size_t scc = chunk.first_scc; scc < chunk.end_scc; ++scc) {  // every SCC, wherever it is solved
-    stats.largest_scc = std::max(stats.largest_scc, system.scc_starts[scc + 1] - system.scc_starts[scc]);
-  }
+  // Every SCC, wherever it is solved (in parallel: csma4_4 has 121M).
+  const std::uint64_t largest = oneapi::tbb::parallel_reduce(
+      oneapi::tbb::blocked_range<std::size_t>(chunk.first_scc, chunk.end_scc, 1 << 16), std::uint64_t{0},
+      [&](const auto& part, std::uint64_t most) {
+        for (std::size_t scc = part.begin(); scc < part.end(); ++scc) {
+          most = std::max(most, system.scc_starts[scc + 1] - system.scc_starts[scc]);
+        }
+        return most;
+      },
+      [](std::uint64_t a, std::uint64_t b) { return std::max(a, b); });
+  stats.largest_scc = std::max(stats.largest_scc, largest);
   return report;
 }
 
@@ -323,7 +334,10 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   if (device) report.device = device->name();
   Iterates x(request, method->has_upper_iterate());
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
-  const auto on_device = [&](const Chunk& chunk) { return for_device(system, chunk, request, options.schedule); };
+  std::vector<std::uint8_t> cyclic;
+  if (device) cyclic = cyclic_levels(system);
+  spdlog::debug("solve: iterates, plan and level shapes ready, {:.3f} s", seconds_since(start));
+  const auto on_device = [&](const Chunk& chunk) { return for_device(system, cyclic, chunk, request, options.schedule); };
   std::optional<ChunkFeeder> feeder;
   if (device) feeder.emplace(system, plan, *device, on_device);
   for (std::size_t index = 0; index < plan.size(); ++index) {
@@ -334,8 +348,11 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
       try {
         DeviceChunkJob job = feeder->take(index);
         job.by_levels = by_levels(system, chunk, request, options.schedule);
+        job.cyclic = &cyclic;
         chunk_report.by_levels = job.by_levels;
+        spdlog::debug("solve: chunk {} on the device, {:.3f} s", index, seconds_since(start));
         record_device_run(method->solve_chunk_on_device(job, x, report.stats), chunk_report);
+        spdlog::debug("solve: chunk {} solved, {:.3f} s", index, seconds_since(start));
         done = true;
       } catch (const gpu::DeviceError& error) {
         spdlog::warn("{}; solving this chunk on the CPU instead", error.what());

@@ -12,10 +12,14 @@
 // first (engine/solve/end_component_quotient.h).
 #include "engine/solve/method_policy.h"
 #include "engine/solve/solve_progress.h"
+#include "engine/model/stopwatch.h"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -253,10 +257,12 @@ struct DeviceChunkVectors {
         upper(x.upper.begin() + job.states.begin, x.upper.begin() + job.states.end),
         targets(job.states.size()) {
     const MaybeSystem& system = request.system;
-    for (std::size_t scc = job.first_scc; scc < job.end_scc; ++scc) {
-      std::fill(targets.begin() + (system.scc_starts[scc] - job.states.begin),
-                targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
-    }
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(job.first_scc, job.end_scc, 1 << 14), [&](const auto& part) {
+      for (std::size_t scc = part.begin(); scc < part.end(); ++scc) {
+        std::fill(targets.begin() + (system.scc_starts[scc] - job.states.begin),
+                  targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
+      }
+    });
     b_lower = job.row_constants(x.lower, b_lower_storage);
     b_upper = job.row_constants(x.upper, b_upper_storage);
   }
@@ -405,6 +411,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   }
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
+    const auto start = std::chrono::steady_clock::now();
     DeviceChunkVectors v(r_, job, targets_, x);
     gpu::ChunkSolveStats total;
     if (!job.by_levels) {
@@ -412,7 +419,9 @@ class IntervalIterationPolicy final : public MethodPolicy {
       total = solve_window(job, v, {true, job.first_scc, job.end_scc, {0, n}}, "on the device for a chunk", stats);
     } else {
       v.bind(job);
-      for (const LevelSegment& segment : level_segments(r_.system, job.first_scc, job.end_scc)) {
+      const std::vector<LevelSegment> segments = level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc);
+      spdlog::debug("by levels: vectors bound and {} segments found, {:.3f} s", segments.size(), seconds_since(start));
+      for (const LevelSegment& segment : segments) {
         if (segment.acyclic) {  // exact from final inputs, as the CPU's trivial SCCs
           const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
                                         r_.direction == Optimization::maximize, 0};

@@ -4,6 +4,7 @@
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -166,15 +167,47 @@ std::size_t levels_spanned(const MaybeSystem& system, std::size_t first_scc, std
   return static_cast<std::size_t>(last - first) + 1;
 }
 
-std::vector<LevelSegment> level_segments(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
+std::vector<std::uint8_t> cyclic_levels(const MaybeSystem& system) {
+  std::vector<std::uint8_t> cyclic(system.num_levels(), 0);
+  oneapi::tbb::parallel_for(std::size_t{0}, system.num_levels(), [&](std::size_t h) {
+    cyclic[h] = oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::size_t>(system.level_starts[h], system.level_starts[h + 1], 4096), false,
+        [&](const auto& part, bool found) { return found || !all_trivial(system, part.begin(), part.end()); },
+        [](bool a, bool b) { return a || b; });
+  });
+  return cyclic;
+}
+
+namespace {
+
+// The level of SCC scc's (the first with level_starts[h + 1] > scc).
+std::size_t level_of(const MaybeSystem& system, std::size_t scc) {
+  return static_cast<std::size_t>(std::upper_bound(system.level_starts.begin(), system.level_starts.end(), scc) -
+                                  system.level_starts.begin()) - 1;
+}
+
+}  // namespace
+
+bool touches_cyclic_level(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, std::size_t first_scc,
+                          std::size_t end_scc) {
+  if (first_scc >= end_scc) return false;
+  const std::size_t last = level_of(system, end_scc - 1);
+  for (std::size_t h = level_of(system, first_scc); h <= last; ++h) {
+    if (cyclic[h]) return true;
+  }
+  return false;
+}
+
+std::vector<LevelSegment> level_segments(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
+                                         std::size_t first_scc, std::size_t end_scc) {
   std::vector<LevelSegment> segments;
   const std::uint64_t chunk_first = system.scc_starts[first_scc];
   const auto local = [&](std::size_t scc) { return static_cast<std::uint32_t>(system.scc_starts[scc] - chunk_first); };
-  const auto& levels = system.level_starts;
-  auto level = std::upper_bound(levels.begin(), levels.end(), first_scc);
-  for (std::size_t begin = first_scc; begin < end_scc; ++level) {
-    const std::size_t end = level == levels.end() ? end_scc : std::min<std::size_t>(end_scc, *level);
-    const bool acyclic = all_trivial(system, begin, end);
+  for (std::size_t begin = first_scc, h = level_of(system, first_scc); begin < end_scc; ++h) {
+    const std::size_t end = std::min<std::size_t>(end_scc, system.level_starts[h + 1]);
+    // A level cut by the chunk's edge may have its cycles outside the chunk: then
+    // this part is acyclic, but iterating it would be right too; the flag decides.
+    const bool acyclic = !cyclic[h];
     if (acyclic && !segments.empty() && segments.back().acyclic) {
       segments.back().level_starts.push_back(local(end));
       segments.back().end_scc = end;

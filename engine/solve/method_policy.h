@@ -42,6 +42,7 @@ struct DeviceChunkJob {
   std::function<const double*(const std::vector<double>& final, std::vector<double>& storage)> row_constants;
   // Solve level by level (level_segments) rather than iterate the chunk as a whole.
   bool by_levels = false;
+  const std::vector<std::uint8_t>* cyclic = nullptr;  // cyclic_levels of the system, with by_levels
 };
 
 // A chunk's levels as the device solves them: a run of acyclic levels (trivial SCCs
@@ -52,8 +53,17 @@ struct LevelSegment {
   std::vector<std::uint32_t> level_starts;  // chunk-local state boundaries: levels + 1 (with cycles: 2)
 };
 
+// Per level of the system: 1 where some SCC of it is not trivial (computed in
+// parallel: csma4_4 has 121M SCCs).
+std::vector<std::uint8_t> cyclic_levels(const MaybeSystem& system);
+
 // The segments of the chunk of SCCs [first_scc, end_scc), in chunk-local states.
-std::vector<LevelSegment> level_segments(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);
+std::vector<LevelSegment> level_segments(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
+                                         std::size_t first_scc, std::size_t end_scc);
+
+// Whether any level that SCCs [first_scc, end_scc) touch has cycles.
+bool touches_cyclic_level(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, std::size_t first_scc,
+                          std::size_t end_scc);
 
 // How many of SCCs [first_scc, end_scc) are not trivial.
 std::size_t count_iterated(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);

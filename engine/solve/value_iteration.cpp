@@ -74,7 +74,7 @@ class ValueIterationPolicy final : public MethodPolicy {
     gpu::ChunkSolveStats total;
     // The vectors stay on the device; each call brings back its level's states.
     job.device.bind(job.ticket, {b, nullptr, nullptr, values.data(), nullptr});
-    for (const LevelSegment& segment : level_segments(r_.system, job.first_scc, job.end_scc)) {
+    for (const LevelSegment& segment : level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)) {
       if (segment.acyclic) {
         const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
                                       r_.direction == Optimization::maximize, 0};
