@@ -115,6 +115,30 @@ TEST(SolveByLevels, OnTheCpuEqualsOneSccAtATime) {
   }
 }
 
+// A chunk's level segments cover its SCCs in order, each acyclic exactly when all its
+// SCCs are trivial, also where the chunk's edges cut a level with cycles in two.
+TEST(LevelSegments, CoverTheChunkAndSayExactlyWhichAreAcyclic) {
+  const MaybeSystem system = test::layered_system(6, 40, 9);
+  const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+  ASSERT_EQ(cyclic.size(), system.num_levels());
+  for (std::size_t first = 0; first < system.num_sccs(); first += 7) {
+    for (std::size_t end = first + 1; end <= system.num_sccs(); end += 11) {
+      const std::vector<LevelSegment> segments = level_segments(system, cyclic, first, end);
+      std::size_t next = first;
+      for (const LevelSegment& segment : segments) {
+        ASSERT_EQ(segment.first_scc, next);
+        EXPECT_EQ(segment.acyclic, all_trivial(system, segment.first_scc, segment.end_scc))
+            << "SCCs " << segment.first_scc << "-" << segment.end_scc << " of chunk " << first << "-" << end;
+        EXPECT_EQ(segment.level_starts.front(), system.scc_starts[segment.first_scc] - system.scc_starts[first]);
+        EXPECT_EQ(segment.level_starts.back(), system.scc_starts[segment.end_scc] - system.scc_starts[first]);
+        if (!segment.acyclic) EXPECT_EQ(segment.level_starts.size(), 2u);
+        next = segment.end_scc;
+      }
+      ASSERT_EQ(next, end);
+    }
+  }
+}
+
 // A fixed number of sweeps is exact whatever the method: it runs as value iteration.
 TEST(SolveChunked, FixedSweepsRunAsValueIteration) {
   MaybeSystem system = test::random_system(101, 4);

@@ -147,7 +147,10 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
                 const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
-  if (touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc)) return true;
+  // No level it touches has cycles: all trivial, at no cost; else it is checked.
+  const bool acyclic = !touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc) ||
+                       all_trivial(system, chunk.first_scc, chunk.end_scc);
+  if (!acyclic) return true;
   return schedule == DeviceSchedule::levels && by_levels(system, chunk, request, schedule);
 }
 
@@ -302,18 +305,14 @@ std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_byt
 namespace {
 
 // For -v: the levels' shape, which decides how a device can schedule them.
-void log_levels(const MaybeSystem& system) {
+void log_levels(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic) {
   std::size_t acyclic_levels = 0;
   std::uint64_t states_in_cyclic_levels = 0, widest = 0;
   for (std::size_t h = 0; h < system.num_levels(); ++h) {
-    bool acyclic = true;
-    for (std::size_t scc = system.level_starts[h]; scc < system.level_starts[h + 1] && acyclic; ++scc) {
-      acyclic = is_trivial_scc(system, scc);
-    }
     const std::uint64_t states = system.scc_starts[system.level_starts[h + 1]] - system.scc_starts[system.level_starts[h]];
     widest = std::max(widest, states);
-    acyclic_levels += acyclic;
-    if (!acyclic) states_in_cyclic_levels += states;
+    acyclic_levels += !cyclic[h];
+    if (cyclic[h]) states_in_cyclic_levels += states;
   }
   spdlog::debug("levels: {} ({} of trivial SCCs only), widest {} states; {} of {} states in levels with cycles",
                 system.num_levels(), acyclic_levels, widest, states_in_cyclic_levels, system.num_states());
@@ -324,7 +323,6 @@ void log_levels(const MaybeSystem& system) {
 SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
-  if (spdlog::should_log(spdlog::level::debug)) log_levels(system);
   std::unique_ptr<MethodPolicy> method = make_method_policy(request);
   std::unique_ptr<gpu::DeviceSolver> device = open_device(options);
   SolveResult result;
@@ -334,9 +332,11 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   if (device) report.device = device->name();
   Iterates x(request, method->has_upper_iterate());
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
+  spdlog::debug("solve: iterates and plan ready, {:.3f} s", seconds_since(start));
   std::vector<std::uint8_t> cyclic;
   if (device) cyclic = cyclic_levels(system);
-  spdlog::debug("solve: iterates, plan and level shapes ready, {:.3f} s", seconds_since(start));
+  spdlog::debug("solve: level shapes ready, {:.3f} s", seconds_since(start));
+  if (device && spdlog::should_log(spdlog::level::debug)) log_levels(system, cyclic);
   const auto on_device = [&](const Chunk& chunk) { return for_device(system, cyclic, chunk, request, options.schedule); };
   std::optional<ChunkFeeder> feeder;
   if (device) feeder.emplace(system, plan, *device, on_device);

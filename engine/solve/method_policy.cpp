@@ -205,9 +205,11 @@ std::vector<LevelSegment> level_segments(const MaybeSystem& system, const std::v
   const auto local = [&](std::size_t scc) { return static_cast<std::uint32_t>(system.scc_starts[scc] - chunk_first); };
   for (std::size_t begin = first_scc, h = level_of(system, first_scc); begin < end_scc; ++h) {
     const std::size_t end = std::min<std::size_t>(end_scc, system.level_starts[h + 1]);
-    // A level cut by the chunk's edge may have its cycles outside the chunk: then
-    // this part is acyclic, but iterating it would be right too; the flag decides.
-    const bool acyclic = !cyclic[h];
+    // A level cut by the chunk's edge may have its cycles outside the chunk: its part
+    // here is then checked SCC by SCC (iterating trivial SCCs alone would not do:
+    // interval iteration's targets are 0 for them, met by the exact pass only).
+    const bool cut = begin != system.level_starts[h] || end != system.level_starts[h + 1];
+    const bool acyclic = !cyclic[h] || (cut && all_trivial(system, begin, end));
     if (acyclic && !segments.empty() && segments.back().acyclic) {
       segments.back().level_starts.push_back(local(end));
       segments.back().end_scc = end;
