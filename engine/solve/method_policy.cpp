@@ -127,7 +127,9 @@ void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_
   const std::vector<std::uint64_t>& levels = system.level_starts;
   auto level = std::upper_bound(levels.begin(), levels.end(), first_scc);
   for (std::size_t begin = first_scc; begin < end_scc; ++level) {
-    const std::size_t end = level == levels.end() ? end_scc : std::min<std::size_t>(end_scc, *level);
+    // Without levels (a system made by hand), every SCC is a level of its own.
+    const std::size_t level_end = levels.empty() ? begin + 1 : level == levels.end() ? end_scc : *level;
+    const std::size_t end = std::min<std::size_t>(end_scc, level_end);
     if (end - begin >= kParallelFrom) {
       oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(begin, end, 1024), [&](const auto& part) {
         for (std::size_t scc = part.begin(); scc < part.end(); ++scc) {
