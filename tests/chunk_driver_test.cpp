@@ -139,6 +139,19 @@ TEST(LevelSegments, CoverTheChunkAndSayExactlyWhichAreAcyclic) {
   }
 }
 
+// The per-SCC width targets, a level at a time in parallel, equal the serial pass in
+// solving order: layered systems (wide levels, cycles, self-loops, long rows) and
+// systems with one SCC per level.
+TEST(SccWidthTargets, LevelParallelIsEquivalentToRef) {
+  std::vector<MaybeSystem> systems = {test::layered_system(7, 9001, 3), test::layered_system(3001, 1, 4),
+                                      test::layered_system(5, 33, 5, /*cycles=*/false), mixed_system(),
+                                      test::random_system(0, 1), test::random_system(1, 2)};
+  for (const MaybeSystem& system : systems) {
+    EXPECT_EQ(scc_width_targets(system, 1e-6), scc_width_targets_reference(system, 1e-6))
+        << system.num_states() << " states";
+  }
+}
+
 // A fixed number of sweeps is exact whatever the method: it runs as value iteration.
 TEST(SolveChunked, FixedSweepsRunAsValueIteration) {
   MaybeSystem system = test::random_system(101, 4);

@@ -39,7 +39,7 @@ namespace mdpvi {
 // By induction on the order, everything C reads has width at most
 // 2*epsilon*(level(C)-1)/H, strictly below C's target, so C terminates, and every
 // state ends within 2*epsilon*H/H = 2*epsilon.
-std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
+std::vector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon) {
   const std::size_t n = system.num_sccs();
   // SCCs before the first iterated one are trivial and read only earlier ones: level
   // 0, target 0, without a look at their rows (an acyclic system is all of them).
@@ -63,6 +63,42 @@ std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon)
     level[c] = below + (is_trivial_scc(system, c) ? 0 : 1);
     highest = std::max(highest, level[c]);
   }
+  std::vector<double> targets(n);
+  for (std::size_t c = 0; c < n; ++c) targets[c] = 2.0 * epsilon * static_cast<double>(level[c]) / static_cast<double>(highest);
+  return targets;
+}
+
+// The same levels, a height level at a time: the SCCs of one (MaybeSystem::level_starts)
+// read only lower ones, so they are computed in parallel (leader8: 14M SCCs, 68M rows;
+// the serial pass took about a second).
+std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
+  const std::size_t n = system.num_sccs();
+  if (system.level_starts.empty() && n > 0) return scc_width_targets_reference(system, epsilon);
+  std::vector<std::uint32_t> scc_of(system.num_states());
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const auto& part) {
+    for (std::size_t c = part.begin(); c < part.end(); ++c) {
+      std::fill(scc_of.begin() + system.scc_starts[c], scc_of.begin() + system.scc_starts[c + 1], static_cast<std::uint32_t>(c));
+    }
+  });
+  std::vector<std::uint64_t> level(n, 0);
+  const auto level_of = [&](std::size_t c) {
+    std::uint64_t below = 0;
+    for (std::uint64_t s = system.scc_starts[c]; s < system.scc_starts[c + 1]; ++s) {
+      for (std::uint64_t k = system.row_starts[system.row_group_starts[s]]; k < system.row_starts[system.row_group_starts[s + 1]]; ++k) {
+        const std::uint32_t d = scc_of[system.columns[k]];
+        if (d != c) below = std::max(below, level[d]);
+      }
+    }
+    return below + (is_trivial_scc(system, c) ? 0 : 1);
+  };
+  for (std::size_t h = 0; h < system.num_levels(); ++h) {
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<std::size_t>(system.level_starts[h], system.level_starts[h + 1], 1024),
+        [&](const auto& part) {
+          for (std::size_t c = part.begin(); c < part.end(); ++c) level[c] = level_of(c);
+        });
+  }
+  const std::uint64_t highest = std::max<std::uint64_t>(1, n == 0 ? 1 : *std::max_element(level.begin(), level.end()));
   std::vector<double> targets(n);
   for (std::size_t c = 0; c < n; ++c) targets[c] = 2.0 * epsilon * static_cast<double>(level[c]) / static_cast<double>(highest);
   return targets;

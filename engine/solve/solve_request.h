@@ -65,6 +65,9 @@ struct SolverOptions {
 // The width each SCC of the system must reach so that every state ends within
 // 2*epsilon of the truth under interval iteration (the argument is in the .cpp).
 std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon);
+// The same, one SCC after another in solving order: the reference the level-parallel
+// version above is tested against.
+std::vector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon);
 
 struct SolveRequest {
   const MaybeSystem& system;
