@@ -8,6 +8,15 @@
 
 namespace mdpvi::test {
 
+// A system of no states: the offsets' leading zeros, ready for rows to be appended.
+inline MaybeSystem empty_system() {
+  MaybeSystem system;
+  system.row_group_starts.push_back(0);
+  system.row_starts.push_back(0);
+  system.scc_starts.push_back(0);
+  return system;
+}
+
 // Each row's probabilities sum to less than 1 (the rest leaves to no-states), so the
 // Bellman operator contracts and every solver must reach the same fixed point.
 // block_sizes: consecutive blocks; a state's columns lie in its own block or earlier
@@ -16,10 +25,7 @@ inline MaybeSystem random_system(std::uint32_t n, std::uint32_t seed, std::vecto
   if (block_sizes.empty()) block_sizes = {n};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  MaybeSystem system;
-  system.row_group_starts.push_back(0);
-  system.row_starts.push_back(0);
-  system.scc_starts.push_back(0);
+  MaybeSystem system = empty_system();
   std::uint32_t s = 0;
   for (std::uint32_t size : block_sizes) {
     std::uint32_t block_end = s + size;
@@ -62,10 +68,7 @@ inline MaybeSystem random_system(std::uint32_t n, std::uint32_t seed, std::vecto
 inline MaybeSystem layered_system(std::uint32_t levels, std::uint32_t width, std::uint32_t seed, bool cycles = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  MaybeSystem system;
-  system.row_group_starts.push_back(0);
-  system.row_starts.push_back(0);
-  system.scc_starts.push_back(0);
+  MaybeSystem system = empty_system();
   system.level_starts.push_back(0);
   for (std::uint32_t level = 0; level < levels; ++level) {
     const std::uint32_t first = level * width;
