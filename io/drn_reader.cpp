@@ -1,5 +1,7 @@
 #include "io/drn_reader.h"
 
+#include "io/explicit_reader.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -92,16 +94,45 @@ class DrnReader {
   }
 
  private:
-  // The next line with data: blank lines and "//" comments skipped.
+  // The next line with data: blank lines and "//" comments skipped (mdpvi's
+  // valuation comments read on the way).
   bool next_line() {
     while (index_ < file_.num_lines()) {
       line_ = file_.line(index_++);
       const std::size_t first = line_.find_first_not_of(" \t");
-      if (first == std::string_view::npos || line_.substr(first, 2) == "//") continue;
+      if (first == std::string_view::npos) continue;
+      if (line_.substr(first, 2) == "//") {
+        read_valuation_comment(line_.substr(first));
+        continue;
+      }
       return true;
     }
     return false;
   }
+
+  // "// Variables: (x,y)" before the first state, "//(1,true)" after each state line
+  // (drn_writer.h); other comments are comments.
+  void read_valuation_comment(std::string_view comment) {
+    constexpr std::string_view kVariables = "// Variables: (";
+    if (states_ == 0 && comment.starts_with(kVariables) && !variables_) {
+      LineCursor cursor = valuation_cursor();
+      cursor.expect_char('/');
+      cursor.expect_char('/');
+      cursor.expect_identifier("Variables");
+      cursor.expect_char(':');
+      variables_ = read_variable_list(cursor);
+      cursor.expect_end();
+      types_.assign(variables_->size(), ValueType::integer);
+    } else if (variables_ && comment.starts_with("//(") && states_ > 0 && valued_states_ == states_ - 1) {
+      LineCursor cursor = valuation_cursor();
+      cursor.expect_char('/');
+      cursor.expect_char('/');
+      read_valuation_tuple(cursor, variables_->size(), valued_states_ == 0, values_, types_);
+      cursor.expect_end();
+      ++valued_states_;
+    }
+  }
+  LineCursor valuation_cursor() const { return LineCursor(file_.name(), index_, line_); }
   Tokens tokens() const { return Tokens(file_.name(), index_, line_); }
   [[noreturn]] void fail_at_end(const std::string& message) const {
     throw ParseError(file_.name(), file_.num_lines(), 0, message);
@@ -342,6 +373,12 @@ class DrnReader {
       }
     }
     if (mdp_.initial_states.empty()) fail_at_end("no state is labelled init");
+    if (variables_) {
+      if (valued_states_ != num_states_) {
+        fail_at_end("// Variables: declares valuations, but state " + std::to_string(valued_states_) + " has no //(...) line");
+      }
+      mdp_.valuations = pack_valuations(std::move(*variables_), std::move(types_), values_, num_states_);
+    }
     return std::move(mdp_);
   }
 
@@ -355,6 +392,10 @@ class DrnReader {
   std::size_t open_action_line_ = 0;
   double sum_ = 0.0;
   std::map<std::string, std::uint32_t> action_indices_;
+  std::optional<std::vector<std::string>> variables_;  // from "// Variables: (...)"
+  std::vector<ValueType> types_;
+  std::vector<std::int32_t> values_;  // row-major, per state from its "//(...)" line
+  std::uint64_t valued_states_ = 0;
   SparseMdp mdp_;
 };
 

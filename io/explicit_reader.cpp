@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 
 namespace mdpvi::io {
 
@@ -89,8 +90,34 @@ class TransitionBuilder {
     sum_ += probability;
   }
 
+  // The entry's action (PRISM writes a choice's action on each of its entries): every
+  // entry of an MDP's choice names the same; a DTMC's state keeps the action its
+  // entries share, none where they differ.
+  void add_action(LineCursor& cursor, std::string_view action, std::size_t column) {
+    const std::uint64_t row = mdp_.row_starts.size() - 1;
+    const bool first_entry = mdp_.columns.size() - 1 == mdp_.row_starts.back();
+    if (!action.empty() && !mdp_.actions) {
+      mdp_.actions.emplace().names.push_back("");
+      mdp_.actions->of_choice.assign(first_entry ? row : row + 1, 0);  // the choices before had none
+    }
+    if (!mdp_.actions) return;
+    auto [at, added] = action_indices_.try_emplace(std::string(action), static_cast<std::uint32_t>(mdp_.actions->names.size()));
+    if (added) mdp_.actions->names.push_back(at->first);
+    const std::uint32_t index = action.empty() ? 0 : at->second;
+    if (first_entry) {
+      mdp_.actions->of_choice.push_back(index);
+    } else if (mdp_.actions->of_choice[row] != index) {
+      if (mdp_.type == ModelType::mdp) {
+        cursor.fail(column, "action '" + std::string(action) + "' differs from the action '" +
+                                mdp_.actions->names[mdp_.actions->of_choice[row]] + "' of the choice's first entry");
+      }
+      mdp_.actions->of_choice[row] = 0;
+    }
+  }
+
   // Closes the last choice; every state must have had one.
   void finish(const DataLines& lines, std::uint32_t states) {
+    if (mdp_.actions) mdp_.actions->of_choice.resize(mdp_.row_starts.size() - (started_ ? 0 : 1), 0);
     if (started_) close_choice();
     std::uint32_t seen = started_ ? state_ + 1 : 0;
     if (seen != states) {
@@ -143,6 +170,7 @@ class TransitionBuilder {
   std::uint64_t choice_ = 0;
   std::optional<LineCursor> choice_line_;  // where the open choice started, for its sum error
   double sum_ = 0.0;
+  std::map<std::string, std::uint32_t> action_indices_{{"", 0}};
 };
 
 }  // namespace
@@ -177,9 +205,11 @@ void read_transitions(const TextFile& tra, SparseMdp& mdp) {
     std::uint32_t target = expect_index(cursor, states, "target state");
     std::size_t probability_column = cursor.column();
     double probability = cursor.expect_number("a probability");
-    if (!cursor.at_end()) cursor.expect_identifier("an action name or end of line");
+    const std::size_t action_column = cursor.column();
+    const std::string_view action = cursor.at_end() ? std::string_view() : cursor.expect_identifier("an action name or end of line");
     cursor.expect_end();
     builder.add(cursor, state, choice, choice_column, target, target_column, probability, probability_column);
+    builder.add_action(cursor, action, action_column);
   }
   builder.finish(lines, static_cast<std::uint32_t>(states));
 
@@ -232,23 +262,50 @@ void read_labels(const TextFile& lab, SparseMdp& mdp) {
   }
 }
 
+std::vector<std::string> read_variable_list(LineCursor& cursor) {
+  std::vector<std::string> variables;
+  cursor.expect_char('(');
+  do {
+    variables.emplace_back(cursor.expect_identifier("a variable name"));
+  } while (cursor.peek() == ',' && (cursor.expect_char(','), true));
+  cursor.expect_char(')');
+  return variables;
+}
+
+void read_valuation_tuple(LineCursor& cursor, std::size_t width, bool first_state, std::vector<std::int32_t>& values,
+                          std::vector<ValueType>& types) {
+  cursor.expect_char('(');
+  for (std::size_t v = 0; v < width; ++v) {
+    if (v > 0) cursor.expect_char(',');
+    std::size_t value_column = cursor.column();
+    if (std::isalpha(static_cast<unsigned char>(cursor.peek()))) {
+      std::string_view word = cursor.expect_identifier("a value");
+      if (word != "true" && word != "false") cursor.fail_expected("an integer, true or false", value_column);
+      values.push_back(word == "true" ? 1 : 0);
+      if (first_state) types[v] = ValueType::boolean;
+    } else {
+      std::int64_t value = cursor.expect_integer("an integer, true or false");
+      if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max()) {
+        cursor.fail(value_column, "value " + std::to_string(value) + " does not fit in 32 bits");
+      }
+      values.push_back(static_cast<std::int32_t>(value));
+    }
+  }
+  cursor.expect_char(')');
+}
+
 StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_states) {
   DataLines lines(sta);
-  std::vector<std::string> variables;
-  std::vector<std::int32_t> values;  // row-major, packed at the end
-  std::vector<ValueType> types;      // boolean when the first state says true/false
   if (!lines.next()) throw lines.file_error("expected the variable list '(x,y,...)', found end of file");
+  std::vector<std::string> variables;
   {
     LineCursor cursor = lines.cursor();
-    cursor.expect_char('(');
-    do {
-      variables.emplace_back(cursor.expect_identifier("a variable name"));
-    } while (cursor.peek() == ',' && (cursor.expect_char(','), true));
-    cursor.expect_char(')');
+    variables = read_variable_list(cursor);
     cursor.expect_end();
   }
   const std::size_t width = variables.size();
-  types.assign(width, ValueType::integer);
+  std::vector<ValueType> types(width, ValueType::integer);  // boolean when the first state says true/false
+  std::vector<std::int32_t> values;  // row-major, packed at the end
   values.reserve(static_cast<std::size_t>(num_states) * width);
   std::uint32_t next_state = 0;
   while (lines.next()) {
@@ -259,25 +316,7 @@ StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_sta
       cursor.fail(column, "expected state " + std::to_string(next_state) + ", found " + std::to_string(state));
     }
     cursor.expect_char(':');
-    cursor.expect_char('(');
-    for (std::size_t v = 0; v < width; ++v) {
-      if (v > 0) cursor.expect_char(',');
-      if (std::isalpha(static_cast<unsigned char>(cursor.peek()))) {
-        std::size_t value_column = cursor.column();
-        std::string_view word = cursor.expect_identifier("a value");
-        if (word != "true" && word != "false") cursor.fail_expected("an integer, true or false", value_column);
-        values.push_back(word == "true" ? 1 : 0);
-        if (next_state == 0) types[v] = ValueType::boolean;
-      } else {
-        std::size_t value_column = cursor.column();
-        std::int64_t value = cursor.expect_integer("an integer, true or false");
-        if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max()) {
-          cursor.fail(value_column, "value " + std::to_string(value) + " does not fit in 32 bits");
-        }
-        values.push_back(static_cast<std::int32_t>(value));
-      }
-    }
-    cursor.expect_char(')');
+    read_valuation_tuple(cursor, width, next_state == 0, values, types);
     cursor.expect_end();
     ++next_state;
   }
@@ -348,6 +387,9 @@ PodVector<double> read_state_rewards(const TextFile& srew, std::uint32_t states)
 }
 
 // Transition rewards become the choice's expected reward: sum of P(s,c,t) * r(s,c,t).
+// Where every entry of a choice carries one reward r (PRISM's habit for an action's
+// reward), the choice's reward is r itself, not a sum that may round differently:
+// so a model written back gives the same file.
 PodVector<double> read_choice_rewards(const TextFile& trew, const SparseMdp& mdp) {
   const std::uint32_t states = mdp.num_states();
   DataLines lines(trew);
@@ -370,6 +412,8 @@ PodVector<double> read_choice_rewards(const TextFile& trew, const SparseMdp& mdp
   std::uint64_t declared = header.expect_unsigned("the number of reward entries");
   std::size_t header_line = lines.line_number();
   PodVector<double> rewards(mdp.num_choices(), 0.0);
+  PodVector<double> shared(mdp.num_choices(), 0.0);  // the reward every entry so far carried; NaN: they differ
+  std::vector<std::uint32_t> entries_of_row(mdp.num_choices(), 0);
   std::uint64_t entries = 0;
   while (lines.next()) {
     LineCursor cursor = lines.cursor();
@@ -390,7 +434,11 @@ PodVector<double> read_choice_rewards(const TextFile& trew, const SparseMdp& mdp
       }
     }
     if (!found) cursor.fail(target_column, "no transition to state " + std::to_string(target) + " in this choice");
+    shared[row] = entries_of_row[row]++ == 0 || shared[row] == reward ? reward : std::nan("");
     ++entries;
+  }
+  for (std::uint64_t row = 0; row < mdp.num_choices(); ++row) {
+    if (entries_of_row[row] == mdp.row_starts[row + 1] - mdp.row_starts[row] && !std::isnan(shared[row])) rewards[row] = shared[row];
   }
   if (entries != declared) {
     throw ParseError(trew.name(), header_line, 0,

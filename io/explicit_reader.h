@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mdpvi::io {
 
@@ -21,6 +22,12 @@ void read_transitions(const TextFile& tra, SparseMdp& mdp);
 // read_labels fills labels and initial_states (the states labelled "init").
 void read_labels(const TextFile& lab, SparseMdp& mdp);
 StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_states);
+// The parts of a .sta line, shared with the DRN reader's valuation comments:
+// "(x,y,...)", and "(1,true,0)" appended to values (row-major); the first state's
+// true/false make a variable boolean in types.
+std::vector<std::string> read_variable_list(LineCursor& cursor);
+void read_valuation_tuple(LineCursor& cursor, std::size_t width, bool first_state, std::vector<std::int32_t>& values,
+                          std::vector<ValueType>& types);
 // Either file may be absent; the name comes from the files' "# Reward structure" line.
 RewardStructure read_reward_structure(const std::optional<TextFile>& srew,
                                       const std::optional<TextFile>& trew, const SparseMdp& mdp);

@@ -10,9 +10,8 @@
 #include "engine/model/stopwatch.h"
 #include "gpu/device_solver.h"
 #include "graph/qualitative.h"
-#include "io/drn_reader.h"
-#include "io/explicit_reader.h"
 #include "io/explicit_writer.h"
+#include "io/model_files.h"
 #include "io/property_parser.h"
 
 #include <spdlog/spdlog.h>
@@ -133,26 +132,11 @@ ParsedProperties parse_all_properties(const CheckOptions& options) {
   return parsed;
 }
 
-enum class ModelFormat { prism, drn, explicit_files };
-
-bool ends_with(const std::string& text, std::string_view suffix) {
-  return text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// How the model is read: --format, else the extension (.drn: Storm's DRN; .tra:
-// PRISM's explicit files beside it; anything else: the PRISM language). --explicit
-// BASE names PRISM's explicit files, or a .drn file.
-ModelFormat model_format(const CheckOptions& options) {
+// How the model is read: --format, else the extension (io/model_files.h). --explicit
+// BASE names PRISM's explicit files, or a .drn or .umb file.
+io::ModelFormat model_format(const CheckOptions& options) {
   const std::string& path = options.explicit_base ? *options.explicit_base : *options.model_file;
-  if (options.format) {
-    if (*options.format == "drn") return ModelFormat::drn;
-    return *options.format == "explicit" ? ModelFormat::explicit_files : ModelFormat::prism;
-  }
-  if (ends_with(path, ".umb")) {
-    throw std::runtime_error(path + ": UMB models cannot be read yet; use PRISM's .tra or .drn export");
-  }
-  if (ends_with(path, ".drn")) return ModelFormat::drn;
-  return options.explicit_base || ends_with(path, ".tra") ? ModelFormat::explicit_files : ModelFormat::prism;
+  return io::model_format(path, options.format, options.explicit_base.has_value());
 }
 
 // Whether an identifier appears in a property's text (an inline property may use a
@@ -264,16 +248,14 @@ void check_property_names(ParsedProperties& properties, const KnownNames& names)
 ModelSource read_model_source(const CheckOptions& options) {
   ModelSource source;
   auto start = std::chrono::steady_clock::now();
-  const ModelFormat format = model_format(options);
-  if (format == ModelFormat::prism) {
+  const io::ModelFormat format = model_format(options);
+  if (format == io::ModelFormat::prism) {
     source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
     source.description = io::parse_model(io::TextFile::load(*options.model_file));
     for (const auto& c : source.description->constants) source.constants.insert(c.name);
   } else {  // an explicit model: read, not built
     source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
-    const std::string& path = source.name;
-    source.mdp = format == ModelFormat::drn ? io::read_drn_model(path)
-                                            : io::read_explicit_model(ends_with(path, ".tra") ? path.substr(0, path.size() - 4) : path);
+    source.mdp = io::read_model_file(format, source.name);
   }
   source.parse_s = seconds_since(start);
   return source;
@@ -299,7 +281,8 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   build_options.build_rewards = properties.use_rewards;
   build_options.threads = options.threads;
   build_options.verbose = options.verbose;
-  build_options.keep_actions = options.export_scheduler.has_value();
+  build_options.keep_actions = options.export_scheduler.has_value() || options.export_model.has_value();
+  build_options.build_rewards = build_options.build_rewards || options.export_model.has_value();
   BuiltModel built = build_model(resolved, build_options);
   summary.build_s = seconds_since(start);
   summary.deadlocks = built.statistics.deadlocks;
@@ -332,20 +315,9 @@ void add_property_constants(const io::PropertyFile& file, const CheckOptions& op
   }
 }
 
-void write_states(const StateValuations& v, std::uint32_t states, std::ostream& out) {
-  out << "(";
-  for (std::size_t i = 0; i < v.variables.size(); ++i) out << (i ? "," : "") << v.variables[i];
-  out << ")\n";
-  for (std::uint32_t s = 0; s < states; ++s) {
-    out << s << ":";
-    io::write_valuation(v, s, out);
-    out << "\n";
-  }
-}
-
 void export_states(const SparseMdp& mdp, const std::string& path) {
   if (!mdp.valuations) throw std::runtime_error(path + ": the model has no state valuations to export");
-  write_to_path(path, "states", [&](std::ostream& out) { write_states(*mdp.valuations, mdp.num_states(), out); });
+  write_to_path(path, "states", [&](std::ostream& out) { io::write_states(*mdp.valuations, mdp.num_states(), out); });
 }
 
 void export_transitions(const SparseMdp& mdp, const std::string& path) {
@@ -575,6 +547,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
     throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
   }
+  if (options.export_model) io::check_model_file_path(*options.export_model);
   CheckReport report;
   report.settings = run_settings(options);
   ModelSource source = read_model_source(options);
@@ -607,6 +580,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       summarise(mdp, report.model);
       if (options.export_states) export_states(mdp, *options.export_states);
       if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
+      if (options.export_model) io::write_model_file(mdp, *options.export_model);
       if (listener) listener->model_loaded(report);
       if (parsed.entries.empty()) continue;
       auto start = std::chrono::steady_clock::now();

@@ -11,9 +11,9 @@
 namespace mdpvi::tools {
 
 struct CheckOptions {
-  std::optional<std::string> model_file;     // a model file: PRISM language, .drn, or a .tra with its siblings
+  std::optional<std::string> model_file;     // a model file: PRISM language, .drn, .umb, or a .tra with its siblings
   std::optional<std::string> explicit_base;  // or BASE of BASE.tra/.lab/...
-  std::optional<std::string> format;         // --format prism|drn|explicit: overrides the extension
+  std::optional<std::string> format;         // --format prism|drn|umb|explicit: overrides the extension
   std::optional<std::string> properties_file;
   std::vector<std::string> inline_properties;  // --prop, in order, after the file's
   // --const, for the model and the properties; a value may be a range, a:b or a:s:b
@@ -21,6 +21,7 @@ struct CheckOptions {
   std::map<std::string, std::string> constants;
   std::optional<std::string> export_states;      // --export-states FILE
   std::optional<std::string> export_transitions; // --export-transitions FILE
+  std::optional<std::string> export_model;       // --export-model FILE.tra|.drn|.umb: the whole model
   std::optional<std::string> export_vector;      // --export-vector FILE: every state's value per property
   std::optional<std::string> export_scheduler;   // --export-scheduler FILE: an optimal choice per state
   SolverOptions solver;

@@ -36,6 +36,7 @@ struct CheckArguments {
   std::vector<std::string> properties;  // --prop, before splitting at ';'
   std::string export_states;
   std::string export_transitions;
+  std::string export_model;
   std::string export_results;
   std::string export_vector;
   std::string export_scheduler;
@@ -80,13 +81,16 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "Explicit model: BASE.tra, BASE.lab (and BASE.sta/.srew/.trew when present)");
   check->add_option("files", args.files,
                     "MODEL [PROPERTIES] (or just PROPERTIES with --explicit). MODEL: PRISM language (.nm, .pm, "
-                    ".prism), Storm's DRN (.drn), or PRISM's explicit files (BASE.tra, beside BASE.lab ...)")
+                    ".prism), Storm's DRN (.drn), UMB (.umb), or PRISM's explicit files (BASE.tra, beside BASE.lab ...)")
       ->expected(0, 2);
   check->add_option("--format", args.format, "How to read MODEL, whatever its extension")
-      ->check(CLI::IsMember({"prism", "drn", "explicit"}));
+      ->check(CLI::IsMember({"prism", "drn", "umb", "explicit"}));
   check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10 (repeatable)");
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");
+  check->add_option("--export-model", args.export_model,
+                    "Write the whole model (every label and reward structure), in the format of FILE's extension: "
+                    "FILE.tra (PRISM's explicit files: FILE.tra, .lab, .sta, .srew, .trew), FILE.drn or FILE.umb");
   check->add_option("--export-vector", args.export_vector,
                     "Write every state's value (with its valuation and bounds) of each property that is not a "
                     "filter ('-': standard output)");
@@ -152,6 +156,7 @@ int run_check_command(CheckArguments& args) {
   if (!args.format.empty()) args.options.format = args.format;
   if (!args.export_states.empty()) args.options.export_states = args.export_states;
   if (!args.export_transitions.empty()) args.options.export_transitions = args.export_transitions;
+  if (!args.export_model.empty()) args.options.export_model = args.export_model;
   if (!args.export_vector.empty()) args.options.export_vector = args.export_vector;
   if (!args.export_scheduler.empty()) args.options.export_scheduler = args.export_scheduler;
   try {

@@ -31,12 +31,14 @@ constexpr Alias kAliases[] = {
     {"-exportresults", "--export-results", {}, true},
     {"-exportstates", "--export-states", {}, true},
     {"-exporttrans", "--export-transitions", {}, true},
+    {"-exportmodel", "--export-model", {}, true},
     // Storm
     {"--constants", "--const"},
     {"--property", "--prop"},
     {"--precision", "--epsilon"},
     {"--maxiter", "--max-iters"},
     {"--exportscheduler", "--export-scheduler"},
+    {"--exportbuild", "--export-model"},
     {"--explicit-drn", "--format", "drn"},
     {"--prism", ""},
 };

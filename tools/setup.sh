@@ -4,7 +4,7 @@
 # exists the GPU code is built, otherwise mdpvi builds without it.
 set -euo pipefail
 packages=(g++ cmake ninja-build libboost-graph-dev libtbb-dev libspdlog-dev libgtest-dev libcli11-dev
-          nlohmann-json3-dev python3)
+          nlohmann-json3-dev libarchive-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

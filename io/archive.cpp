@@ -1,0 +1,88 @@
+#include "io/archive.h"
+
+#include "io/parse_error.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <stdexcept>
+
+namespace mdpvi::io {
+
+ArchiveReader::ArchiveReader(const std::string& path) : path_(path), archive_(archive_read_new()) {
+  archive_read_support_filter_all(archive_);
+  archive_read_support_format_tar(archive_);
+  if (archive_read_open_filename(archive_, path.c_str(), 1 << 16) != ARCHIVE_OK) {
+    fail("cannot read it as a (compressed) tar archive: " + std::string(archive_error_string(archive_)));
+  }
+}
+
+ArchiveReader::~ArchiveReader() { archive_read_free(archive_); }
+
+bool ArchiveReader::next_entry() {
+  for (;;) {
+    archive_entry* entry = nullptr;
+    const int status = archive_read_next_header(archive_, &entry);
+    if (status == ARCHIVE_EOF) return false;
+    if (status != ARCHIVE_OK) fail("broken archive: " + std::string(archive_error_string(archive_)));
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;  // folders
+    name_ = archive_entry_pathname(entry);
+    if (name_.starts_with("./")) name_.erase(0, 2);
+    size_ = archive_entry_size_is_set(entry) ? static_cast<std::uint64_t>(archive_entry_size(entry)) : 0;
+    return true;
+  }
+}
+
+void ArchiveReader::read(void* into, std::size_t bytes) {
+  auto* out = static_cast<char*>(into);
+  while (bytes > 0) {
+    const la_ssize_t got = archive_read_data(archive_, out, bytes);
+    if (got < 0) fail(name_ + ": broken archive: " + std::string(archive_error_string(archive_)));
+    if (got == 0) fail(name_ + ": the archive ends inside this entry (truncated?)");
+    out += got;
+    bytes -= static_cast<std::size_t>(got);
+  }
+}
+
+void ArchiveReader::fail(const std::string& message) const { throw ParseError(path_, 0, 0, message); }
+
+ArchiveWriter::ArchiveWriter(const std::string& path) : path_(path), archive_(archive_write_new()) {
+  archive_write_add_filter_gzip(archive_);
+  archive_write_set_format_pax_restricted(archive_);
+  if (archive_write_open_filename(archive_, path.c_str()) != ARCHIVE_OK) fail("open");
+}
+
+ArchiveWriter::~ArchiveWriter() { archive_write_free(archive_); }
+
+void ArchiveWriter::begin(const std::string& name, std::uint64_t bytes) {
+  entry_ = name;
+  archive_entry* entry = archive_entry_new();
+  archive_entry_set_pathname(entry, name.c_str());
+  archive_entry_set_size(entry, static_cast<la_int64_t>(bytes));
+  archive_entry_set_filetype(entry, AE_IFREG);
+  archive_entry_set_perm(entry, 0644);
+  const int status = archive_write_header(archive_, entry);
+  archive_entry_free(entry);
+  if (status != ARCHIVE_OK) fail("write " + name);
+}
+
+void ArchiveWriter::write(const void* data, std::size_t bytes) {
+  const char* from = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const la_ssize_t put = archive_write_data(archive_, from, bytes);
+    if (put <= 0) fail("write " + entry_);
+    from += put;
+    bytes -= static_cast<std::size_t>(put);
+  }
+}
+
+void ArchiveWriter::close() {
+  if (archive_write_close(archive_) != ARCHIVE_OK) fail("close");
+}
+
+void ArchiveWriter::fail(const std::string& what) const {
+  const char* why = archive_error_string(archive_);
+  throw std::runtime_error(path_ + ": cannot " + what + (why ? std::string(": ") + why : std::string()));
+}
+
+}  // namespace mdpvi::io

@@ -1,0 +1,151 @@
+#include "io/umb_layout.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace mdpvi::io::umb {
+
+namespace {
+
+// Bits [offset, offset + bits) of a little-endian string of size bytes, bits <= 32:
+// one load of the (at most 5) bytes that hold them.
+std::uint64_t get_bits(const std::uint8_t* bytes, std::uint64_t size, std::uint64_t offset, std::uint32_t bits) {
+  std::uint64_t window = 0;
+  const std::uint64_t first = offset / 8;
+  std::memcpy(&window, bytes + first, static_cast<std::size_t>(std::min<std::uint64_t>(8, size - first)));
+  return (window >> (offset % 8)) & ((std::uint64_t{1} << bits) - 1);
+}
+
+void put_bits(std::uint8_t* bytes, std::uint64_t offset, std::uint32_t bits, std::uint64_t value) {
+  for (std::uint32_t i = 0; i < bits; ++i) {
+    const std::uint64_t at = offset + i;
+    bytes[at / 8] |= static_cast<std::uint8_t>(((value >> i) & 1u) << (at % 8));
+  }
+}
+
+std::uint32_t count_of(const nlohmann::ordered_json& item, const char* key) {
+  const nlohmann::ordered_json& value = item.at(key);
+  if (!value.is_number_unsigned() || value.get<std::uint64_t>() > 4096) {
+    throw std::invalid_argument(std::string(key) + ": expected a number of bits, found " + value.dump());
+  }
+  return value.get<std::uint32_t>();
+}
+
+}  // namespace
+
+Field parse_field(const nlohmann::ordered_json& item) {
+  if (!item.is_object()) throw std::invalid_argument("expected a variable or padding, found " + item.dump());
+  Field field;
+  if (item.contains("padding")) {
+    field.bits = count_of(item, "padding");
+    return field;
+  }
+  if (!item.contains("name") || !item["name"].is_string()) throw std::invalid_argument("a variable without a name: " + item.dump());
+  field.name = item["name"].get<std::string>();
+  if (!item.contains("type") || !item["type"].is_object()) throw std::invalid_argument(field.name + ": no type");
+  const nlohmann::ordered_json& type = item["type"];
+  const std::string kind = type.value("type", std::string());
+  field.bits = type.contains("size") ? count_of(type, "size") : (kind == "bool" ? 1 : 0);
+  if (kind == "uint" && field.bits >= 1 && field.bits <= 32) {
+    field.kind = Field::Kind::unsigned_int;
+  } else if (kind == "int" && field.bits >= 1 && field.bits <= 32) {
+    field.kind = Field::Kind::signed_int;
+  } else if (kind == "bool" && field.bits == 1) {
+    field.kind = Field::Kind::boolean;
+  } else {
+    throw std::invalid_argument(field.name + ": type " + type.dump() + " is not supported (int, uint up to 32 bits, bool)");
+  }
+  if (item.value("is-optional", false)) throw std::invalid_argument(field.name + ": optional variables are not supported");
+  return field;
+}
+
+nlohmann::ordered_json field_json(const Field& field) {
+  if (field.kind == Field::Kind::padding) return {{"padding", field.bits}};
+  const char* type = field.kind == Field::Kind::boolean ? "bool" : field.kind == Field::Kind::signed_int ? "int" : "uint";
+  return {{"name", field.name}, {"type", {{"type", type}, {"size", field.bits}}}};
+}
+
+std::uint64_t bytes_per_item(const std::vector<Field>& fields) {
+  std::uint64_t bits = 0;
+  for (const Field& f : fields) bits += f.bits;
+  return (bits + 7) / 8;
+}
+
+StateValuations unpack_valuations(const std::vector<Field>& fields, const std::vector<std::uint8_t>& packed,
+                                  std::uint64_t states) {
+  std::vector<std::string> names;
+  std::vector<ValueType> types;
+  for (const Field& f : fields) {
+    if (f.kind == Field::Kind::padding) continue;
+    names.push_back(f.name);
+    types.push_back(f.kind == Field::Kind::boolean ? ValueType::boolean : ValueType::integer);
+  }
+  const std::uint64_t stride = bytes_per_item(fields);
+  std::vector<std::int32_t> values;
+  values.reserve(states * names.size());
+  for (std::uint64_t s = 0; s < states; ++s) {
+    std::uint64_t offset = 0;
+    for (const Field& f : fields) {
+      offset += f.bits;
+      if (f.kind == Field::Kind::padding) continue;
+      const std::uint64_t raw = get_bits(packed.data() + s * stride, stride, offset - f.bits, f.bits);
+      std::int64_t value = static_cast<std::int64_t>(raw);
+      if (f.kind == Field::Kind::signed_int && f.bits < 64 && (raw >> (f.bits - 1)) & 1u) value -= std::int64_t{1} << f.bits;
+      if (value > std::numeric_limits<std::int32_t>::max()) {
+        throw std::invalid_argument("state " + std::to_string(s) + ": " + f.name + " = " + std::to_string(value) + " does not fit in 32 bits");
+      }
+      values.push_back(static_cast<std::int32_t>(value));
+    }
+  }
+  return mdpvi::pack_valuations(std::move(names), std::move(types), values, states);
+}
+
+std::vector<Field> fields_for(const StateValuations& valuations, std::uint64_t states) {
+  std::vector<Field> fields;
+  std::uint64_t bits = 0;
+  for (std::size_t v = 0; v < valuations.variables.size(); ++v) {
+    Field f{Field::Kind::boolean, valuations.variables[v], 1};
+    if (valuations.types[v] != ValueType::boolean) {
+      std::int64_t low = 0, high = 0;
+      for (std::uint64_t s = 0; s < states; ++s) {
+        low = std::min<std::int64_t>(low, valuations.value(s, v));
+        high = std::max<std::int64_t>(high, valuations.value(s, v));
+      }
+      if (low >= 0) {
+        f.kind = Field::Kind::unsigned_int;
+        f.bits = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::bit_width(static_cast<std::uint64_t>(high))));
+      } else {  // two's complement: -2^(b-1) <= low and high < 2^(b-1)
+        f.kind = Field::Kind::signed_int;
+        const std::uint64_t magnitude = std::max<std::uint64_t>(static_cast<std::uint64_t>(-(low + 1)), static_cast<std::uint64_t>(high));
+        f.bits = 1 + static_cast<std::uint32_t>(std::bit_width(magnitude));
+      }
+    }
+    bits += f.bits;
+    fields.push_back(std::move(f));
+  }
+  if (bits % 8 != 0) fields.push_back(Field{Field::Kind::padding, "", static_cast<std::uint32_t>(8 - bits % 8)});
+  return fields;
+}
+
+std::vector<std::uint8_t> pack_valuations(const std::vector<Field>& fields, const StateValuations& valuations,
+                                          std::uint64_t states) {
+  const std::uint64_t stride = bytes_per_item(fields);
+  std::vector<std::uint8_t> packed(states * stride, 0);
+  for (std::uint64_t s = 0; s < states; ++s) {
+    std::uint64_t offset = 0;
+    std::size_t v = 0;
+    for (const Field& f : fields) {
+      if (f.kind != Field::Kind::padding) {
+        const std::uint64_t mask = f.bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << f.bits) - 1;
+        put_bits(packed.data() + s * stride, offset, f.bits, static_cast<std::uint64_t>(static_cast<std::int64_t>(valuations.value(s, v++))) & mask);
+      }
+      offset += f.bits;
+    }
+  }
+  return packed;
+}
+
+}  // namespace mdpvi::io::umb

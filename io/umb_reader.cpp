@@ -1,0 +1,522 @@
+#include "io/umb_reader.h"
+
+#include "io/archive.h"
+#include "io/parse_error.h"
+#include "io/text_cursor.h"
+#include "io/umb_layout.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+namespace mdpvi::io {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Reads the next bytes of one entry, from the archive or from a buffered copy.
+using ReadBytes = std::function<void(void*, std::size_t)>;
+
+// An annotation of index.json: an atomic proposition or a reward structure.
+struct Annotation {
+  std::string id;
+  std::string name;  // the alias, else the id (none for a reward whose id is a number)
+  std::vector<std::string> applies_to;
+};
+
+struct Index {
+  std::uint64_t states = 0, initial_states = 0, choices = 0, branches = 0;
+  std::uint64_t choice_actions = 0, branch_actions = 0;
+  bool dtmc = false;
+  std::vector<Annotation> aps, rewards;
+  std::vector<umb::Field> valuation;  // empty: no valuations
+};
+
+// Where a byte offset of a text is: its 1-based line and column, for errors.
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte) {
+  byte = std::min(byte, text.size());
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + byte, '\n'));
+  const std::size_t newline = byte == 0 ? std::string::npos : text.rfind('\n', byte - 1);
+  return {line, byte - (newline == std::string::npos ? 0 : newline + 1) + 1};
+}
+
+class UmbReader {
+ public:
+  explicit UmbReader(const std::string& path) : archive_(path) {}
+
+  SparseMdp read() {
+    std::vector<std::pair<std::string, std::vector<char>>> early;  // entries before index.json
+    while (archive_.next_entry()) {
+      const std::string name = archive_.entry_name();
+      if (!index_) {
+        std::vector<char> bytes = read_whole_entry();
+        if (name == "index.json") {
+          parse_index(std::string(bytes.begin(), bytes.end()));
+          for (auto& [early_name, early_bytes] : early) read_buffered(early_name, early_bytes);
+          early.clear();
+        } else {
+          early.emplace_back(name, std::move(bytes));
+        }
+        continue;
+      }
+      read_entry(name, archive_.entry_size(), [&](void* into, std::size_t bytes) { archive_.read(into, bytes); });
+    }
+    if (!index_) fail("", "no index.json in the archive");
+    return finish();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& entry, const std::string& message) const {
+    throw ParseError(archive_.path(), 0, 0, (entry.empty() ? "" : entry + ": ") + message);
+  }
+
+  // The entry's bytes as they come, never more than the archive holds.
+  std::vector<char> read_whole_entry() {
+    constexpr std::size_t kChunk = 1 << 20;
+    std::vector<char> bytes;
+    for (std::uint64_t left = archive_.entry_size(); left > 0;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, kChunk));
+      bytes.resize(bytes.size() + n);
+      archive_.read(bytes.data() + bytes.size() - n, n);
+      left -= n;
+    }
+    return bytes;
+  }
+
+  void read_buffered(const std::string& name, const std::vector<char>& bytes) {
+    std::size_t at = 0;
+    read_entry(name, bytes.size(), [&](void* into, std::size_t n) {
+      std::memcpy(into, bytes.data() + at, n);
+      at += n;
+    });
+  }
+
+  // ---- index.json ----
+
+  void parse_index(const std::string& text) {
+    json root;
+    try {
+      root = json::parse(text);
+    } catch (const json::parse_error& error) {
+      const auto [line, column] = line_and_column(text, error.byte == 0 ? 0 : error.byte - 1);
+      throw ParseError(archive_.path() + ":index.json", line, column, "not valid JSON");
+    }
+    Index index;
+    const json& ts = member(root, "transition-system", "");
+    const std::string time = text_of(member(ts, "time", "transition-system"), "transition-system.time");
+    if (time != "discrete") fail("index.json", "time \"" + time + "\": only discrete-time models (MDPs, DTMCs) are supported");
+    const std::uint64_t players = count(ts, "#players");
+    if (players > 1) fail("index.json", std::to_string(players) + " players: games are not supported");
+    index.dtmc = players == 0;
+    index.states = count(ts, "#states");
+    index.initial_states = count(ts, "#initial-states");
+    index.choices = count(ts, "#choices");
+    index.branches = count(ts, "#branches");
+    index.choice_actions = optional_count(ts, "#choice-actions");
+    index.branch_actions = optional_count(ts, "#branch-actions");
+    if (optional_count(ts, "#observations") > 0) fail("index.json", "observations (POMDPs) are not supported");
+    if (index.states == 0 || index.states >= std::numeric_limits<std::uint32_t>::max()) {
+      fail("index.json", "#states " + std::to_string(index.states) + ": must be between 1 and 2^32-2");
+    }
+    check_double_type(ts.contains("branch-probability-type") ? ts["branch-probability-type"] : json(),
+                      "transition-system.branch-probability-type");
+    if (root.contains("annotations")) read_annotations(root["annotations"], index);
+    if (root.contains("valuations")) read_valuation_layout(root["valuations"], index);
+    index_ = std::move(index);
+  }
+
+  const json& member(const json& object, const char* key, const std::string& where) const {
+    if (!object.is_object() || !object.contains(key)) {
+      fail("index.json", "expected \"" + std::string(key) + "\"" + (where.empty() ? "" : " in " + where) + ", found none");
+    }
+    return object[key];
+  }
+  std::string text_of(const json& value, const std::string& where) const {
+    if (!value.is_string()) fail("index.json", where + ": expected a string, found " + value.dump());
+    return value.get<std::string>();
+  }
+  std::uint64_t count(const json& ts, const char* key) const {
+    const json& value = member(ts, key, "transition-system");
+    if (!value.is_number_unsigned()) fail("index.json", std::string(key) + ": expected a count, found " + value.dump());
+    return value.get<std::uint64_t>();
+  }
+  std::uint64_t optional_count(const json& ts, const char* key) const { return ts.contains(key) ? count(ts, key) : 0; }
+
+  // Probabilities and rewards: 64-bit doubles only (no rationals or intervals yet).
+  void check_double_type(const json& type, const std::string& where) const {
+    if (type.is_null()) return;  // the default: double
+    const bool is_double = type.is_object() && type.value("type", std::string()) == "double" && type.value("size", 64) == 64;
+    if (!is_double) fail("index.json", where + ": only 64-bit double values are supported, found " + type.dump());
+  }
+
+  void read_annotations(const json& groups, Index& index) {
+    if (!groups.is_object()) fail("index.json", "annotations: expected an object, found " + groups.dump());
+    for (const auto& [group, annotations] : groups.items()) {
+      if (group != "aps" && group != "rewards") continue;  // other groups mean nothing to mdpvi
+      if (!annotations.is_object()) fail("index.json", "annotations." + group + ": expected an object");
+      for (const auto& [id, description] : annotations.items()) {
+        const std::string where = "annotations." + group + "." + id;
+        Annotation a{id, description.contains("alias") ? text_of(description["alias"], where + ".alias") : id, {}};
+        if (group == "rewards" && !description.contains("alias") && std::all_of(id.begin(), id.end(), ::isdigit)) {
+          a.name.clear();  // PRISM numbers an unnamed structure
+        }
+        for (const json& entity : member(description, "applies-to", where)) a.applies_to.push_back(text_of(entity, where + ".applies-to"));
+        const json& type = member(description, "type", where);
+        if (group == "aps") {
+          if (type.value("type", std::string()) != "bool") fail("index.json", where + ": expected type bool, found " + type.dump());
+          if (a.applies_to != std::vector<std::string>{"states"}) fail("index.json", where + ": only propositions on states are supported");
+          index.aps.push_back(std::move(a));
+        } else {
+          check_double_type(type, where + ".type");
+          index.rewards.push_back(std::move(a));
+        }
+      }
+    }
+  }
+
+  void read_valuation_layout(const json& valuations, Index& index) {
+    if (!valuations.contains("states")) return;
+    const json& states = valuations["states"];
+    const json& classes = member(states, "classes", "valuations.states");
+    if (!classes.is_array() || classes.size() != 1) {
+      fail("index.json", "valuations.states: only one valuation class is supported, found " + std::to_string(classes.size()));
+    }
+    for (const json& item : member(classes[0], "variables", "valuations.states.classes[0]")) {
+      try {
+        index.valuation.push_back(umb::parse_field(item));
+      } catch (const std::invalid_argument& error) {
+        fail("index.json", std::string("valuations: ") + error.what());
+      }
+    }
+  }
+
+  // ---- the arrays ----
+
+  // Each known entry, read straight into the model's arrays; unknown ones are skipped.
+  void read_entry(const std::string& name, std::uint64_t size, const ReadBytes& read) {
+    const Index& x = *index_;
+    if (name == "state-to-choices.bin") {
+      read_array(name, size, x.states + 1, mdp_.row_group_starts, read);
+      have_state_choices_ = true;
+    } else if (name == "choice-to-branches.bin") {
+      read_array(name, size, x.choices + 1, mdp_.row_starts, read);
+    } else if (name == "branch-to-target.bin") {
+      read_targets(name, size, read);
+    } else if (name == "branch-to-probability.bin") {
+      read_array(name, size, x.branches, mdp_.values, read);
+    } else if (name == "state-is-initial.bin") {
+      initial_ = read_bits(name, size, x.states, read);
+    } else if (name == "valuations/states/valuations.bin") {
+      read_valuations(name, size, read);
+    } else if (name.starts_with("actions/")) {
+      read_action_part(name, size, read);
+    } else if (name.starts_with("annotations/")) {
+      read_annotation(name, size, read);
+    }
+  }
+
+  void expect_size(const std::string& name, std::uint64_t size, std::uint64_t expected, const std::string& why) const {
+    if (size != expected) {
+      fail(name, std::to_string(size) + " bytes, expected " + std::to_string(expected) + " (" + why + ")");
+    }
+  }
+
+  template <typename T>
+  void read_array(const std::string& name, std::uint64_t size, std::uint64_t count, PodVector<T>& into, const ReadBytes& read) {
+    expect_size(name, size, count * sizeof(T), std::to_string(count) + " values of " + std::to_string(sizeof(T)) + " bytes");
+    into.resize(count);
+    read(into.data(), count * sizeof(T));
+  }
+
+  // 64-bit targets become the model's 32-bit columns a block at a time.
+  void read_targets(const std::string& name, std::uint64_t size, const ReadBytes& read) {
+    const std::uint64_t n = index_->branches;
+    expect_size(name, size, n * 8, std::to_string(n) + " branches of 8 bytes");
+    mdp_.columns.resize(n);
+    std::vector<std::uint64_t> block(std::min<std::uint64_t>(n, 1 << 16));
+    for (std::uint64_t done = 0; done < n;) {
+      const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
+      read(block.data(), m * 8);
+      for (std::size_t i = 0; i < m; ++i) {
+        if (block[i] >= index_->states) {
+          fail(name, "branch " + std::to_string(done + i) + " goes to " + std::to_string(block[i]) + ", not a state (#states " +
+                         std::to_string(index_->states) + ")");
+        }
+        mdp_.columns[done + i] = static_cast<std::uint32_t>(block[i]);
+      }
+      done += m;
+    }
+  }
+
+  // A bit set over count items, in 64-bit words (a shorter whole number of bytes is
+  // taken too).
+  StateSet read_bits(const std::string& name, std::uint64_t size, std::uint64_t count, const ReadBytes& read) {
+    const std::uint64_t words = (count + 63) / 64;
+    if (size < (count + 7) / 8 || size > words * 8) {
+      fail(name, std::to_string(size) + " bytes, expected " + std::to_string(words * 8) + " (a bit per item, " +
+                     std::to_string(count) + " items, in 64-bit words)");
+    }
+    std::vector<std::uint64_t> blocks(words, 0);
+    read(blocks.data(), size);
+    if (count % 64 != 0) blocks.back() &= (std::uint64_t{1} << (count % 64)) - 1;  // padding bits mean nothing
+    StateSet set(count);
+    boost::from_block_range(blocks.begin(), blocks.end(), set);
+    return set;
+  }
+
+  void read_valuations(const std::string& name, std::uint64_t size, const ReadBytes& read) {
+    if (index_->valuation.empty()) fail(name, "index.json describes no state valuations");
+    const std::uint64_t bytes = umb::bytes_per_item(index_->valuation);
+    expect_size(name, size, index_->states * bytes, std::to_string(index_->states) + " states of " + std::to_string(bytes) + " bytes");
+    std::vector<std::uint8_t> packed(size);
+    read(packed.data(), size);
+    try {
+      mdp_.valuations = umb::unpack_valuations(index_->valuation, packed, index_->states);
+    } catch (const std::invalid_argument& error) {
+      fail(name, error.what());
+    }
+  }
+
+  // actions/{choices,branches}/{values,string-mapping,strings}.bin
+  void read_action_part(const std::string& name, std::uint64_t size, const ReadBytes& read) {
+    const bool of_choices = name.starts_with("actions/choices/");
+    if (!of_choices && !name.starts_with("actions/branches/")) return;
+    ActionTable& table = of_choices ? choice_actions_ : branch_actions_;
+    const std::uint64_t items = of_choices ? index_->choices : index_->branches;
+    const std::uint64_t actions = of_choices ? index_->choice_actions : index_->branch_actions;
+    const std::string file = name.substr(name.rfind('/') + 1);
+    if (file == "values.bin") {
+      expect_size(name, size, items * 4, std::to_string(items) + " action indices of 4 bytes");
+      table.of_item.resize(items);
+      read(table.of_item.data(), size);
+    } else if (file == "string-mapping.bin") {
+      read_array(name, size, actions + 1, table.offsets, read);
+    } else if (file == "strings.bin") {
+      table.strings.resize(size);
+      read(table.strings.data(), size);
+    }
+  }
+
+  // annotations/aps/ID/states/values.bin, annotations/rewards/ID/ENTITY/values.bin
+  void read_annotation(const std::string& name, std::uint64_t size, const ReadBytes& read) {
+    const std::size_t group_end = name.find('/', 12);
+    const std::size_t id_end = name.find('/', group_end + 1);
+    const std::size_t entity_end = name.find('/', id_end + 1);
+    if (entity_end == std::string::npos || name.substr(entity_end + 1) != "values.bin") return;
+    const std::string group = name.substr(12, group_end - 12);
+    const std::string id = name.substr(group_end + 1, id_end - group_end - 1);
+    const std::string entity = name.substr(id_end + 1, entity_end - id_end - 1);
+    if (group == "aps") {
+      if (!find(index_->aps, id)) fail(name, "index.json declares no proposition \"" + id + "\"");
+      if (entity == "states") ap_values_[id] = read_bits(name, size, index_->states, read);
+    } else if (group == "rewards") {
+      if (!find(index_->rewards, id)) fail(name, "index.json declares no reward \"" + id + "\"");
+      const std::uint64_t items = entity == "states" ? index_->states : entity == "choices" ? index_->choices : index_->branches;
+      if (entity != "states" && entity != "choices" && entity != "branches") return;
+      PodVector<double>& values = reward_values_[id][entity];
+      read_array(name, size, items, values, read);
+      for (std::uint64_t i = 0; i < items; ++i) {
+        if (!std::isfinite(values[i])) fail(name, "the reward of " + entity + " " + std::to_string(i) + " is not finite");
+      }
+    }
+  }
+
+  static const Annotation* find(const std::vector<Annotation>& annotations, const std::string& id) {
+    auto at = std::find_if(annotations.begin(), annotations.end(), [&](const Annotation& a) { return a.id == id; });
+    return at == annotations.end() ? nullptr : &*at;
+  }
+
+  // ---- checks and the model ----
+
+  SparseMdp finish() {
+    const Index& x = *index_;
+    mdp_.type = x.dtmc ? ModelType::dtmc : ModelType::mdp;
+    if (!have_state_choices_) {
+      if (x.choices != x.states) fail("state-to-choices.bin", "missing, and #choices differs from #states");
+      mdp_.row_group_starts.resize(x.states + 1);
+      for (std::uint64_t s = 0; s <= x.states; ++s) mdp_.row_group_starts[s] = s;
+    }
+    require(mdp_.row_starts.size() == x.choices + 1, "choice-to-branches.bin");
+    require(mdp_.columns.size() == x.branches, "branch-to-target.bin");
+    require(mdp_.values.size() == x.branches, "branch-to-probability.bin");
+    require(initial_.has_value(), "state-is-initial.bin");
+    check_offsets("state-to-choices.bin", mdp_.row_group_starts, x.choices, "state", "choice");
+    check_offsets("choice-to-branches.bin", mdp_.row_starts, x.branches, "choice", "branch");
+    if (x.dtmc && x.choices != x.states) fail("index.json", "a DTMC (0 players) with #choices " + std::to_string(x.choices) + " != #states");
+    check_distributions();
+    add_initial_states();
+    for (const Annotation& ap : x.aps) {
+      auto values = ap_values_.find(ap.id);
+      if (values == ap_values_.end()) fail("annotations/aps/" + ap.id + "/states/values.bin", "missing");
+      mdp_.labels.push_back({ap.name, std::move(values->second)});
+    }
+    for (const Annotation& reward : x.rewards) add_reward(reward);
+    add_actions();
+    sort_branches();
+    if (!x.valuation.empty() && !mdp_.valuations) fail("valuations/states/valuations.bin", "missing (index.json describes valuations)");
+    check_invariants(mdp_);
+    return std::move(mdp_);
+  }
+
+  void require(bool present, const std::string& entry) const {
+    if (!present) fail(entry, "missing");
+  }
+
+  void check_offsets(const std::string& name, const PodVector<std::uint64_t>& offsets, std::uint64_t total,
+                     const char* item, const char* part) const {
+    if (offsets.front() != 0) fail(name, "the first offset is " + std::to_string(offsets.front()) + ", expected 0");
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
+      if (offsets[i + 1] <= offsets[i]) {
+        fail(name, std::string(item) + " " + std::to_string(i) + " has no " + part + " (offsets " +
+                       std::to_string(offsets[i]) + ", " + std::to_string(offsets[i + 1]) + ")");
+      }
+    }
+    if (offsets.back() != total) {
+      fail(name, "the last offset is " + std::to_string(offsets.back()) + ", expected " + std::to_string(total) + " (the number of " + part + "es)");
+    }
+  }
+
+  void check_distributions() const {
+    for (std::uint64_t c = 0; c < mdp_.num_choices(); ++c) {
+      double sum = 0.0;
+      for (std::uint64_t k = mdp_.row_starts[c]; k < mdp_.row_starts[c + 1]; ++k) {
+        if (!(mdp_.values[k] > 0.0 && mdp_.values[k] <= 1.0)) {
+          fail("branch-to-probability.bin", "branch " + std::to_string(k) + " has probability " + exact_text(mdp_.values[k]) + ", outside (0,1]");
+        }
+        sum += mdp_.values[k];
+      }
+      if (std::abs(sum - 1.0) > kSumTolerance) {
+        fail("branch-to-probability.bin", "the probabilities of choice " + std::to_string(c) + " sum to " + exact_text(sum) + ", not 1");
+      }
+    }
+  }
+
+  void add_initial_states() {
+    for (auto s = initial_->find_first(); s != StateSet::npos; s = initial_->find_next(s)) {
+      mdp_.initial_states.push_back(static_cast<std::uint32_t>(s));
+    }
+    if (mdp_.initial_states.size() != index_->initial_states) {
+      fail("state-is-initial.bin", std::to_string(mdp_.initial_states.size()) + " initial states, index.json declares " +
+                                       std::to_string(index_->initial_states));
+    }
+    if (mdp_.initial_states.empty()) fail("state-is-initial.bin", "no initial state");
+    mdp_.labels.push_back({"init", std::move(*initial_)});
+  }
+
+  void add_reward(const Annotation& reward) {
+    RewardStructure structure{reward.name, {}, {}};
+    auto& parts = reward_values_[reward.id];
+    for (const std::string& entity : reward.applies_to) {
+      if (!parts.count(entity)) fail("annotations/rewards/" + reward.id + "/" + entity + "/values.bin", "missing");
+    }
+    if (parts.count("states")) structure.state_rewards = std::move(parts["states"]);
+    if (parts.count("choices")) structure.choice_rewards = std::move(parts["choices"]);
+    if (parts.count("branches")) add_branch_rewards(parts["branches"], structure.choice_rewards);
+    mdp_.rewards.push_back(std::move(structure));
+  }
+
+  // Each choice's branches by target, as the builder and the .tra files have them
+  // (PRISM's UMB keeps its own order); last, once nothing indexed by branch is left.
+  void sort_branches() {
+    std::vector<std::pair<std::uint32_t, double>> entries;
+    for (std::uint64_t c = 0; c < mdp_.num_choices(); ++c) {
+      const std::uint64_t begin = mdp_.row_starts[c], end = mdp_.row_starts[c + 1];
+      if (!std::is_sorted(mdp_.columns.begin() + begin, mdp_.columns.begin() + end)) {
+        entries.clear();
+        for (std::uint64_t k = begin; k < end; ++k) entries.emplace_back(mdp_.columns[k], mdp_.values[k]);
+        std::sort(entries.begin(), entries.end());
+        for (std::uint64_t k = begin; k < end; ++k) std::tie(mdp_.columns[k], mdp_.values[k]) = entries[k - begin];
+      }
+      for (std::uint64_t k = begin + 1; k < end; ++k) {
+        if (mdp_.columns[k] == mdp_.columns[k - 1]) {
+          fail("branch-to-target.bin", "choice " + std::to_string(c) + " has two branches to state " + std::to_string(mdp_.columns[k]));
+        }
+      }
+    }
+  }
+
+  // A reward on branches is its choice's expected reward (as in a .trew).
+  void add_branch_rewards(const PodVector<double>& branch_rewards, PodVector<double>& choice_rewards) const {
+    if (choice_rewards.empty()) choice_rewards.assign(mdp_.num_choices(), 0.0);
+    for (std::uint64_t c = 0; c < mdp_.num_choices(); ++c) {
+      for (std::uint64_t k = mdp_.row_starts[c]; k < mdp_.row_starts[c + 1]; ++k) choice_rewards[c] += mdp_.values[k] * branch_rewards[k];
+    }
+  }
+
+  // Choice actions, or for a DTMC the action its branches share (none where they differ).
+  void add_actions() {
+    if (!choice_actions_.of_item.empty()) {
+      mdp_.actions = action_names(choice_actions_, "actions/choices", index_->choice_actions);
+      return;
+    }
+    if (branch_actions_.of_item.empty()) return;
+    ChoiceActions branches = action_names(branch_actions_, "actions/branches", index_->branch_actions);
+    mdp_.actions.emplace();
+    mdp_.actions->names = std::move(branches.names);
+    mdp_.actions->of_choice.resize(mdp_.num_choices());
+    for (std::uint64_t c = 0; c < mdp_.num_choices(); ++c) {
+      std::uint32_t action = branches.of_choice[mdp_.row_starts[c]];
+      for (std::uint64_t k = mdp_.row_starts[c]; k < mdp_.row_starts[c + 1]; ++k) {
+        if (branches.of_choice[k] != action) action = 0;
+      }
+      mdp_.actions->of_choice[c] = action;
+    }
+  }
+
+  struct ActionTable {
+    PodVector<std::uint32_t> of_item;
+    PodVector<std::uint64_t> offsets;
+    std::string strings;
+  };
+
+  // The table's strings as ChoiceActions names ("" is no action, index 0), per item.
+  ChoiceActions action_names(const ActionTable& table, const std::string& folder, std::uint64_t count) const {
+    if (table.offsets.size() != count + 1) fail(folder + "/string-mapping.bin", "missing");
+    if (table.offsets.front() != 0 || table.offsets.back() != table.strings.size() ||
+        !std::is_sorted(table.offsets.begin(), table.offsets.end())) {
+      fail(folder + "/string-mapping.bin", "the offsets do not cut strings.bin (" + std::to_string(table.strings.size()) + " bytes)");
+    }
+    ChoiceActions actions;
+    actions.names.push_back("");
+    std::vector<std::uint32_t> ours(count);
+    for (std::uint64_t a = 0; a < count; ++a) {
+      std::string name = table.strings.substr(table.offsets[a], table.offsets[a + 1] - table.offsets[a]);
+      if (name.empty()) continue;  // ours[a] = 0: no action
+      ours[a] = static_cast<std::uint32_t>(actions.names.size());
+      actions.names.push_back(std::move(name));
+    }
+    actions.of_choice.resize(table.of_item.size());
+    for (std::size_t i = 0; i < table.of_item.size(); ++i) {
+      if (table.of_item[i] >= count) {
+        fail(folder + "/values.bin", "item " + std::to_string(i) + " has action " + std::to_string(table.of_item[i]) +
+                                         ", but there are " + std::to_string(count));
+      }
+      actions.of_choice[i] = ours[table.of_item[i]];
+    }
+    return actions;
+  }
+
+  ArchiveReader archive_;
+  std::optional<Index> index_;
+  SparseMdp mdp_;
+  bool have_state_choices_ = false;
+  std::optional<StateSet> initial_;
+  std::map<std::string, StateSet> ap_values_;
+  std::map<std::string, std::map<std::string, PodVector<double>>> reward_values_;  // id -> entity -> values
+  ActionTable choice_actions_, branch_actions_;
+};
+
+}  // namespace
+
+SparseMdp read_umb_model(const std::string& path) { return UmbReader(path).read(); }
+
+}  // namespace mdpvi::io
