@@ -9,11 +9,21 @@
 
 namespace mdpvi::io {
 
+namespace {
+
+// libarchive's word on its last error; it has none for some failures.
+std::string error_text(archive* a) {
+  const char* text = archive_error_string(a);
+  return text ? text : "unknown error";
+}
+
+}  // namespace
+
 ArchiveReader::ArchiveReader(const std::string& path) : path_(path), archive_(archive_read_new()) {
   archive_read_support_filter_all(archive_);
   archive_read_support_format_tar(archive_);
   if (archive_read_open_filename(archive_, path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    fail("cannot read it as a (compressed) tar archive: " + std::string(archive_error_string(archive_)));
+    fail("cannot read it as a (compressed) tar archive: " + error_text(archive_));
   }
 }
 
@@ -24,7 +34,7 @@ bool ArchiveReader::next_entry() {
     archive_entry* entry = nullptr;
     const int status = archive_read_next_header(archive_, &entry);
     if (status == ARCHIVE_EOF) return false;
-    if (status != ARCHIVE_OK) fail("broken archive: " + std::string(archive_error_string(archive_)));
+    if (status != ARCHIVE_OK) fail("broken archive: " + error_text(archive_));
     if (archive_entry_filetype(entry) != AE_IFREG) continue;  // folders
     name_ = archive_entry_pathname(entry);
     if (name_.starts_with("./")) name_.erase(0, 2);
@@ -37,7 +47,7 @@ void ArchiveReader::read(void* into, std::size_t bytes) {
   auto* out = static_cast<char*>(into);
   while (bytes > 0) {
     const la_ssize_t got = archive_read_data(archive_, out, bytes);
-    if (got < 0) fail(name_ + ": broken archive: " + std::string(archive_error_string(archive_)));
+    if (got < 0) fail(name_ + ": broken archive: " + error_text(archive_));
     if (got == 0) fail(name_ + ": the archive ends inside this entry (truncated?)");
     out += got;
     bytes -= static_cast<std::size_t>(got);
@@ -81,8 +91,7 @@ void ArchiveWriter::close() {
 }
 
 void ArchiveWriter::fail(const std::string& what) const {
-  const char* why = archive_error_string(archive_);
-  throw std::runtime_error(path_ + ": cannot " + what + (why ? std::string(": ") + why : std::string()));
+  throw std::runtime_error(path_ + ": cannot " + what + ": " + error_text(archive_));
 }
 
 }  // namespace mdpvi::io

@@ -48,6 +48,24 @@ TEST(ReadDrn, ReadsADtmcWithUnnamedRewards) {
   EXPECT_EQ(mdp.rewards[1].row_reward(0, 0), 2.0);
 }
 
+// mdpvi's DRN export keeps the valuations in comments Storm skips (drn_writer.h).
+TEST(ReadDrn, ReadsValuationsFromMdpvisComments) {
+  const std::string header = "// Variables: (x,b)\n@type: DTMC\n@parameters\n@reward_models\n@nr_states\n2\n@nr_choices\n2\n@model\n";
+  const std::string states = "state 0 init\n//(-1,true)\n\taction 0\n\t\t1 : 1\n// a comment\nstate 1\n";
+  const SparseMdp mdp = io::read_drn(TextFile::from_string("m.drn", header + states + "//(7,false)\n\taction 0\n\t\t1 : 1\n"));
+  ASSERT_TRUE(mdp.valuations);
+  EXPECT_EQ(mdp.valuations->variables, (std::vector<std::string>{"x", "b"}));
+  EXPECT_EQ(mdp.valuations->types[1], ValueType::boolean);
+  EXPECT_EQ(mdp.valuations->value(0, 0), -1);
+  EXPECT_EQ(mdp.valuations->value(1, 0), 7);
+  EXPECT_EQ(mdp.valuations->value(1, 1), 0);
+  EXPECT_EQ(error_of(header + states + "\taction 0\n\t\t1 : 1\n"),
+            "m.drn:17: // Variables: declares valuations, but state 1 has no //(...) line");
+  EXPECT_EQ(error_of(header + "state 0 init\n//(1)\n"), "m.drn:11:5: expected ',', found ')'");
+  // Without the header line, such comments are comments.
+  EXPECT_FALSE(io::read_drn(TextFile::from_string("m.drn", header.substr(20) + states + "\taction 0\n\t\t1 : 1\n")).valuations);
+}
+
 TEST(ReadDrn, RefusesWhatItCannotRead) {
   const std::string body = "state 0 [0] init\n\taction a [0]\n\t\t1 : 1\nstate 1 [0]\n\taction a [0]\n\t\t1 : 1\n";
   EXPECT_EQ(error_of("@type: CTMC\n"), "m.drn:1:8: expected MDP or DTMC, found 'CTMC'");

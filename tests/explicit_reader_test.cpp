@@ -34,6 +34,19 @@ TEST(ReadTransitions, ReadsAnMdpWithActionsCommentsAndCrlf) {
   EXPECT_EQ(mdp.row_starts, (PodVector<std::uint64_t>{0, 1, 3, 4}));
   EXPECT_EQ(mdp.columns, (PodVector<std::uint32_t>{1, 0, 1, 1}));
   EXPECT_EQ(mdp.values, (PodVector<double>{1, 0.25, 0.75, 1}));
+  ASSERT_TRUE(mdp.actions);  // kept, for the exports and the scheduler
+  EXPECT_EQ(mdp.actions->names[mdp.actions->of_choice[0]], "go");
+  EXPECT_EQ(mdp.actions->of_choice[1], 0u);
+  EXPECT_EQ(mdp.actions->of_choice[2], 0u);
+}
+
+TEST(ReadTransitions, AChoiceHasOneActionAndADtmcStateTheOneItsEntriesShare) {
+  EXPECT_EQ(transition_error("2 1 2\n0 0 0 0.5 a\n0 0 1 0.5 b\n"), "3:11: action 'b' differs from the action 'a' of the choice's first entry");
+  SparseMdp dtmc;
+  io::read_transitions(TextFile::from_string("t.tra", "2 4\n0 0 0.5 a\n0 1 0.5 b\n1 0 0.5 c\n1 1 0.5 c\n"), dtmc);
+  ASSERT_TRUE(dtmc.actions);
+  EXPECT_EQ(dtmc.actions->of_choice[0], 0u);
+  EXPECT_EQ(dtmc.actions->names[dtmc.actions->of_choice[1]], "c");
 }
 
 TEST(ReadTransitions, ReadsADtmcAsOneChoicePerState) {
@@ -155,6 +168,19 @@ TEST(ReadRewards, TransitionRewardsBecomeExpectedChoiceRewards) {
   }
 }
 
+// A reward that every entry of a choice carries is the choice's, exactly: here the sum
+// of p * 0.1 over the entries is 0.09999999999999999, and the model would not write
+// back the file it came from.
+TEST(ReadRewards, ARewardSharedByAChoicesEntriesIsTakenExactly) {
+  SparseMdp mdp;
+  io::read_transitions(TextFile::from_string("t.tra", "2 2 3\n0 0 0 0.9671787439810325\n0 0 1 0.032821256018967425\n"
+                                                      "1 0 1 1\n"), mdp);
+  auto trew = TextFile::from_string("t.trew", "2 2 2\n0 0 0 0.1\n0 0 1 0.1\n");
+  EXPECT_EQ(io::read_reward_structure(std::nullopt, trew, mdp).choice_rewards[0], 0.1);
+  auto partial = TextFile::from_string("t.trew", "2 2 1\n0 0 1 0.1\n");  // one entry: the expected reward
+  EXPECT_EQ(io::read_reward_structure(std::nullopt, partial, mdp).choice_rewards[0], 0.032821256018967425 * 0.1);
+}
+
 TEST(ReadExplicitModel, MissingFileIsAnError) {
   try {
     io::read_explicit_model("/nonexistent/model");
@@ -192,7 +218,7 @@ TEST(WriteTransitions, DtmcReadsBackBitForBit) {
   expect_round_trip(die);
   std::ostringstream text;
   io::write_transitions(die, text);
-  EXPECT_EQ(text.str().substr(0, text.str().find('\n', text.str().find('\n') + 1) + 1), "13 20\n0 1 0.5\n");
+  EXPECT_EQ(text.str().substr(0, 35), "# Transitions (DTMC)\n13 20\n0 1 0.5\n");
 }
 
 }  // namespace

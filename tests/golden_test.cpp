@@ -61,6 +61,25 @@ INSTANTIATE_TEST_SUITE_P(Benchmarks, GoldenDrn,
                                            Instance{"wlan0_collide", 0}),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// The same instances from PRISM's UMB exports (mdpvi check X.umb), which carry the
+// state valuations: as many properties are answered as from the .tra files.
+class GoldenUmb : public Golden {};
+
+TEST_P(GoldenUmb, CountsAndPropertiesMatchPrism) {
+  const Instance instance = GetParam();
+  const nlohmann::json& expected = test::reference().at(instance.name);
+  tools::CheckOptions options = test::reference_check(expected);
+  options.model_file = (kShared / "benchmarks/explicit" / (std::string(instance.name) + ".umb")).string();
+  const int answered = test::expect_matches_reference(tools::run_check(options), expected);
+  EXPECT_EQ(answered, instance.answerable);
+}
+
+INSTANTIATE_TEST_SUITE_P(Benchmarks, GoldenUmb,
+                         ::testing::Values(Instance{"coin2_2", 8}, Instance{"coin4_2", 8}, Instance{"leader3", 5},
+                                           Instance{"leader4", 5}, Instance{"csma2_2", 6}, Instance{"wlan0", 9},
+                                           Instance{"wlan0_collide", 1}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 // The DRN and .tra exports of one model are the same model: structure, labels,
 // initial states and rewards (the unnamed structure of leader's, three of wlan's).
 TEST(GoldenFiles, DrnAndTraExportsAreTheSameModel) {
