@@ -56,8 +56,18 @@ void ArchiveReader::read(void* into, std::size_t bytes) {
 
 void ArchiveReader::fail(const std::string& message) const { throw ParseError(path_, 0, 0, message); }
 
-ArchiveWriter::ArchiveWriter(const std::string& path) : path_(path), archive_(archive_write_new()) {
-  archive_write_add_filter_gzip(archive_);
+ArchiveWriter::ArchiveWriter(const std::string& path, Compression compression) : path_(path), archive_(archive_write_new()) {
+  // Fast levels: the arrays of a model compress about as well at level 1, and level 6
+  // took 10 s (gzip) and 77 s (xz) for coin6_4's 350 MB.
+  if (compression == Compression::gzip) {
+    archive_write_add_filter_gzip(archive_);
+    archive_write_set_filter_option(archive_, "gzip", "compression-level", "1");
+  }
+  if (compression == Compression::xz) {
+    archive_write_add_filter_xz(archive_);
+    archive_write_set_filter_option(archive_, "xz", "compression-level", "1");
+    archive_write_set_filter_option(archive_, "xz", "threads", "0");  // all cores
+  }
   archive_write_set_format_pax_restricted(archive_);
   if (archive_write_open_filename(archive_, path.c_str()) != ARCHIVE_OK) fail("open");
 }

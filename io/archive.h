@@ -39,12 +39,14 @@ class ArchiveReader {
   std::uint64_t size_ = 0;
 };
 
-// Writes a gzip-compressed tar archive: entries one after another, each of a size
+enum class Compression { none, gzip, xz };
+
+// Writes a tar archive, compressed or not: entries one after another, each of a size
 // known when it starts.
 class ArchiveWriter {
  public:
   // Throws std::runtime_error when path cannot be written.
-  explicit ArchiveWriter(const std::string& path);
+  explicit ArchiveWriter(const std::string& path, Compression compression = Compression::gzip);
   ~ArchiveWriter();
   ArchiveWriter(const ArchiveWriter&) = delete;
   ArchiveWriter& operator=(const ArchiveWriter&) = delete;

@@ -58,12 +58,19 @@ void check_model_file_path(const std::string& path) {
   }
 }
 
-void write_model_file(const SparseMdp& mdp, const std::string& path) {
+Compression compression_named(const std::string& name) {
+  if (name == "gzip") return Compression::gzip;
+  if (name == "xz") return Compression::xz;
+  if (name == "none") return Compression::none;
+  throw std::invalid_argument("--umb-compression " + name + ": expected gzip, xz or none");
+}
+
+void write_model_file(const SparseMdp& mdp, const std::string& path, Compression umb_compression) {
   check_model_file_path(path);
   if (path.ends_with(".tra")) {
     write_explicit_files(mdp, without_suffix(path, ".tra"));
   } else if (path.ends_with(".umb")) {
-    write_umb(mdp, path);
+    write_umb(mdp, path, umb_compression);
   } else {
     std::ofstream out(path);
     write_drn(mdp, out);

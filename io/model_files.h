@@ -3,6 +3,7 @@
 // alike: the PRISM language (built, not read, by engine/), Storm's DRN, UMB, and
 // PRISM's explicit files. A format comes from --format or else the file's extension.
 #include "engine/model/sparse_mdp.h"
+#include "io/archive.h"
 
 #include <optional>
 #include <string>
@@ -23,9 +24,12 @@ ModelFormat model_format(const std::string& path, const std::optional<std::strin
 SparseMdp read_model_file(ModelFormat format, const std::string& path);
 
 // Writes the model in the format of path's extension: FILE.tra (with FILE.lab, FILE.sta
-// and the reward files beside it), FILE.drn or FILE.umb. Throws std::invalid_argument
-// for another extension, std::runtime_error when a file cannot be written.
-void write_model_file(const SparseMdp& mdp, const std::string& path);
+// and the reward files beside it), FILE.drn or FILE.umb (compressed as asked). Throws
+// std::invalid_argument for another extension, std::runtime_error when a file cannot
+// be written.
+void write_model_file(const SparseMdp& mdp, const std::string& path, Compression umb_compression = Compression::gzip);
+// --umb-compression's names: "gzip", "xz", "none"; throws std::invalid_argument.
+Compression compression_named(const std::string& name);
 // The extension check of write_model_file alone, to refuse a bad path before a build.
 void check_model_file_path(const std::string& path);
 

@@ -10,15 +10,6 @@ namespace mdpvi::io::umb {
 
 namespace {
 
-// Bits [offset, offset + bits) of a little-endian string of size bytes, bits <= 32:
-// one load of the (at most 5) bytes that hold them.
-std::uint64_t get_bits(const std::uint8_t* bytes, std::uint64_t size, std::uint64_t offset, std::uint32_t bits) {
-  std::uint64_t window = 0;
-  const std::uint64_t first = offset / 8;
-  std::memcpy(&window, bytes + first, static_cast<std::size_t>(std::min<std::uint64_t>(8, size - first)));
-  return (window >> (offset % 8)) & ((std::uint64_t{1} << bits) - 1);
-}
-
 void put_bits(std::uint8_t* bytes, std::uint64_t offset, std::uint32_t bits, std::uint64_t value) {
   for (std::uint32_t i = 0; i < bits; ++i) {
     const std::uint64_t at = offset + i;
@@ -76,31 +67,58 @@ std::uint64_t bytes_per_item(const std::vector<Field>& fields) {
 
 StateValuations unpack_valuations(const std::vector<Field>& fields, const std::vector<std::uint8_t>& packed,
                                   std::uint64_t states) {
+  // Where each variable's bits are: a byte, a shift within the 8 bytes loaded from it
+  // (a field of up to 32 bits at a shift of up to 7 always fits), and its width.
+  struct Place {
+    std::uint64_t byte;
+    std::uint32_t shift, bits;
+    bool is_signed;
+  };
   std::vector<std::string> names;
   std::vector<ValueType> types;
+  std::vector<Place> places;
+  std::uint64_t offset = 0;
   for (const Field& f : fields) {
-    if (f.kind == Field::Kind::padding) continue;
-    names.push_back(f.name);
-    types.push_back(f.kind == Field::Kind::boolean ? ValueType::boolean : ValueType::integer);
+    if (f.kind != Field::Kind::padding) {
+      names.push_back(f.name);
+      types.push_back(f.kind == Field::Kind::boolean ? ValueType::boolean : ValueType::integer);
+      places.push_back({offset / 8, static_cast<std::uint32_t>(offset % 8), f.bits, f.kind == Field::Kind::signed_int});
+    }
+    offset += f.bits;
   }
   const std::uint64_t stride = bytes_per_item(fields);
-  std::vector<std::int32_t> values;
-  values.reserve(states * names.size());
-  for (std::uint64_t s = 0; s < states; ++s) {
-    std::uint64_t offset = 0;
-    for (const Field& f : fields) {
-      offset += f.bits;
-      if (f.kind == Field::Kind::padding) continue;
-      const std::uint64_t raw = get_bits(packed.data() + s * stride, stride, offset - f.bits, f.bits);
-      std::int64_t value = static_cast<std::int64_t>(raw);
-      if (f.kind == Field::Kind::signed_int && f.bits < 64 && (raw >> (f.bits - 1)) & 1u) value -= std::int64_t{1} << f.bits;
-      if (value > std::numeric_limits<std::int32_t>::max()) {
-        throw std::invalid_argument("state " + std::to_string(s) + ": " + f.name + " = " + std::to_string(value) + " does not fit in 32 bits");
-      }
-      values.push_back(static_cast<std::int32_t>(value));
+  if (packed.size() < states * stride + 8) throw std::logic_error("unpack_valuations: the buffer needs 8 bytes of slack");
+  auto value = [&](std::uint64_t s, std::size_t v) {
+    const Place& p = places[v];
+    std::uint64_t window;
+    std::memcpy(&window, packed.data() + s * stride + p.byte, 8);
+    const std::uint64_t raw = (window >> p.shift) & ((std::uint64_t{1} << p.bits) - 1);
+    std::int64_t x = static_cast<std::int64_t>(raw);
+    if (p.is_signed && (raw >> (p.bits - 1)) & 1u) x -= std::int64_t{1} << p.bits;
+    if (x > std::numeric_limits<std::int32_t>::max()) {
+      throw std::invalid_argument("state " + std::to_string(s) + ": " + names[v] + " = " + std::to_string(x) + " does not fit in 32 bits");
+    }
+    return static_cast<std::int32_t>(x);
+  };
+  // Two passes, no copy of the values: each variable's range, then the packed states.
+  const std::size_t width = names.size();
+  std::vector<std::pair<std::int32_t, std::int32_t>> ranges(width, {0, 0});
+  for (std::size_t v = 0; v < width && states > 0; ++v) ranges[v] = {value(0, v), value(0, v)};
+  for (std::uint64_t s = 1; s < states; ++s) {
+    for (std::size_t v = 0; v < width; ++v) {
+      const std::int32_t x = value(s, v);
+      ranges[v] = {std::min(ranges[v].first, x), std::max(ranges[v].second, x)};
     }
   }
-  return mdpvi::pack_valuations(std::move(names), std::move(types), values, states);
+  StateValuations valuations{std::move(names), std::move(types), StateLayout(ranges), {}};
+  const std::uint32_t words = valuations.layout.words();
+  valuations.packed.resize(states * words);
+  for (std::uint64_t s = 0; s < states; ++s) {
+    std::uint64_t* state = &valuations.packed[s * words];
+    std::fill(state, state + words, 0);
+    for (std::size_t v = 0; v < width; ++v) valuations.layout.set(state, v, value(s, v));
+  }
+  return valuations;
 }
 
 std::vector<Field> fields_for(const StateValuations& valuations, std::uint64_t states) {

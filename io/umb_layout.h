@@ -28,7 +28,9 @@ nlohmann::ordered_json field_json(const Field& field);
 // Bytes per state: the fields' bits rounded up to a byte.
 std::uint64_t bytes_per_item(const std::vector<Field>& fields);
 
-// Throws std::invalid_argument for a value that does not fit mdpvi's 32-bit integers.
+// packed holds states * bytes_per_item(fields) bytes and 8 more (each field is read
+// with one 8-byte load). Throws std::invalid_argument for a value that does not fit
+// mdpvi's 32-bit integers.
 StateValuations unpack_valuations(const std::vector<Field>& fields, const std::vector<std::uint8_t>& packed,
                                   std::uint64_t states);
 

@@ -234,6 +234,7 @@ class UmbReader {
   void read_array(const std::string& name, std::uint64_t size, std::uint64_t count, PodVector<T>& into, const ReadBytes& read) {
     expect_size(name, size, count * sizeof(T), std::to_string(count) + " values of " + std::to_string(sizeof(T)) + " bytes");
     into.resize(count);
+    populate_in_parallel(into);
     read(into.data(), count * sizeof(T));
   }
 
@@ -242,6 +243,7 @@ class UmbReader {
     const std::uint64_t n = index_->branches;
     expect_size(name, size, n * 8, std::to_string(n) + " branches of 8 bytes");
     mdp_.columns.resize(n);
+    populate_in_parallel(mdp_.columns);
     std::vector<std::uint64_t> block(std::min<std::uint64_t>(n, 1 << 16));
     for (std::uint64_t done = 0; done < n;) {
       const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
@@ -277,7 +279,7 @@ class UmbReader {
     if (index_->valuation.empty()) fail(name, "index.json describes no state valuations");
     const std::uint64_t bytes = umb::bytes_per_item(index_->valuation);
     expect_size(name, size, index_->states * bytes, std::to_string(index_->states) + " states of " + std::to_string(bytes) + " bytes");
-    std::vector<std::uint8_t> packed(size);
+    std::vector<std::uint8_t> packed(size + 8, 0);  // unpack_valuations' slack
     read(packed.data(), size);
     try {
       mdp_.valuations = umb::unpack_valuations(index_->valuation, packed, index_->states);
@@ -297,6 +299,7 @@ class UmbReader {
     if (file == "values.bin") {
       expect_size(name, size, items * 4, std::to_string(items) + " action indices of 4 bytes");
       table.of_item.resize(items);
+      populate_in_parallel(table.of_item);
       read(table.of_item.data(), size);
     } else if (file == "string-mapping.bin") {
       read_array(name, size, actions + 1, table.offsets, read);
@@ -479,7 +482,7 @@ class UmbReader {
   };
 
   // The table's strings as ChoiceActions names ("" is no action, index 0), per item.
-  ChoiceActions action_names(const ActionTable& table, const std::string& folder, std::uint64_t count) const {
+  ChoiceActions action_names(ActionTable& table, const std::string& folder, std::uint64_t count) const {
     if (table.offsets.size() != count + 1) fail(folder + "/string-mapping.bin", "missing");
     if (table.offsets.front() != 0 || table.offsets.back() != table.strings.size() ||
         !std::is_sorted(table.offsets.begin(), table.offsets.end())) {
@@ -494,14 +497,21 @@ class UmbReader {
       ours[a] = static_cast<std::uint32_t>(actions.names.size());
       actions.names.push_back(std::move(name));
     }
-    actions.of_choice.resize(table.of_item.size());
     for (std::size_t i = 0; i < table.of_item.size(); ++i) {
       if (table.of_item[i] >= count) {
         fail(folder + "/values.bin", "item " + std::to_string(i) + " has action " + std::to_string(table.of_item[i]) +
                                          ", but there are " + std::to_string(count));
       }
-      actions.of_choice[i] = ours[table.of_item[i]];
     }
+    // PRISM's table starts with "" (no action), as ours does: the indices are ours.
+    bool same_indices = true;
+    for (std::uint64_t a = 0; a < count; ++a) same_indices = same_indices && ours[a] == a;
+    if (same_indices) {
+      actions.of_choice = std::move(table.of_item);
+      return actions;
+    }
+    actions.of_choice.resize(table.of_item.size());
+    for (std::size_t i = 0; i < table.of_item.size(); ++i) actions.of_choice[i] = ours[table.of_item[i]];
     return actions;
   }
 

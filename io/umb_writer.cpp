@@ -73,7 +73,8 @@ json annotation(const std::string& alias, std::vector<std::string> applies_to, c
 
 class UmbWriter {
  public:
-  UmbWriter(const SparseMdp& mdp, const std::string& path) : mdp_(mdp), archive_(path) {}
+  UmbWriter(const SparseMdp& mdp, const std::string& path, Compression compression)
+      : mdp_(mdp), archive_(path, compression) {}
 
   void write() {
     describe_annotations();
@@ -184,6 +185,8 @@ class UmbWriter {
 
 }  // namespace
 
-void write_umb(const SparseMdp& mdp, const std::string& path) { UmbWriter(mdp, path).write(); }
+void write_umb(const SparseMdp& mdp, const std::string& path, Compression compression) {
+  UmbWriter(mdp, path, compression).write();
+}
 
 }  // namespace mdpvi::io

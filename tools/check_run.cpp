@@ -548,6 +548,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
     throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
   }
   if (options.export_model) io::check_model_file_path(*options.export_model);
+  io::compression_named(options.umb_compression);  // a bad name fails before the build
   CheckReport report;
   report.settings = run_settings(options);
   ModelSource source = read_model_source(options);
@@ -580,7 +581,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       summarise(mdp, report.model);
       if (options.export_states) export_states(mdp, *options.export_states);
       if (options.export_transitions) export_transitions(mdp, *options.export_transitions);
-      if (options.export_model) io::write_model_file(mdp, *options.export_model);
+      if (options.export_model) io::write_model_file(mdp, *options.export_model, io::compression_named(options.umb_compression));
       if (listener) listener->model_loaded(report);
       if (parsed.entries.empty()) continue;
       auto start = std::chrono::steady_clock::now();

@@ -22,6 +22,7 @@ struct CheckOptions {
   std::optional<std::string> export_states;      // --export-states FILE
   std::optional<std::string> export_transitions; // --export-transitions FILE
   std::optional<std::string> export_model;       // --export-model FILE.tra|.drn|.umb: the whole model
+  std::string umb_compression = "gzip";          // --umb-compression gzip|xz|none, for FILE.umb
   std::optional<std::string> export_vector;      // --export-vector FILE: every state's value per property
   std::optional<std::string> export_scheduler;   // --export-scheduler FILE: an optimal choice per state
   SolverOptions solver;

@@ -91,6 +91,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--export-model", args.export_model,
                     "Write the whole model (every label and reward structure), in the format of FILE's extension: "
                     "FILE.tra (PRISM's explicit files: FILE.tra, .lab, .sta, .srew, .trew), FILE.drn or FILE.umb");
+  check->add_option("--umb-compression", args.options.umb_compression,
+                    "How --export-model compresses FILE.umb: gzip (as PRISM, the default), xz, or none (the fastest to read)")
+      ->check(CLI::IsMember({"gzip", "xz", "none"}));
   check->add_option("--export-vector", args.export_vector,
                     "Write every state's value (with its valuation and bounds) of each property that is not a "
                     "filter ('-': standard output)");

@@ -16,16 +16,19 @@ const Label* SparseMdp::find_label(const std::string& name) const {
 
 namespace {
 
-void require(bool condition, const std::string& what) {
-  if (!condition) throw std::invalid_argument("invalid sparse MDP: " + what);
+// The message is made only on failure: the checks run over every state, choice and
+// entry of models of 10^9 entries (a string per entry was most of an import's time).
+template <typename Message>
+void require(bool condition, Message what) {
+  if (!condition) throw std::invalid_argument("invalid sparse MDP: " + std::string(what()));
 }
 
 template <typename Offsets>
 void check_offsets(const Offsets& offsets, std::uint64_t end, const char* name) {
-  require(!offsets.empty() && offsets.front() == 0, std::string(name) + " must start at 0");
-  require(offsets.back() == end, std::string(name) + " must end at " + std::to_string(end));
+  require(!offsets.empty() && offsets.front() == 0, [&] { return std::string(name) + " must start at 0"; });
+  require(offsets.back() == end, [&] { return std::string(name) + " must end at " + std::to_string(end); });
   for (std::size_t i = 1; i < offsets.size(); ++i) {
-    require(offsets[i - 1] <= offsets[i], std::string(name) + " decreases at " + std::to_string(i));
+    require(offsets[i - 1] <= offsets[i], [&] { return std::string(name) + " decreases at " + std::to_string(i); });
   }
 }
 
@@ -33,30 +36,28 @@ void check_offsets(const Offsets& offsets, std::uint64_t end, const char* name) 
 
 void check_invariants(const SparseMdp& mdp) {
   const std::uint32_t states = mdp.num_states();
-  require(states > 0, "no states");
+  require(states > 0, [] { return "no states"; });
   check_offsets(mdp.row_group_starts, mdp.num_choices(), "row_group_starts");
   check_offsets(mdp.row_starts, mdp.num_transitions(), "row_starts");
-  require(mdp.values.size() == mdp.columns.size(), "values and columns differ in size");
+  require(mdp.values.size() == mdp.columns.size(), [] { return "values and columns differ in size"; });
   for (std::uint32_t s = 0; s < states; ++s) {
-    require(mdp.row_group_starts[s] < mdp.row_group_starts[s + 1],
-            "state " + std::to_string(s) + " has no choice");
+    require(mdp.row_group_starts[s] < mdp.row_group_starts[s + 1], [&] { return "state " + std::to_string(s) + " has no choice"; });
   }
   for (std::uint32_t column : mdp.columns) {
-    require(column < states, "column " + std::to_string(column) + " out of range");
+    require(column < states, [&] { return "column " + std::to_string(column) + " out of range"; });
   }
-  require(!mdp.initial_states.empty(), "no initial state");
-  for (std::uint32_t s : mdp.initial_states) require(s < states, "initial state out of range");
+  require(!mdp.initial_states.empty(), [] { return "no initial state"; });
+  for (std::uint32_t s : mdp.initial_states) require(s < states, [] { return "initial state out of range"; });
   for (const Label& label : mdp.labels) {
-    require(label.states.size() == states, "label \"" + label.name + "\" has the wrong size");
+    require(label.states.size() == states, [&] { return "label \"" + label.name + "\" has the wrong size"; });
   }
   if (mdp.actions) {
-    require(mdp.actions->of_choice.size() == mdp.num_choices(), "actions: one per choice");
-    for (std::uint32_t a : mdp.actions->of_choice) require(a < mdp.actions->names.size(), "action out of range");
+    require(mdp.actions->of_choice.size() == mdp.num_choices(), [] { return "actions: one per choice"; });
+    for (std::uint32_t a : mdp.actions->of_choice) require(a < mdp.actions->names.size(), [] { return "action out of range"; });
   }
   for (const RewardStructure& r : mdp.rewards) {
-    require(r.state_rewards.empty() || r.state_rewards.size() == states, "state rewards size");
-    require(r.choice_rewards.empty() || r.choice_rewards.size() == mdp.num_choices(),
-            "choice rewards size");
+    require(r.state_rewards.empty() || r.state_rewards.size() == states, [] { return "state rewards size"; });
+    require(r.choice_rewards.empty() || r.choice_rewards.size() == mdp.num_choices(), [] { return "choice rewards size"; });
   }
 }
 
