@@ -17,6 +17,8 @@ class ArchiveReader {
  public:
   // Opens path; throws ParseError (line 0) when it is no archive libarchive can read.
   explicit ArchiveReader(const std::string& path);
+  // An archive in memory (which must outlive the reader); name is for errors.
+  ArchiveReader(const std::string& name, const void* data, std::size_t size);
   ~ArchiveReader();
   ArchiveReader(const ArchiveReader&) = delete;
   ArchiveReader& operator=(const ArchiveReader&) = delete;
@@ -34,7 +36,8 @@ class ArchiveReader {
   [[noreturn]] void fail(const std::string& message) const;
 
   std::string path_;
-  archive* archive_ = nullptr;
+  // Freed also when a constructor throws (a unique_ptr member is already built).
+  std::unique_ptr<archive, int (*)(archive*)> archive_;
   std::string name_;
   std::uint64_t size_ = 0;
 };
@@ -66,7 +69,7 @@ class ArchiveWriter {
   [[noreturn]] void fail(const std::string& what) const;
 
   std::string path_;
-  archive* archive_ = nullptr;
+  std::unique_ptr<archive, int (*)(archive*)> archive_;
   std::string entry_;  // the entry being written, for errors
 };
 

@@ -245,6 +245,11 @@ class DrnReader {
 
   void read_model() {
     if (num_states_ >= std::numeric_limits<std::uint32_t>::max()) fail_at_end("more states than mdpvi supports");
+    // A state and a choice take a line each: no allocation for more than the file holds.
+    if (num_states_ > file_.num_lines() || num_choices_ > file_.num_lines()) {
+      fail_at_end("@nr_states " + std::to_string(num_states_) + " and @nr_choices " + std::to_string(num_choices_) +
+                  " cannot fit in a file of " + std::to_string(file_.num_lines()) + " lines");
+    }
     mdp_.row_group_starts.push_back(0);
     mdp_.row_starts.push_back(0);
     while (next_line()) {

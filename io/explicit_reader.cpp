@@ -189,6 +189,12 @@ void read_transitions(const TextFile& tra, SparseMdp& mdp) {
   if (states == 0 || states > std::numeric_limits<std::uint32_t>::max()) {
     header.fail(1, "the number of states must be between 1 and 2^32-1, found " + std::to_string(states));
   }
+  // Each state takes a line at least: a header may not make the reader allocate for
+  // more states than the file can hold (a 23-byte file declared 2,000,000,000).
+  if (states > tra.num_lines()) {
+    header.fail(1, "the header declares " + std::to_string(states) + " states, but the file has " +
+                       std::to_string(tra.num_lines()) + " lines");
+  }
   std::uint64_t choices = mdp.type == ModelType::mdp ? header.expect_unsigned("the number of choices") : states;
   std::uint64_t transitions = header.expect_unsigned("the number of transitions");
 

@@ -52,6 +52,7 @@ std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std
 class UmbReader {
  public:
   explicit UmbReader(const std::string& path) : archive_(path) {}
+  UmbReader(const std::string& name, const void* data, std::size_t size) : archive_(name, data, size) {}
 
   SparseMdp read() {
     std::vector<std::pair<std::string, std::vector<char>>> early;  // entries before index.json
@@ -234,8 +235,19 @@ class UmbReader {
   void read_array(const std::string& name, std::uint64_t size, std::uint64_t count, PodVector<T>& into, const ReadBytes& read) {
     expect_size(name, size, count * sizeof(T), std::to_string(count) + " values of " + std::to_string(sizeof(T)) + " bytes");
     into.resize(count);
-    populate_in_parallel(into);
-    read(into.data(), count * sizeof(T));
+    read_populated(into.data(), count * sizeof(T), read);
+  }
+
+  // Reads into a fresh array a slice at a time, each slice's pages backed by all cores
+  // first: memory is committed only just ahead of the data that came, never for what an
+  // index or a truncated archive merely declares.
+  static void read_populated(void* into, std::uint64_t bytes, const ReadBytes& read) {
+    constexpr std::uint64_t kSlice = std::uint64_t{128} << 20;
+    for (std::uint64_t at = 0; at < bytes; at += kSlice) {
+      const std::uint64_t n = std::min(kSlice, bytes - at);
+      populate_in_parallel(static_cast<char*>(into) + at, n);
+      read(static_cast<char*>(into) + at, n);
+    }
   }
 
   // 64-bit targets become the model's 32-bit columns a block at a time.
@@ -243,7 +255,6 @@ class UmbReader {
     const std::uint64_t n = index_->branches;
     expect_size(name, size, n * 8, std::to_string(n) + " branches of 8 bytes");
     mdp_.columns.resize(n);
-    populate_in_parallel(mdp_.columns);
     std::vector<std::uint64_t> block(std::min<std::uint64_t>(n, 1 << 16));
     for (std::uint64_t done = 0; done < n;) {
       const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
@@ -279,8 +290,13 @@ class UmbReader {
     if (index_->valuation.empty()) fail(name, "index.json describes no state valuations");
     const std::uint64_t bytes = umb::bytes_per_item(index_->valuation);
     expect_size(name, size, index_->states * bytes, std::to_string(index_->states) + " states of " + std::to_string(bytes) + " bytes");
-    std::vector<std::uint8_t> packed(size + 8, 0);  // unpack_valuations' slack
-    read(packed.data(), size);
+    std::vector<std::uint8_t> packed;  // grown as the data comes, then unpack_valuations' 8 bytes of slack
+    constexpr std::uint64_t kSlice = std::uint64_t{16} << 20;
+    for (std::uint64_t at = 0; at < size; at += kSlice) {
+      packed.resize(static_cast<std::size_t>(std::min(size, at + kSlice)));
+      read(packed.data() + at, packed.size() - at);
+    }
+    packed.resize(packed.size() + 8, 0);
     try {
       mdp_.valuations = umb::unpack_valuations(index_->valuation, packed, index_->states);
     } catch (const std::invalid_argument& error) {
@@ -299,8 +315,7 @@ class UmbReader {
     if (file == "values.bin") {
       expect_size(name, size, items * 4, std::to_string(items) + " action indices of 4 bytes");
       table.of_item.resize(items);
-      populate_in_parallel(table.of_item);
-      read(table.of_item.data(), size);
+      read_populated(table.of_item.data(), size, read);
     } else if (file == "string-mapping.bin") {
       read_array(name, size, actions + 1, table.offsets, read);
     } else if (file == "strings.bin") {
@@ -528,5 +543,9 @@ class UmbReader {
 }  // namespace
 
 SparseMdp read_umb_model(const std::string& path) { return UmbReader(path).read(); }
+
+SparseMdp read_umb_bytes(const std::string& name, const void* data, std::size_t size) {
+  return UmbReader(name, data, size).read();
+}
 
 }  // namespace mdpvi::io

@@ -19,5 +19,7 @@ namespace mdpvi::io {
 // The initial states are also the label "init" (first, as in PRISM's .lab); a reward
 // on branches becomes its choice's expected reward, as a .trew does.
 SparseMdp read_umb_model(const std::string& path);
+// The same from an archive in memory; name is for errors.
+SparseMdp read_umb_bytes(const std::string& name, const void* data, std::size_t size);
 
 }  // namespace mdpvi::io

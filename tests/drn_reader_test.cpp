@@ -90,6 +90,8 @@ TEST(ReadDrn, RefusesWhatItCannotRead) {
   EXPECT_EQ(error_of(kHeader + "state 0 [nan] init\n"), "m.drn:12:10: the reward nan is not finite");
   EXPECT_EQ(error_of(kHeader + "state 0 [0] init\n\taction a [0, 1]\n"), "m.drn:13:16: expected 1 rewards, found 2");
   EXPECT_EQ(error_of("@type: MDP\n@nr_states\ntwo\n"), "m.drn:3:1: expected a count, found 'two'");
+  EXPECT_EQ(error_of("@type: MDP\n@nr_states\n2000000000\n@nr_choices\n1\n@model\n"),
+            "m.drn:6: @nr_states 2000000000 and @nr_choices 1 cannot fit in a file of 6 lines");
 }
 
 }  // namespace

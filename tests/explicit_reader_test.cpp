@@ -40,6 +40,11 @@ TEST(ReadTransitions, ReadsAnMdpWithActionsCommentsAndCrlf) {
   EXPECT_EQ(mdp.actions->of_choice[2], 0u);
 }
 
+// Found by fuzzing: a header's state count made the reader allocate before reading.
+TEST(ReadTransitions, AHeaderCannotDeclareMoreStatesThanTheFileHolds) {
+  EXPECT_EQ(transition_error("2000000000 1 1\n0 0 0 1\n"), "1:1: the header declares 2000000000 states, but the file has 2 lines");
+}
+
 TEST(ReadTransitions, AChoiceHasOneActionAndADtmcStateTheOneItsEntriesShare) {
   EXPECT_EQ(transition_error("2 1 2\n0 0 0 0.5 a\n0 0 1 0.5 b\n"), "3:11: action 'b' differs from the action 'a' of the choice's first entry");
   SparseMdp dtmc;

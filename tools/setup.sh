@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages mdpvi builds with (as root; apt-get only runs when
 # something is missing). CUDA is not a Debian package here: when /usr/local/cuda/bin/nvcc
-# exists the GPU code is built, otherwise mdpvi builds without it.
+# exists the GPU code is built, otherwise mdpvi builds without it. "setup.sh fuzz" adds
+# clang and its sanitizer and libFuzzer runtimes (tools/fuzz.sh, tools/sanitize.sh).
 set -euo pipefail
 packages=(g++ cmake ninja-build libboost-graph-dev libtbb-dev libspdlog-dev libgtest-dev libcli11-dev
           nlohmann-json3-dev libarchive-dev python3)
+if [[ ${1:-} == fuzz ]]; then packages+=(clang libclang-rt-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

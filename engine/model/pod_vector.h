@@ -135,20 +135,18 @@ inline void populate(PageRange range) {
 #endif
 }
 
-// Backs all of a vector's pages with memory, several threads at once, before one
-// thread fills it from a stream (a file reader): the kernel zeroes each fresh page
-// for the thread that touches it first, which was half of a UMB import's time when
-// the reading thread met every page alone. Small vectors are left as they are.
-template <typename T>
-void populate_in_parallel(PodVector<T>& vector) {
-  constexpr std::size_t kChunk = std::size_t{32} << 20;
-  const std::size_t bytes = vector.size() * sizeof(T);
+// Backs the pages of [begin, begin + bytes) with memory, several threads at once,
+// before one thread fills them from a stream (a file reader): the kernel zeroes each
+// fresh page for the thread that touches it first, which was half of a UMB import's
+// time when the reading thread met every page alone. Small ranges are left alone.
+inline void populate_in_parallel(void* begin, std::size_t bytes) {
+  constexpr std::size_t kChunk = std::size_t{16} << 20;
   if (bytes < 2 * kChunk) return;
   const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t at = next.fetch_add(kChunk); at < bytes; at = next.fetch_add(kChunk)) {
-      populate({reinterpret_cast<char*>(vector.data()) + at, std::min(kChunk, bytes - at)});
+      populate({static_cast<char*>(begin) + at, std::min(kChunk, bytes - at)});
     }
   };
   std::vector<std::thread> pool;
