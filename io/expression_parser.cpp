@@ -55,6 +55,7 @@ class ExpressionParser {
       : t_(tokens), allow_labels_(allow_labels), hook_(hook) {}
 
   Expression conditional() {
+    TokenStream::Nesting level(t_);
     Expression condition = iff();
     if (!t_.peek().is("?")) return condition;
     SourcePosition at = TokenStream::position(t_.next());
@@ -86,6 +87,7 @@ class ExpressionParser {
     Expression left = disjunction();
     if (!t_.peek().is("=>")) return left;
     SourcePosition at = TokenStream::position(t_.next());
+    TokenStream::Nesting level(t_);
     return Expression::operation(Op::implies, {std::move(left), implies()}, at);  // right-associative
   }
 
@@ -95,6 +97,7 @@ class ExpressionParser {
   Expression negation() {
     if (!t_.peek().is("!")) return relation();
     SourcePosition at = TokenStream::position(t_.next());
+    TokenStream::Nesting level(t_);
     return Expression::operation(Op::logical_not, {negation()}, at);
   }
 
@@ -117,6 +120,7 @@ class ExpressionParser {
   Expression unary() {
     if (!t_.peek().is("-")) return atom();
     SourcePosition at = TokenStream::position(t_.next());
+    TokenStream::Nesting level(t_);
     return Expression::operation(Op::negate, {unary()}, at);
   }
 

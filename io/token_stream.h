@@ -32,10 +32,33 @@ class TokenStream {
   const std::string& file() const { return file_; }
   static SourcePosition position(const Token& t) { return {t.line, t.column}; }
 
+  // How deep the recursive-descent parsers may nest (parentheses, !, unary -, =>, ?:,
+  // P[...] inside P[...]): an input is refused with an error at the token that goes
+  // deeper, never by overflowing the stack (2,000 parentheses in a 4 KB file did).
+  static constexpr int kMaxNesting = 200;
+  // One level of nesting while it lives.
+  class Nesting {
+   public:
+    explicit Nesting(TokenStream& t) : t_(t) {
+      if (t_.nesting_ == kMaxNesting) {
+        t_.fail(t_.peek(), "nested deeper than " + std::to_string(kMaxNesting) + " levels (parentheses, operators or "
+                           "properties); mdpvi stops there");
+      }
+      ++t_.nesting_;
+    }
+    ~Nesting() { --t_.nesting_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    TokenStream& t_;
+  };
+
  private:
   std::string file_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
 };
 
 // PRISM's expression grammar, loosest first: c ? a : b, <=>, =>, |, &, !, relations

@@ -110,7 +110,17 @@ class UmbReader {
     } catch (const json::parse_error& error) {
       const auto [line, column] = line_and_column(text, error.byte == 0 ? 0 : error.byte - 1);
       throw ParseError(archive_.path() + ":index.json", line, column, "not valid JSON");
+    } catch (const json::exception& error) {  // found by fuzzing: a number past 64 bits
+      fail("index.json", std::string("cannot be read: ") + error.what());
     }
+    try {
+      index_ = describe(root);
+    } catch (const json::exception& error) {  // a value of another type than the format's
+      fail("index.json", std::string("unexpected content: ") + error.what());
+    }
+  }
+
+  Index describe(const json& root) const {
     Index index;
     const json& ts = member(root, "transition-system", "");
     const std::string time = text_of(member(ts, "time", "transition-system"), "transition-system.time");
@@ -132,7 +142,7 @@ class UmbReader {
                       "transition-system.branch-probability-type");
     if (root.contains("annotations")) read_annotations(root["annotations"], index);
     if (root.contains("valuations")) read_valuation_layout(root["valuations"], index);
-    index_ = std::move(index);
+    return index;
   }
 
   const json& member(const json& object, const char* key, const std::string& where) const {
@@ -159,7 +169,7 @@ class UmbReader {
     if (!is_double) fail("index.json", where + ": only 64-bit double values are supported, found " + type.dump());
   }
 
-  void read_annotations(const json& groups, Index& index) {
+  void read_annotations(const json& groups, Index& index) const {
     if (!groups.is_object()) fail("index.json", "annotations: expected an object, found " + groups.dump());
     for (const auto& [group, annotations] : groups.items()) {
       if (group != "aps" && group != "rewards") continue;  // other groups mean nothing to mdpvi
@@ -184,7 +194,7 @@ class UmbReader {
     }
   }
 
-  void read_valuation_layout(const json& valuations, Index& index) {
+  void read_valuation_layout(const json& valuations, Index& index) const {
     if (!valuations.contains("states")) return;
     const json& states = valuations["states"];
     const json& classes = member(states, "classes", "valuations.states");

@@ -157,6 +157,12 @@ TEST_F(UmbFiles, RefusesCorruptArchives) {
   EXPECT_EQ(error_with(m, "index.json", "{}"), ": index.json: expected \"transition-system\", found none");
   EXPECT_EQ(error_with(m, "index.json", index_json("2")), ": index.json: 2 players: games are not supported");
   EXPECT_EQ(error_with(m, "index.json", index_json("\"one\"")), ": index.json: #players: expected a count, found \"one\"");
+  // Found by fuzzing: nlohmann's own errors, for a number past a double ("4e795522244")
+  // or a value of another type than the format's.
+  EXPECT_EQ(error_with(m, "index.json", index_json("4e795522244")).substr(0, 29), ": index.json: cannot be read:");
+  std::string typed = index_json();
+  typed.replace(typed.find("{\"type\": \"double\", \"size\": 64}}"), 17, "{\"type\": 5");
+  EXPECT_EQ(error_with(m, "index.json", typed).substr(0, 34), ": index.json: unexpected content: ");
   EXPECT_EQ(error_with(m, "branch-to-target.bin", bytes_of(std::vector<std::uint64_t>{1, 1, 7, 1})),
             ": branch-to-target.bin: branch 2 goes to 7, not a state (#states 2)");
   EXPECT_EQ(error_with(m, "branch-to-probability.bin", bytes_of(std::vector<double>{1.0, 0.5, 0.5})),

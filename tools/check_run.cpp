@@ -280,6 +280,7 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   BuildOptions build_options;
   build_options.build_rewards = properties.use_rewards;
   build_options.threads = options.threads;
+  build_options.state_limit = options.state_limit;
   build_options.verbose = options.verbose;
   build_options.keep_actions = options.export_scheduler.has_value() || options.export_model.has_value();
   build_options.build_rewards = build_options.build_rewards || options.export_model.has_value();

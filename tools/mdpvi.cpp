@@ -1,4 +1,5 @@
 // mdpvi: probabilistic model checking of MDPs by value iteration.
+#include "engine/build/model_builder.h"
 #include "gpu/device_solver.h"
 #include "gpu/device_info.h"
 #include "io/parse_error.h"
@@ -16,6 +17,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -28,6 +30,22 @@ namespace {
 // Exit codes: 0 all properties answered, 1 some property not answered, 2 bad input.
 constexpr int kSomePropertyFailed = 1;
 constexpr int kBadInput = 2;
+
+// A number > 0 that is finite: CLI11's PositiveNumber lets NaN through (every
+// comparison with it is false), and --epsilon nan answered 0.
+const CLI::Validator finite_positive(
+    [](std::string& text) {
+      double value = 0.0;
+      try {
+        std::size_t used = 0;
+        value = std::stod(text, &used);
+        if (used != text.size()) return text + " is not a number";
+      } catch (const std::exception&) {
+        return text + " is not a number";
+      }
+      return std::isfinite(value) && value > 0.0 ? std::string() : text + " must be a finite number above 0";
+    },
+    "POSITIVE");
 
 struct CheckArguments {
   mdpvi::tools::CheckOptions options;
@@ -105,7 +123,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "JSON for FILE.json, else CSV ('-': CSV on standard output)");
   check->add_option("--prop", args.properties, "A property, or several separated by ';' (repeatable)");
   check->add_option("--epsilon", args.options.solver.stop.epsilon, "Convergence threshold (default 1e-6)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive);
   CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
   check->add_option("--max-iters", args.max_iters,
@@ -120,6 +138,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(CLI::IsMember({"ovi", "ii", "vi"}));
   check->add_option("--timeout", args.timeout_s,
                     "Stop after SECONDS, keeping the finished properties (printed, and in the --json file); exit 1")
+      ->check(finite_positive);
+  check->add_option("--state-limit", args.options.state_limit,
+                    "Stop building past N states, with a message and exit status 1 (default: no limit)")
       ->check(CLI::PositiveNumber);
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
@@ -201,6 +222,9 @@ int run_check_command(CheckArguments& args) {
   tools::stop_early_on_signals(args.timeout_s, kSomePropertyFailed);
   try {
     report = tools::run_check(args.options, &output);
+  } catch (const mdpvi::BuildLimitReached& error) {  // the input is fine; the run could not finish
+    spdlog::error("{}", error.what());
+    return kSomePropertyFailed;
   } catch (const std::exception& error) {
     spdlog::error("{}", error.what());
     return kBadInput;

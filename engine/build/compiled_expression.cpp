@@ -153,7 +153,18 @@ class ExpressionCompiler {
       case Expression::Kind::operation: break;
     }
     std::vector<ValueType> types;
-    for (const Expression& operand : e.operands) types.push_back(emit(operand, depth + types.size() + 1));
+    if ((e.op == Op::min || e.op == Op::max) && e.operands.size() > 2) {
+      // min/max of n as n-1 binary ones: two stack slots whatever n (PRISM takes any n).
+      types.push_back(emit(e.operands[0], depth));
+      for (std::size_t i = 1; i < e.operands.size(); ++i) {
+        types.push_back(emit(e.operands[i], depth + 1));
+        out_.code_.push_back({e.op, Kind::operation, 2, 0.0});
+      }
+      return result_type(e, types);
+    }
+    // Operand i is evaluated above the i values before it: a left-deep chain (a sum of
+    // 70 variables) needs two slots, not one per term.
+    for (const Expression& operand : e.operands) types.push_back(emit(operand, depth + types.size()));
     ValueType type = result_type(e, types);
     auto& code = out_.code_;
     std::size_t n = code.size();

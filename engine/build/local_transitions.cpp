@@ -70,7 +70,7 @@ bool LocalTransitionCache::add_update(const ResolvedUpdate& update, const double
   for (const ResolvedAssignment& a : update.assignments) {
     const ResolvedVariable& v = index_.model.variables[a.variable];
     const double value = a.value.evaluate(values);
-    if (value < v.low || value > v.high) {
+    if (!(value >= v.low && value <= v.high)) {  // NaN too: the uncached path then says which
       valid = false;
       continue;
     }
@@ -78,7 +78,7 @@ bool LocalTransitionCache::add_update(const ResolvedUpdate& update, const double
     const std::uint64_t bits = field.mask << field.shift;
     clear[field.word] |= bits;
     set[field.word] = (set[field.word] & ~bits) |
-                      static_cast<std::uint64_t>(static_cast<std::int32_t>(value) - field.low) << field.shift;
+                      static_cast<std::uint64_t>(static_cast<std::int64_t>(value) - field.low) << field.shift;
   }
   return valid;
 }

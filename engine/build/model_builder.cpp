@@ -92,7 +92,7 @@ class LevelBuilder {
         table_(index_.layout.words()),
         experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
         verbose_(options.verbose),
-        keep_actions_(options.keep_actions) {}
+        keep_actions_(options.keep_actions), state_limit_(options.state_limit) {}
 
   BuiltModel run() {
     auto start = std::chrono::steady_clock::now();
@@ -142,6 +142,11 @@ class LevelBuilder {
       timed_into(populate_wait_s_, [&] { ahead.wait(); });
       widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
+      if (state_limit_ > 0 && table_.size() > state_limit_) {
+        throw BuildLimitReached("state limit reached: " + std::to_string(table_.size()) + " states found (limit " +
+                                std::to_string(state_limit_) + "), " + std::to_string(wave) + " of them explored in " +
+                                std::to_string(built.statistics.waves + 1) + " waves");
+      }
       if (progress.due()) {
         spdlog::info("building: {} states explored, {} found, {:.0f} s ({:.2g} states/s)", wave, table_.size(),
                      progress.elapsed_s(), static_cast<double>(wave) / progress.elapsed_s());
@@ -734,6 +739,7 @@ class LevelBuilder {
   long faults_[4] = {0, 0, 0, 0};  // for -v: the process's minor page faults in each
   const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
   const bool keep_actions_;  // BuildOptions::keep_actions
+  const std::uint64_t state_limit_;  // BuildOptions::state_limit
   const bool count_faults_ = verbose_;
   // For -v, work outside the blocks: growing (rehashing) the table in the first phase,
   // populating ahead (beside the three phases), and the waves' wait for that.

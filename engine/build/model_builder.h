@@ -8,6 +8,9 @@
 // state index, equal successors merged.
 #include "engine/build/resolved_model.h"
 
+#include <cstdint>
+#include <stdexcept>
+
 namespace mdpvi {
 
 struct BuildStatistics {
@@ -37,9 +40,19 @@ struct BuildOptions {
   bool keep_actions = false;
   // Log the phases' times, the waves and the page faults (mdpvi -v).
   bool verbose = false;
+  // Stop with BuildLimitReached once more states than this are found (0: no limit),
+  // as Storm's --state-limit: a model too large for the machine ends with a message,
+  // not the out-of-memory killer.
+  std::uint64_t state_limit = 0;
 };
 
-// Throws LocatedError: an update leaving a variable's range, a command whose
+// The build stopped at BuildOptions::state_limit; what() says how far it got.
+class BuildLimitReached : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws BuildLimitReached past options.state_limit, and LocatedError: an update leaving a variable's range, a command whose
 // probabilities do not sum to 1, a negative probability, two modules updating the same
 // variable in one synchronisation. Throws std::length_error beyond 2^31-1 states (a
 // table slot keeps one bit to tell claims from indices, see state_table.h).

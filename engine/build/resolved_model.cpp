@@ -86,6 +86,8 @@ class Resolver {
   }
 
   ConstantValue convert(const io::ConstantDeclaration& c, ValueType found, double value) const {
+    if (std::isnan(value)) fail(c.position, "constant '" + c.name + "' is not a number (NaN)");
+    if (found == ValueType::integer) check_integer(c.position, "constant '" + c.name + "'", value);
     if (c.type == found) return {found, value};
     if (c.type == ValueType::real && found == ValueType::integer) return {ValueType::real, value};
     fail(c.position, "constant '" + c.name + "' is declared " + to_string(c.type) + " but its value is " +
@@ -121,7 +123,17 @@ class Resolver {
     ValueType type;
     double v = evaluate_constant(prepare(e, renaming), NameScope::constants_only(model_.file), &type);
     if (type != ValueType::integer) fail(e.position, what + " must be an integer, found " + to_string(type));
+    check_integer(e.position, what, v);
     return static_cast<std::int32_t>(v);
+  }
+
+  // mdpvi's integers are 32-bit, as PRISM's: a value past them (pow(2,40),
+  // 2147483647+1, floor(1/0)) is an error, not a cast.
+  void check_integer(const SourcePosition& at, const std::string& what, double v) const {
+    if (!(v >= INT32_MIN && v <= INT32_MAX)) {
+      fail(at, what + " is " + (std::isfinite(v) ? std::to_string(static_cast<long long>(v)) : std::to_string(v)) +
+                   ", outside 32-bit integers [-2147483648..2147483647]");
+    }
   }
 
   // --- variables -----------------------------------------------------------------

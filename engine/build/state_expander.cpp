@@ -339,9 +339,10 @@ void StateExpander::apply(const ResolvedCommand& command, std::size_t update, bo
   for (const ResolvedAssignment& a : command.updates[update].assignments) {
     const ResolvedVariable& v = model_.variables[a.variable];
     double value = a.value.evaluate(values_.data());
-    if (value < v.low || value > v.high) {
-      fail(a.position, "update sets '" + v.name + "' to " + std::to_string(static_cast<std::int64_t>(value)) +
-                           ", outside its range [" + std::to_string(v.low) + ".." + std::to_string(v.high) + "],");
+    if (!(value >= v.low && value <= v.high)) {  // NaN too: no value to cast
+      const std::string shown = std::isnan(value) ? "NaN" : std::isfinite(value) ? std::to_string(static_cast<std::int64_t>(value)) : std::to_string(value);
+      fail(a.position, "update sets '" + v.name + "' to " + shown + ", outside its range [" + std::to_string(v.low) +
+                           ".." + std::to_string(v.high) + "],");
     }
     if (check_conflicts && written_[a.variable]++) {
       fail(a.position, "'" + v.name + "' is updated by two modules synchronising on [" +

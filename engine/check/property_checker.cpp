@@ -186,6 +186,7 @@ class Checker {
     std::optional<double> threshold;
     if (op.comparison) {
       threshold = constant(op.threshold);
+      if (std::isnan(*threshold)) fail(op.threshold.position, "the bound is not a number (NaN)");
       if (op.kind == TemporalOperator::Kind::probability && (*threshold < 0.0 || *threshold > 1.0)) {
         fail(op.threshold.position, "a probability bound must lie in [0, 1]");
       }

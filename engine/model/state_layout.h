@@ -30,12 +30,14 @@ class StateLayout {
 
   std::int32_t get(const std::uint64_t* state, std::size_t v) const {
     const Field& f = fields_[v];
-    return static_cast<std::int32_t>((state[f.word] >> f.shift) & f.mask) + f.low;
+    // In 64 bits: a range as wide as [-2^31..2^31-1] overflows 32-bit arithmetic.
+    return static_cast<std::int32_t>(static_cast<std::int64_t>((state[f.word] >> f.shift) & f.mask) + f.low);
   }
   // Pre: low <= value <= high.
   void set(std::uint64_t* state, std::size_t v, std::int32_t value) const {
     const Field& f = fields_[v];
-    state[f.word] = (state[f.word] & ~(f.mask << f.shift)) | (static_cast<std::uint64_t>(value - f.low) << f.shift);
+    const auto offset = static_cast<std::uint64_t>(static_cast<std::int64_t>(value) - f.low);
+    state[f.word] = (state[f.word] & ~(f.mask << f.shift)) | (offset << f.shift);
   }
   // Per word, the bits of the variables v with used[v].
   std::vector<std::uint64_t> mask(const std::vector<bool>& used) const {
