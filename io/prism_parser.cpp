@@ -10,6 +10,7 @@ class ModelParser {
   ModelParser(const TextFile& file) : t_(file.name(), tokenize(file, /*keep_line_ends=*/false)) { model_.file = file.name(); }
 
   ModelDescription parse() {
+    if (t_.at_end()) t_.fail(t_.peek(), "the file holds no model (expected mdp or dtmc, constants and modules)");
     while (!t_.at_end()) declaration();
     return std::move(model_);
   }

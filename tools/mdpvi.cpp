@@ -47,6 +47,14 @@ const CLI::Validator finite_positive(
     },
     "POSITIVE");
 
+// A whole number > 0. CLI11's PositiveNumber names its range in a 309-digit number.
+const CLI::Validator positive_count(
+    [](std::string& text) {
+      const bool digits = !text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string::npos;
+      return digits && std::stoull(text) > 0 ? std::string() : text + " must be a whole number above 0";
+    },
+    "COUNT");
+
 struct CheckArguments {
   mdpvi::tools::CheckOptions options;
   std::string explicit_base;
@@ -128,7 +136,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_flag("--absolute", args.absolute, "Absolute convergence criterion")->excludes(relative);
   check->add_option("--max-iters", args.max_iters,
                     "Sweeps per SCC (a GPU chunk of SCCs counts as one), CPU and GPU alike; reaching it is an error, with no result (default 1000000; 10000 with --method vi, as PRISM)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count);
   check->add_flag(
       "--sound", args.sound, "A sound method (the default, optimistic value iteration); excludes --method vi");
   check->add_option("--method", args.method,
@@ -141,8 +149,8 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(finite_positive);
   check->add_option("--state-limit", args.options.state_limit,
                     "Stop building past N states, with a message and exit status 1 (default: no limit)")
-      ->check(CLI::PositiveNumber);
-  check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(CLI::PositiveNumber);
+      ->check(positive_count);
+  check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(positive_count);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
@@ -151,7 +159,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "(oneTBB) or reference (Boost, sequential)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu", "reference"}));
   check->add_option("--gpu-memory-limit", args.gpu_memory_limit, "Device memory budget for a chunk, in bytes")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count);
   check->add_option("--gpu-group-size", args.options.device.group_size, "Lanes per state in the GPU sweep: 1-32 (default: from row lengths)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   check->add_option("--gpu-schedule", args.gpu_schedule,
