@@ -161,7 +161,8 @@ void check_constants_are_known(const CheckOptions& options, const std::set<std::
   if (properties.file) {
     for (const io::ConstantDeclaration& c : properties.file->constants) known.insert(c.name);
   }
-  for (const auto& [name, text] : options.constants) {
+  for (const auto& given : options.constants) {
+    const std::string& name = given.first;  // a plain reference: clang 14 captures no structured binding
     if (known.count(name)) continue;
     const bool used_inline = std::any_of(options.inline_properties.begin(), options.inline_properties.end(),
                                          [&](const std::string& p) { return mentions_identifier(p, name); });

@@ -2,16 +2,16 @@
 # Builds the libFuzzer targets (tests/fuzz, clang with ASan and UBSan, in build-fuzz)
 # and runs each for SECONDS (default 60) on a copy of its seed corpus. Fails on the
 # first crash, leak, timeout or sanitizer report; prints each target's executions.
-#   tools/fuzz.sh [SECONDS] [TARGET...]     TARGET: drn umb explicit (default: all)
+#   tools/fuzz.sh [SECONDS] [TARGET...]     TARGET: drn umb explicit model properties (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(drn umb explicit)
+((${#targets[@]})) || targets=(drn umb explicit model properties)
 bash tools/setup.sh fuzz
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMDPVI_ENABLE_CUDA=OFF \
-  -DMDPVI_BUILD_TESTS=OFF -DMDPVI_FUZZ=ON >/dev/null
+  -DMDPVI_BUILD_TESTS=ON -DMDPVI_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

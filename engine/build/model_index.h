@@ -24,7 +24,8 @@ struct ModuleIndex {
   std::vector<std::uint64_t> read_mask;
 
   const std::vector<std::uint32_t>& candidates(const double* values) const {
-    return key < 0 ? all : buckets[static_cast<std::size_t>(values[key]) - low];
+    // value - low first: a negative value cast to size_t is undefined (UBSan found it).
+    return key < 0 ? all : buckets[static_cast<std::size_t>(static_cast<std::int64_t>(values[key]) - low)];
   }
 };
 
