@@ -10,7 +10,7 @@ bash tools/setup.sh fuzz
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMDPVI_ENABLE_CUDA=OFF \
   -DMDPVI_BUILD_TESTS=ON -DMDPVI_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target unit_tests
-filter='-PrismModel*:PrismModelAgainstExport*:Golden/*:GoldenDrn/*:SoundReference*:*ReferenceInstances*:RoundTrip.PrismLanguage*'
+filter='-*PrismModel*:*Golden.*:*GoldenDrn.*:*GoldenUmb.*:*SoundReference*:*ReferenceInstances*:RoundTrip.PrismLanguage*'
 [[ ${1:-} == all ]] && filter='*'
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export MDPVI_NO_HUGE_PAGES=1
