@@ -42,38 +42,27 @@ INSTANTIATE_TEST_SUITE_P(Benchmarks, Golden,
                                            Instance{"wlan0_collide", 1}),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// The same instances from PRISM's DRN exports (mdpvi check X.drn). DRN carries no
-// state valuations: only the properties over labels can be answered.
-class GoldenDrn : public Golden {};
-
-TEST_P(GoldenDrn, CountsAndPropertiesMatchPrism) {
-  const Instance instance = GetParam();
-  const nlohmann::json& expected = test::reference().at(instance.name);
+// The same instances from PRISM's DRN and UMB exports (mdpvi check X.drn, X.umb). DRN
+// carries no state valuations: only the properties over labels can be answered; UMB
+// carries them, and as many are answered as from the .tra files.
+void expect_export_matches_prism(const char* name, const std::string& extension, int answerable) {
+  const nlohmann::json& expected = test::reference().at(name);
   tools::CheckOptions options = test::reference_check(expected);
-  options.model_file = (kShared / "benchmarks/explicit" / (std::string(instance.name) + ".drn")).string();
+  options.model_file = (kShared / "benchmarks/explicit" / (std::string(name) + extension)).string();
   const int answered = test::expect_matches_reference(tools::run_check(options), expected);
-  EXPECT_EQ(answered, instance.answerable);
+  EXPECT_EQ(answered, answerable);
 }
 
+class GoldenDrn : public Golden {};
+TEST_P(GoldenDrn, CountsAndPropertiesMatchPrism) { expect_export_matches_prism(GetParam().name, ".drn", GetParam().answerable); }
 INSTANTIATE_TEST_SUITE_P(Benchmarks, GoldenDrn,
                          ::testing::Values(Instance{"coin2_2", 8}, Instance{"coin4_2", 8}, Instance{"leader3", 5},
                                            Instance{"leader4", 5}, Instance{"csma2_2", 6}, Instance{"wlan0", 0},
                                            Instance{"wlan0_collide", 0}),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// The same instances from PRISM's UMB exports (mdpvi check X.umb), which carry the
-// state valuations: as many properties are answered as from the .tra files.
 class GoldenUmb : public Golden {};
-
-TEST_P(GoldenUmb, CountsAndPropertiesMatchPrism) {
-  const Instance instance = GetParam();
-  const nlohmann::json& expected = test::reference().at(instance.name);
-  tools::CheckOptions options = test::reference_check(expected);
-  options.model_file = (kShared / "benchmarks/explicit" / (std::string(instance.name) + ".umb")).string();
-  const int answered = test::expect_matches_reference(tools::run_check(options), expected);
-  EXPECT_EQ(answered, instance.answerable);
-}
-
+TEST_P(GoldenUmb, CountsAndPropertiesMatchPrism) { expect_export_matches_prism(GetParam().name, ".umb", GetParam().answerable); }
 INSTANTIATE_TEST_SUITE_P(Benchmarks, GoldenUmb,
                          ::testing::Values(Instance{"coin2_2", 8}, Instance{"coin4_2", 8}, Instance{"leader3", 5},
                                            Instance{"leader4", 5}, Instance{"csma2_2", 6}, Instance{"wlan0", 9},

@@ -7,12 +7,18 @@
 
 namespace mdpvi::test {
 
-inline void expect_same_model(const SparseMdp& a, const SparseMdp& b) {
+// The same matrix and initial states.
+inline void expect_same_structure(const SparseMdp& a, const SparseMdp& b) {
+  EXPECT_EQ(a.type, b.type);
   EXPECT_EQ(a.row_group_starts, b.row_group_starts);
   EXPECT_EQ(a.row_starts, b.row_starts);
   EXPECT_EQ(a.columns, b.columns);
   EXPECT_EQ(a.values, b.values);
   EXPECT_EQ(a.initial_states, b.initial_states);
+}
+
+inline void expect_same_model(const SparseMdp& a, const SparseMdp& b) {
+  expect_same_structure(a, b);
   ASSERT_EQ(a.valuations.has_value(), b.valuations.has_value());
   if (a.valuations) {
     EXPECT_EQ(a.valuations->packed, b.valuations->packed);
@@ -30,12 +36,7 @@ inline void expect_same_model(const SparseMdp& a, const SparseMdp& b) {
 // actions; labels matched by name, where one that a format drops must hold nowhere
 // (DRN and PRISM's UMB name no empty "deadlock").
 inline void expect_same_model_by_name(const SparseMdp& a, const SparseMdp& b) {
-  EXPECT_EQ(a.type, b.type);
-  EXPECT_EQ(a.row_group_starts, b.row_group_starts);
-  EXPECT_EQ(a.row_starts, b.row_starts);
-  EXPECT_EQ(a.columns, b.columns);
-  EXPECT_EQ(a.values, b.values);
-  EXPECT_EQ(a.initial_states, b.initial_states);
+  expect_same_structure(a, b);
   ASSERT_EQ(a.valuations.has_value(), b.valuations.has_value());
   if (a.valuations) {
     EXPECT_EQ(a.valuations->variables, b.valuations->variables);
