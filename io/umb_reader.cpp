@@ -6,6 +6,7 @@
 #include "io/umb_layout.h"
 
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -80,17 +81,20 @@ class UmbReader {
     throw ParseError(archive_.path(), 0, 0, (entry.empty() ? "" : entry + ": ") + message);
   }
 
-  // The entry's bytes as they come, never more than the archive holds.
-  std::vector<char> read_whole_entry() {
-    constexpr std::size_t kChunk = 1 << 20;
+  // An entry's size bytes, grown a slice at a time as they come: never more memory than
+  // the archive holds, whatever its header declares.
+  static std::vector<char> read_growing(std::uint64_t size, const ReadBytes& read) {
+    constexpr std::uint64_t kSlice = 1 << 24;
     std::vector<char> bytes;
-    for (std::uint64_t left = archive_.entry_size(); left > 0;) {
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, kChunk));
-      bytes.resize(bytes.size() + n);
-      archive_.read(bytes.data() + bytes.size() - n, n);
-      left -= n;
+    for (std::uint64_t at = 0; at < size; at += kSlice) {
+      bytes.resize(static_cast<std::size_t>(std::min(size, at + kSlice)));
+      read(bytes.data() + at, bytes.size() - at);
     }
     return bytes;
+  }
+
+  std::vector<char> read_whole_entry() {
+    return read_growing(archive_.entry_size(), [&](void* into, std::size_t n) { archive_.read(into, n); });
   }
 
   void read_buffered(const std::string& name, const std::vector<char>& bytes) {
@@ -137,6 +141,13 @@ class UmbReader {
     if (optional_count(ts, "#observations") > 0) fail("index.json", "observations (POMDPs) are not supported");
     if (index.states == 0 || index.states >= std::numeric_limits<std::uint32_t>::max()) {
       fail("index.json", "#states " + std::to_string(index.states) + ": must be between 1 and 2^32-2");
+    }
+    // Far beyond any model that fits in memory, and small enough that no size computed
+    // from them (count * 8 bytes) wraps around to match a short entry.
+    constexpr std::uint64_t kMostItems = std::uint64_t{1} << 48;
+    for (auto [what, n] : {std::pair{"#choices", index.choices}, std::pair{"#branches", index.branches},
+                           std::pair{"#choice-actions", index.choice_actions}, std::pair{"#branch-actions", index.branch_actions}}) {
+      if (n > kMostItems) fail("index.json", std::string(what) + " " + std::to_string(n) + ": more than mdpvi supports (2^48)");
     }
     check_double_type(ts.contains("branch-probability-type") ? ts["branch-probability-type"] : json(),
                       "transition-system.branch-probability-type");
@@ -235,10 +246,14 @@ class UmbReader {
     }
   }
 
+  // The entry's size must be what the index says, and no more than the machine's
+  // memory: arrays are sized from it before their data comes.
   void expect_size(const std::string& name, std::uint64_t size, std::uint64_t expected, const std::string& why) const {
     if (size != expected) {
       fail(name, std::to_string(size) + " bytes, expected " + std::to_string(expected) + " (" + why + ")");
     }
+    const std::uint64_t memory = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    if (size > memory) fail(name, std::to_string(size) + " bytes: more than this machine's memory (" + std::to_string(memory) + ")");
   }
 
   template <typename T>
@@ -300,13 +315,9 @@ class UmbReader {
     if (index_->valuation.empty()) fail(name, "index.json describes no state valuations");
     const std::uint64_t bytes = umb::bytes_per_item(index_->valuation);
     expect_size(name, size, index_->states * bytes, std::to_string(index_->states) + " states of " + std::to_string(bytes) + " bytes");
-    std::vector<std::uint8_t> packed;  // grown as the data comes, then unpack_valuations' 8 bytes of slack
-    constexpr std::uint64_t kSlice = std::uint64_t{16} << 20;
-    for (std::uint64_t at = 0; at < size; at += kSlice) {
-      packed.resize(static_cast<std::size_t>(std::min(size, at + kSlice)));
-      read(packed.data() + at, packed.size() - at);
-    }
-    packed.resize(packed.size() + 8, 0);
+    const std::vector<char> raw = read_growing(size, read);
+    std::vector<std::uint8_t> packed(raw.begin(), raw.end());
+    packed.resize(packed.size() + 8, 0);  // unpack_valuations' slack
     try {
       mdp_.valuations = umb::unpack_valuations(index_->valuation, packed, index_->states);
     } catch (const std::invalid_argument& error) {
@@ -329,8 +340,8 @@ class UmbReader {
     } else if (file == "string-mapping.bin") {
       read_array(name, size, actions + 1, table.offsets, read);
     } else if (file == "strings.bin") {
-      table.strings.resize(size);
-      read(table.strings.data(), size);
+      const std::vector<char> bytes = read_growing(size, read);
+      table.strings.assign(bytes.begin(), bytes.end());
     }
   }
 
