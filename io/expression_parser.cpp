@@ -49,6 +49,16 @@ namespace {
 
 using Op = Expression::Op;
 
+// Two operands moved into place: a braced list would copy them (its elements are
+// const), and a left-deep chain of n terms would copy O(n^2) nodes (issue 26).
+std::vector<Expression> operands(Expression first, Expression second) {
+  std::vector<Expression> both;
+  both.reserve(2);
+  both.push_back(std::move(first));
+  both.push_back(std::move(second));
+  return both;
+}
+
 class ExpressionParser {
  public:
   ExpressionParser(TokenStream& tokens, bool allow_labels, const AtomHook& hook)
@@ -77,7 +87,8 @@ class ExpressionParser {
       }
       if (match == nullptr) return left;
       SourcePosition at = TokenStream::position(t_.next());
-      left = Expression::operation(match->second, {std::move(left), (this->*next_level)()}, at);
+      Expression right = (this->*next_level)();
+      left = Expression::operation(match->second, operands(std::move(left), std::move(right)), at);
     }
   }
 
@@ -88,7 +99,8 @@ class ExpressionParser {
     if (!t_.peek().is("=>")) return left;
     SourcePosition at = TokenStream::position(t_.next());
     TokenStream::Nesting level(t_);
-    return Expression::operation(Op::implies, {std::move(left), implies()}, at);  // right-associative
+    Expression right = implies();  // right-associative
+    return Expression::operation(Op::implies, operands(std::move(left), std::move(right)), at);
   }
 
   Expression disjunction() { return left_associative(&ExpressionParser::conjunction, {{"|", Op::logical_or}}); }

@@ -49,6 +49,10 @@ CASES = [
     # Once refused, now read: a sum of 70 variables, min of 78 arguments (PRISM takes both).
     ("long_sum_works", {"m.nm": "mdp\nmodule m\n" + "".join(f"  v{i} : [0..1];\n" for i in range(70)) + "  [] " + "+".join(f"v{i}" for i in range(70)) + "<70 -> true;\nendmodule\n"}, ["m.nm"], 0, r"States: +1 "),
     ("min_of_many_works", {"m.nm": "mdp\nconst int c = min(" + ",".join(str(i + 3) for i in range(78)) + ");\n" + MDP[4:]}, ["m.nm", "--prop", "P>=1 [ F x=c-1 ]"], 0, r"Result: true"),
+    # Linear in the input: a 1 MB sum of constants, a 0.4 MB sum of a variable (the copies
+    # made per level were quadratic; the recursion per operator needs mdpvi's big stack).
+    ("megabyte_sum_of_constants_works", {"m.nm": "mdp\nconst int c = " + "+".join(["1"] * 500000) + ";\n" + MDP[4:]}, ["m.nm", "--prop", "P>=1 [ F c>0 ]"], 0, r"Result: true"),
+    ("long_sum_of_a_variable_works", {"m.nm": model("  [] " + "+".join(["x"] * 100000) + ">=0 -> true;")}, ["m.nm"], 0, r"States: +1 "),
     # Properties
     ("property_syntax_error", {"m.nm": MDP}, ["m.nm", "--prop", "Pmax=? [ F x=2"], 1, r"--prop 1:1:15: expected"),
     ("property_unknown_label", {"m.nm": MDP}, ["m.nm", "--prop", 'Pmax=? [ F "goal" ]'], 1, r'--prop 1:1:12: unknown label "goal"'),

@@ -19,9 +19,12 @@ Expression rewrite_identifiers(const Expression& e, const Rewrite& rewrite) {
     return e;
   }
   if (e.kind != Expression::Kind::operation) return e;
-  Expression copy = e;
-  for (Expression& operand : copy.operands) operand = rewrite_identifiers(operand, rewrite);
-  return copy;
+  // The node anew around its rewritten operands: copying e whole first copied every
+  // subtree once per level above it, quadratic in a long sum (issue 26).
+  std::vector<Expression> operands;
+  operands.reserve(e.operands.size());
+  for (const Expression& operand : e.operands) operands.push_back(rewrite_identifiers(operand, rewrite));
+  return Expression::operation(e.op, std::move(operands), e.position);
 }
 
 class Resolver {
