@@ -279,12 +279,12 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   summary.resident_bytes_before_build = resident_bytes();
   auto start = std::chrono::steady_clock::now();
   BuildOptions build_options;
-  build_options.build_rewards = properties.use_rewards;
+  // An export holds the whole model: every reward structure and the actions.
+  build_options.build_rewards = properties.use_rewards || options.export_model.has_value();
   build_options.threads = options.threads;
   build_options.state_limit = options.state_limit;
   build_options.verbose = options.verbose;
   build_options.keep_actions = options.export_scheduler.has_value() || options.export_model.has_value();
-  build_options.build_rewards = build_options.build_rewards || options.export_model.has_value();
   BuiltModel built = build_model(resolved, build_options);
   summary.build_s = seconds_since(start);
   summary.deadlocks = built.statistics.deadlocks;
