@@ -17,23 +17,27 @@ std::string error_text(archive* a) {
   return text ? text : "unknown error";
 }
 
+// A reader of tar archives, compressed in any way libarchive knows, not yet opened.
+archive* new_tar_reader() {
+  archive* a = archive_read_new();
+  archive_read_support_filter_all(a);
+  archive_read_support_format_tar(a);
+  return a;
+}
+
 }  // namespace
 
-ArchiveReader::ArchiveReader(const std::string& path) : path_(path), archive_(archive_read_new(), archive_read_free) {
-  archive_read_support_filter_all(archive_.get());
-  archive_read_support_format_tar(archive_.get());
-  if (archive_read_open_filename(archive_.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    fail("cannot read it as a (compressed) tar archive: " + error_text(archive_.get()));
-  }
+ArchiveReader::ArchiveReader(const std::string& path) : path_(path), archive_(new_tar_reader(), archive_read_free) {
+  check_opened(archive_read_open_filename(archive_.get(), path.c_str(), 1 << 16));
 }
 
 ArchiveReader::ArchiveReader(const std::string& name, const void* data, std::size_t size)
-    : path_(name), archive_(archive_read_new(), archive_read_free) {
-  archive_read_support_filter_all(archive_.get());
-  archive_read_support_format_tar(archive_.get());
-  if (archive_read_open_memory(archive_.get(), data, size) != ARCHIVE_OK) {
-    fail("cannot read it as a (compressed) tar archive: " + error_text(archive_.get()));
-  }
+    : path_(name), archive_(new_tar_reader(), archive_read_free) {
+  check_opened(archive_read_open_memory(archive_.get(), data, size));
+}
+
+void ArchiveReader::check_opened(int status) const {
+  if (status != ARCHIVE_OK) fail("cannot read it as a (compressed) tar archive: " + error_text(archive_.get()));
 }
 
 ArchiveReader::~ArchiveReader() = default;

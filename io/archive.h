@@ -34,6 +34,7 @@ class ArchiveReader {
 
  private:
   [[noreturn]] void fail(const std::string& message) const;
+  void check_opened(int status) const;  // of archive_read_open_*
 
   std::string path_;
   // Freed also when a constructor throws (a unique_ptr member is already built).

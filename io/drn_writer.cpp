@@ -1,5 +1,6 @@
 #include "io/drn_writer.h"
 
+#include "engine/model/property_value.h"
 #include "io/explicit_writer.h"
 
 #include <algorithm>
@@ -39,7 +40,7 @@ template <typename Part>
 void write_rewards(const SparseMdp& mdp, Part part, std::ostream& out) {
   if (mdp.rewards.empty()) return;
   out << " [";
-  for (std::size_t r = 0; r < mdp.rewards.size(); ++r) out << (r ? ", " : "") << number_text(part(mdp.rewards[r]));
+  for (std::size_t r = 0; r < mdp.rewards.size(); ++r) out << (r ? ", " : "") << format_number(part(mdp.rewards[r]));
   out << ']';
 }
 
@@ -73,7 +74,7 @@ void write_drn(const SparseMdp& mdp, std::ostream& out) {
       write_rewards(mdp, [&](const RewardStructure& r) { return r.choice_rewards.empty() ? 0.0 : r.choice_rewards[row]; }, out);
       out << '\n';
       for (std::uint64_t k = mdp.row_starts[row]; k < mdp.row_starts[row + 1]; ++k) {
-        line.assign("\t\t").append(std::to_string(mdp.columns[k])).append(" : ").append(number_text(mdp.values[k])).append(1, '\n');
+        line.assign("\t\t").append(std::to_string(mdp.columns[k])).append(" : ").append(format_number(mdp.values[k])).append(1, '\n');
         out << line;
       }
     }

@@ -117,7 +117,6 @@ class TransitionBuilder {
 
   // Closes the last choice; every state must have had one.
   void finish(const DataLines& lines, std::uint32_t states) {
-    if (mdp_.actions) mdp_.actions->of_choice.resize(mdp_.row_starts.size() - (started_ ? 0 : 1), 0);
     if (started_) close_choice();
     std::uint32_t seen = started_ ? state_ + 1 : 0;
     if (seen != states) {

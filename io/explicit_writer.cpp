@@ -1,6 +1,7 @@
 #include "io/explicit_writer.h"
 
-#include <charconv>
+#include "engine/model/property_value.h"
+
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -31,12 +32,6 @@ void write_file(const std::string& path, Write write) {
 
 }  // namespace
 
-std::string number_text(double value) {
-  char number[32];
-  const auto written = std::to_chars(number, number + sizeof number, value);
-  return std::string(number, written.ptr);
-}
-
 void write_transitions(const SparseMdp& mdp, std::ostream& out) {
   const bool dtmc = mdp.type == ModelType::dtmc;
   out << "# Transitions (" << type_name(mdp) << ")\n";
@@ -49,7 +44,7 @@ void write_transitions(const SparseMdp& mdp, std::ostream& out) {
       const std::string source = std::to_string(s) + ' ' + (dtmc ? "" : std::to_string(row - mdp.row_group_starts[s]) + ' ');
       const std::string& action = action_of(mdp, row);
       for (std::uint64_t k = mdp.row_starts[row]; k < mdp.row_starts[row + 1]; ++k) {
-        line.assign(source).append(std::to_string(mdp.columns[k])).append(1, ' ').append(number_text(mdp.values[k]));
+        line.assign(source).append(std::to_string(mdp.columns[k])).append(1, ' ').append(format_number(mdp.values[k]));
         if (!action.empty()) line.append(1, ' ').append(action);
         out << line << '\n';
       }
@@ -95,7 +90,7 @@ void write_state_rewards(const SparseMdp& mdp, const RewardStructure& rewards, s
   for (double r : rewards.state_rewards) nonzero += r != 0.0;
   out << mdp.num_states() << ' ' << nonzero << '\n';
   for (std::uint32_t s = 0; s < rewards.state_rewards.size(); ++s) {
-    if (rewards.state_rewards[s] != 0.0) out << s << ' ' << number_text(rewards.state_rewards[s]) << '\n';
+    if (rewards.state_rewards[s] != 0.0) out << s << ' ' << format_number(rewards.state_rewards[s]) << '\n';
   }
 }
 
@@ -117,7 +112,7 @@ void write_transition_rewards(const SparseMdp& mdp, const RewardStructure& rewar
       for (std::uint64_t k = mdp.row_starts[row]; k < mdp.row_starts[row + 1]; ++k) {
         out << s << ' ';
         if (!dtmc) out << row - mdp.row_group_starts[s] << ' ';
-        out << mdp.columns[k] << ' ' << number_text(r) << '\n';
+        out << mdp.columns[k] << ' ' << format_number(r) << '\n';
       }
     }
   }

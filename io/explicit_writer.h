@@ -9,7 +9,8 @@
 // - .sta: "# States", "(x,y,...)", then "state:(values)";
 // - .srew/.trew: "# Reward structure "name"", then the non-zero state rewards, and the
 //   non-zero choice rewards on each entry of the choice.
-// Numbers are written in the shortest form that reads back as the same double.
+// Numbers are written in the shortest form that reads back as the same double
+// (format_number, engine/model/property_value.h).
 #include "engine/model/sparse_mdp.h"
 
 #include <ostream>
@@ -35,8 +36,5 @@ void write_valuation(const StateValuations& valuations, std::uint32_t state, std
 // A state as the per-state exports name it: "7", or "7:(1,true,0)" where the model
 // has valuations.
 void write_state_key(const SparseMdp& mdp, std::uint32_t state, std::ostream& out);
-
-// The shortest text that reads back as the same double ("1", "0.5", "1e-07").
-std::string number_text(double value);
 
 }  // namespace mdpvi::io

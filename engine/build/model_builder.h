@@ -52,9 +52,9 @@ class BuildLimitReached : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Throws BuildLimitReached past options.state_limit, and LocatedError: an update leaving a variable's range, a command whose
-// probabilities do not sum to 1, a negative probability, two modules updating the same
-// variable in one synchronisation. Throws std::length_error beyond 2^31-1 states (a
+// Throws BuildLimitReached past options.state_limit, and LocatedError: an update
+// leaving a variable's range, a command whose probabilities do not sum to 1, a negative
+// probability, two modules updating the same variable in one synchronisation. Throws std::length_error beyond 2^31-1 states (a
 // table slot keeps one bit to tell claims from indices, see state_table.h).
 BuiltModel build_model(const ResolvedModel& model, const BuildOptions& options = {});
 
