@@ -121,17 +121,16 @@ StateValuations unpack_valuations(const std::vector<Field>& fields, const std::v
   return valuations;
 }
 
-std::vector<Field> fields_for(const StateValuations& valuations, std::uint64_t states) {
+std::vector<Field> fields_for(const StateValuations& valuations) {
   std::vector<Field> fields;
   std::uint64_t bits = 0;
   for (std::size_t v = 0; v < valuations.variables.size(); ++v) {
     Field f{Field::Kind::boolean, valuations.variables[v], 1};
     if (valuations.types[v] != ValueType::boolean) {
-      std::int64_t low = 0, high = 0;
-      for (std::uint64_t s = 0; s < states; ++s) {
-        low = std::min<std::int64_t>(low, valuations.value(s, v));
-        high = std::max<std::int64_t>(high, valuations.value(s, v));
-      }
+      // The packed layout's range holds every value (the declared range of a built
+      // model, the values' own of a read one), and 0.
+      const std::int64_t low = std::min<std::int64_t>(0, valuations.layout.field(v).low);
+      const std::int64_t high = std::max<std::int64_t>(0, valuations.layout.field(v).high);
       if (low >= 0) {
         f.kind = Field::Kind::unsigned_int;
         f.bits = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::bit_width(static_cast<std::uint64_t>(high))));

@@ -34,9 +34,10 @@ std::uint64_t bytes_per_item(const std::vector<Field>& fields);
 StateValuations unpack_valuations(const std::vector<Field>& fields, const std::vector<std::uint8_t>& packed,
                                   std::uint64_t states);
 
-// The fields a model's valuations need: each variable in as few bits as its values
-// take (uint where none is negative, else int; bool in one bit), padded to a byte.
-std::vector<Field> fields_for(const StateValuations& valuations, std::uint64_t states);
+// The fields a model's valuations need: each variable in as few bits as its range
+// takes (uint where it has no negative value, else int; bool in one bit), padded to a
+// byte.
+std::vector<Field> fields_for(const StateValuations& valuations);
 std::vector<std::uint8_t> pack_valuations(const std::vector<Field>& fields, const StateValuations& valuations,
                                           std::uint64_t states);
 

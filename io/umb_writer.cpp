@@ -78,7 +78,7 @@ class UmbWriter {
 
   void write() {
     describe_annotations();
-    if (mdp_.valuations) fields_ = umb::fields_for(*mdp_.valuations, mdp_.num_states());
+    if (mdp_.valuations) fields_ = umb::fields_for(*mdp_.valuations);
     archive_.add("index.json", index().dump(2));
     if (mdp_.type == ModelType::mdp) add_array(archive_, "state-to-choices.bin", mdp_.row_group_starts.data(), mdp_.row_group_starts.size());
     add_array(archive_, "choice-to-branches.bin", mdp_.row_starts.data(), mdp_.row_starts.size());
