@@ -1,5 +1,6 @@
 #include "io/umb_reader.h"
 
+#include "engine/model/bit_words.h"
 #include "io/archive.h"
 #include "io/parse_error.h"
 #include "io/text_cursor.h"
@@ -303,12 +304,10 @@ class UmbReader {
       fail(name, std::to_string(size) + " bytes, expected " + std::to_string(words * 8) + " (a bit per item, " +
                      std::to_string(count) + " items, in 64-bit words)");
     }
-    std::vector<std::uint64_t> blocks(words, 0);
-    read(blocks.data(), size);
-    if (count % 64 != 0) blocks.back() &= (std::uint64_t{1} << (count % 64)) - 1;  // padding bits mean nothing
-    StateSet set(count);
-    boost::from_block_range(blocks.begin(), blocks.end(), set);
-    return set;
+    BitWords bits(count);  // UMB's layout of a bit set is StateSet's blocks'
+    read(bits.data(), size);
+    if (count % 64 != 0) bits.word(words - 1) &= (std::uint64_t{1} << (count % 64)) - 1;  // padding bits mean nothing
+    return bits.to_set(count);
   }
 
   void read_valuations(const std::string& name, std::uint64_t size, const ReadBytes& read) {

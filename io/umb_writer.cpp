@@ -1,5 +1,6 @@
 #include "io/umb_writer.h"
 
+#include "engine/model/bit_words.h"
 #include "io/archive.h"
 #include "io/umb_layout.h"
 
@@ -27,12 +28,6 @@ std::string unique_id(const std::string& name, std::set<std::string>& taken) {
   if (id.empty()) id = "_";
   while (!taken.insert(id).second) id += '_';
   return id;
-}
-
-std::vector<std::uint64_t> words_of(const StateSet& set) {
-  std::vector<std::uint64_t> words;
-  boost::to_block_range(set, std::back_inserter(words));
-  return words;
 }
 
 template <typename T>
@@ -98,7 +93,7 @@ class UmbWriter {
 
  private:
   void add_bits(const std::string& name, const StateSet& set) {
-    const std::vector<std::uint64_t> words = words_of(set);
+    const BitWords words = BitWords::of(set);
     add_array(archive_, name, words.data(), words.size());
   }
 
