@@ -3,7 +3,7 @@
 and its message (with the position where there is one), never a crash, a hang or a
 silent answer. A few rows are inputs that once failed and must now work.
 
-    python3 tests/bad_inputs.py MDPVI SHARED_DIR
+    python3 tests/bad_inputs.py MDPVI
 """
 import os
 import re
@@ -73,7 +73,7 @@ CASES = [
     ("drn_continuous_time", {"d.drn": "@type: CTMC\n"}, ["d.drn"], 2, r"d\.drn:1:8: expected MDP or DTMC, found 'CTMC'"),
     ("drn_declares_huge_state_count", {"d.drn": "@type: MDP\n@nr_states\n2000000000\n@nr_choices\n1\n@model\n"}, ["d.drn"], 2, r"d\.drn:6: @nr_states 2000000000 and @nr_choices 1 cannot fit in a file of 6 lines"),
     ("umb_not_an_archive", {"u.umb": "@type: MDP\n"}, ["u.umb"], 2, r"u\.umb: cannot read it as a \(compressed\) tar archive"),
-    ("umb_truncated", {}, ["{shared}/benchmarks/explicit/coin2_2.umb:half"], 2, r"u\.umb: .*(broken archive|ends inside|truncated)"),
+    ("umb_truncated", {}, ["{here}/fuzz/corpus/umb/resend.umb:half"], 2, r"u\.umb: .*(broken archive|ends inside|truncated)"),
     # Paths and options
     ("missing_model", {}, ["FILE/none.nm"], 2, r"none\.nm: cannot open file"),
     ("directory_as_model", {}, ["FILE"], 2, r"is a directory, not a file"),
@@ -89,14 +89,14 @@ CASES = [
 ]
 
 
-def run_case(mdpvi, shared, name, files, args, status, pattern):
+def run_case(mdpvi, name, files, args, status, pattern):
     with tempfile.TemporaryDirectory() as d:
         for file, text in files.items():
             with open(os.path.join(d, file), "w") as f:
                 f.write(text)
         argv = []
         for a in args:
-            a = a.replace("{shared}", shared)
+            a = a.replace("{here}", os.path.dirname(os.path.abspath(__file__)))
             if a.endswith(":half"):  # the first half of a real file, as u.umb
                 with open(a[:-5], "rb") as f:
                     data = f.read()
@@ -119,10 +119,10 @@ def run_case(mdpvi, shared, name, files, args, status, pattern):
 
 
 def main():
-    mdpvi, shared = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    mdpvi = os.path.abspath(sys.argv[1])
     failed = 0
     for case in CASES:
-        problem = run_case(mdpvi, shared, *case)
+        problem = run_case(mdpvi, *case)
         if problem:
             failed += 1
             print(f"FAILED {case[0]}: {problem}")
