@@ -85,7 +85,9 @@ CASES = [
     ("max_iters_zero", {"m.nm": MDP}, ["m.nm", "--max-iters", "0"], 2, r"--max-iters: 0 must be a whole number above 0\n"),
     ("constant_given_twice", {"m.nm": MDP}, ["m.nm", "--const", "N=2,N=3"], 2, r"--const: N is given twice"),
     ("unknown_constant", {"m.nm": MDP}, ["m.nm", "--const", "N=2"], 2, r"--const N: no constant of that name"),
-    ("state_limit", {"m.nm": MDP}, ["m.nm", "--state-limit", "1"], 1, r"state limit reached: 2 states found \(limit 1\)"),
+    ("state_limit", {"m.nm": MDP}, ["m.nm", "--state-limit", "1"], 1, r"state limit reached: 2 states found, 1 of them explored in 1 waves \(--state-limit 1\)"),
+    ("memory_limit", {"m.nm": MDP}, ["m.nm", "--memory-limit", "1K"], 1, r"memory limit reached: the process takes \d+ MiB after 2 states found, 1 of them explored in 1 waves \(--memory-limit 1024 bytes\)"),
+    ("memory_limit_unit", {"m.nm": MDP}, ["m.nm", "--memory-limit", "12x"], 2, r"--memory-limit: x unit not recognized"),
 ]
 
 

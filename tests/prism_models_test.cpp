@@ -149,5 +149,67 @@ TEST(Builder, WaveOutgrowingTheTableGrowsItWhileClaiming) {
   test::expect_same_model(mdp, built_with(3, false).mdp);
 }
 
+// The limits end a build with BuildLimitReached, saying how far it got: the state
+// limit past its count, the memory limit as soon as the process holds more.
+TEST(Builder, StateAndMemoryLimitsStopTheBuildWithAMessage) {
+  const ResolvedModel model = resolve_model(
+      io::parse_model(io::TextFile::from_string(
+          "walk.nm", "dtmc\nmodule m\n  x : [0..1000];\n  [] x<1000 -> 0.5:(x'=x+1) + 0.5:(x'=0);\n"
+                     "  [] x=1000 -> true;\nendmodule\n")),
+      {});
+  BuildOptions options;
+  auto limit_message = [&] {
+    try {
+      build_model(model, options);
+    } catch (const BuildLimitReached& error) {
+      return std::string(error.what());
+    }
+    return std::string("no limit reached");
+  };
+  options.state_limit = 10;
+  EXPECT_TRUE(limit_message().starts_with("state limit reached: 11 states found")) << limit_message();
+  options.state_limit = 0;
+  options.memory_limit = 1;  // any process holds more than a byte
+  EXPECT_TRUE(limit_message().starts_with("memory limit reached: the process takes")) << limit_message();
+  options.memory_limit = std::size_t{1} << 40;
+  EXPECT_EQ(build_model(model, options).mdp.num_states(), 1001u);
+}
+
+// BuildOptions::labels names the labels to build; "init" and "deadlock" always are.
+TEST(Builder, BuildsOnlyTheLabelsAskedFor) {
+  const ResolvedModel model = resolve_model(
+      io::parse_model(io::TextFile::from_string(
+          "l.nm", "dtmc\nmodule m\n  x : [0..3];\n  [] x<3 -> (x'=x+1);\nendmodule\n"
+                  "label \"one\" = x=1;\nlabel \"two\" = x=2;\nlabel \"odd\" = mod(x,2)=1;\n")),
+      {});
+  BuildOptions options;
+  options.labels = std::set<std::string>{"odd", "two"};
+  const SparseMdp mdp = build_model(model, options).mdp;
+  ASSERT_EQ(mdp.labels.size(), 4u);
+  EXPECT_EQ(mdp.find_label("one"), nullptr);
+  ASSERT_NE(mdp.find_label("two"), nullptr);
+  ASSERT_NE(mdp.find_label("odd"), nullptr);
+  EXPECT_EQ(mdp.find_label("two")->states.count(), 1u);
+  EXPECT_TRUE(mdp.find_label("two")->states.test(2));
+  EXPECT_EQ(mdp.find_label("odd")->states.count(), 2u);
+  EXPECT_TRUE(mdp.find_label("odd")->states.test(1) && mdp.find_label("odd")->states.test(3));
+  EXPECT_EQ(build_model(model).mdp.labels.size(), 5u);  // all of them, by default
+}
+
+// Many labels, each reading one small variable: their memos are small tables from the
+// heap, and every label still holds in exactly its states (2,000 labels, 4 states).
+TEST(Builder, ManyLabelsEachHoldWhereTheirExpressionDoes) {
+  std::string text = "dtmc\nmodule m\n  x : [0..3];\n  [] x<3 -> (x'=x+1);\nendmodule\n";
+  for (int l = 0; l < 2000; ++l) text += "label \"l" + std::to_string(l) + "\" = x=" + std::to_string(l % 4) + ";\n";
+  const SparseMdp mdp = build_model(resolve_model(io::parse_model(io::TextFile::from_string("l.nm", text)), {})).mdp;
+  ASSERT_EQ(mdp.labels.size(), 2002u);
+  for (int l = 0; l < 2000; ++l) {
+    const Label* label = mdp.find_label("l" + std::to_string(l));
+    ASSERT_NE(label, nullptr);
+    ASSERT_EQ(label->states.count(), 1u);
+    EXPECT_TRUE(label->states.test(static_cast<std::size_t>(l % 4))) << l;  // x=k is state k
+  }
+}
+
 }  // namespace
 }  // namespace mdpvi

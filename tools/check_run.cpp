@@ -7,6 +7,7 @@
 
 #include "engine/build/model_builder.h"
 #include "engine/check/state_formula.h"
+#include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "gpu/device_solver.h"
 #include "graph/qualitative.h"
@@ -15,8 +16,6 @@
 #include "io/property_parser.h"
 
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -31,22 +30,6 @@
 namespace mdpvi::tools {
 
 namespace {
-
-// The peak resident memory of the process so far (the benchmark's memory figure).
-std::size_t peak_resident_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
-}
-
-// The process's resident memory now: with the peak after the build, what the build
-// itself added (a run holds some megabytes of code and parsed model before it).
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
 
 // The model as read: an explicit model's matrix, or a PRISM-language description that
 // is built for each setting of its constants (read once: "-" is standard input).
@@ -246,6 +229,15 @@ void check_property_names(ParsedProperties& properties, const KnownNames& names)
   std::for_each(properties.entries.begin(), properties.entries.end(), check);
 }
 
+// The model's labels the properties may read; an export writes them all.
+std::set<std::string> labels_to_build(const ParsedProperties& properties) {
+  std::vector<const Formula*> formulas;
+  for (const io::PropertyEntry& entry : properties.entries) {
+    if (entry.formula) formulas.push_back(&*entry.formula);
+  }
+  return labels_named(formulas, properties.file ? &*properties.file : nullptr);
+}
+
 ModelSource read_model_source(const CheckOptions& options) {
   ModelSource source;
   auto start = std::chrono::steady_clock::now();
@@ -283,6 +275,8 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   build_options.build_rewards = properties.use_rewards || options.export_model.has_value();
   build_options.threads = options.threads;
   build_options.state_limit = options.state_limit;
+  build_options.memory_limit = options.memory_limit;
+  if (!options.export_model) build_options.labels = labels_to_build(properties);
   build_options.verbose = options.verbose;
   build_options.keep_actions = options.export_scheduler.has_value() || options.export_model.has_value();
   BuiltModel built = build_model(resolved, build_options);

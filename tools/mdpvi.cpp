@@ -4,6 +4,7 @@
 #include "gpu/device_info.h"
 #include "io/parse_error.h"
 #include "tools/check_run.h"
+#include "tools/memory_budget.h"
 #include "tools/option_aliases.h"
 #include "tools/report.h"
 #include "tools/results_export.h"
@@ -173,6 +174,12 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--state-limit", args.options.state_limit,
                     "Stop building past N states, with a message and exit status 1 (default: no limit)")
       ->check(positive_count);
+  args.options.memory_limit = mdpvi::tools::default_memory_limit();
+  check->add_option("--memory-limit", args.options.memory_limit,
+                    "Stop building once the model takes more than BYTES (K, M, G, T: powers of 1024), with a "
+                    "message and exit status 1 (default: three quarters of the memory, or of the container's "
+                    "limit; 0: none)")
+      ->transform(CLI::AsSizeValue(false));
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(positive_count);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")

@@ -29,6 +29,15 @@ NamesUsed names_used(const Formula& f) {
   return names;
 }
 
+std::set<std::string> labels_named(const std::vector<const Formula*>& properties, const io::PropertyFile* file) {
+  NamesUsed names;
+  for (const Formula* f : properties) for_each_expression(*f, [&](const Expression& e) { add_names(e, names); });
+  if (file) {
+    for (const io::LabelDeclaration& label : file->labels) add_names(label.body, names);
+  }
+  return std::move(names.labels);
+}
+
 std::set<std::string> identifiers_reached(const Formula& f, const io::PropertyFile& file) {
   NamesUsed reached = names_used(f);
   // Labels and constants of the file may name each other: to a fixed point.

@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace mdpvi::tools {
 
@@ -20,6 +21,10 @@ struct NamesUsed {
 };
 
 NamesUsed names_used(const Formula& f);
+
+// The labels that the properties and the file's label declarations name: those a
+// build must make (the model's others are left out).
+std::set<std::string> labels_named(const std::vector<const Formula*>& properties, const io::PropertyFile* file);
 
 // The identifiers a property depends on: those it names, and through the properties
 // file's labels and constants it names, theirs.

@@ -22,7 +22,9 @@ namespace mdpvi {
 // A table of zeros that the kernel commits a page at a time, as entries are first
 // written. A direct table has an entry for every valuation of its mask's bits (2^15
 // for a leader6 process), but a model reaches a few hundred of them: filled by a
-// vector, each module's table committed 128 KB in every thread.
+// vector, each module's table committed 128 KB in every thread. Small tables come from
+// the heap: a mapping costs a page at least, and a model with 100,000 labels of one
+// variable each held 400 MB of such pages.
 class LazyZeros {
  public:
   LazyZeros() = default;
@@ -30,10 +32,14 @@ class LazyZeros {
   // wide mask, which has no direct table, is copied through here).
   explicit LazyZeros(std::size_t count) {
     if (count == 0) return;
+    if (!mapped(count)) {
+      data_ = Entries(new std::uint32_t[count](), Release{count});
+      return;
+    }
     void* p = mmap(nullptr, count * sizeof(std::uint32_t), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
-    data_ = Entries(static_cast<std::uint32_t*>(p), Unmap{count});
+    data_ = Entries(static_cast<std::uint32_t*>(p), Release{count});
   }
   // A moved-from table is empty: the pointer moves, and the count goes with it.
   LazyZeros(LazyZeros&&) noexcept = default;
@@ -49,13 +55,18 @@ class LazyZeros {
   std::uint32_t& operator[](std::size_t i) { return data_[i]; }
 
  private:
-  struct Unmap {
+  static constexpr std::size_t kLeastMappedBytes = std::size_t{64} << 10;
+  static bool mapped(std::size_t count) { return count * sizeof(std::uint32_t) >= kLeastMappedBytes; }
+  struct Release {
     std::size_t count;
-    void operator()(std::uint32_t* p) const { munmap(p, count * sizeof(std::uint32_t)); }
+    void operator()(std::uint32_t* p) const {
+      if (mapped(count)) munmap(p, count * sizeof(std::uint32_t));
+      else delete[] p;
+    }
   };
-  using Entries = std::unique_ptr<std::uint32_t[], Unmap>;
+  using Entries = std::unique_ptr<std::uint32_t[], Release>;
   std::size_t size() const { return empty() ? 0 : data_.get_deleter().count; }
-  Entries data_{nullptr, Unmap{0}};
+  Entries data_{nullptr, Release{0}};
 };
 
 template <typename Value>

@@ -11,6 +11,7 @@
 #include "engine/build/model_index.h"
 #include "engine/build/state_expander.h"
 #include "engine/build/state_table.h"
+#include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "engine/build/wave_budget.h"
 
@@ -92,7 +93,10 @@ class LevelBuilder {
         table_(index_.layout.words()),
         experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
         verbose_(options.verbose),
-        keep_actions_(options.keep_actions), state_limit_(options.state_limit) {}
+        keep_actions_(options.keep_actions),
+        state_limit_(options.state_limit),
+        memory_limit_(options.memory_limit),
+        label_names_(options.labels) {}
 
   BuiltModel run() {
     auto start = std::chrono::steady_clock::now();
@@ -142,11 +146,7 @@ class LevelBuilder {
       timed_into(populate_wait_s_, [&] { ahead.wait(); });
       widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
-      if (state_limit_ > 0 && table_.size() > state_limit_) {
-        throw BuildLimitReached("state limit reached: " + std::to_string(table_.size()) + " states found (limit " +
-                                std::to_string(state_limit_) + "), " + std::to_string(wave) + " of them explored in " +
-                                std::to_string(built.statistics.waves + 1) + " waves");
-      }
+      check_limits(mdp, pool, wave, built.statistics.waves + 1);
       if (progress.due()) {
         spdlog::info("building: {} states explored, {} found, {:.0f} s ({:.2g} states/s)", wave, table_.size(),
                      progress.elapsed_s(), static_cast<double>(wave) / progress.elapsed_s());
@@ -221,9 +221,40 @@ class LevelBuilder {
   const WaveBudget wave_budget_{std::min(kSingleThreadWaveStates, wave_states_), wave_states_, std::size_t{8} << 20, 8};
   std::uint64_t widest_wave_ = 0;  // the most states a wave held so far
   std::uint64_t next_wave_width(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
-    const std::size_t model_bytes =
-        8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 12 * mdp.columns.size() + table_.memory_bytes();
-    return next_wave_states(wave_budget_, pool_bytes(pool), widest_wave_, model_bytes);
+    return next_wave_states(wave_budget_, pool_bytes(pool), widest_wave_, model_bytes(mdp));
+  }
+  // Ends the build with BuildLimitReached past BuildOptions::state_limit or memory_limit.
+  void check_limits(const SparseMdp& mdp, std::span<const ExpandedBlock> pool, std::uint64_t explored,
+                    std::uint64_t waves) const {
+    auto so_far = [&] {
+      return std::to_string(table_.size()) + " states found, " + std::to_string(explored) + " of them explored in " +
+             std::to_string(waves) + " waves";
+    };
+    if (state_limit_ > 0 && table_.size() > state_limit_) {
+      throw BuildLimitReached("state limit reached: " + so_far() + " (--state-limit " + std::to_string(state_limit_) +
+                              ")");
+    }
+    if (memory_limit_ == 0) return;
+    const std::size_t bytes = memory_in_use(mdp, pool);
+    if (bytes > memory_limit_) {
+      throw BuildLimitReached("memory limit reached: the process takes " + megabytes(bytes) + " after " + so_far() +
+                              " (--memory-limit " + megabytes(memory_limit_) + ")");
+    }
+  }
+  // The process's resident memory, which the out-of-memory killer judges. The model's
+  // arrays and the pool alone were two thirds of it in a fast-growing build (40
+  // variables of 101 values: 2.1 GB of 3.2 GB); they count too, should /proc be missing.
+  std::size_t memory_in_use(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
+    return std::max(resident_bytes(), model_bytes(mdp) + pool_bytes(pool));
+  }
+  static std::string megabytes(std::size_t bytes) {
+    if (bytes < (1u << 20)) return std::to_string(bytes) + " bytes";
+    return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+  }
+  // The model's arrays and the state table (the builder's own buffers aside).
+  std::size_t model_bytes(const SparseMdp& mdp) const {
+    return 8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 12 * mdp.columns.size() +
+           table_.memory_bytes();
   }
   static std::size_t pool_bytes(std::span<const ExpandedBlock> pool) {
     std::size_t bytes = 0;
@@ -689,10 +720,16 @@ class LevelBuilder {
     mdp.valuations = std::move(valuations);
   }
 
-  // "init", "deadlock" and the model's labels. Each state is decoded once for all
-  // labels, and each task takes whole 64-bit words so that no two share a word.
+  // "init", "deadlock" and the model's labels asked for (BuildOptions::labels). Each
+  // state is decoded once for all labels, and each task takes whole 64-bit words so
+  // that no two share a word.
   void add_labels(SparseMdp& mdp) {
     const std::uint64_t n = table_.size();
+    std::vector<std::size_t> wanted;  // indices into model_.labels
+    for (std::size_t l = 0; l < model_.labels.size(); ++l) {
+      if (!label_names_ || label_names_->count(model_.labels[l].first)) wanted.push_back(l);
+    }
+    check_label_memory(mdp, wanted.size() + 2);
     Label init{"init", StateSet(n)};
     for (std::uint32_t s : mdp.initial_states) init.states.set(s);
     Label deadlock{"deadlock", StateSet(n)};
@@ -700,13 +737,13 @@ class LevelBuilder {
     mdp.labels.push_back(std::move(init));
     mdp.labels.push_back(std::move(deadlock));
     const std::size_t first = mdp.labels.size();
-    for (const auto& [name, expression] : model_.labels) mdp.labels.push_back({name, StateSet(n)});
-    if (model_.labels.empty()) return;
+    for (std::size_t l : wanted) mdp.labels.push_back({model_.labels[l].first, StateSet(n)});
+    if (wanted.empty()) return;
     // A label reads a few variables: its value is remembered per valuation of them.
     std::vector<std::vector<std::uint64_t>> masks;
-    for (const auto& [name, expression] : model_.labels) {
+    for (std::size_t l : wanted) {
       std::vector<bool> read(model_.variables.size(), false);
-      for (const CompiledExpression& conjunct : expression.conjuncts()) conjunct.mark_variables(read);
+      for (const CompiledExpression& conjunct : model_.labels[l].second.conjuncts()) conjunct.mark_variables(read);
       masks.push_back(index_.layout.mask(read));
     }
     oneapi::tbb::enumerable_thread_specific<std::vector<MaskedMemo<bool>>> memos([&] {
@@ -718,16 +755,30 @@ class LevelBuilder {
       std::vector<double> values(model_.variables.size());
       for (std::uint64_t s = words.begin() * 64; s < std::min(n, words.end() * 64); ++s) {
         bool decoded = false;
-        for (std::size_t l = 0; l < model_.labels.size(); ++l) {
-          const bool holds = memo[l].find(table_.state(s), [&] {
+        for (std::size_t w = 0; w < wanted.size(); ++w) {
+          const bool holds = memo[w].find(table_.state(s), [&] {
             if (!decoded) index_.layout.decode(table_.state(s), values.data());
             decoded = true;
-            return model_.labels[l].second.holds(values.data());
+            return model_.labels[wanted[w]].second.holds(values.data());
           });
-          if (holds) mdp.labels[first + l].states.set(s);
+          if (holds) mdp.labels[first + w].states.set(s);
         }
       }
     });
+  }
+
+  // Labels are a bit per state each: checked against the memory limit before any is
+  // made, since a model may declare many.
+  void check_label_memory(const SparseMdp& mdp, std::size_t labels) const {
+    if (memory_limit_ == 0) return;
+    const std::size_t bytes = labels * ((table_.size() + 63) / 64 * 8);
+    const std::size_t in_use = memory_in_use(mdp, {});
+    if (in_use + bytes > memory_limit_) {
+      throw BuildLimitReached("memory limit reached: " + std::to_string(labels) + " labels of " +
+                              std::to_string(table_.size()) + " states would take " + megabytes(bytes) +
+                              " beside the process's " + megabytes(in_use) + " (--memory-limit " +
+                              megabytes(memory_limit_) + ")");
+    }
   }
 
   ModelIndex index_;
@@ -740,6 +791,8 @@ class LevelBuilder {
   const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
   const bool keep_actions_;  // BuildOptions::keep_actions
   const std::uint64_t state_limit_;  // BuildOptions::state_limit
+  const std::size_t memory_limit_;   // BuildOptions::memory_limit
+  const std::optional<std::set<std::string>> label_names_;  // BuildOptions::labels
   const bool count_faults_ = verbose_;
   // For -v, work outside the blocks: growing (rehashing) the table in the first phase,
   // populating ahead (beside the three phases), and the waves' wait for that.

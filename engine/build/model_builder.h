@@ -9,7 +9,10 @@
 #include "engine/build/resolved_model.h"
 
 #include <cstdint>
+#include <optional>
+#include <set>
 #include <stdexcept>
+#include <string>
 
 namespace mdpvi {
 
@@ -44,15 +47,22 @@ struct BuildOptions {
   // as Storm's --state-limit: a model too large for the machine ends with a message,
   // not the out-of-memory killer.
   std::uint64_t state_limit = 0;
+  // Stop with BuildLimitReached once the model's arrays, the state table and the
+  // builder's buffers take more bytes than this (0: no limit). mdpvi's default is a
+  // share of the machine's memory, so that a build too large ends with a message.
+  std::size_t memory_limit = 0;
+  // The model's labels to build (nullopt: all of them). A label costs a bit per state,
+  // so a run builds only those its properties name: a model may declare thousands.
+  std::optional<std::set<std::string>> labels;
 };
 
-// The build stopped at BuildOptions::state_limit; what() says how far it got.
+// The build stopped at BuildOptions::state_limit or memory_limit; what() says how far it got.
 class BuildLimitReached : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// Throws BuildLimitReached past options.state_limit, and LocatedError: an update
+// Throws BuildLimitReached past options.state_limit or memory_limit, and LocatedError: an update
 // leaving a variable's range, a command whose probabilities do not sum to 1, a negative
 // probability, two modules updating the same variable in one synchronisation. Throws std::length_error beyond 2^31-1 states (a
 // table slot keeps one bit to tell claims from indices, see state_table.h).
