@@ -1,6 +1,7 @@
 #pragma once
 // What the CUDA translation units of gpu/ share: error checks, owned device arrays,
 // the resident matrix, the block size and the choice of kernel instances. Internal to gpu/.
+#include "gpu/allocation_faults.h"
 #include "gpu/device_solver.h"
 
 #include <cuda_runtime.h>
@@ -27,7 +28,9 @@ template <typename T>
 class DeviceArray {
  public:
   explicit DeviceArray(std::size_t count) : count_(count) {
-    if (count > 0) check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
+    if (count == 0) return;
+    count_device_allocation();
+    check(cudaMalloc(&data_, count * sizeof(T)), "cudaMalloc");
   }
   DeviceArray(const T* host, std::size_t count) : DeviceArray(count) { upload(host, count); }
   ~DeviceArray() {
