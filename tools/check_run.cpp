@@ -2,6 +2,7 @@
 #include "tools/constant_sweep.h"
 #include "tools/output_path.h"
 #include "tools/property_names.h"
+#include "tools/property_scope.h"
 #include "tools/scheduler_export.h"
 #include "tools/vector_export.h"
 
@@ -293,24 +294,6 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   return loaded;
 }
 
-// Values for the properties file's "const" declarations: their own value or --const.
-void add_property_constants(const io::PropertyFile& file, const CheckOptions& options, PropertyScope& scope) {
-  for (const io::ConstantDeclaration& c : file.constants) {
-    if (c.value) {
-      ValueType type;
-      double value = evaluate_constant(substitute_constants(*c.value, scope.constants),
-                                       NameScope::constants_only(*options.properties_file), &type);
-      scope.constants[c.name] = {c.type == ValueType::real ? ValueType::real : type, value};
-    } else if (auto given = options.constants.find(c.name); given != options.constants.end()) {
-      try {
-        scope.constants[c.name] = parse_constant_value(c.name, c.type, given->second);
-      } catch (const std::invalid_argument& error) {
-        throw LocatedError(*options.properties_file, c.position.line, c.position.column, error.what());
-      }
-    }
-  }
-}
-
 void export_states(const SparseMdp& mdp, const std::string& path) {
   if (!mdp.valuations) throw std::runtime_error(path + ": the model has no state valuations to export");
   write_to_path(path, "states", [&](std::ostream& out) { io::write_states(*mdp.valuations, mdp.num_states(), out); });
@@ -318,15 +301,6 @@ void export_states(const SparseMdp& mdp, const std::string& path) {
 
 void export_transitions(const SparseMdp& mdp, const std::string& path) {
   write_to_path(path, "transitions", [&](std::ostream& out) { io::write_transitions(mdp, out); });
-}
-
-// The properties file's labels, as sets of states, for every property to use.
-void add_property_labels(const io::PropertyFile& file, const std::string& source, const SparseMdp& mdp,
-                         PropertyScope& scope) {
-  scope.source = source;
-  for (const io::LabelDeclaration& label : file.labels) {
-    scope.labels[label.name] = evaluate_state_formula(label.body, mdp, scope);
-  }
 }
 
 // The graph searches' backend: as asked, else the GPU unless the CPU was asked for.
@@ -466,7 +440,7 @@ PropertyScope property_scope(const LoadedModel& model, const ModelSource& source
   PropertyScope scope = model.scope;
   std::set<std::string> declared = source.constants;
   if (parsed.file) {
-    add_property_constants(*parsed.file, options, scope);
+    add_property_constants(*parsed.file, *options.properties_file, options.constants, scope);
     add_property_labels(*parsed.file, *options.properties_file, model.mdp, scope);
     for (const io::ConstantDeclaration& c : parsed.file->constants) declared.insert(c.name);
   }

@@ -1,0 +1,37 @@
+#include "tools/property_scope.h"
+
+#include "engine/build/compiled_expression.h"
+#include "engine/build/resolved_model.h"
+#include "engine/model/located_error.h"
+
+#include <stdexcept>
+
+namespace mdpvi::tools {
+
+void add_property_constants(const io::PropertyFile& file, const std::string& source,
+                            const std::map<std::string, std::string>& given, PropertyScope& scope) {
+  for (const io::ConstantDeclaration& c : file.constants) {
+    if (c.value) {
+      ValueType type;
+      double value = evaluate_constant(substitute_constants(*c.value, scope.constants),
+                                       NameScope::constants_only(source), &type);
+      scope.constants[c.name] = {c.type == ValueType::real ? ValueType::real : type, value};
+    } else if (auto value = given.find(c.name); value != given.end()) {
+      try {
+        scope.constants[c.name] = parse_constant_value(c.name, c.type, value->second);
+      } catch (const std::invalid_argument& error) {
+        throw LocatedError(source, c.position.line, c.position.column, error.what());
+      }
+    }
+  }
+}
+
+void add_property_labels(const io::PropertyFile& file, const std::string& source, const SparseMdp& mdp,
+                         PropertyScope& scope) {
+  scope.source = source;
+  for (const io::LabelDeclaration& label : file.labels) {
+    scope.labels[label.name] = evaluate_state_formula(label.body, mdp, scope);
+  }
+}
+
+}  // namespace mdpvi::tools
