@@ -29,6 +29,7 @@ const char* spelling(Expression::Op op) {
     case Op::max: return "max";
     case Op::floor: return "floor";
     case Op::ceil: return "ceil";
+    case Op::round: return "round";
     case Op::pow: return "pow";
     case Op::mod: return "mod";
     case Op::log: return "log";

@@ -26,7 +26,7 @@ struct Expression {
     equal, not_equal, less, less_equal, greater, greater_equal,
     add, subtract, multiply, divide,
     conditional,                                           // c ? a : b
-    min, max, floor, ceil, pow, mod, log                   // functions
+    min, max, floor, ceil, round, pow, mod, log            // functions
   };
 
   Kind kind = Kind::literal;

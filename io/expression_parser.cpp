@@ -61,8 +61,10 @@ std::vector<Expression> operands(Expression first, Expression second) {
 
 class ExpressionParser {
  public:
-  ExpressionParser(TokenStream& tokens, bool allow_labels, const AtomHook& hook)
-      : t_(tokens), allow_labels_(allow_labels), hook_(hook) {}
+  ExpressionParser(TokenStream& tokens, bool allow_labels, const AtomHook& hook, bool calls_only_to_functions = false)
+      : t_(tokens), allow_labels_(allow_labels), calls_only_to_functions_(calls_only_to_functions), hook_(hook) {}
+
+  Expression arithmetic() { return additive(); }
 
   Expression conditional() {
     TokenStream::Nesting level(t_);
@@ -130,10 +132,21 @@ class ExpressionParser {
   }
 
   Expression unary() {
-    if (!t_.peek().is("-")) return atom();
+    if (!t_.peek().is("-")) return power();
     SourcePosition at = TokenStream::position(t_.next());
     TokenStream::Nesting level(t_);
     return Expression::operation(Op::negate, {unary()}, at);
+  }
+
+  // a ^ b, as pow(a, b): right-associative, and binding tighter than unary minus
+  // (-2^2 is -4, 2^-1 is 0.5, 2^3^2 is 2^9).
+  Expression power() {
+    Expression base = atom();
+    if (!t_.peek().is("^")) return base;
+    SourcePosition at = TokenStream::position(t_.next());
+    TokenStream::Nesting level(t_);
+    Expression exponent = unary();
+    return Expression::operation(Op::pow, operands(std::move(base), std::move(exponent)), at);
   }
 
   Expression number(const Token& token) {
@@ -151,19 +164,49 @@ class ExpressionParser {
     return Expression::real(value, at);
   }
 
-  Expression call(const Token& name, Op op, std::size_t min_args, std::size_t max_args) {
+  struct Function {
+    std::string_view name;
+    Op op;
+    std::size_t min_args, max_args;
+  };
+  static constexpr Function kFunctions[] = {
+      {"min", Op::min, 2, 1000}, {"max", Op::max, 2, 1000}, {"floor", Op::floor, 1, 1}, {"ceil", Op::ceil, 1, 1},
+      {"round", Op::round, 1, 1}, {"pow", Op::pow, 2, 2},    {"mod", Op::mod, 2, 2},     {"log", Op::log, 2, 2}};
+
+  static const Function* function_named(std::string_view name) {
+    for (const Function& f : kFunctions) {
+      if (name == f.name) return &f;
+    }
+    return nullptr;
+  }
+
+  // name(args...), or PRISM's older func(name, args...): "(" is next.
+  Expression call(const Token& name) {
     t_.expect("(");
+    const Token* function_name = &name;
+    if (name.text == "func") {
+      function_name = &t_.expect_identifier("a function name (min, max, floor, ceil, round, pow, mod, log)");
+      if (!t_.peek().is(",")) t_.fail_expected("','", t_.peek());
+      t_.next();
+    }
+    const Function* f = function_named(function_name->text);
+    if (f == nullptr) t_.fail(*function_name, "unknown function '" + function_name->text + "'");
     std::vector<Expression> args;
     do {
       args.push_back(conditional());
     } while (t_.accept(","));
     t_.expect(")");
-    if (args.size() < min_args || args.size() > max_args) {
+    check_argument_count(*function_name, *f, args.size());
+    return Expression::operation(f->op, std::move(args), TokenStream::position(name));
+  }
+
+  void check_argument_count(const Token& name, const Function& f, std::size_t count) {
+    const std::size_t min_args = f.min_args, max_args = f.max_args;
+    if (count < min_args || count > max_args) {
       t_.fail(name, name.text + " takes " + std::to_string(min_args) +
                         (max_args == min_args ? "" : max_args > 100 ? " or more" : " or " + std::to_string(max_args)) +
-                        " arguments, found " + std::to_string(args.size()));
+                        " arguments, found " + std::to_string(count));
     }
-    return Expression::operation(op, std::move(args), TokenStream::position(name));
   }
 
   Expression atom() {
@@ -180,20 +223,8 @@ class ExpressionParser {
       case Token::Kind::identifier: {
         if (token.text == "true") return Expression::boolean(true, at);
         if (token.text == "false") return Expression::boolean(false, at);
-        if (t_.peek().is("(")) {
-          struct Function {
-            std::string_view name;
-            Op op;
-            std::size_t min_args, max_args;
-          };
-          static constexpr Function kFunctions[] = {{"min", Op::min, 2, 1000}, {"max", Op::max, 2, 1000},
-                                                    {"floor", Op::floor, 1, 1}, {"ceil", Op::ceil, 1, 1},
-                                                    {"pow", Op::pow, 2, 2},     {"mod", Op::mod, 2, 2},
-                                                    {"log", Op::log, 2, 2}};
-          for (const Function& f : kFunctions) {
-            if (token.text == f.name) return call(token, f.op, f.min_args, f.max_args);
-          }
-          t_.fail(token, "unknown function '" + token.text + "'");
+        if (t_.peek().is("(") && (!calls_only_to_functions_ || token.text == "func" || function_named(token.text))) {
+          return call(token);
         }
         return Expression::identifier(token.text, at);
       }
@@ -211,10 +242,16 @@ class ExpressionParser {
 
   TokenStream& t_;
   bool allow_labels_;
+  bool calls_only_to_functions_;  // parse_arithmetic: "k (x=1)" is k, then something else
   const AtomHook& hook_;
 };
 
 }  // namespace
+
+Expression parse_arithmetic(TokenStream& tokens) {
+  static const AtomHook none;
+  return ExpressionParser(tokens, /*allow_labels=*/false, none, /*calls_only_to_functions=*/true).arithmetic();
+}
 
 Expression parse_expression(TokenStream& tokens, bool allow_labels, const AtomHook& atom_hook) {
   return ExpressionParser(tokens, allow_labels, atom_hook).conditional();

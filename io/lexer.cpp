@@ -56,7 +56,7 @@ std::vector<Token> tokenize(const TextFile& file, bool keep_line_ends) {
     while (pos < line.size()) {
       char c = line[pos];
       std::size_t column = pos + 1;
-      if (c == ' ' || c == '\t' || c == '\f' || c == '\v') {
+      if (c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r') {  // \r: files written on Windows
         ++pos;
       } else if (line.substr(pos, 2) == "//") {
         break;

@@ -31,6 +31,11 @@ struct TemporalOperator {
   std::optional<Comparison> comparison;   // P>=p: a Boolean; none: a query (=?)
   Expression threshold;                   // p, when comparison is set
   std::optional<Expression> step_bound;   // U<=k, F<=k, C<=k, I=k (U<k is stored as <=k-1)
+  std::optional<Expression> lower_step_bound;  // U>=k (U>k as >=k+1); U[a,b] and U=k set both
+  // G, W and R are read as complements (io/property_parser.cpp): the operator's value
+  // is 1 minus that of the until below it, optimised the opposite way. G phi is
+  // !(F !phi); phi W psi is !((!psi) U (!phi & !psi)); phi R psi is !((!phi) U (!psi)).
+  bool complement = false;
   std::optional<std::string> reward_name;   // R{"name"}
   std::optional<Expression> reward_index;   // R{2}: 1-based; neither: the first structure
 };

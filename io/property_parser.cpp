@@ -8,6 +8,7 @@ namespace mdpvi::io {
 namespace {
 
 using Path = TemporalOperator::Path;
+using Op = Expression::Op;
 
 [[noreturn]] void unsupported(TokenStream& t, const Token& at, const std::string& what) {
   t.fail(at, "not supported yet: " + what);
@@ -36,6 +37,9 @@ class PropertyParser {
   Formula state_formula() {
     std::vector<Formula> nested;
     AtomHook hook = [&](TokenStream&) -> std::optional<Expression> {
+      if (starts_temporal_operator()) {
+        unsupported(t_, t_.peek(), "LTL (a temporal operator " + t_.peek().text + " inside a path formula)");
+      }
       if (!starts_operator()) return std::nullopt;
       SourcePosition at = TokenStream::position(t_.peek());
       nested.push_back(operator_formula());
@@ -58,6 +62,16 @@ class PropertyParser {
     if (w == "Pmin" || w == "Pmax" || w == "Rmin" || w == "Rmax") return after.is("=?") || is_comparison(after);
     if (w == "E" || w == "A") return after.is("[");
     return false;
+  }
+
+  // F, G or X where a state formula is expected, followed by what starts a formula
+  // (a variable of that name is followed by an operator instead: "F=1").
+  bool starts_temporal_operator() const {
+    const Token& head = t_.peek();
+    if (!head.is_word("F") && !head.is_word("G") && !head.is_word("X")) return false;
+    const Token& after = t_.peek(1);
+    return after.kind == Token::Kind::string || after.kind == Token::Kind::identifier ||
+           after.kind == Token::Kind::number || after.is("(") || after.is("!") || after.is("[");
   }
 
   Formula operator_formula() {
@@ -145,33 +159,100 @@ class PropertyParser {
     return std::move(*legacy);
   }
 
-  void probability_path(Formula& f) {
+  void probability_path(Formula& f, bool in_parentheses = false) {
+    if (parenthesised_path(in_parentheses)) {
+      TokenStream::Nesting level(t_);
+      t_.next();
+      probability_path(f, true);
+      t_.expect(")");
+      return;
+    }
     TemporalOperator& op = f.temporal;
     const Token& first = t_.peek();
-    if (first.is_word("G")) unsupported(t_, first, "G (globally); write it as 1 - P[ F !phi ]");
     if (first.is_word("X")) {
       t_.next();
       op.path = Path::next;
       f.operands.push_back(state_formula());
       return;
     }
-    if (first.is_word("F")) {
+    if (first.is_word("F") || first.is_word("G")) {
       t_.next();
-      op.step_bound = optional_step_bound();
+      step_bounds(op);
       f.operands.push_back(Formula::state_formula(Expression::boolean(true, TokenStream::position(first))));
       f.operands.push_back(state_formula());
+      if (first.is_word("G")) {  // G phi = !(F !phi)
+        op.complement = true;
+        f.operands[1] = negated(std::move(f.operands[1]));
+      }
       return;
     }
-    f.operands.push_back(state_formula());
+    Formula left = state_formula();
     const Token& u = t_.peek();
-    if (u.is_word("W") || u.is_word("R")) unsupported(t_, u, "weak until (W) and release (R)");
-    if (!u.is_word("U")) t_.fail_expected("'U'", u);
+    if (!u.is_word("U") && !u.is_word("W") && !u.is_word("R")) t_.fail_expected("'U', 'W' or 'R'", u);
     t_.next();
-    op.step_bound = optional_step_bound();
-    f.operands.push_back(state_formula());
+    step_bounds(op);
+    Formula right = state_formula();
+    if (u.is_word("U")) {
+      f.operands.push_back(std::move(left));
+      f.operands.push_back(std::move(right));
+    } else if (u.is_word("W")) {  // phi W psi = !((!psi) U (!phi & !psi))
+      op.complement = true;
+      f.operands.push_back(negated(right));
+      f.operands.push_back(neither(std::move(left), std::move(right)));
+    } else {  // phi R psi = !((!phi) U (!psi))
+      op.complement = true;
+      f.operands.push_back(negated(std::move(left)));
+      f.operands.push_back(negated(std::move(right)));
+    }
   }
 
-  void reward_path(Formula& f) {
+  // !f, as a state formula over f.
+  static Formula negated(Formula f) {
+    const SourcePosition at = f.position;
+    Formula result = Formula::state_formula(Expression::operation(Op::logical_not, {Expression::nested(0, at)}, at));
+    result.operands.push_back(std::move(f));
+    return result;
+  }
+
+  // !a & !b, as a state formula over a and b.
+  static Formula neither(Formula a, Formula b) {
+    const SourcePosition at = a.position;
+    Expression both = Expression::operation(
+        Op::logical_and,
+        {Expression::operation(Op::logical_not, {Expression::nested(0, at)}, at),
+         Expression::operation(Op::logical_not, {Expression::nested(1, b.position)}, b.position)},
+        at);
+    Formula result = Formula::state_formula(std::move(both));
+    result.operands.push_back(std::move(a));
+    result.operands.push_back(std::move(b));
+    return result;
+  }
+
+  // "(" path ")" inside the brackets: the ")" matching the next "(" closes the path
+  // (a "]" or a legacy filter's "{" follows it, or inside parentheses a ")").
+  // Otherwise the "(" opens a state formula, as in [ (x=1) U (y=2) ].
+  bool parenthesised_path(bool in_parentheses) const {
+    if (!t_.peek().is("(")) return false;
+    int depth = 0;
+    for (std::size_t ahead = 0;; ++ahead) {
+      const Token& token = t_.peek(ahead);
+      if (token.kind == Token::Kind::end_of_input) return false;
+      if (token.is("(") || token.is("[") || token.is("{")) ++depth;
+      if ((token.is(")") || token.is("]") || token.is("}")) && --depth == 0) {
+        const Token& after = t_.peek(ahead + 1);
+        return token.is(")") && (after.is("]") || after.is("{") || (in_parentheses && after.is(")")));
+      }
+    }
+  }
+
+  void reward_path(Formula& f, bool in_parentheses = false) {
+    if (parenthesised_path(in_parentheses)) {
+      TokenStream::Nesting level(t_);
+      t_.next();
+      reward_path(f, true);
+      t_.expect(")");
+      return;
+    }
     TemporalOperator& op = f.temporal;
     const Token& first = t_.next();
     if (first.is_word("F")) {
@@ -179,8 +260,8 @@ class PropertyParser {
       f.operands.push_back(state_formula());
     } else if (first.is_word("C")) {
       op.path = Path::cumulative_reward;
-      if (!t_.peek().is("<=")) unsupported(t_, t_.peek(), "total reward C without a step bound");
-      op.step_bound = optional_step_bound();
+      if (!t_.peek().is("<=") && !t_.peek().is("<")) unsupported(t_, t_.peek(), "total reward C without a step bound");
+      step_bounds(op);
     } else if (first.is_word("I")) {
       op.path = Path::instantaneous_reward;
       t_.expect("=");
@@ -192,28 +273,45 @@ class PropertyParser {
     }
   }
 
-  // "<=k" or "<k" (as <=k-1) after F, U or C; nothing for an unbounded operator.
-  std::optional<Expression> optional_step_bound() {
+  // The step bounds of F, G, U, W, R and C, each an expression: <=k, <k (as <=k-1),
+  // >=k, >k (as >=k+1), =k (both), [a,b]; none for an unbounded operator.
+  void step_bounds(TemporalOperator& op) {
     const Token& c = t_.peek();
-    if (c.is(">") || c.is(">=") || c.is("[") || c.is("=")) unsupported(t_, c, "time bounds other than <=k and <k");
-    if (!c.is("<") && !c.is("<=")) return std::nullopt;
-    t_.next();
-    Expression bound = bound_expression();
-    if (c.is("<=")) return bound;
-    SourcePosition at = bound.position;
-    return Expression::operation(Expression::Op::subtract, {std::move(bound), Expression::integer(1, at)}, at);
+    auto shifted = [](Expression bound, Op op, SourcePosition at) {
+      return Expression::operation(op, {std::move(bound), Expression::integer(1, at)}, at);
+    };
+    if (c.is("<=") || c.is("<")) {
+      t_.next();
+      Expression bound = bound_expression();
+      const SourcePosition at = bound.position;
+      op.step_bound = c.is("<=") ? std::move(bound) : shifted(std::move(bound), Op::subtract, at);
+    } else if (c.is(">=") || c.is(">")) {
+      t_.next();
+      Expression bound = bound_expression();
+      const SourcePosition at = bound.position;
+      op.lower_step_bound = c.is(">=") ? std::move(bound) : shifted(std::move(bound), Op::add, at);
+    } else if (c.is("=")) {
+      t_.next();
+      op.step_bound = bound_expression();
+      op.lower_step_bound = op.step_bound;
+    } else if (c.is("[")) {
+      t_.next();
+      op.lower_step_bound = parse_expression(t_, false);
+      t_.expect(",");
+      op.step_bound = parse_expression(t_, false);
+      t_.expect("]");
+    }
   }
 
-  // A number, a name or a parenthesised expression: "F<=k (x=1)" must not read k(...).
+  // An arithmetic expression: "F<=N+5 x=N" is N+5, and "F<=k (x=1)" is k (see
+  // parse_arithmetic).
   Expression bound_expression() {
     const Token& token = t_.peek();
-    if (token.is("(")) return parse_expression(t_, false);
-    if (token.kind == Token::Kind::number || token.kind == Token::Kind::identifier) {
-      TokenStream one(t_.file(), {token, Token{Token::Kind::end_of_input, "", token.line, token.column + token.source_length()}});
-      t_.next();
-      return parse_expression(one, false);
+    if (token.kind != Token::Kind::number && token.kind != Token::Kind::identifier && !token.is("(") &&
+        !token.is("-")) {
+      t_.fail_expected("a step bound", token);
     }
-    t_.fail_expected("a step bound", token);
+    return parse_arithmetic(t_);
   }
 
   // PRISM's older filters inside the brackets: {states}, {states}{min}, {states}{max},
@@ -314,6 +412,20 @@ LabelDeclaration parse_label(const TextFile& file, std::vector<Token> tokens) {
 }
 
 bool opens(const Token& t) { return t.is("[") || t.is("(") || t.is("{"); }
+
+// A statement whose last token is an operator goes on over the next line: a property
+// broken after "&" is one property, not two pieces.
+bool continues(const std::vector<Token>& statement) {
+  if (statement.empty()) return false;
+  const Token& last = statement.back();
+  if (last.is_word("U") || last.is_word("W")) return true;
+  if (last.kind != Token::Kind::symbol) return false;
+  for (std::string_view op : {"&", "|", "=>", "<=>", "+", "-", "*", "/", "^", "=", "!=", "<", "<=", ">", ">=", "?",
+                              ":", ",", "!"}) {
+    if (last.is(op)) return true;
+  }
+  return false;
+}
 bool closes(const Token& t) { return t.is("]") || t.is(")") || t.is("}"); }
 
 }  // namespace
@@ -341,7 +453,7 @@ PropertyFile parse_properties(const TextFile& file) {
     statement.clear();
   };
   for (const Token& token : tokens) {
-    bool line_end = token.kind == Token::Kind::end_of_line && depth == 0;
+    bool line_end = token.kind == Token::Kind::end_of_line && depth == 0 && !continues(statement);
     if (token.is(";") || line_end || token.kind == Token::Kind::end_of_input) {
       flush();
       continue;

@@ -62,11 +62,17 @@ class TokenStream {
 };
 
 // PRISM's expression grammar, loosest first: c ? a : b, <=>, =>, |, &, !, relations
-// (= != < <= > >=), + -, * /, unary -, then literals, names, "labels" (where
-// allow_labels), parentheses and min/max/floor/ceil/pow/mod/log calls.
+// (= != < <= > >=), + -, * /, unary -, ^ (right-associative), then literals, names,
+// "labels" (where allow_labels), parentheses and calls of min, max, floor, ceil,
+// round, pow, mod and log, also in PRISM's older form func(name, args...).
 // atom_hook, where given, is tried first wherever an atom may start; the property
 // parser reads P[...], R[...] and filter(...) inside state formulas with it.
 using AtomHook = std::function<std::optional<Expression>(TokenStream&)>;
 Expression parse_expression(TokenStream& tokens, bool allow_labels, const AtomHook& atom_hook = {});
+
+// Only the arithmetic part (+ - * / ^, unary -), in which a name followed by "(" is a
+// call only where it names a function: a step bound, where "F<=N+5 x=N" is N+5 and
+// "F<=k (x=1)" is k, each followed by the state formula.
+Expression parse_arithmetic(TokenStream& tokens);
 
 }  // namespace mdpvi::io

@@ -68,6 +68,69 @@ TEST(StepBounded, DieFacesWithinKSteps) {
   EXPECT_EQ(number(die, "P=? [ F<=0 \"done\" ]"), 0.0);
 }
 
+// Lower step bounds count only the steps they name: face one is absorbing, so
+// F>=k and F[a,b] of it are about reaching it in time; state 3 is passed at steps 2,
+// 4, 6..., so a visit at step 2 does not satisfy F>=3.
+TEST(StepBounded, LowerAndIntervalBounds) {
+  SparseMdp die = test::knuth_yao_die();
+  die.labels.push_back({"s1", test::states_of(13, {1})});
+  die.labels.push_back({"s3", test::states_of(13, {3})});
+  EXPECT_NEAR(number(die, "P=? [ F=3 \"one\" ]"), 0.125, 1e-15);
+  EXPECT_NEAR(number(die, "P=? [ F=3 \"done\" ]"), 0.75, 1e-15);
+  EXPECT_NEAR(number(die, "P=? [ F[4,5] \"one\" ]"), 0.125 + 1.0 / 32, 1e-15);
+  EXPECT_NEAR(number(die, "P=? [ F>=4 \"one\" ]"), 1.0 / 6, 1e-10);
+  EXPECT_NEAR(number(die, "P=? [ F>3 \"one\" ]"), 1.0 / 6, 1e-10);
+  EXPECT_NEAR(number(die, "P=? [ F=2 \"s3\" ]"), 0.25, 1e-15);
+  EXPECT_NEAR(number(die, "P=? [ F>=3 \"s3\" ]"), 1.0 / 16, 1e-10);  // 0-1-3-1-3
+  EXPECT_NEAR(number(die, "P=? [ F[3,4] \"s3\" ]"), 1.0 / 16, 1e-15);
+  EXPECT_EQ(number(die, "P=? [ F[3,3] \"s3\" ]"), 0.0);
+  EXPECT_EQ(number(die, "P=? [ !\"s1\" U>=3 \"one\" ]"), 0.0);  // every way to one passes 1
+  EXPECT_NEAR(number(die, "P=? [ !\"s3\" U[0,2] \"s1\" ]"), 0.5, 1e-15);
+  EXPECT_EQ(error(die, "P=? [ F[3,2] \"one\" ]"), "p:1:11: the step interval [3, 2] is empty");
+}
+
+// G, W and R through their complements, on the die and on an MDP whose min and max
+// differ (state 0 may stay forever or go to the goal).
+TEST(PathOperators, GloballyWeakUntilAndRelease) {
+  SparseMdp die = test::knuth_yao_die();
+  EXPECT_NEAR(number(die, "P=? [ G !\"one\" ]"), 5.0 / 6, 1e-10);
+  EXPECT_EQ(number(die, "P=? [ G<=2 !\"done\" ]"), 1.0);
+  EXPECT_NEAR(number(die, "P=? [ G<=3 !\"done\" ]"), 0.25, 1e-15);
+  EXPECT_NEAR(number(die, "P=? [ !\"done\" W \"one\" ]"), 1.0 / 6, 1e-10);  // U, and G !done is 0
+  EXPECT_NEAR(number(die, "P=? [ \"done\" R !\"one\" ]"), 5.0 / 6, 1e-10);
+  EXPECT_EQ(number(die, "P=? [ !\"done\" W<=2 \"one\" ]"), 1.0);  // G<=2 !done holds
+  SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_EQ(number(mdp, "Pmax=? [ G !\"goal\" ]"), 1.0);
+  EXPECT_EQ(number(mdp, "Pmin=? [ G !\"goal\" ]"), 0.0);
+  EXPECT_EQ(number(mdp, "Pmin=? [ true W \"goal\" ]"), 1.0);
+  EXPECT_EQ(number(mdp, "Pmin=? [ \"goal\" R false ]"), 0.0);  // G false: never
+  EXPECT_TRUE(truth(mdp, "P<=1 [ G !\"goal\" ]"));
+  EXPECT_FALSE(truth(mdp, "P>0 [ G !\"goal\" ]"));  // for every scheduler: not the one that leaves
+  // The sound default keeps its bound through the complement.
+  PropertyValue sound = check(die, "P=? [ G !\"one\" ]", SolverOptions{});
+  EXPECT_NEAR(sound.number, 5.0 / 6, 1e-6);
+}
+
+// Arithmetic that PRISM accepts: ^ (right-associative, tighter than unary minus),
+// round (halves up) and the older func(name, ...) form.
+TEST(Expressions, PowerRoundAndOlderFunctionCalls) {
+  SparseMdp die = test::knuth_yao_die();
+  EXPECT_EQ(number(die, "-2^2"), -4.0);
+  EXPECT_EQ(number(die, "2^3^2"), 512.0);
+  EXPECT_EQ(number(die, "2.0^-1"), 0.5);
+  EXPECT_EQ(error(die, "2^-1"), "p:1:2: pow of integers with the negative exponent -1 has no integer value (write the base as a double)");
+  EXPECT_EQ(number(die, "2*3^2"), 18.0);
+  EXPECT_EQ(number(die, "round(2.5)"), 3.0);
+  EXPECT_EQ(number(die, "round(-2.5)"), -2.0);
+  EXPECT_EQ(number(die, "round(1.49)"), 1.0);
+  EXPECT_EQ(number(die, "func(max, 1, 3, 2)"), 3.0);
+  EXPECT_EQ(number(die, "func(mod, 7, 3)"), 1.0);
+  EXPECT_EQ(number(die, "func(floor, 2.7) + func(ceil, 2.2)"), 5.0);
+  EXPECT_EQ(error(die, "func(frob, 1)"), "p:1:6: unknown function 'frob'");
+  EXPECT_EQ(error(die, "func(max)"), "p:1:9: expected ',', found ')'");
+  EXPECT_EQ(error(die, "func(pow, 2)"), "p:1:6: pow takes 2 arguments, found 1");
+}
+
 TEST(StepBounded, NextStep) {
   SparseMdp die = test::knuth_yao_die();
   die.initial_states = {3};  // tosses to 1 or to face one

@@ -119,16 +119,16 @@ TEST(ParseProperty, ReadsPrismsOlderFilterForm) {
 
 TEST(ParseProperty, UnsupportedPropertiesSaySoWithAPosition) {
   EXPECT_EQ(io::parse_property("S=? [ \"up\" ]", "--prop 1").error.substr(0, 27), "--prop 1:1:1: not supported");
-  EXPECT_EQ(io::parse_property("Pmax=? [ G \"safe\" ]", "q").error.substr(0, 23), "q:1:10: not supported y");
-  EXPECT_EQ(io::parse_property("Pmax=? [ \"a\" W \"b\" ]", "q").error.substr(0, 23), "q:1:14: not supported y");
-  EXPECT_EQ(io::parse_property("Pmax=? [ F>=3 \"b\" ]", "q").error.substr(0, 23), "q:1:11: not supported y");
+  EXPECT_EQ(io::parse_property("Pmax=? [ F G \"safe\" ]", "q").error,
+            "q:1:12: not supported yet: LTL (a temporal operator G inside a path formula)");
+  EXPECT_EQ(io::parse_property("Pmax=? [ F \"a\" & X \"b\" ]", "q").error.substr(0, 23), "q:1:18: not supported y");
   EXPECT_EQ(io::parse_property("multi(Pmax=? [ F \"a\" ])", "q").error.substr(0, 22), "q:1:1: not supported y");
   EXPECT_EQ(io::parse_property("E [ F \"a\" ]", "q").error.substr(0, 22), "q:1:1: not supported y");
 }
 
 TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a\" ", "p").error, "p:1:15: expected ']', found end of input");
-  EXPECT_EQ(io::parse_property("Pmax=? [ \"a\" V \"b\" ]", "p").error, "p:1:14: expected 'U', found 'V'");
+  EXPECT_EQ(io::parse_property("Pmax=? [ \"a\" V \"b\" ]", "p").error, "p:1:14: expected 'U', 'W' or 'R', found 'V'");
   EXPECT_EQ(io::parse_property("Pmax=? [ F x< ]", "p").error, "p:1:15: expected an expression, found ']'");
   EXPECT_EQ(io::parse_property("Pmax=? [ F (\"a\" ]", "p").error, "p:1:17: expected ')', found ']'");
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a\" ] x", "p").error, "p:1:18: expected end of property, found 'x'");
@@ -159,6 +159,72 @@ TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {
   EXPECT_TRUE(entries[3].formula) << entries[3].error;
   EXPECT_FALSE(entries[4].formula);
   EXPECT_EQ(entries[4].error.substr(0, 25), "x.pctl:9:1: not supported");
+}
+
+// Every step bound PRISM accepts, each an expression: <=k, <k, >=k, >k, =k, [a,b].
+TEST(ParseProperty, ReadsEveryStepBoundForm) {
+  Formula f = parsed("P=? [ F<=N+5 x=N ]");
+  ASSERT_TRUE(f.temporal.step_bound);
+  EXPECT_EQ(f.temporal.step_bound->op, Op::add);
+  EXPECT_EQ(right(f).op, Op::equal);
+  Formula call = parsed("P=? [ F<=k (x=1) ]");  // k, then the state formula: not a call of k
+  EXPECT_EQ(call.temporal.step_bound->name, "k");
+  EXPECT_EQ(parsed("P=? [ F<=floor(N/2) x=1 ]").temporal.step_bound->op, Op::floor);
+  Formula lower = parsed("P=? [ \"a\" U>=2*k \"b\" ]");
+  EXPECT_FALSE(lower.temporal.step_bound);
+  ASSERT_TRUE(lower.temporal.lower_step_bound);
+  EXPECT_EQ(lower.temporal.lower_step_bound->op, Op::multiply);
+  EXPECT_EQ(parsed("P=? [ F>3 \"b\" ]").temporal.lower_step_bound->op, Op::add);  // >k is >=k+1
+  Formula exact = parsed("P=? [ F=3 \"b\" ]");
+  EXPECT_EQ(exact.temporal.step_bound->value, 3.0);
+  EXPECT_EQ(exact.temporal.lower_step_bound->value, 3.0);
+  Formula interval = parsed("P=? [ F[1, N-1] \"b\" ]");
+  EXPECT_EQ(interval.temporal.lower_step_bound->value, 1.0);
+  EXPECT_EQ(interval.temporal.step_bound->op, Op::subtract);
+  EXPECT_EQ(io::parse_property("P=? [ F[1 \"b\" ]", "p").error, "p:1:11: expected ',', found \"b\"");
+}
+
+// G, W and R become complements of F and U: G phi is !(F !phi), phi W psi is
+// !((!psi) U (!phi & !psi)), phi R psi is !((!phi) U (!psi)).
+TEST(ParseProperty, ReadsGloballyWeakUntilAndReleaseAsComplements) {
+  Formula g = parsed("Pmax=? [ G<=4 \"safe\" ]");
+  EXPECT_TRUE(g.temporal.complement);
+  EXPECT_TRUE(left(g).is_true_literal());
+  EXPECT_EQ(right(g).op, Op::logical_not);
+  EXPECT_EQ(g.operands[1].operands.at(0).expression.name, "safe");
+  Formula w = parsed("P=? [ \"a\" W \"b\" ]");
+  EXPECT_TRUE(w.temporal.complement);
+  EXPECT_EQ(left(w).op, Op::logical_not);
+  EXPECT_EQ(w.operands[0].operands.at(0).expression.name, "b");
+  EXPECT_EQ(right(w).op, Op::logical_and);
+  Formula r = parsed("P=? [ \"a\" R \"b\" ]");
+  EXPECT_TRUE(r.temporal.complement);
+  EXPECT_EQ(r.operands[0].operands.at(0).expression.name, "a");
+  EXPECT_EQ(r.operands[1].operands.at(0).expression.name, "b");
+  EXPECT_FALSE(parsed("P=? [ \"a\" U \"b\" ]").temporal.complement);
+}
+
+// Parentheses around a whole path formula, and around parts of one.
+TEST(ParseProperty, ReadsParenthesisedPathFormulas) {
+  EXPECT_EQ(parsed("Pmax=? [ (F \"a\") ]").operands.size(), 2u);
+  EXPECT_EQ(left(parsed("Pmax=? [ ((!\"a\" U \"b\")) ]")).op, Op::logical_not);
+  EXPECT_EQ(parsed("R=? [ (F \"goal\") ]").temporal.path, Path::reachability_reward);
+  Formula parts = parsed("P=? [ (x=1) U (y=2) ]");
+  EXPECT_EQ(left(parts).op, Op::equal);
+  EXPECT_EQ(parsed("P=? [ (F \"a\") {\"init\"} ]").kind, Formula::Kind::filter);
+}
+
+// A property broken after an operator goes on over the next line; carriage returns
+// are white space anywhere.
+TEST(ParseProperties, ContinuesAfterATrailingOperatorAndTakesCarriageReturns) {
+  io::PropertyFile file = io::parse_properties(io::TextFile::from_string(
+      "c.props", "P>=0.5 [ F \"a\" ] &\n  P<=0.9 [ F \"b\" ]\nPmax=? [ F\r\"c\" ]\rPmin=? [ F \"d\" ]\n"));
+  ASSERT_EQ(file.properties.size(), 2u);
+  EXPECT_TRUE(file.properties[0].formula) << file.properties[0].error;
+  EXPECT_EQ(file.properties[0].formula->kind, Formula::Kind::state);
+  EXPECT_FALSE(file.properties[1].formula);  // a lone \r ends no line: two properties in one
+  const io::PropertyEntry both = io::parse_property("Pmax=? [ F\r\"c\" ]", "p");
+  EXPECT_TRUE(both.formula) << both.error;
 }
 
 TEST(ParseProperty, ReadsVariableComparisonsAndArithmetic) {

@@ -18,6 +18,7 @@ void for_each_expression(const Formula& f, const std::function<void(const Expres
     const TemporalOperator& op = f.temporal;
     if (op.comparison) visit(op.threshold);
     if (op.step_bound) visit(*op.step_bound);
+    if (op.lower_step_bound) visit(*op.lower_step_bound);
     if (op.reward_index) visit(*op.reward_index);
   }
   for (const Formula& operand : f.operands) for_each_expression(operand, visit);

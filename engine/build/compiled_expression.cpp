@@ -39,6 +39,7 @@ double CompiledExpression::run(const double* variables, std::uint64_t state) con
       case Op::logical_not: *a = *a == 0.0 ? 1.0 : 0.0; continue;
       case Op::floor: *a = std::floor(*a); continue;
       case Op::ceil: *a = std::ceil(*a); continue;
+      case Op::round: *a = std::floor(*a + 0.5); continue;  // PRISM's: halves round up
       case Op::min:
       case Op::max: {
         std::size_t n = in.index;
@@ -240,6 +241,7 @@ class ExpressionCompiler {
         return ValueType::real;
       case Op::floor:
       case Op::ceil:
+      case Op::round:
         require(e, numeric, "expected a numeric operand", t[0]);
         return ValueType::integer;
       case Op::mod:

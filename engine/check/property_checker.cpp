@@ -56,8 +56,10 @@ class Checker {
   };
 
   void keep_scheduler(const Formula& f, const StateValues& values, PropertyResult& result) const {
-    const bool unbounded = f.kind == Formula::Kind::temporal && !f.temporal.comparison && !f.temporal.step_bound &&
-                           (f.temporal.path == Path::until || f.temporal.path == Path::reachability_reward);
+    const TemporalOperator& op = f.temporal;
+    const bool unbounded = f.kind == Formula::Kind::temporal && !op.comparison && !op.step_bound &&
+                           !op.lower_step_bound && !op.complement &&
+                           (op.path == Path::until || op.path == Path::reachability_reward);
     if (!unbounded || !last_query_) {
       result.no_scheduler = "a scheduler is exported for Pmin/Pmax/Rmin/Rmax=? of an unbounded F or U only";
       return;
@@ -191,7 +193,8 @@ class Checker {
         fail(op.threshold.position, "a probability bound must lie in [0, 1]");
       }
     }
-    if (op.kind == TemporalOperator::Kind::probability && op.path == Path::until && !op.step_bound && threshold) {
+    if (op.kind == TemporalOperator::Kind::probability && op.path == Path::until && !op.step_bound &&
+        !op.lower_step_bound && !op.complement && threshold) {
       if (std::optional<StateSet> qualitative = qualitative_until(f, dir, *op.comparison, *threshold)) {
         return StateValues::of_truth(std::move(*qualitative));
       }
@@ -263,11 +266,49 @@ class Checker {
   }
 
   NumericResult numeric(const Formula& f, Optimization dir, const SolverOptions& solver) {
+    if (!f.temporal.complement) return numeric_of_path(f, dir, solver);
+    NumericResult result = numeric_of_path(f, opposite(dir), solver);
+    complement(result);
+    return result;
+  }
+
+  // 1 - p for every value, the bounds swapped: [l, u] becomes [1 - u, 1 - l].
+  static void complement(NumericResult& result) {
+    for (double& v : result.values) v = 1.0 - v;
+    for (double& v : result.lower) v = 1.0 - v;
+    for (double& v : result.upper) v = 1.0 - v;
+    std::swap(result.lower, result.upper);
+    std::swap(result.qualitative.yes, result.qualitative.no);
+  }
+
+  // phi U[a,b] psi and phi U>=a psi: the rest of the path from step a (psi within b-a
+  // steps, or at all), then a steps within phi.
+  NumericResult interval_until(const Formula& f, Optimization dir, const SolverOptions& solver, const StateSet& phi,
+                               const StateSet& psi) {
+    const TemporalOperator& op = f.temporal;
+    const std::uint64_t first = steps(*op.lower_step_bound);
+    std::optional<std::uint64_t> last;
+    if (op.step_bound) {
+      last = steps(*op.step_bound);
+      if (*last < first) {
+        fail(op.step_bound->position, "the step interval [" + std::to_string(first) + ", " + std::to_string(*last) +
+                                          "] is empty");
+      }
+    }
+    NumericResult result =
+        last ? compute_bounded_until(c_.mdp, c_.search, dir, phi, psi, *last - first, solver, c_.device)
+             : compute_until_probabilities(c_.mdp, c_.search, dir, phi, psi, solver, c_.device);
+    prepend_steps_within(c_.mdp, dir, phi, first, result);
+    return result;
+  }
+
+  NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
     switch (op.path) {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
+        if (op.lower_step_bound) return interval_until(f, dir, solver, phi, psi);
         if (op.step_bound) {
           return compute_bounded_until(mdp, c_.search, dir, phi, psi, steps(*op.step_bound), solver, c_.device);
         }

@@ -3,6 +3,10 @@
 #include "engine/model/stopwatch.h"
 #include "graph/qualitative.h"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
 #include <chrono>
 
 namespace mdpvi {
@@ -38,6 +42,48 @@ NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::SearchBac
   result.sccs = {1, seconds_since(start)};
   solve_into({.system = system, .direction = direction, .options = exactly(steps, options)}, device, result);
   return result;
+}
+
+namespace {
+
+// One backward step of prepend_steps_within: from (the values at step i) into next
+// (those at step i-1).
+void step_within(const SparseMdp& mdp, Optimization direction, const StateSet& phi, const std::vector<double>& from,
+                 std::vector<double>& next) {
+  using States = oneapi::tbb::blocked_range<std::uint32_t>;
+  oneapi::tbb::parallel_for(States(0, mdp.num_states()), [&](const States& states) {
+    for (std::uint32_t s = states.begin(); s < states.end(); ++s) {
+      if (!phi.test(s)) {
+        next[s] = 0.0;
+        continue;
+      }
+      double best = 0.0;
+      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+        double sum = 0.0;
+        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) sum += mdp.values[k] * from[mdp.columns[k]];
+        const bool first = r == mdp.row_group_starts[s];
+        best = first ? sum : direction == Optimization::minimize ? std::min(best, sum) : std::max(best, sum);
+      }
+      next[s] = best;
+    }
+  });
+}
+
+}  // namespace
+
+void prepend_steps_within(const SparseMdp& mdp, Optimization direction, const StateSet& phi, std::uint64_t steps,
+                          NumericResult& result) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<double> next(mdp.num_states());
+  for (std::vector<double>* values : {&result.values, &result.lower, &result.upper}) {
+    if (values->empty()) continue;
+    for (std::uint64_t i = 0; i < steps; ++i) {
+      step_within(mdp, direction, phi, *values, next);
+      values->swap(next);
+    }
+  }
+  result.solve.stats.iterations += steps;
+  result.solve.time_s += seconds_since(start);
 }
 
 NumericResult compute_next(const SparseMdp& mdp, Optimization direction, const StateSet& phi) {
