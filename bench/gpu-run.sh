@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -200,6 +200,21 @@ for part in "$@"; do
       "$mdpvi" devices --bandwidth >>"$out/device.txt" 2>&1
       nproc >>"$out/device.txt"
       "$build/tests/unit_tests" >"$out/unit_tests.txt" 2>&1; echo "unit_tests rc=$?" >>"$out/unit_tests.txt"
+      ;;
+    fuzz)
+      # Issue 26's long fuzzing runs on all cores: FUZZ_DIR holds fuzz_TARGET (and its
+      # devlibs, and corpus-TARGET to go on from), FUZZ_TARGETS the targets,
+      # FUZZ_SECONDS each one's time.
+      export LD_LIBRARY_PATH=$FUZZ_DIR/devlibs:$LD_LIBRARY_PATH MDPVI_FUZZ_MODEL=$PWD/models/resend/resend.nm
+      for t in ${FUZZ_TARGETS:-properties model}; do
+        seeds=tests/fuzz/corpus/$t; [ -d "$FUZZ_DIR/corpus-$t" ] && seeds=$FUZZ_DIR/corpus-$t  # a run's to go on from
+        mkdir -p "$out/corpus-$t" && cp "$seeds"/* "$out/corpus-$t/"
+        "$FUZZ_DIR/fuzz_$t" "$out/corpus-$t" -fork="$(nproc)" -ignore_crashes=0 -max_total_time="${FUZZ_SECONDS:-200}" -rss_limit_mb=2048 \
+          -timeout=20 -artifact_prefix="$out/fuzz-$t-" -print_final_stats=1 >"$out/fuzz-$t.log" 2>&1
+        echo "fuzz $t rc=$?" >>"$out/fuzz.txt"
+        grep -E '^#[0-9]+' "$out/fuzz-$t.log" | tail -1 >>"$out/fuzz.txt"
+        tar czf "$out/corpus-$t.tgz" -C "$out" "corpus-$t" && rm -rf "$out/corpus-$t"
+      done
       ;;
     mid)
       for solver in gpu cpu; do

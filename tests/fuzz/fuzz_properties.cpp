@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -47,7 +48,9 @@ FixedModel* fixed_model = nullptr;
 
 void make_fixed_model() {
   static FixedModel model;
-  const ResolvedModel resolved = resolve_model(io::parse_model(io::TextFile::load(MDPVI_FUZZ_MODEL)), {});
+  const char* path = std::getenv("MDPVI_FUZZ_MODEL");  // where the checkout moved (another machine)
+  const ResolvedModel resolved =
+      resolve_model(io::parse_model(io::TextFile::load(path != nullptr ? path : MDPVI_FUZZ_MODEL)), {});
   BuildOptions options;
   options.threads = 1;
   model.mdp = build_model(resolved, options).mdp;
