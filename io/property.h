@@ -22,8 +22,8 @@ struct TemporalOperator {
   // What is inside the brackets. Formula::operands holds the state formulas:
   //   until [left U right] and [F right] (left = true), with an optional step bound;
   //   next [X operand]; reachability reward [F target]; cumulative reward [C<=k];
-  //   instantaneous reward [I=k].
-  enum class Path { until, next, reachability_reward, cumulative_reward, instantaneous_reward };
+  //   total reward [C]; instantaneous reward [I=k].
+  enum class Path { until, next, reachability_reward, cumulative_reward, total_reward, instantaneous_reward };
 
   Kind kind = Kind::probability;
   Path path = Path::until;

@@ -259,9 +259,9 @@ class PropertyParser {
       op.path = Path::reachability_reward;
       f.operands.push_back(state_formula());
     } else if (first.is_word("C")) {
-      op.path = Path::cumulative_reward;
-      if (!t_.peek().is("<=") && !t_.peek().is("<")) unsupported(t_, t_.peek(), "total reward C without a step bound");
-      step_bounds(op);
+      const bool bounded = t_.peek().is("<=") || t_.peek().is("<");
+      op.path = bounded ? Path::cumulative_reward : Path::total_reward;
+      if (bounded) step_bounds(op);
     } else if (first.is_word("I")) {
       op.path = Path::instantaneous_reward;
       t_.expect("=");
@@ -269,7 +269,7 @@ class PropertyParser {
     } else if (first.is_word("S")) {
       unsupported(t_, first, "long-run average reward (S)");
     } else {
-      t_.fail_expected("F, C<=k or I=k", first);
+      t_.fail_expected("F, C, C<=k or I=k", first);
     }
   }
 

@@ -183,6 +183,39 @@ TEST(Rewards, ChoicesIntoInfiniteStatesAreLeftOutForRmin) {
   EXPECT_EQ(number(mdp, "filter(state, Rmin=? [ F \"goal\" ], !\"goal\" & Rmin>1000 [ F \"goal\" ])"), kInfinity);
 }
 
+// Total reward R[C]: the die's tosses (its faces collect nothing forever), a DTMC that
+// may end in a rewarding loop, and an MDP whose choices make min and max differ.
+TEST(Rewards, TotalRewardWithInfinityAndEndComponents) {
+  SparseMdp die = die_with_rewards();
+  EXPECT_NEAR(number(die, "R{\"tosses\"}=? [ C ]"), 11.0 / 3, 1e-10);
+  // 0 goes to 1 or 2; 1 loops collecting 1 per step, 2 loops collecting nothing.
+  SparseMdp chain = make_mdp({{{{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {});
+  chain.rewards.push_back({"r", {3.0, 1.0, 0.0}, {}});
+  EXPECT_EQ(number(chain, "R=? [ C ]"), kInfinity);
+  chain.rewards[0].state_rewards[1] = 0.0;
+  EXPECT_EQ(number(chain, "R=? [ C ]"), 3.0);
+  // 0: to 1 for 2, or to 2 for 5. 1 and 3 swap for free; 1 may go to 2 for 1, 3 for 4.
+  // 2 is absorbing and free. Rmax stays in {1, 3} only to leave from 3: 4 from 1 or 3,
+  // 2 + 4 from 0; Rmin may stay in {1, 3} forever: 0 from 1, 2 from 0.
+  SparseMdp mdp = make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{3, 1.0}}, {{2, 1.0}}}, {{{2, 1.0}}}, {{{1, 1.0}}, {{2, 1.0}}}}, {});
+  mdp.rewards.push_back({"r", {}, {2.0, 5.0, 0.0, 1.0, 0.0, 0.0, 4.0}});
+  EXPECT_NEAR(number(mdp, "Rmax=? [ C ]"), 6.0, 1e-10);
+  EXPECT_NEAR(number(mdp, "Rmin=? [ C ]"), 2.0, 1e-10);
+  mdp.initial_states = {1};
+  EXPECT_NEAR(number(mdp, "Rmax=? [ C ]"), 4.0, 1e-10);
+  EXPECT_EQ(number(mdp, "Rmin=? [ C ]"), 0.0);
+  PropertyValue sound = check(mdp, "Rmax=? [ C ]", SolverOptions{});  // the default: OVI, verified
+  EXPECT_NEAR(sound.number, 4.0, 1e-5);
+  // 3's free swap now costs 1: staying in {1, 3} is infinite for Rmax; Rmin leaves at once.
+  mdp.rewards[0].choice_rewards[5] = 1.0;
+  EXPECT_EQ(number(mdp, "Rmax=? [ C ]"), kInfinity);
+  EXPECT_NEAR(number(mdp, "Rmin=? [ C ]"), 1.0, 1e-10);  // 1 to 2 for 1 (3 would cost 1 more, then 4)
+  mdp.initial_states = {0};
+  EXPECT_EQ(number(mdp, "Rmax=? [ C ]"), kInfinity);
+  EXPECT_NEAR(number(mdp, "Rmin=? [ C ]"), 3.0, 1e-10);
+  EXPECT_EQ(error(mdp, "R{\"none\"}max=? [ C ]"), "p:1:1: the model has no reward structure \"none\"");
+}
+
 // Rewards that do not come from the builder (explicit models) are checked where
 // reachability rewards use them: a negative or non-finite one is an error naming it.
 TEST(Rewards, ReachabilityRewardsRefuseNegativeAndNonFiniteRewards) {

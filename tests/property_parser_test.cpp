@@ -135,7 +135,7 @@ TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a ]", "p").error, "p:1:12: unterminated string");
   EXPECT_EQ(io::parse_property("P>=1 [ F<= \"a\" ]", "p").error, "p:1:12: expected a step bound, found \"a\"");
   EXPECT_EQ(io::parse_property("filter(most, x)", "p").error.substr(0, 41), "p:1:8: expected a filter operator (forall");
-  EXPECT_EQ(io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p").error, "p:1:15: expected F, C<=k or I=k, found 'X'");
+  EXPECT_EQ(io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p").error, "p:1:15: expected F, C, C<=k or I=k, found 'X'");
 }
 
 TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {

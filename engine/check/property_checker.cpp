@@ -3,6 +3,7 @@
 #include "engine/check/filter.h"
 #include "engine/check/rewards.h"
 #include "engine/check/step_bounded.h"
+#include "engine/check/total_reward.h"
 #include "engine/model/stopwatch.h"
 
 #include <spdlog/spdlog.h>
@@ -323,6 +324,8 @@ class Checker {
       }
       case Path::cumulative_reward:
         return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver, c_.device);
+      case Path::total_reward:
+        return compute_total_reward(mdp, c_.search, dir, reward_structure(f), solver, c_.device);
       case Path::instantaneous_reward:
         return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
     }

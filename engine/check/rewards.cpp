@@ -59,12 +59,12 @@ std::size_t first_unfit(const PodVector<double>& values) {
       [](std::size_t a, std::size_t b) { return std::min(a, b); });
 }
 
-// PRISM's check: expected reachability rewards need rewards that are finite and not
-// negative (the graph analysis and the fixed point assume it). The builder names the
-// reward item; an explicit model's values are found here.
-void require_fit_for_reachability(const RewardStructure& rewards) {
+}  // namespace
+
+// The builder names the reward item; an explicit model's values are found here.
+void require_fit_rewards(const RewardStructure& rewards, const std::string& what) {
   const std::string which = rewards.name.empty() ? "the reward structure" : "reward structure \"" + rewards.name + "\"";
-  const std::string need = ": reachability rewards (R[F]) need rewards that are finite and not negative";
+  const std::string need = ": " + what + " need rewards that are finite and not negative";
   if (!rewards.first_negative.empty()) throw std::runtime_error(rewards.first_negative + need);
   const std::size_t state = first_unfit(rewards.state_rewards);
   if (state < rewards.state_rewards.size()) {
@@ -78,13 +78,11 @@ void require_fit_for_reachability(const RewardStructure& rewards) {
   }
 }
 
-}  // namespace
-
 NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const RewardStructure& rewards,
                                           const StateSet& target, const SolverOptions& options,
                                           const DeviceOptions& device) {
-  require_fit_for_reachability(rewards);
+  require_fit_rewards(rewards, "reachability rewards (R[F])");
   NumericResult result;
   result.reward = true;
   auto start = std::chrono::steady_clock::now();

@@ -9,7 +9,15 @@
 // solved by topological value iteration from 0.
 #include "engine/check/reachability.h"
 
+#include <string>
+
 namespace mdpvi {
+
+// PRISM's check before expected rewards over an unbounded horizon (R[F], R[C]): the
+// rewards must be finite and not negative (the graph analysis and the fixed point
+// assume it). Throws std::runtime_error naming the first reward that is not, and the
+// operator (`what`).
+void require_fit_rewards(const RewardStructure& rewards, const std::string& what);
 
 // Pre: target has num_states bits.
 NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,

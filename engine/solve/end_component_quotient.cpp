@@ -5,7 +5,7 @@
 namespace mdpvi {
 
 CollapsedModel collapse_end_components(const SparseMdp& mdp, const graph::EndComponents& components,
-                                       const RewardStructure* rewards) {
+                                       const RewardStructure* rewards, bool with_stop_rows) {
   constexpr std::uint32_t kNone = graph::EndComponents::kNone;
   // The members of each component, to gather their leaving rows.
   std::vector<std::vector<std::uint32_t>> members(components.count);
@@ -39,6 +39,10 @@ CollapsedModel collapse_end_components(const SparseMdp& mdp, const graph::EndCom
         for (std::uint64_t r = mdp.row_group_starts[m]; r < mdp.row_group_starts[m + 1]; ++r) {
           if (!components.internal_rows.test(r)) copy_row(m, r);
         }
+      }
+      if (with_stop_rows) {
+        q.row_starts.push_back(q.columns.size());
+        out.rewards.choice_rewards.push_back(0.0);
       }
       if (q.row_starts.size() - 1 == q.row_group_starts.back()) {
         throw std::logic_error("collapse_end_components: an end component without a leaving row");

@@ -16,8 +16,12 @@ struct CollapsedModel {
   RewardStructure rewards;   // per row: the owner's state reward plus the row's own
 };
 
-// Pre: every component has a leaving row (else its states would have no choices).
+// with_stop_rows: each component's first state also gets an empty row of reward 0,
+// whose value is 0: stopping there, a total reward's option to stay in a component
+// that collects nothing, forever.
+// Pre: every component has a leaving row (else its states would have no choices),
+// unless with_stop_rows.
 CollapsedModel collapse_end_components(const SparseMdp& mdp, const graph::EndComponents& components,
-                                       const RewardStructure* rewards = nullptr);
+                                       const RewardStructure* rewards = nullptr, bool with_stop_rows = false);
 
 }  // namespace mdpvi
