@@ -4,6 +4,7 @@
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "io/property_parser.h"
+#include "io/property_references.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -109,6 +110,53 @@ TEST(PathOperators, GloballyWeakUntilAndRelease) {
   // The sound default keeps its bound through the complement.
   PropertyValue sound = check(die, "P=? [ G !\"one\" ]", SolverOptions{});
   EXPECT_NEAR(sound.number, 5.0 / 6, 1e-6);
+}
+
+// P=? and R=? inside arithmetic: their numbers, state by state (PRISM's value, without
+// a bound of its own).
+TEST(Expressions, NumericOperatorsInsideArithmetic) {
+  SparseMdp die = die_with_rewards();
+  EXPECT_NEAR(number(die, "1 - P=? [ F \"one\" ]"), 5.0 / 6, 1e-10);
+  EXPECT_NEAR(number(die, "P=? [ F \"one\" ] + P=? [ F \"two\" ]"), 1.0 / 3, 1e-10);
+  EXPECT_NEAR(number(die, "R{\"tosses\"}=? [ F \"done\" ] * 3"), 11.0, 1e-9);
+  EXPECT_TRUE(truth(die, "P=? [ F \"one\" ] < 0.2"));
+  EXPECT_NEAR(number(die, "filter(max, P=? [ F \"one\" ] * 2)"), 2.0, 1e-10);  // in state 7 itself
+}
+
+// Named properties referred to by name, in a file and from --prop; a reference that
+// comes back to its own property is an error there, and a label of the file wins.
+TEST(Expressions, ReferencesToNamedProperties) {
+  SparseMdp die = test::knuth_yao_die();
+  io::PropertyFile file = io::parse_properties(io::TextFile::from_string(
+      "r.props",
+      "\"p1\": P=? [ F \"one\" ]\n\"p2\": P=? [ F \"two\" ]\n\"both\": \"p1\" + \"p2\"\n"
+      "\"self\": 1 - \"self\"\n\"ping\": \"pong\"\n\"pong\": \"ping\"\nlabel \"shadow\" = true;\n"
+      "\"shadow\": P=? [ F \"six\" ]\nfilter(forall, \"shadow\")\n"));
+  ASSERT_EQ(file.properties.size(), 8u);
+  std::set<std::string> labels{"shadow"};  // the file's, and the model's: a label wins over a property
+  for (const Label& label : die.labels) labels.insert(label.name);
+  const std::vector<io::PropertyEntry> named = file.properties;
+  io::resolve_property_references(file.properties, named, labels);
+  graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(die);
+  auto search = graph::make_search_backend(die, graph, graph::SearchKind::reference);
+  PropertyScope scope{"r.props", {}, {}, {}};
+  scope.labels["shadow"] = all_states(die.num_states());
+  auto value = [&](std::size_t i) {
+    EXPECT_TRUE(file.properties[i].formula) << file.properties[i].error;
+    CheckContext context{die, *search, scope, {Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 100000}},
+                         {SolverKind::cpu}};
+    return check_property(*file.properties[i].formula, context).value;
+  };
+  EXPECT_NEAR(value(2).number, 1.0 / 3, 1e-10);
+  EXPECT_EQ(file.properties[3].error, "r.props:4:13: the reference to \"self\" leads back to the property it is in");
+  EXPECT_EQ(file.properties[4].error.substr(0, 42), "r.props:6:9: the reference to \"ping\" leads");
+  EXPECT_TRUE(value(7).truth);  // the label "shadow", true everywhere, not the property
+  std::vector<io::PropertyEntry> given{io::parse_property("\"p2\" / \"p1\" + P=? [ F \"one\" ]", "--prop 1")};
+  io::resolve_property_references(given, named, labels);
+  ASSERT_TRUE(given[0].formula) << given[0].error;
+  CheckContext context{die, *search, scope, {Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 100000}},
+                       {SolverKind::cpu}};
+  EXPECT_NEAR(check_property(*given[0].formula, context).value.number, 1.0 + 1.0 / 6, 1e-10);
 }
 
 // Arithmetic that PRISM accepts: ^ (right-associative, tighter than unary minus),
@@ -336,7 +384,7 @@ TEST(Errors, SayWhatIsWrongAndWhere) {
             "p:1:1: filter min: no state satisfies the filter's states");
   EXPECT_EQ(error(mdp, "Pmax=? [ F<=2.5 \"goal\" ]").substr(0, 41), "p:1:13: expected an integer step bound, f");
   EXPECT_EQ(error(mdp, "Pmax=? [ F<0 \"goal\" ]"), "p:1:12: a step bound must be at least 0, found -1");
-  EXPECT_EQ(error(mdp, "Pmax=? [ F Pmax=? [ F \"goal\" ] ]").substr(0, 25), "p:1:12: not supported yet");
+  EXPECT_EQ(error(mdp, "Pmax=? [ F Pmax=? [ F \"goal\" ] ]"), "p:1:12: expected a Boolean state formula, found a number");
   EXPECT_EQ(error(mdp, "Pmax=? [ F 1+2 ]"), "p:1:13: expected a Boolean state formula, found a number");
 }
 

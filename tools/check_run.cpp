@@ -15,6 +15,7 @@
 #include "io/explicit_writer.h"
 #include "io/model_files.h"
 #include "io/property_parser.h"
+#include "io/property_references.h"
 
 #include <spdlog/spdlog.h>
 
@@ -92,12 +93,22 @@ std::vector<io::PropertyEntry> chosen_properties(std::vector<io::PropertyEntry> 
 struct ParsedProperties {
   std::optional<io::PropertyFile> file;   // its constants and labels (its properties moved to entries)
   std::vector<io::PropertyEntry> entries;  // to check, in order: chosen_properties
+  std::vector<io::PropertyEntry> named;    // the file's properties, which entries may refer to
   bool use_rewards = false;
 };
+
 
 bool uses_rewards(const Formula& formula) {
   if (formula.kind == Formula::Kind::temporal && formula.temporal.kind == TemporalOperator::Kind::reward) return true;
   return std::any_of(formula.operands.begin(), formula.operands.end(), uses_rewards);
+}
+
+// Resolves the entries' references to named properties (io/property_references.h),
+// given every label's name, and then tells whether any entry needs rewards.
+void resolve_references(ParsedProperties& properties, const std::set<std::string>& labels) {
+  io::resolve_property_references(properties.entries, properties.named, labels);
+  properties.use_rewards = std::any_of(properties.entries.begin(), properties.entries.end(),
+                                       [](const io::PropertyEntry& e) { return e.formula && uses_rewards(*e.formula); });
 }
 
 ParsedProperties parse_all_properties(const CheckOptions& options) {
@@ -110,6 +121,7 @@ ParsedProperties parse_all_properties(const CheckOptions& options) {
   for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
     given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
   }
+  parsed.named = in_file;  // references are resolved once the model's labels are known
   parsed.entries = chosen_properties(std::move(in_file), std::move(given), options.inline_properties, parsed.file.has_value());
   auto asks_rewards = [](const io::PropertyEntry& entry) { return entry.formula && uses_rewards(*entry.formula); };
   parsed.use_rewards = std::any_of(parsed.entries.begin(), parsed.entries.end(), asks_rewards);
@@ -176,6 +188,16 @@ KnownNames known_names(const ResolvedModel& model, const ParsedProperties& prope
   if (properties.file) {
     for (const io::LabelDeclaration& l : properties.file->labels) names.labels.insert(l.name);
     for (const io::ConstantDeclaration& c : properties.file->constants) names.identifiers.insert(c.name);
+  }
+  return names;
+}
+
+// An explicit model's labels and the properties file's.
+std::set<std::string> label_names(const SparseMdp& mdp, const ParsedProperties& properties) {
+  std::set<std::string> names;
+  for (const Label& label : mdp.labels) names.insert(label.name);
+  if (properties.file) {
+    for (const io::LabelDeclaration& l : properties.file->labels) names.insert(l.name);
   }
   return names;
 }
@@ -265,10 +287,15 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   summary.parse_s = source.parse_s;
   if (!source.description) {
     loaded.mdp = std::move(*source.mdp);
+    if (first) resolve_references(properties, label_names(loaded.mdp, properties));
     return loaded;
   }
   ResolvedModel resolved = resolve_model(*source.description, options.constants);
-  if (first) check_property_names(properties, known_names(resolved, properties, options));
+  if (first) {
+    const KnownNames names = known_names(resolved, properties, options);
+    resolve_references(properties, names.labels);
+    check_property_names(properties, names);
+  }
   summary.resident_bytes_before_build = resident_bytes();
   auto start = std::chrono::steady_clock::now();
   BuildOptions build_options;

@@ -29,6 +29,7 @@ double CompiledExpression::run(const double* variables, std::uint64_t state) con
       case Kind::constant: stack[top++] = in.value; continue;
       case Kind::variable: stack[top++] = variables[in.index]; continue;
       case Kind::label: stack[top++] = labels_[in.index]->test(state) ? 1.0 : 0.0; continue;
+      case Kind::state_number: stack[top++] = (*numbers_[in.index])[state]; continue;
       case Kind::compare_variable: stack[top++] = compare(in.op, variables[in.index], in.value); continue;
       case Kind::offset_variable: stack[top++] = variables[in.index] + in.value; continue;
       case Kind::operation: break;
@@ -141,7 +142,13 @@ class ExpressionCompiler {
       case Expression::Kind::nested: {
         const StateSet* states = nullptr;
         if (e.kind == Expression::Kind::nested) {
-          states = scope_.nested ? scope_.nested(static_cast<std::size_t>(e.value)) : nullptr;
+          const NestedValues values = scope_.nested ? scope_.nested(static_cast<std::size_t>(e.value)) : NestedValues{};
+          if (values.numbers != nullptr) {
+            out_.code_.push_back({Op::none, Kind::state_number, static_cast<std::uint32_t>(out_.numbers_.size()), 0.0});
+            out_.numbers_.push_back(values.numbers);
+            return ValueType::real;
+          }
+          states = values.truth;
           if (states == nullptr) fail(e, "a P or R operator cannot be used here");
         } else {
           states = scope_.label ? scope_.label(e.name) : nullptr;

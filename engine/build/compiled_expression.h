@@ -17,14 +17,21 @@ struct VariableRef {
   ValueType type;
 };
 
+// A property's nested operator (Expression::Kind::nested) in every state: the states
+// where a bounded one holds, or the numbers of a P=? or R=? one.
+struct NestedValues {
+  const StateSet* truth = nullptr;
+  const std::vector<double>* numbers = nullptr;
+};
+
 // How compile() resolves names. Anything it cannot resolve is an error at the name.
 struct NameScope {
   std::string file;  // for error messages
   std::function<std::optional<VariableRef>(const std::string&)> variable;
   // Labels (properties only): the set of states carrying the label, or nullptr.
   std::function<const StateSet*(const std::string&)> label;
-  // The states satisfying a property's nested P or R operator (Expression::Kind::nested).
-  std::function<const StateSet*(std::size_t)> nested;
+  // A property's nested P or R operator (Expression::Kind::nested); neither set: none.
+  std::function<NestedValues(std::size_t)> nested;
 
   // No names but constants (already substituted): for values fixed before any state.
   static NameScope constants_only(std::string file) { return {std::move(file), {}, {}, {}}; }
@@ -36,8 +43,9 @@ class CompiledExpression {
     Expression::Op op;  // Op::none: push value, or load variable/label (see kind)
     // compare_variable: "variable op constant" in one step, the commonest guard atom;
     // offset_variable: "variable + value" (x+1, x-1), the commonest update.
-    enum class Kind : std::uint8_t { constant, variable, label, operation, compare_variable, offset_variable } kind;
-    // Variable or label index; operand count for min/max; for pow of integers,
+    // state_number: a nested operator's value in the state (numbers_).
+    enum class Kind : std::uint8_t { constant, variable, label, state_number, operation, compare_variable, offset_variable } kind;
+    // Variable, label or numbers index; operand count for min/max; for pow of integers,
     // kIntegerPow | its site (integer_pow_sites_), checked for negative exponents.
     std::uint32_t index;
     double value;         // constant
@@ -94,6 +102,7 @@ class CompiledExpression {
 
   std::vector<Instruction> code_;
   std::vector<const StateSet*> labels_;
+  std::vector<const std::vector<double>*> numbers_;  // Instruction::Kind::state_number
   std::string file_;                           // for the errors evaluation can meet
   std::vector<SourcePosition> integer_pow_sites_;
   ValueType type_ = ValueType::boolean;

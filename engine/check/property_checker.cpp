@@ -97,20 +97,19 @@ class Checker {
     throw LocatedError(c_.scope.source, at.line, at.column, message);
   }
 
+  // An expression over the operators in f.operands: a bounded one as its states, a
+  // P=? or R=? one as its numbers (1 - Pmax=? [ F "a" ]; PRISM's value, without a bound).
   StateValues state(const Formula& f) {
-    std::vector<std::optional<StateSet>> nested(f.operands.size());
-    NestedResolver resolver = [&](std::size_t i) -> const StateSet* {
-      if (!nested[i]) nested[i] = boolean(f.operands[i]);
-      return &*nested[i];
+    std::vector<std::optional<StateValues>> nested(f.operands.size());
+    NestedResolver resolver = [&](std::size_t i) -> NestedValues {
+      if (!nested[i]) nested[i] = evaluate(f.operands[i]);
+      const StateValues& values = *nested[i];
+      return values.boolean ? NestedValues{&values.truth, nullptr} : NestedValues{nullptr, &values.numbers};
     };
     return evaluate_state_expression(f.expression, c_.mdp, c_.scope, f.operands.empty() ? nullptr : resolver);
   }
 
   StateSet boolean(const Formula& f) {
-    if (f.kind == Formula::Kind::temporal && !f.temporal.comparison) {
-      fail(f.position, "not supported yet: the value of a P=? or R=? operator inside an expression (use a bound, "
-                       "e.g. P>=0.5, or a filter)");
-    }
     StateValues values = evaluate(f);
     if (!values.boolean) fail(f.position, "expected a Boolean state formula, found a number");
     return std::move(values.truth);

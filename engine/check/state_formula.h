@@ -34,7 +34,7 @@ struct StateValues {
 };
 
 // Resolves Expression::Kind::nested atoms; nullptr where there are none.
-using NestedResolver = std::function<const StateSet*(std::size_t)>;
+using NestedResolver = std::function<NestedValues(std::size_t)>;
 
 // Throws LocatedError for unknown names and type errors.
 StateValues evaluate_state_expression(const Expression& expression, const SparseMdp& mdp, const PropertyScope& scope,

@@ -10,6 +10,7 @@
 #include "graph/search_backend.h"
 #include "io/prism_model.h"
 #include "io/property_parser.h"
+#include "io/property_references.h"
 #include "tools/property_scope.h"
 
 #include <spdlog/spdlog.h>
@@ -20,8 +21,10 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -61,7 +64,12 @@ void make_fixed_model() {
 }
 
 void check_all(const std::string& text) {
-  const io::PropertyFile file = io::parse_properties(io::TextFile::from_string("f.props", text));
+  io::PropertyFile file = io::parse_properties(io::TextFile::from_string("f.props", text));
+  std::set<std::string> labels;
+  for (const Label& label : fixed_model->mdp.labels) labels.insert(label.name);
+  for (const io::LabelDeclaration& label : file.labels) labels.insert(label.name);
+  const std::vector<io::PropertyEntry> named = file.properties;
+  io::resolve_property_references(file.properties, named, labels);
   PropertyScope scope = fixed_model->scope;
   tools::add_property_constants(file, "f.props", {}, scope);
   tools::add_property_labels(file, "f.props", fixed_model->mdp, scope);
