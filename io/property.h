@@ -16,9 +16,10 @@ namespace mdpvi {
 
 enum class Comparison { less, less_equal, greater, greater_equal };
 
-// The probabilistic and reward operators: P[...] and R[...].
+// The probabilistic and reward operators, P[...] and R[...], and CTL's path
+// quantifiers, E[...] (some path) and A[...] (every path), over the same paths.
 struct TemporalOperator {
-  enum class Kind { probability, reward };
+  enum class Kind { probability, reward, exists, forall };
   // What is inside the brackets. Formula::operands holds the state formulas:
   //   until [left U right] and [F right] (left = true), with an optional step bound;
   //   next [X operand]; reachability reward [F target]; cumulative reward [C<=k];
@@ -33,7 +34,7 @@ struct TemporalOperator {
   std::optional<Expression> step_bound;   // U<=k, F<=k, C<=k, I=k (U<k is stored as <=k-1)
   std::optional<Expression> lower_step_bound;  // U>=k (U>k as >=k+1); U[a,b] and U=k set both
   // G, W and R are read as complements (io/property_parser.cpp): the operator's value
-  // is 1 minus that of the until below it, optimised the opposite way. G phi is
+  // is 1 minus that of the until below it, optimised the opposite way (E and A swap). G phi is
   // !(F !phi); phi W psi is !((!psi) U (!phi & !psi)); phi R psi is !((!phi) U (!psi)).
   bool complement = false;
   std::optional<std::string> reward_name;   // R{"name"}

@@ -79,7 +79,7 @@ class PropertyParser {
     if (head.is_word("filter")) return filter();
     if (head.is_word("multi")) unsupported(t_, head, "multi-objective queries");
     if (head.is_word("S")) unsupported(t_, head, "steady-state probabilities (S)");
-    if (head.is_word("E") || head.is_word("A")) unsupported(t_, head, "CTL path quantifiers (E, A)");
+    if (head.is_word("E") || head.is_word("A")) return path_quantifier();
     return temporal();
   }
 
@@ -115,6 +115,19 @@ class PropertyParser {
     t_.fail_expected("a filter operator (forall, exists, min, max, avg, sum, count, first, range, state, print, "
                      "printall, argmin, argmax)",
                      token);
+  }
+
+  // CTL: E [ path ] or A [ path ], the paths of P[...].
+  Formula path_quantifier() {
+    const Token& head = t_.next();
+    Formula f;
+    f.kind = Formula::Kind::temporal;
+    f.position = TokenStream::position(head);
+    f.temporal.kind = head.is_word("E") ? TemporalOperator::Kind::exists : TemporalOperator::Kind::forall;
+    t_.expect("[");
+    probability_path(f);
+    t_.expect("]");
+    return f;
   }
 
   Formula temporal() {

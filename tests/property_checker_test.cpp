@@ -112,6 +112,47 @@ TEST(PathOperators, GloballyWeakUntilAndRelease) {
   EXPECT_NEAR(sound.number, 5.0 / 6, 1e-6);
 }
 
+// CTL: E and A quantify over paths, probability aside: a loop of probability 0 keeps
+// A [ F goal ] false where P>=1 [ F goal ] holds.
+TEST(Ctl, PathQuantifiersOverAllPaths) {
+  SparseMdp chain = make_mdp({{{{0, 0.5}, {1, 0.5}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_TRUE(truth(chain, "P>=1 [ F \"goal\" ]"));
+  EXPECT_FALSE(truth(chain, "A [ F \"goal\" ]"));
+  EXPECT_TRUE(truth(chain, "E [ F \"goal\" ]"));
+  EXPECT_TRUE(truth(chain, "E [ G !\"goal\" ]"));
+  EXPECT_FALSE(truth(chain, "A [ G !\"goal\" ]"));
+  EXPECT_TRUE(truth(chain, "E [ X \"goal\" ]"));
+  EXPECT_FALSE(truth(chain, "A [ X \"goal\" ]"));
+  EXPECT_TRUE(truth(chain, "E [ F=2 \"goal\" ]"));
+  EXPECT_FALSE(truth(chain, "E [ F<=0 \"goal\" ]"));
+  EXPECT_TRUE(truth(chain, "filter(forall, \"goal\" => A [ G \"goal\" ])"));
+  // 0: a fair coin to 1 (goal) or 2, or stay; 1 and 2 absorbing.
+  SparseMdp mdp = make_mdp({{{{1, 0.5}, {2, 0.5}}, {{0, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_TRUE(truth(mdp, "E [ F \"goal\" ]"));
+  EXPECT_FALSE(truth(mdp, "A [ F \"goal\" ]"));
+  EXPECT_TRUE(truth(mdp, "E [ X !\"goal\" ]"));
+  EXPECT_FALSE(truth(mdp, "A [ X !\"goal\" ]"));  // choice a may reach the goal
+  EXPECT_TRUE(truth(mdp, "filter(forall, !\"goal\" => A [ G !\"goal\" ] | E [ F \"goal\" ])"));
+  SparseMdp die = test::knuth_yao_die();
+  EXPECT_FALSE(truth(die, "A [ F \"done\" ]"));  // 1-3-1-3... or 2-6-2-6... forever
+  EXPECT_TRUE(truth(die, "A [ X !\"done\" ]"));
+  EXPECT_TRUE(truth(die, "E [ !\"done\" W \"one\" ]"));
+  EXPECT_FALSE(truth(die, "A [ !\"done\" W \"one\" ]"));
+  EXPECT_TRUE(truth(die, "A [ \"done\" R !\"done\" | true ]"));
+  EXPECT_EQ(error(die, "E [ F[2,1] \"one\" ]"), "p:1:9: the step interval [2, 1] is empty");
+}
+
+// Counted over all states of the die, whose loops are 1-3 and 2-6: A [ F done ] holds
+// where neither can be entered (4, 5 and the six faces), E [ G !done ] where one can.
+TEST(Ctl, ForallUntilHoldsExactlyWhereNoPathAvoidsTheTarget) {
+  SparseMdp die = test::knuth_yao_die();
+  PropertyValue all = check(die, "filter(count, A [ F \"done\" ])");
+  ASSERT_EQ(all.kind, PropertyValue::Kind::number);
+  EXPECT_EQ(all.number, 8.0);
+  EXPECT_EQ(check(die, "filter(count, E [ G !\"done\" ])").number, 5.0);  // 0, 1, 2, 3 and 6
+  EXPECT_EQ(check(die, "filter(count, A [ F<=1 \"done\" ])").number, 6.0 + 2.0);  // the faces, 4 and 5
+}
+
 // P=? and R=? inside arithmetic: their numbers, state by state (PRISM's value, without
 // a bound of its own).
 TEST(Expressions, NumericOperatorsInsideArithmetic) {

@@ -1,5 +1,6 @@
 #include "engine/check/property_checker.h"
 
+#include "engine/check/ctl.h"
 #include "engine/check/filter.h"
 #include "engine/check/rewards.h"
 #include "engine/check/step_bounded.h"
@@ -184,6 +185,9 @@ class Checker {
 
   StateValues temporal(const Formula& f) {
     const TemporalOperator& op = f.temporal;
+    if (op.kind == TemporalOperator::Kind::exists || op.kind == TemporalOperator::Kind::forall) {
+      return StateValues::of_truth(path_quantified(f));
+    }
     Optimization dir = direction(f);
     std::optional<double> threshold;
     if (op.comparison) {
@@ -281,12 +285,26 @@ class Checker {
     std::swap(result.qualitative.yes, result.qualitative.no);
   }
 
-  // phi U[a,b] psi and phi U>=a psi: the rest of the path from step a (psi within b-a
-  // steps, or at all), then a steps within phi.
-  NumericResult interval_until(const Formula& f, Optimization dir, const SolverOptions& solver, const StateSet& phi,
-                               const StateSet& psi) {
+  // CTL: E [ path ] or A [ path ] (engine/check/ctl.h); a complement swaps E and A.
+  StateSet path_quantified(const Formula& f) {
     const TemporalOperator& op = f.temporal;
-    const std::uint64_t first = steps(*op.lower_step_bound);
+    const bool forall = (op.kind == TemporalOperator::Kind::forall) != op.complement;
+    StateSet holds;
+    if (op.path == Path::next) {
+      holds = ctl_next(c_.mdp, forall, boolean(f.operands[0]));
+    } else {
+      const StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
+      const auto [first, last] = step_window(op);
+      holds = ctl_until(c_.mdp, c_.search, forall, phi, psi, first, last);
+    }
+    if (op.complement) holds.flip();
+    return holds;
+  }
+
+  // The step window [first, last] of an until (last none: unbounded). An empty one is
+  // an error at its upper bound.
+  std::pair<std::uint64_t, std::optional<std::uint64_t>> step_window(const TemporalOperator& op) const {
+    const std::uint64_t first = op.lower_step_bound ? steps(*op.lower_step_bound) : 0;
     std::optional<std::uint64_t> last;
     if (op.step_bound) {
       last = steps(*op.step_bound);
@@ -295,6 +313,14 @@ class Checker {
                                           "] is empty");
       }
     }
+    return {first, last};
+  }
+
+  // phi U[a,b] psi and phi U>=a psi: the rest of the path from step a (psi within b-a
+  // steps, or at all), then a steps within phi.
+  NumericResult interval_until(const Formula& f, Optimization dir, const SolverOptions& solver, const StateSet& phi,
+                               const StateSet& psi) {
+    const auto [first, last] = step_window(f.temporal);
     NumericResult result =
         last ? compute_bounded_until(c_.mdp, c_.search, dir, phi, psi, *last - first, solver, c_.device)
              : compute_until_probabilities(c_.mdp, c_.search, dir, phi, psi, solver, c_.device);

@@ -1,0 +1,95 @@
+#include "engine/check/ctl.h"
+
+#include "engine/model/bit_words.h"
+#include "graph/qualitative.h"
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <vector>
+
+namespace mdpvi {
+
+namespace {
+
+// Every successor (forall) or some successor (exists) of row r in states.
+bool row_meets(const SparseMdp& mdp, std::uint64_t r, bool forall, const StateSet& states) {
+  for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+    if (states.test(mdp.columns[k]) != forall) return !forall;
+  }
+  return forall;
+}
+
+// A [ phi U psi ], the least fixed point of Z = psi | (phi & AX Z), in time linear in
+// the model: each row counts its successors outside Z, each state its rows with such
+// successors, and a state joins Z when its count reaches 0. A state without choices
+// (an explicit model's deadlock) has no path on, so it satisfies A [...] only in psi.
+StateSet forall_until(const SparseMdp& mdp, const StateSet& phi, const StateSet& psi) {
+  const std::uint32_t n = mdp.num_states();
+  std::vector<std::uint32_t> row_open(mdp.num_choices()), state_open(n);
+  std::vector<std::uint64_t> in_degree(std::size_t{n} + 1, 0);
+  for (std::uint64_t k = 0; k < mdp.num_transitions(); ++k) ++in_degree[mdp.columns[k] + 1];
+  for (std::uint32_t s = 0; s < n; ++s) in_degree[s + 1] += in_degree[s];
+  std::vector<std::uint64_t> rows_into(mdp.num_transitions()), next = in_degree;
+  for (std::uint32_t s = 0; s < n; ++s) {
+    state_open[s] = static_cast<std::uint32_t>(mdp.row_group_starts[s + 1] - mdp.row_group_starts[s]);
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      row_open[r] = static_cast<std::uint32_t>(mdp.row_starts[r + 1] - mdp.row_starts[r]);
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) rows_into[next[mdp.columns[k]]++] = r;
+    }
+  }
+  std::vector<std::uint32_t> owner(mdp.num_choices());
+  for (std::uint32_t s = 0; s < n; ++s) {
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) owner[r] = s;
+  }
+  StateSet in = psi;
+  std::vector<std::uint32_t> frontier;
+  for (auto s = psi.find_first(); s != StateSet::npos; s = psi.find_next(s)) frontier.push_back(static_cast<std::uint32_t>(s));
+  while (!frontier.empty()) {
+    const std::uint32_t t = frontier.back();
+    frontier.pop_back();
+    for (std::uint64_t i = in_degree[t]; i < in_degree[t + 1]; ++i) {
+      const std::uint64_t r = rows_into[i];
+      if (--row_open[r] != 0) continue;
+      const std::uint32_t s = owner[r];
+      if (--state_open[s] != 0 || in.test(s) || !phi.test(s)) continue;
+      in.set(s);
+      frontier.push_back(s);
+    }
+  }
+  return in;
+}
+
+// E [ phi U psi ]: some path through phi reaches psi, which is Pmax(phi U psi) > 0.
+StateSet exists_until(const graph::SearchBackend& search, const StateSet& phi, const StateSet& psi) {
+  return ~graph::prob0a(search, phi, psi);
+}
+
+}  // namespace
+
+StateSet ctl_next(const SparseMdp& mdp, bool forall, const StateSet& states) {
+  BitWords out(mdp.num_states());  // in parallel, a state's bit claimed once
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
+    bool holds = forall;
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1] && holds == forall; ++r) {
+      holds = row_meets(mdp, r, forall, states);
+    }
+    const bool no_choices = mdp.row_group_starts[s] == mdp.row_group_starts[s + 1];
+    if (holds && !(forall && no_choices)) out.claim(s);
+  });
+  return out.to_set(mdp.num_states());
+}
+
+StateSet ctl_until(const SparseMdp& mdp, const graph::SearchBackend& search, bool forall, const StateSet& phi,
+                   const StateSet& psi, std::uint64_t lower, std::optional<std::uint64_t> upper) {
+  StateSet holds;
+  if (!upper) {
+    holds = forall ? forall_until(mdp, phi, psi) : exists_until(search, phi, psi);
+  } else {
+    holds = psi;  // within 0 steps
+    for (std::uint64_t i = 0; i < *upper - lower; ++i) holds = psi | (phi & ctl_next(mdp, forall, holds));
+  }
+  for (std::uint64_t i = 0; i < lower; ++i) holds = phi & ctl_next(mdp, forall, holds);  // steps before the window
+  return holds;
+}
+
+}  // namespace mdpvi
