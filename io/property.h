@@ -19,12 +19,14 @@ enum class Comparison { less, less_equal, greater, greater_equal };
 // The probabilistic and reward operators, P[...] and R[...], and CTL's path
 // quantifiers, E[...] (some path) and A[...] (every path), over the same paths.
 struct TemporalOperator {
-  enum class Kind { probability, reward, exists, forall };
+  enum class Kind { probability, reward, exists, forall, steady_state };
   // What is inside the brackets. Formula::operands holds the state formulas:
   //   until [left U right] and [F right] (left = true), with an optional step bound;
   //   next [X operand]; reachability reward [F target]; cumulative reward [C<=k];
-  //   total reward [C]; instantaneous reward [I=k].
-  enum class Path { until, next, reachability_reward, cumulative_reward, total_reward, instantaneous_reward };
+  //   total reward [C]; instantaneous reward [I=k]; long-run average reward [S].
+  //   S[phi] (Kind::steady_state) has phi as its one operand.
+  enum class Path { until, next, reachability_reward, cumulative_reward, total_reward, instantaneous_reward,
+                    long_run_reward };
 
   Kind kind = Kind::probability;
   Path path = Path::until;

@@ -78,7 +78,6 @@ class PropertyParser {
     const Token& head = t_.peek();
     if (head.is_word("filter")) return filter();
     if (head.is_word("multi")) unsupported(t_, head, "multi-objective queries");
-    if (head.is_word("S")) unsupported(t_, head, "steady-state probabilities (S)");
     if (head.is_word("E") || head.is_word("A")) return path_quantifier();
     return temporal();
   }
@@ -137,7 +136,9 @@ class PropertyParser {
     f.position = TokenStream::position(head);
     TemporalOperator& op = f.temporal;
     const std::string& w = head.text;
-    op.kind = w[0] == 'P' ? TemporalOperator::Kind::probability : TemporalOperator::Kind::reward;
+    op.kind = w[0] == 'P'   ? TemporalOperator::Kind::probability
+              : w[0] == 'S' ? TemporalOperator::Kind::steady_state
+                            : TemporalOperator::Kind::reward;
     if (w.size() > 1) op.direction = w.substr(1) == "min" ? Optimization::minimize : Optimization::maximize;
     if (op.kind == TemporalOperator::Kind::reward && w == "R" && t_.accept("{")) {
       if (t_.peek().kind == Token::Kind::string) {
@@ -162,6 +163,8 @@ class PropertyParser {
     t_.expect("[");
     if (op.kind == TemporalOperator::Kind::probability) {
       probability_path(f);
+    } else if (op.kind == TemporalOperator::Kind::steady_state) {
+      f.operands.push_back(state_formula());
     } else {
       reward_path(f);
     }
@@ -280,9 +283,9 @@ class PropertyParser {
       t_.expect("=");
       op.step_bound = bound_expression();
     } else if (first.is_word("S")) {
-      unsupported(t_, first, "long-run average reward (S)");
+      op.path = Path::long_run_reward;
     } else {
-      t_.fail_expected("F, C, C<=k or I=k", first);
+      t_.fail_expected("F, C, C<=k, I=k or S", first);
     }
   }
 

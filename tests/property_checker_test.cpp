@@ -112,6 +112,30 @@ TEST(PathOperators, GloballyWeakUntilAndRelease) {
   EXPECT_NEAR(sound.number, 5.0 / 6, 1e-6);
 }
 
+// Long-run values of DTMCs, by hand: a two-state chain (pi = b/(a+b), a/(a+b)); a
+// periodic one, where the lazy chain still settles; and a transient state choosing
+// between two bottom SCCs.
+TEST(SteadyState, LongRunProbabilitiesAndRewards) {
+  SparseMdp two = make_mdp({{{{0, 0.7}, {1, 0.3}}}, {{{0, 0.6}, {1, 0.4}}}}, {{"one", {1}}});
+  EXPECT_NEAR(number(two, "S=? [ \"one\" ]"), 1.0 / 3, 1e-9);
+  EXPECT_NEAR(number(two, "S=? [ !\"one\" ]"), 2.0 / 3, 1e-9);
+  EXPECT_TRUE(truth(two, "S<0.5 [ \"one\" ]"));
+  SparseMdp periodic = make_mdp({{{{1, 1.0}}}, {{{0, 1.0}}}}, {{"one", {1}}});
+  EXPECT_NEAR(number(periodic, "S=? [ \"one\" ]"), 0.5, 1e-9);
+  // 0 goes to 1 (absorbing, "a", reward 1) or to the cycle 2-3 (3 is "a"; 2 pays 4).
+  SparseMdp split = make_mdp({{{{1, 0.25}, {2, 0.75}}}, {{{1, 1.0}}}, {{{3, 1.0}}}, {{{2, 1.0}}}}, {{"a", {1, 3}}});
+  split.rewards.push_back({"r", {7.0, 1.0, 4.0, 0.0}, {}});
+  EXPECT_NEAR(number(split, "S=? [ \"a\" ]"), 0.25 + 0.75 * 0.5, 1e-9);
+  EXPECT_NEAR(number(split, "R=? [ S ]"), 0.25 * 1 + 0.75 * 2, 1e-9);  // 0's own 7 is paid once: no long-run share
+  EXPECT_NEAR(number(split, "filter(max, S=? [ \"a\" ])"), 1.0, 1e-9);
+  PropertyValue sound = check(split, "S=? [ \"a\" ]", SolverOptions{});  // the default method: a value, no bound
+  EXPECT_NEAR(sound.number, 0.625, 1e-6);
+  EXPECT_FALSE(sound.lower_bound.has_value());
+  SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_EQ(error(mdp, "S=? [ \"goal\" ]"),
+            "p:1:1: not supported yet: long-run (S) properties of an MDP; mdpvi has them for DTMCs");
+}
+
 // CTL: E and A quantify over paths, probability aside: a loop of probability 0 keeps
 // A [ F goal ] false where P>=1 [ F goal ] holds.
 TEST(Ctl, PathQuantifiersOverAllPaths) {

@@ -30,6 +30,7 @@ struct SccPlanSummary {
 struct NumericResult {
   bool reward = false;        // an expected reward: yes = target, no = infinite
   bool step_bounded = false;  // a fixed number of sweeps, no convergence test
+  bool long_run = false;      // S or R[S]: stationary distributions, whose error has no bound
   std::vector<double> values;        // per model state
   std::vector<double> lower, upper;  // per model state, where the solve gave bounds
   QualitativeSummary qualitative;

@@ -3,6 +3,7 @@
 #include "engine/check/ctl.h"
 #include "engine/check/filter.h"
 #include "engine/check/rewards.h"
+#include "engine/check/steady_state.h"
 #include "engine/check/step_bounded.h"
 #include "engine/check/total_reward.h"
 #include "engine/model/stopwatch.h"
@@ -188,12 +189,18 @@ class Checker {
     if (op.kind == TemporalOperator::Kind::exists || op.kind == TemporalOperator::Kind::forall) {
       return StateValues::of_truth(path_quantified(f));
     }
+    const bool long_run = op.kind == TemporalOperator::Kind::steady_state || op.path == Path::long_run_reward;
+    if (long_run && c_.mdp.type != ModelType::dtmc) {
+      fail(f.position, "not supported yet: long-run (S) properties of an MDP; mdpvi has them for DTMCs");
+    }
     Optimization dir = direction(f);
     std::optional<double> threshold;
     if (op.comparison) {
       threshold = constant(op.threshold);
       if (std::isnan(*threshold)) fail(op.threshold.position, "the bound is not a number (NaN)");
-      if (op.kind == TemporalOperator::Kind::probability && (*threshold < 0.0 || *threshold > 1.0)) {
+      const bool probability =
+          op.kind == TemporalOperator::Kind::probability || op.kind == TemporalOperator::Kind::steady_state;
+      if (probability && (*threshold < 0.0 || *threshold > 1.0)) {
         fail(op.threshold.position, "a probability bound must lie in [0, 1]");
       }
     }
@@ -223,7 +230,7 @@ class Checker {
   StateValues solved(const Formula& f, Optimization dir, const SolverOptions& solver) {
     NumericResult result = numeric(f, dir, solver);
     StateValues values = StateValues::of_numbers(std::move(result.values));
-    if (is_sound(solver.method)) {
+    if (is_sound(solver.method) && !result.long_run) {
       values.lower = result.lower.empty() ? values.numbers : std::move(result.lower);
       values.upper = result.upper.empty() ? values.numbers : std::move(result.upper);
     }
@@ -331,6 +338,12 @@ class Checker {
   NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
+    if (op.kind == TemporalOperator::Kind::steady_state) {
+      const StateSet phi = boolean(f.operands[0]);
+      std::vector<double> in_phi(mdp.num_states(), 0.0);
+      for (auto s = phi.find_first(); s != StateSet::npos; s = phi.find_next(s)) in_phi[s] = 1.0;
+      return compute_long_run(mdp, c_.search, in_phi, solver, c_.device);
+    }
     switch (op.path) {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
@@ -349,6 +362,17 @@ class Checker {
       }
       case Path::cumulative_reward:
         return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver, c_.device);
+      case Path::long_run_reward: {
+        const RewardStructure& rewards = reward_structure(f);
+        require_fit_rewards(rewards, "long-run rewards (R[S])");
+        std::vector<double> per_step(mdp.num_states(), 0.0);
+        for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+          if (mdp.row_group_starts[s] < mdp.row_group_starts[s + 1]) per_step[s] = rewards.row_reward(s, mdp.row_group_starts[s]);
+        }
+        NumericResult result = compute_long_run(mdp, c_.search, per_step, solver, c_.device);
+        result.reward = true;
+        return result;
+      }
       case Path::total_reward:
         return compute_total_reward(mdp, c_.search, dir, reward_structure(f), solver, c_.device);
       case Path::instantaneous_reward:

@@ -1,0 +1,107 @@
+#include "engine/check/steady_state.h"
+
+#include "engine/model/stopwatch.h"
+#include "graph/scc.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace mdpvi {
+
+namespace {
+
+// The SCCs of the whole chain that no transition leaves, each as its states.
+std::vector<std::vector<std::uint32_t>> bottom_sccs(const SparseMdp& mdp, const graph::SearchBackend& search) {
+  const graph::SccDecomposition sccs = graph::maybe_state_sccs(search, mdp, all_states(mdp.num_states()));
+  std::vector<std::uint32_t> scc_of(mdp.num_states());
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) scc_of[sccs.order[i]] = c;
+  }
+  std::vector<std::vector<std::uint32_t>> bottoms;
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    bool bottom = true;
+    for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1] && bottom; ++i) {
+      const std::uint32_t s = sccs.order[i];
+      for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]]; k < mdp.row_starts[mdp.row_group_starts[s + 1]];
+           ++k) {
+        if (scc_of[mdp.columns[k]] != c) bottom = false;
+      }
+    }
+    if (bottom) bottoms.emplace_back(sccs.order.begin() + sccs.scc_starts[c], sccs.order.begin() + sccs.scc_starts[c + 1]);
+  }
+  return bottoms;
+}
+
+// The stationary distribution of a BSCC (its states, in any order), by power
+// iteration on the lazy chain until no entry moves by more than a thousandth of
+// epsilon; the sweeps it took go to stats.
+std::vector<double> stationary(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                               const SolverOptions& options, SolveStats& stats) {
+  const std::size_t n = states.size();
+  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
+  if (n == 1) return {1.0};
+  std::vector<std::uint32_t> local(mdp.num_states());
+  for (std::size_t i = 0; i < n; ++i) local[states[i]] = static_cast<std::uint32_t>(i);
+  const double tolerance = options.stop.epsilon * 1e-3;
+  for (std::uint64_t sweep = 1; sweep <= options.stop.max_sweeps; ++sweep) {
+    for (std::size_t i = 0; i < n; ++i) next[i] = 0.5 * pi[i];
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t s = states[i];
+      for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]]; k < mdp.row_starts[mdp.row_group_starts[s + 1]];
+           ++k) {
+        next[local[mdp.columns[k]]] += 0.5 * pi[i] * mdp.values[k];
+      }
+    }
+    double moved = 0.0;
+    for (std::size_t i = 0; i < n; ++i) moved = std::max(moved, std::abs(next[i] - pi[i]));
+    pi.swap(next);
+    if (moved <= tolerance) {
+      stats.add_run(sweep);
+      return pi;
+    }
+  }
+  stats.add_run(options.stop.max_sweeps);
+  stats.converged = false;
+  return pi;
+}
+
+}  // namespace
+
+NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend& search,
+                               const std::vector<double>& state_values, const SolverOptions& options,
+                               const DeviceOptions& device) {
+  NumericResult result;
+  result.long_run = true;
+  auto start = std::chrono::steady_clock::now();
+  const std::vector<std::vector<std::uint32_t>> bottoms = bottom_sccs(mdp, search);
+  result.sccs = {bottoms.size(), seconds_since(start), to_string(search.kind())};
+  start = std::chrono::steady_clock::now();
+  result.values.assign(mdp.num_states(), 0.0);
+  StateSet transient = all_states(mdp.num_states());
+  for (const std::vector<std::uint32_t>& bottom : bottoms) {
+    const std::vector<double> pi = stationary(mdp, bottom, options, result.solve.stats);
+    if (!result.solve.stats.converged) {
+      throw NotConvergedError("the stationary distribution of a bottom SCC of " + std::to_string(bottom.size()) +
+                                  " states did not settle within " + std::to_string(options.stop.max_sweeps) + " sweeps",
+                              std::move(result).summary());
+    }
+    double value = 0.0;
+    for (std::size_t i = 0; i < bottom.size(); ++i) value += pi[i] * state_values[bottom[i]];
+    for (std::uint32_t s : bottom) {
+      result.values[s] = value;
+      transient.reset(s);
+    }
+  }
+  result.qualitative = {0, 0, transient.count(), seconds_since(start), to_string(search.kind())};
+  if (transient.none()) return result;
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(search, mdp, transient);
+  MaybeSystem system = build_maybe_system(mdp, std::move(sccs), result.values);
+  solve_into({.system = system, .direction = Optimization::minimize, .options = options}, device, result);
+  result.lower.clear();  // the BSCC values carry no bound, so the transient ones have none either
+  result.upper.clear();
+  return result;
+}
+
+}  // namespace mdpvi
