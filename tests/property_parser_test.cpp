@@ -118,7 +118,8 @@ TEST(ParseProperty, ReadsPrismsOlderFilterForm) {
 }
 
 TEST(ParseProperty, UnsupportedPropertiesSaySoWithAPosition) {
-  EXPECT_EQ(io::parse_property("S=? [ \"up\" ]", "--prop 1").error.substr(0, 27), "--prop 1:1:1: not supported");
+  EXPECT_EQ(io::parse_property("S=? [ \"up\" ]", "--prop 1").formula->temporal.kind,
+            TemporalOperator::Kind::steady_state);  // supported now (DTMCs)
   EXPECT_EQ(io::parse_property("Pmax=? [ F G \"safe\" ]", "q").error,
             "q:1:12: not supported yet: LTL (a temporal operator G inside a path formula)");
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a\" & X \"b\" ]", "q").error.substr(0, 23), "q:1:18: not supported y");
@@ -136,14 +137,14 @@ TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a ]", "p").error, "p:1:12: unterminated string");
   EXPECT_EQ(io::parse_property("P>=1 [ F<= \"a\" ]", "p").error, "p:1:12: expected a step bound, found \"a\"");
   EXPECT_EQ(io::parse_property("filter(most, x)", "p").error.substr(0, 41), "p:1:8: expected a filter operator (forall");
-  EXPECT_EQ(io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p").error, "p:1:15: expected F, C, C<=k or I=k, found 'X'");
+  EXPECT_EQ(io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p").error, "p:1:15: expected F, C, C<=k, I=k or S, found 'X'");
 }
 
 TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {
   io::TextFile file = io::TextFile::from_string(
       "x.pctl",
       "const int k;\r\n// a comment\r\nPmin=? [ F \"a\" ]; Pmax=? [ F \"b\" ] // trailing\r\n\r\n"
-      "Pmax=? [ \"a\"\r\n  U \"b\" ]\r\nlabel \"two\" = x=2;\r\n\"named\": P>=1 [ F \"a\" ]\r\nS>0.5 [ \"a\" ]\r\n");
+      "Pmax=? [ \"a\"\r\n  U \"b\" ]\r\nlabel \"two\" = x=2;\r\n\"named\": P>=1 [ F \"a\" ]\r\nP>0.5 [ F G \"a\" ]\r\n");
   io::PropertyFile parsed = io::parse_properties(file);
   const auto& entries = parsed.properties;
   ASSERT_EQ(parsed.constants.size(), 1u);
@@ -159,7 +160,7 @@ TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {
   EXPECT_EQ(entries[2].text, "Pmax=? [ \"a\"   U \"b\" ]");
   EXPECT_TRUE(entries[3].formula) << entries[3].error;
   EXPECT_FALSE(entries[4].formula);
-  EXPECT_EQ(entries[4].error.substr(0, 25), "x.pctl:9:1: not supported");
+  EXPECT_EQ(entries[4].error.substr(0, 26), "x.pctl:9:11: not supported");
 }
 
 // Every step bound PRISM accepts, each an expression: <=k, <k, >=k, >k, =k, [a,b].
