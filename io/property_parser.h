@@ -1,13 +1,16 @@
 #pragma once
-// PRISM's property language for DTMCs and MDPs (engine/property.h has the trees):
-//   P~p [...], Pmin=? [...], Pmax=? [...], P=? [...] over  F psi, phi U psi, F<=k psi,
-//     phi U<=k psi, X phi;
-//   R{"name"|index}~r [...], Rmin=?, Rmax=?, R=? over  F psi, C<=k, I=k;
+// PRISM's property language for DTMCs and MDPs (io/property.h has the trees):
+//   P~p [...], Pmin=? [...], Pmax=? [...], P=? [...] over  X phi, F psi, G phi,
+//     phi U psi, phi W psi, phi R psi, each of F G U W R with a step bound (<=k, <k,
+//     >=k, >k, =k, [a,b]) or none; E [...] and A [...] (CTL) over the same;
+//   R{"name"|index}~r [...], Rmin=?, Rmax=?, R=? over  F psi, C, C<=k, I=k, S;
+//   S~p [ phi ], S=? [ phi ];
 //   filter(op, prop[, states]) and the older  [ ... {states}{min}{max} ]  form;
-//   Boolean combinations of these with labels, variables, constants and formulas;
+//   arithmetic and Boolean combinations of these with labels, variables, constants,
+//   formulas and references to named properties (io/property_references.h);
 //   "name": prop.
-// A property outside the language (S, LTL, CTL, multi-objective, ...) gets an error
-// of its own, "not supported yet", and the others still run.
+// A property outside the language (LTL, multi-objective) gets an error of its own,
+// "not supported yet", and the others still run.
 #include "io/property.h"
 #include "io/prism_model.h"
 #include "io/text_cursor.h"
