@@ -176,13 +176,7 @@ class PropertyParser {
   }
 
   void probability_path(Formula& f, bool in_parentheses = false) {
-    if (parenthesised_path(in_parentheses)) {
-      TokenStream::Nesting level(t_);
-      t_.next();
-      probability_path(f, true);
-      t_.expect(")");
-      return;
-    }
+    if (in_parentheses_read(f, in_parentheses, &PropertyParser::probability_path)) return;
     TemporalOperator& op = f.temporal;
     const Token& first = t_.peek();
     if (first.is_word("X")) {
@@ -244,6 +238,17 @@ class PropertyParser {
     return result;
   }
 
+  // A parenthesised path read by path (probability_path or reward_path); false, and
+  // nothing read, where the "(" opens a state formula instead.
+  bool in_parentheses_read(Formula& f, bool in_parentheses, void (PropertyParser::*path)(Formula&, bool)) {
+    if (!parenthesised_path(in_parentheses)) return false;
+    TokenStream::Nesting level(t_);
+    t_.next();
+    (this->*path)(f, true);
+    t_.expect(")");
+    return true;
+  }
+
   // "(" path ")" inside the brackets: the ")" matching the next "(" closes the path
   // (a "]" or a legacy filter's "{" follows it, or inside parentheses a ")").
   // Otherwise the "(" opens a state formula, as in [ (x=1) U (y=2) ].
@@ -262,13 +267,7 @@ class PropertyParser {
   }
 
   void reward_path(Formula& f, bool in_parentheses = false) {
-    if (parenthesised_path(in_parentheses)) {
-      TokenStream::Nesting level(t_);
-      t_.next();
-      reward_path(f, true);
-      t_.expect(")");
-      return;
-    }
+    if (in_parentheses_read(f, in_parentheses, &PropertyParser::reward_path)) return;
     TemporalOperator& op = f.temporal;
     const Token& first = t_.next();
     if (first.is_word("F")) {

@@ -149,14 +149,16 @@ TEST(Builder, WaveOutgrowingTheTableGrowsItWhileClaiming) {
   test::expect_same_model(mdp, built_with(3, false).mdp);
 }
 
+ResolvedModel resolved(const std::string& name, const std::string& text) {
+  return resolve_model(io::parse_model(io::TextFile::from_string(name, text)), {});
+}
+
 // The limits end a build with BuildLimitReached, saying how far it got: the state
 // limit past its count, the memory limit as soon as the process holds more.
 TEST(Builder, StateAndMemoryLimitsStopTheBuildWithAMessage) {
-  const ResolvedModel model = resolve_model(
-      io::parse_model(io::TextFile::from_string(
-          "walk.nm", "dtmc\nmodule m\n  x : [0..1000];\n  [] x<1000 -> 0.5:(x'=x+1) + 0.5:(x'=0);\n"
-                     "  [] x=1000 -> true;\nendmodule\n")),
-      {});
+  const ResolvedModel model = resolved("walk.nm",
+                                       "dtmc\nmodule m\n  x : [0..1000];\n  [] x<1000 -> 0.5:(x'=x+1) + 0.5:(x'=0);\n"
+                                       "  [] x=1000 -> true;\nendmodule\n");
   BuildOptions options;
   auto limit_message = [&] {
     try {
@@ -177,11 +179,8 @@ TEST(Builder, StateAndMemoryLimitsStopTheBuildWithAMessage) {
 
 // BuildOptions::labels names the labels to build; "init" and "deadlock" always are.
 TEST(Builder, BuildsOnlyTheLabelsAskedFor) {
-  const ResolvedModel model = resolve_model(
-      io::parse_model(io::TextFile::from_string(
-          "l.nm", "dtmc\nmodule m\n  x : [0..3];\n  [] x<3 -> (x'=x+1);\nendmodule\n"
-                  "label \"one\" = x=1;\nlabel \"two\" = x=2;\nlabel \"odd\" = mod(x,2)=1;\n")),
-      {});
+  const ResolvedModel model = resolved("l.nm", "dtmc\nmodule m\n  x : [0..3];\n  [] x<3 -> (x'=x+1);\nendmodule\n"
+                                               "label \"one\" = x=1;\nlabel \"two\" = x=2;\nlabel \"odd\" = mod(x,2)=1;\n");
   BuildOptions options;
   options.labels = std::set<std::string>{"odd", "two"};
   const SparseMdp mdp = build_model(model, options).mdp;
@@ -201,7 +200,7 @@ TEST(Builder, BuildsOnlyTheLabelsAskedFor) {
 TEST(Builder, ManyLabelsEachHoldWhereTheirExpressionDoes) {
   std::string text = "dtmc\nmodule m\n  x : [0..3];\n  [] x<3 -> (x'=x+1);\nendmodule\n";
   for (int l = 0; l < 2000; ++l) text += "label \"l" + std::to_string(l) + "\" = x=" + std::to_string(l % 4) + ";\n";
-  const SparseMdp mdp = build_model(resolve_model(io::parse_model(io::TextFile::from_string("l.nm", text)), {})).mdp;
+  const SparseMdp mdp = build_model(resolved("l.nm", text)).mdp;
   ASSERT_EQ(mdp.labels.size(), 2002u);
   for (int l = 0; l < 2000; ++l) {
     const Label* label = mdp.find_label("l" + std::to_string(l));
