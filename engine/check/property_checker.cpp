@@ -335,15 +335,32 @@ class Checker {
     return result;
   }
 
+  // S [ phi ] (the long-run share of phi) or R [ S ] (the long-run reward per step) of
+  // a DTMC, whose state has one choice.
+  NumericResult long_run(const Formula& f, const SolverOptions& solver) {
+    const SparseMdp& mdp = c_.mdp;
+    std::vector<double> per_state(mdp.num_states(), 0.0);
+    if (f.temporal.kind == TemporalOperator::Kind::steady_state) {
+      const StateSet phi = boolean(f.operands[0]);
+      for (auto s = phi.find_first(); s != StateSet::npos; s = phi.find_next(s)) per_state[s] = 1.0;
+      return compute_long_run(mdp, c_.search, per_state, solver, c_.device);
+    }
+    const RewardStructure& rewards = reward_structure(f);
+    require_fit_rewards(rewards, "long-run rewards (R[S])");
+    for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+      if (mdp.row_group_starts[s] < mdp.row_group_starts[s + 1]) {
+        per_state[s] = rewards.row_reward(s, mdp.row_group_starts[s]);
+      }
+    }
+    NumericResult result = compute_long_run(mdp, c_.search, per_state, solver, c_.device);
+    result.reward = true;
+    return result;
+  }
+
   NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
-    if (op.kind == TemporalOperator::Kind::steady_state) {
-      const StateSet phi = boolean(f.operands[0]);
-      std::vector<double> in_phi(mdp.num_states(), 0.0);
-      for (auto s = phi.find_first(); s != StateSet::npos; s = phi.find_next(s)) in_phi[s] = 1.0;
-      return compute_long_run(mdp, c_.search, in_phi, solver, c_.device);
-    }
+    if (op.kind == TemporalOperator::Kind::steady_state) return long_run(f, solver);
     switch (op.path) {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
@@ -362,17 +379,7 @@ class Checker {
       }
       case Path::cumulative_reward:
         return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver, c_.device);
-      case Path::long_run_reward: {
-        const RewardStructure& rewards = reward_structure(f);
-        require_fit_rewards(rewards, "long-run rewards (R[S])");
-        std::vector<double> per_step(mdp.num_states(), 0.0);
-        for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
-          if (mdp.row_group_starts[s] < mdp.row_group_starts[s + 1]) per_step[s] = rewards.row_reward(s, mdp.row_group_starts[s]);
-        }
-        NumericResult result = compute_long_run(mdp, c_.search, per_step, solver, c_.device);
-        result.reward = true;
-        return result;
-      }
+      case Path::long_run_reward: return long_run(f, solver);
       case Path::total_reward:
         return compute_total_reward(mdp, c_.search, dir, reward_structure(f), solver, c_.device);
       case Path::instantaneous_reward:
