@@ -136,6 +136,24 @@ TEST(SteadyState, LongRunProbabilitiesAndRewards) {
             "p:1:1: not supported yet: long-run (S) properties of an MDP; mdpvi has them for DTMCs");
 }
 
+// A sound result prints its bound's radius; an infinite one, whose ends are both
+// Infinity, a radius of 0 (it printed "-nan").
+TEST(Reports, BoundsPrintTheirRadiusAndInfinityHasNone) {
+  PropertyValue finite;
+  finite.number = 0.5;
+  finite.lower_bound = 0.4;
+  finite.upper_bound = 0.6;
+  EXPECT_EQ(to_text(finite), "0.5 (+/- 0.1)");
+  PropertyValue infinite;
+  infinite.number = kInfinity;
+  infinite.lower_bound = kInfinity;
+  infinite.upper_bound = kInfinity;
+  EXPECT_EQ(to_text(infinite), "Infinity (+/- 0)");
+  SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
+  mdp.rewards.push_back({"r", {}, {1.0, 1.0, 0.0}});
+  EXPECT_EQ(to_text(check(mdp, "Rmax=? [ C ]", SolverOptions{})), "Infinity (+/- 0)");
+}
+
 // CTL: E and A quantify over paths, probability aside: a loop of probability 0 keeps
 // A [ F goal ] false where P>=1 [ F goal ] holds.
 TEST(Ctl, PathQuantifiersOverAllPaths) {

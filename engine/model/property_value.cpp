@@ -19,7 +19,9 @@ std::string to_text(const PropertyValue& value) {
     case PropertyValue::Kind::boolean: return value.truth ? "true" : "false";
     case PropertyValue::Kind::number:
       if (value.lower_bound) {
-        double radius = std::max(*value.upper_bound - value.number, value.number - *value.lower_bound);
+        // Equal ends are 0 apart, Infinity too (whose difference would be NaN).
+        const auto apart = [](double a, double b) { return a == b ? 0.0 : a - b; };
+        double radius = std::max(apart(*value.upper_bound, value.number), apart(value.number, *value.lower_bound));
         char buffer[32];
         std::snprintf(buffer, sizeof buffer, "%.3g", radius);
         return format_number(value.number) + " (+/- " + buffer + ")";
