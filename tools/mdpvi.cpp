@@ -166,8 +166,8 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--method", args.method,
                     "ovi: optimistic value iteration (default), ii: interval iteration; both give results with a "
                     "guaranteed bound, +/- epsilon (absolute, or relative to the result). vi: value iteration as "
-                    "PRISM's default, faster, no bound")
-      ->check(CLI::IsMember({"ovi", "ii", "vi"}));
+                    "PRISM's default, faster, no bound. bicgstab: BiCGStab per SCC, for DTMCs, on the CPU, no bound")
+      ->check(CLI::IsMember({"ovi", "ii", "vi", "bicgstab"}));
   check->add_option("--timeout", args.timeout_s,
                     "Stop after SECONDS, keeping the finished properties (printed, and in the --json file); exit 1")
       ->check(finite_positive);
@@ -230,12 +230,13 @@ int run_check_command(CheckArguments& args) {
   }
   SolverOptions& solver = args.options.solver;
   if (args.absolute) solver.stop.criterion = ConvergenceCriterion::absolute;
-  if (args.sound && args.method == "vi") {
-    spdlog::error("--sound and --method vi exclude each other: value iteration gives no bound");
+  if (args.sound && (args.method == "vi" || args.method == "bicgstab")) {
+    spdlog::error("--sound and --method {} exclude each other: it gives no bound", args.method);
     return kBadInput;
   }
   if (args.method == "ii") solver.method = Method::interval_iteration;
   if (args.method == "vi") solver.method = Method::value_iteration;
+  if (args.method == "bicgstab") solver.method = Method::bicgstab;
   solver.stop.max_sweeps = args.max_iters > 0 ? args.max_iters : default_max_sweeps(solver.method);
   args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
                                : args.solver == "cpu" ? SolverKind::cpu

@@ -324,7 +324,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
   std::unique_ptr<MethodPolicy> method = make_method_policy(request);
-  std::unique_ptr<gpu::DeviceSolver> device = open_device(options);
+  std::unique_ptr<gpu::DeviceSolver> device = method->runs_on_device() ? open_device(options) : nullptr;
   SolveResult result;
   SolveReport& report = result.report;
   report.method = request.options.stop.fixed_sweeps ? Method::value_iteration : request.options.method;

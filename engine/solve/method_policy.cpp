@@ -1,5 +1,7 @@
 #include "engine/solve/method_policy.h"
 
+#include <stdexcept>
+
 #include "engine/solve/solve_progress.h"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -16,12 +18,14 @@ namespace mdpvi {
 std::unique_ptr<MethodPolicy> make_value_iteration_policy(const SolveRequest& request);     // value_iteration.cpp
 // interval_iteration.cpp; optimistic: the upper iterate starts from a verified guess
 std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic);
+std::unique_ptr<MethodPolicy> make_bicgstab_policy(const SolveRequest& request);  // bicgstab.cpp
 
 const char* to_string(Method method) {
   switch (method) {
     case Method::value_iteration: return "value iteration";
     case Method::interval_iteration: return "interval iteration";
     case Method::optimistic_value_iteration: return "optimistic value iteration";
+    case Method::bicgstab: return "BiCGStab";
   }
   return "?";
 }
@@ -32,6 +36,11 @@ std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request) {
     case Method::value_iteration: return make_value_iteration_policy(request);
     case Method::interval_iteration: return make_interval_iteration_policy(request, false);
     case Method::optimistic_value_iteration: return make_interval_iteration_policy(request, true);
+    case Method::bicgstab:
+      if (request.system.num_rows() != request.system.num_states()) {
+        throw std::invalid_argument("--method bicgstab solves DTMCs (one choice per state); for an MDP use ovi, ii or vi");
+      }
+      return make_bicgstab_policy(request);
   }
   return make_value_iteration_policy(request);
 }

@@ -23,11 +23,16 @@ enum class Method {
   // then an upper iterate guessed just above it and verified; bounds as interval
   // iteration's, mdpvi's default.
   optimistic_value_iteration,
+  // BiCGStab (van der Vorst 1992) per SCC, for DTMCs, on the CPU: a Krylov solver of
+  // each SCC's linear system; no error bound, like value iteration.
+  bicgstab,
 };
 
 const char* to_string(Method method);  // "value iteration", "interval iteration", ...
 // Whether the method's results carry bounds that contain the truth.
-inline bool is_sound(Method method) { return method != Method::value_iteration; }
+inline bool is_sound(Method method) {
+  return method == Method::interval_iteration || method == Method::optimistic_value_iteration;
+}
 
 // How changes and widths are measured: absolute, or relative to the value (PRISM's default).
 enum class ConvergenceCriterion { relative, absolute };
