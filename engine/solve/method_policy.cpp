@@ -45,6 +45,12 @@ std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request) {
   return make_value_iteration_policy(request);
 }
 
+void solve_trivial_scc(const SolveRequest& request, StateRange range, Iterates& x) {
+  bellman_sweep_reference(request.system, range, request.direction, request.options.stop.criterion, x.lower.data(),
+                          x.lower_next.data());
+  x.lower[range.begin] = x.lower_next[range.begin];
+}
+
 Iterates::Iterates(const SolveRequest& request, bool with_upper) {
   const std::size_t n = request.system.num_states();
   lower = request.start_values ? *request.start_values : std::vector<double>(n, 0.0);

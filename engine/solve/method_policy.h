@@ -125,6 +125,10 @@ double change_within(double distance, double rate);
 // gpu::SweepSettings of a request (no group size: the driver sets it).
 gpu::SweepSettings sweep_settings(const SolveRequest& request);
 
+// Solves a trivial SCC (one state without a self-loop) by its one Bellman update of the
+// lower iterate, from the final values it depends on.
+void solve_trivial_scc(const SolveRequest& request, StateRange range, Iterates& x);
+
 // True when SCC scc is one state without a self-loop: one Bellman update solves it.
 bool is_trivial_scc(const MaybeSystem& system, std::size_t scc);
 

@@ -26,11 +26,7 @@ class ValueIterationPolicy final : public MethodPolicy {
     const auto range_of = [&](std::size_t scc) { return StateRange{system.scc_starts[scc], system.scc_starts[scc + 1]}; };
     for_each_level(
         system, first_scc, end_scc,
-        [&](std::size_t scc) {  // also for fixed sweeps: x_k = x_1 for every k >= 1
-          const StateRange range = range_of(scc);
-          bellman_sweep_reference(system, range, r_.direction, stop_.criterion, x.lower.data(), x.lower_next.data());
-          x.lower[range.begin] = x.lower_next[range.begin];
-        },
+        [&](std::size_t scc) { solve_trivial_scc(r_, range_of(scc), x); },  // also for fixed sweeps: x_k = x_1 for every k >= 1
         [&](std::size_t scc) {
           const StateRange range = range_of(scc);
           ++stats.iterated_sccs;
