@@ -26,7 +26,8 @@ class ValueIterationPolicy final : public MethodPolicy {
     const auto range_of = [&](std::size_t scc) { return StateRange{system.scc_starts[scc], system.scc_starts[scc + 1]}; };
     for_each_level(
         system, first_scc, end_scc,
-        [&](std::size_t scc) { solve_trivial_scc(r_, range_of(scc), x); },  // also for fixed sweeps: x_k = x_1 for every k >= 1
+        // A trivial SCC's one update, also for fixed sweeps: x_k = x_1 for every k >= 1.
+        [&](std::size_t scc) { solve_trivial_scc(r_, range_of(scc), x); },
         [&](std::size_t scc) {
           const StateRange range = range_of(scc);
           ++stats.iterated_sccs;
