@@ -123,9 +123,7 @@ ParsedProperties parse_all_properties(const CheckOptions& options) {
   }
   parsed.named = in_file;  // references are resolved once the model's labels are known
   parsed.entries = chosen_properties(std::move(in_file), std::move(given), options.inline_properties, parsed.file.has_value());
-  auto asks_rewards = [](const io::PropertyEntry& entry) { return entry.formula && uses_rewards(*entry.formula); };
-  parsed.use_rewards = std::any_of(parsed.entries.begin(), parsed.entries.end(), asks_rewards);
-  return parsed;
+  return parsed;  // use_rewards is known once references are resolved (resolve_references)
 }
 
 // How the model is read: --format, else the extension (io/model_files.h). --explicit
@@ -177,6 +175,12 @@ struct KnownNames {
   std::set<std::string> rewards;  // the reward structures' names
 };
 
+// The properties file's label names, into names.
+void add_file_labels(const ParsedProperties& properties, std::set<std::string>& names) {
+  if (!properties.file) return;
+  for (const io::LabelDeclaration& l : properties.file->labels) names.insert(l.name);
+}
+
 KnownNames known_names(const ResolvedModel& model, const ParsedProperties& properties, const CheckOptions& options) {
   KnownNames names;
   for (const auto& [label, body] : model.labels) names.labels.insert(label);
@@ -185,8 +189,8 @@ KnownNames known_names(const ResolvedModel& model, const ParsedProperties& prope
   for (const auto& [name, body] : model.formulas) names.identifiers.insert(name);
   for (const ResolvedReward& r : model.rewards) names.rewards.insert(r.name);
   for (const auto& [name, text] : options.constants) names.identifiers.insert(name);
+  add_file_labels(properties, names.labels);
   if (properties.file) {
-    for (const io::LabelDeclaration& l : properties.file->labels) names.labels.insert(l.name);
     for (const io::ConstantDeclaration& c : properties.file->constants) names.identifiers.insert(c.name);
   }
   return names;
@@ -196,9 +200,7 @@ KnownNames known_names(const ResolvedModel& model, const ParsedProperties& prope
 std::set<std::string> label_names(const SparseMdp& mdp, const ParsedProperties& properties) {
   std::set<std::string> names;
   for (const Label& label : mdp.labels) names.insert(label.name);
-  if (properties.file) {
-    for (const io::LabelDeclaration& l : properties.file->labels) names.insert(l.name);
-  }
+  add_file_labels(properties, names);
   return names;
 }
 

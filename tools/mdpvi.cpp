@@ -176,7 +176,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(positive_count);
   args.options.memory_limit = mdpvi::tools::default_memory_limit();
   check->add_option("--memory-limit", args.options.memory_limit,
-                    "Stop building once the model takes more than BYTES (K, M, G, T: powers of 1024), with a "
+                    "Stop building once the process holds more than BYTES (K, M, G, T: powers of 1024), with a "
                     "message and exit status 1 (default: three quarters of the memory, or of the container's "
                     "limit; 0: none)")
       ->transform(CLI::AsSizeValue(false));

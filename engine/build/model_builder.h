@@ -47,13 +47,14 @@ struct BuildOptions {
   // as Storm's --state-limit: a model too large for the machine ends with a message,
   // not the out-of-memory killer.
   std::uint64_t state_limit = 0;
-  // Stop with BuildLimitReached once the model's arrays, the state table and the
-  // builder's buffers take more bytes than this (0: no limit). mdpvi's default is a
-  // share of the machine's memory, so that a build too large ends with a message.
+  // Stop with BuildLimitReached once the process's resident memory (or, should /proc
+  // be missing, the model's arrays, the state table and the builder's buffers) passes
+  // this many bytes (0: no limit). mdpvi's default is a share of the machine's memory,
+  // so that a build too large ends with a message.
   std::size_t memory_limit = 0;
   // The model's labels to build (nullopt: all of them). A label costs a bit per state,
   // so a run builds only those its properties name: a model may declare thousands.
-  std::optional<std::set<std::string>> labels;
+  std::optional<std::set<std::string>> labels{};
 };
 
 // The build stopped at BuildOptions::state_limit or memory_limit; what() says how far it got.

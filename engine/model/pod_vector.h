@@ -31,6 +31,7 @@ template <typename T>
 class DefaultInitAllocator : public std::allocator<T> {
  public:
   static constexpr std::size_t kMapBytes = std::size_t{4} << 20;
+  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
   using std::allocator<T>::allocator;
   DefaultInitAllocator() noexcept = default;
@@ -48,7 +49,6 @@ class DefaultInitAllocator : public std::allocator<T> {
     // Huge pages past the first 2 MiB only: a small model's array uses a few KiB of
     // its room, and a huge page there zeroed 2 MiB per array at every build (a fifth
     // of the property fuzzer's time, which builds a 60-state model per input).
-    constexpr std::size_t kHugePage = std::size_t{2} << 20;
     if (n * sizeof(T) > kHugePage) madvise(static_cast<char*>(p) + kHugePage, n * sizeof(T) - kHugePage, MADV_HUGEPAGE);
     return static_cast<T*>(p);
   }
@@ -62,7 +62,6 @@ class DefaultInitAllocator : public std::allocator<T> {
   // before the array's start, which is of no use to anyone but is committed with it:
   // leader6's arrays held 5 MB more than they used for their first pages alone.
   static void* map_aligned(std::size_t bytes) {
-    constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     const std::size_t length = (bytes + page - 1) / page * page;
     void* p = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
