@@ -30,16 +30,14 @@ StateSet forall_until(const SparseMdp& mdp, const StateSet& phi, const StateSet&
   for (std::uint64_t k = 0; k < mdp.num_transitions(); ++k) ++in_degree[mdp.columns[k] + 1];
   for (std::uint32_t s = 0; s < n; ++s) in_degree[s + 1] += in_degree[s];
   std::vector<std::uint64_t> rows_into(mdp.num_transitions()), next = in_degree;
+  std::vector<std::uint32_t> owner(mdp.num_choices());
   for (std::uint32_t s = 0; s < n; ++s) {
     state_open[s] = static_cast<std::uint32_t>(mdp.row_group_starts[s + 1] - mdp.row_group_starts[s]);
     for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      owner[r] = s;
       row_open[r] = static_cast<std::uint32_t>(mdp.row_starts[r + 1] - mdp.row_starts[r]);
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) rows_into[next[mdp.columns[k]]++] = r;
     }
-  }
-  std::vector<std::uint32_t> owner(mdp.num_choices());
-  for (std::uint32_t s = 0; s < n; ++s) {
-    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) owner[r] = s;
   }
   StateSet in = psi;
   std::vector<std::uint32_t> frontier;

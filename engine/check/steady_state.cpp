@@ -40,8 +40,8 @@ std::vector<std::vector<std::uint32_t>> bottom_sccs(const SparseMdp& mdp, const 
 std::vector<double> stationary(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
                                const SolverOptions& options, SolveStats& stats) {
   const std::size_t n = states.size();
-  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
   if (n == 1) return {1.0};
+  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
   std::vector<std::uint32_t> local(mdp.num_states());
   for (std::size_t i = 0; i < n; ++i) local[states[i]] = static_cast<std::uint32_t>(i);
   const double tolerance = options.stop.epsilon * 1e-3;

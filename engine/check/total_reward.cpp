@@ -17,12 +17,12 @@ namespace mdpvi {
 
 namespace {
 
-// The choice rows that collect a reward (their own, or their state's), or none.
-StateSet rows_collecting(const SparseMdp& mdp, const RewardStructure& rewards, bool positive) {
+// The choice rows that collect nothing (neither their own reward nor their state's).
+StateSet zero_reward_rows(const SparseMdp& mdp, const RewardStructure& rewards) {
   BitWords rows(mdp.num_choices());  // in parallel: two states' rows may share a word
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
     for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-      if ((rewards.row_reward(s, r) > 0.0) == positive) rows.claim(r);
+      if (rewards.row_reward(s, r) == 0.0) rows.claim(r);
     }
   });
   return rows.to_set(mdp.num_choices());
@@ -41,7 +41,7 @@ NumericResult minimal_total_reward(const SparseMdp& mdp, const graph::SearchBack
                                    const DeviceOptions& device) {
   const StateSet all = all_states(mdp.num_states());
   const StateSet zero_reward_components =
-      states_in_components(graph::maximal_end_components(search, all, rows_collecting(mdp, rewards, false)));
+      states_in_components(graph::maximal_end_components(search, all, zero_reward_rows(mdp, rewards)));
   return compute_reachability_reward(mdp, search, Optimization::minimize, rewards, zero_reward_components, options,
                                      device);
 }
@@ -54,17 +54,17 @@ NumericResult maximal_total_reward(const SparseMdp& mdp, const graph::SearchBack
   auto start = std::chrono::steady_clock::now();
   const StateSet all = all_states(mdp.num_states());
   const StateSet all_rows = all_states(mdp.num_choices());
-  const StateSet positive_rows = rows_collecting(mdp, rewards, true);
   // The end components with a rewarding row inside, and everything that may reach one.
   const graph::EndComponents components = graph::maximal_end_components(search, all, all_rows);
-  StateSet rewarding(mdp.num_states());
   std::vector<bool> component_rewards(components.count, false);
-  for (auto r = positive_rows.find_first(); r != StateSet::npos; r = positive_rows.find_next(r)) {
-    if (!components.internal_rows.test(r)) continue;
-    const auto owner = static_cast<std::uint32_t>(
-        std::upper_bound(mdp.row_group_starts.begin(), mdp.row_group_starts.end(), r) - mdp.row_group_starts.begin() - 1);
-    component_rewards[components.component_of[owner]] = true;
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      if (components.internal_rows.test(r) && rewards.row_reward(s, r) > 0.0) {
+        component_rewards[components.component_of[s]] = true;
+      }
+    }
   }
+  StateSet rewarding(mdp.num_states());
   for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
     const std::uint32_t c = components.component_of[s];
     if (c != graph::EndComponents::kNone && component_rewards[c]) rewarding.set(s);
