@@ -1,5 +1,6 @@
 // Whole properties on models small enough to answer by hand: step bounds, rewards
 // (with Infinity and zero-reward end components), bounds, filters, and the errors.
+#include "engine/check/ctl.h"
 #include "engine/check/property_checker.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <random>
 
 namespace mdpvi {
 namespace {
@@ -193,6 +195,65 @@ TEST(Ctl, ForallUntilHoldsExactlyWhereNoPathAvoidsTheTarget) {
   EXPECT_EQ(all.number, 8.0);
   EXPECT_EQ(check(die, "filter(count, E [ G !\"done\" ])").number, 5.0);  // 0, 1, 2, 3 and 6
   EXPECT_EQ(check(die, "filter(count, A [ F<=1 \"done\" ])").number, 6.0 + 2.0);  // the faces, 4 and 5
+}
+
+// A random MDP: 1-3 choices per state, each to 1-40 successors (rows longer than a
+// warp, self-loops, some states with one choice), with every tenth state a chain link
+// to the next only; and random phi, psi.
+SparseMdp random_mdp(std::uint32_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<test::StateChoices> states(n);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (s % 10 == 0) {
+      states[s] = {{{(s + 1) % n, 1.0}}};
+      continue;
+    }
+    const int choices = 1 + static_cast<int>(rng() % 3);
+    for (int c = 0; c < choices; ++c) {
+      const std::uint32_t successors = 1 + static_cast<std::uint32_t>(rng() % 40);
+      std::set<std::uint32_t> targets;
+      while (targets.size() < std::min(successors, n)) targets.insert(rng() % n);
+      test::Choice choice;
+      for (std::uint32_t t : targets) choice.push_back({t, 1.0 / static_cast<double>(targets.size())});
+      states[s].push_back(choice);
+    }
+  }
+  return make_mdp(states, {});
+}
+
+StateSet random_states(std::uint32_t n, std::uint32_t seed, int percent) {
+  std::mt19937 rng(seed);
+  StateSet set(n);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (static_cast<int>(rng() % 100) < percent) set.set(s);
+  }
+  return set;
+}
+
+// A [ phi U psi ] in linear time against its plain definition, the least fixed point
+// Z = psi | (phi & AX Z) iterated to stability; and the bounded forms against as many
+// iterations. Odd sizes, one state, long rows, self-loops and chains.
+TEST(Ctl, ForallUntilIsEquivalentToRef) {
+  for (std::uint32_t n : {1u, 2u, 33u, 1025u}) {
+    for (std::uint32_t seed = 0; seed < 4; ++seed) {
+      const SparseMdp mdp = random_mdp(n, seed);
+      graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
+      auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
+      const StateSet phi = random_states(n, seed + 100, 80), psi = random_states(n, seed + 200, 5);
+      for (bool forall : {true, false}) {
+        StateSet reference = psi, before(n);
+        std::uint64_t rounds = 0;
+        for (; reference != before; ++rounds) {
+          before = reference;
+          reference = psi | (phi & ctl_next(mdp, forall, reference));
+          if (rounds == 3) {
+            EXPECT_EQ(ctl_until(mdp, *search, forall, phi, psi, 0, 4), reference) << n << " " << seed;
+          }
+        }
+        EXPECT_EQ(ctl_until(mdp, *search, forall, phi, psi, 0, std::nullopt), reference) << n << " " << seed;
+      }
+    }
+  }
 }
 
 // P=? and R=? inside arithmetic: their numbers, state by state (PRISM's value, without
