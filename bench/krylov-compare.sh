@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Jacobi (value iteration) against BiCGStab on the DTMCs of ../shared/benchmarks/prism/dtmcs,
-# both on the CPU at the same relative epsilon: per property, each one's value, solve time
-# and iterations (sweeps for Jacobi, Krylov iterations for BiCGStab; summed over SCCs).
-# Usage: bench/krylov-compare.sh MDPVI SHARED [EPSILON]
+# on each solver at the same relative epsilon: per property, each one's value, solve time
+# and iterations (sweeps for Jacobi, Krylov iterations for BiCGStab; summed over SCCs on
+# the CPU, over chunks on the GPU).
+# Usage: bench/krylov-compare.sh MDPVI SHARED [EPSILON] [SOLVERS]   (SOLVERS: "cpu" or "cpu gpu")
+# BIG=1 adds herman19 and herman21 (2M states), too slow for the 2-core dev machine.
 set -uo pipefail
-mdpvi=$1; D=$2/benchmarks/prism/dtmcs; eps=${3:-1e-10}
+mdpvi=$1; D=$2/benchmarks/prism/dtmcs; eps=${3:-1e-10}; solvers=${4:-cpu}
 instances=(
   "herman/herman13.pm herman/herman.pctl --const k=3,K=3 --prop 2"
   "herman/herman15.pm herman/herman.pctl --const k=3,K=3 --prop 2"
@@ -13,22 +15,28 @@ instances=(
   "leader_sync/leader6_8.pm leader_sync/leader.pctl --const L=3 --prop 1 --prop 3"
   "brp/brp.pm brp/brp.pctl --const N=512,MAX=5 --prop 3 --prop 7"
 )
-echo "| instance | property | method | value | solve s | iterations |"
-echo "| --- | --- | --- | --- | --- | --- |"
+if [ "${BIG:-0}" = 1 ]; then
+  instances+=("herman/herman19.pm herman/herman.pctl --const k=3,K=3 --prop 2"
+              "herman/herman21.pm herman/herman.pctl --const k=3,K=3 --prop 2")
+fi
+echo "| instance | property | solver | method | value | solve s | iterations |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for inst in "${instances[@]}"; do
   set -- $inst
   model=$1 props=$2; shift 2
-  for method in vi bicgstab; do
-    "$mdpvi" check "$D/$model" "$D/$props" "$@" --method "$method" --solver cpu --relative --epsilon "$eps" \
+  for solver in $solvers; do
+    for method in vi bicgstab; do
+    "$mdpvi" check "$D/$model" "$D/$props" "$@" --method "$method" --solver "$solver" --relative --epsilon "$eps" \
       --max-iters 1000000 --json - 2>/dev/null |
       python3 -c '
 import json, sys
 report = json.load(sys.stdin)
 for p in report["properties"]:
     solve = (p.get("phases") or {}).get("solve_s")
-    cells = [sys.argv[1], "`" + p["property"] + "`", sys.argv[2], str(p["result"] if p["error"] is None else p["error"]),
+    cells = [sys.argv[1], "`" + p["property"] + "`", sys.argv[3], sys.argv[2], str(p["result"] if p["error"] is None else p["error"]),
              "-" if solve is None else "%.3f" % solve, str(p.get("iterations"))]
     print("| " + " | ".join(cells) + " |")
-' "$(basename "$model" .pm)" "$method"
+' "$(basename "$model" .pm)" "$method" "$solver"
+  done
   done
 done

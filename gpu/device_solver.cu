@@ -3,6 +3,7 @@
 #include "gpu/batch_loop.h"
 #include "gpu/cuda_support.cuh"
 #include "gpu/device_solver.h"
+#include "gpu/krylov.cuh"
 #include "gpu/sweep_kernels.cuh"
 
 #include <cuda_runtime.h>
@@ -288,6 +289,12 @@ class CudaDeviceSolver final : public DeviceSolver {
     bring_back(v, own.has_value(), levels, lower, v.has_upper() ? upper : nullptr);
     stats.download_s = seconds_since(start);
     return stats;
+  }
+
+  KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) override {
+    Resident& chunk = resident(ticket);
+    wait_for(chunk);
+    return detail::solve_linear_on_device(chunk.matrix, chunk.host, compute_, b, limits, x);
   }
 
   double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,

@@ -7,6 +7,8 @@
 // A chunk is a square system over its own states: x(s) = opt over the rows r of s of
 // ( b(r) + sum_k P(r,k) * x(column k) ), every column inside the chunk (the engine has
 // folded entries into yes-states and into chunks solved earlier into b).
+#include "gpu/bicgstab_steps.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -109,6 +111,14 @@ struct IntervalChunkStats {
   bool crossed = false;   // the guessed upper start was below the lower iterate somewhere
 };
 
+// BiCGStab on a chunk: stats.iterations are its iterations, stats.converged says the
+// true residual met the limits, last_measure is that residual.
+struct KrylovChunkStats {
+  ChunkSolveStats stats;
+  unsigned restarts = 0;
+  bool broke_down = false;
+};
+
 // One device, its streams and at most two resident chunks: one iterating while the
 // next one's matrix is copied on a stream of its own. Methods throw DeviceError.
 class DeviceSolver {
@@ -158,6 +168,11 @@ class DeviceSolver {
   // the passes as iterations. With passes.b_lower null: on the bound vectors (both
   // iterates where an upper one is bound), bringing back the levels' states only.
   virtual ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) = 0;
+
+  // BiCGStab (gpu/bicgstab_steps.h) on (I - P) x = b over the whole chunk, from x
+  // (host, num_states values), which receives the result. Pre: one row per state (a
+  // DTMC); the matrix's cuSPARSE form (32-bit row offsets) is made for the call.
+  virtual KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) = 0;
 
   // Single sweeps, for the equivalence tests against engine/solve/bellman.h.
   virtual double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,

@@ -37,33 +37,12 @@ void expect_near_all(const std::vector<double>& a, const std::vector<double>& b,
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tolerance) << "state " << i;
 }
 
-// The system's first row of each state (an empty row for a state without any): a
-// DTMC's system, with the random shapes' long rows, self-loops and blocks.
-MaybeSystem first_rows_only(const MaybeSystem& system) {
-  MaybeSystem dtmc = test::empty_system();
-  for (std::uint32_t s = 0; s < system.num_states(); ++s) {
-    const std::uint64_t rows = system.row_group_starts[s + 1] - system.row_group_starts[s];
-    const std::uint64_t r = system.row_group_starts[s];
-    for (std::uint64_t k = rows ? system.row_starts[r] : 0; rows && k < system.row_starts[r + 1]; ++k) {
-      dtmc.columns.push_back(system.columns[k]);
-      dtmc.values.push_back(system.values[k]);
-    }
-    dtmc.row_constants.push_back(rows ? system.row_constants[r] : 0.0);
-    dtmc.row_starts.push_back(dtmc.columns.size());
-    dtmc.row_group_starts.push_back(dtmc.row_constants.size());
-  }
-  dtmc.scc_starts = system.scc_starts;
-  dtmc.level_starts = system.level_starts;
-  dtmc.model_states = system.model_states;
-  return dtmc;
-}
-
 // BiCGStab against value iteration (the reference) on DTMC systems of every shape: one
 // big block among many small ones, odd sizes, a 3001-state chain of levels.
 TEST(Bicgstab, IsEquivalentToRef) {
-  std::vector<MaybeSystem> systems{first_rows_only(mixed_system()), first_rows_only(test::random_system(1, 3)),
-                                   first_rows_only(test::random_system(33, 4)),
-                                   first_rows_only(test::layered_system(9, 3001, 7))};
+  std::vector<MaybeSystem> systems{test::first_rows_only(mixed_system()), test::first_rows_only(test::random_system(1, 3)),
+                                   test::first_rows_only(test::random_system(33, 4)),
+                                   test::first_rows_only(test::layered_system(9, 3001, 7))};
   for (const MaybeSystem& system : systems) {
     SCOPED_TRACE(system.num_states());
     const SolveResult reference = solve(request_for(system, Optimization::minimize, Method::value_iteration), {SolverKind::cpu});
@@ -74,6 +53,28 @@ TEST(Bicgstab, IsEquivalentToRef) {
     // 5003-state block, 3 against 262 on the levels.
     EXPECT_LE(krylov.report.stats.max_scc_iterations * 4, reference.report.stats.max_scc_iterations);
     expect_near_all(krylov.lower, reference.lower, 1e-10);
+  }
+}
+
+// On the device each chunk is one linear system: whole, and cut into many chunks
+// (the big block then goes to the CPU), against value iteration on the CPU.
+TEST(Bicgstab, OnTheDeviceIsEquivalentToRef) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  std::vector<MaybeSystem> systems{test::first_rows_only(mixed_system()), test::first_rows_only(test::random_system(33, 4)),
+                                   test::first_rows_only(test::layered_system(9, 3001, 7))};
+  for (const MaybeSystem& system : systems) {
+    SCOPED_TRACE(system.num_states());
+    const SolveRequest request = request_for(system, Optimization::minimize, Method::bicgstab);
+    const SolveResult reference =
+        solve(request_for(system, Optimization::minimize, Method::value_iteration), {SolverKind::cpu});
+    const SolveResult whole = solve(request, {SolverKind::gpu});
+    ASSERT_FALSE(whole.report.chunks.empty());
+    EXPECT_TRUE(whole.report.chunks[0].on_gpu);
+    EXPECT_TRUE(whole.report.stats.converged);
+    expect_near_all(whole.lower, reference.lower, 1e-10);
+    const SolveResult chunked = solve(request, {SolverKind::gpu, whole.report.chunks[0].footprint_bytes / 9, 0});
+    EXPECT_GT(chunked.report.chunks.size(), 1u);
+    expect_near_all(chunked.lower, reference.lower, 1e-10);
   }
 }
 

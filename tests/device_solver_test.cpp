@@ -3,6 +3,7 @@
 // odd sizes, empty and one-choice groups, 40-choice states, rows longer than a warp
 // and than a block, self-loops), for every group size. Skipped without a device.
 #include "engine/solve/bellman.h"
+#include "engine/solve/krylov_system.h"
 #include "gpu/device_solver.h"
 #include "random_systems.h"
 
@@ -262,6 +263,55 @@ TEST(DeviceIterate, ConvergesWhereTheReferenceDoes) {
   settings.fixed_sweeps = true;
   settings.max_sweeps = 5;
   EXPECT_EQ(device->iterate(ticket, system.row_constants.data(), settings, x.data()).iterations, 5u);
+  device->release(ticket);
+}
+
+// BiCGStab on the device (cuSPARSE and CUB) against the CPU backend, step for step:
+// the same iterate after each of the first iterations (fewer than n: later, one side
+// may meet a zero residual that rounding keeps from the other), and the same solution,
+// on the DTMC form of every shape (the first row of each state) and the long chain.
+TEST(DeviceKrylov, BicgstabIsEquivalentToRef) {
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  std::vector<MaybeSystem> systems;
+  for (const MaybeSystem& system : systems_under_test(5)) systems.push_back(test::first_rows_only(system));
+  for (const MaybeSystem& system : systems) {
+    const std::uint32_t n = system.num_states();
+    const int ticket = device->upload(matrix_of(system));
+    std::vector<double> start(n);
+    for (std::uint32_t s = 0; s < n; ++s) start[s] = 0.01 * (s % 7);
+    for (std::uint64_t steps : {1u, 2u, 7u, 0u}) {
+      if (steps > 0 && steps >= n) continue;
+      SCOPED_TRACE(testing::Message() << "n = " << n << ", steps " << steps);
+      // 0: to convergence.
+      const KrylovLimits limits = steps == 0 ? KrylovLimits{100000, 4, 1e-12, false} : KrylovLimits{steps, 0, 0.0, false};
+      KrylovSystem reference(system, {0, n}, start);
+      const KrylovRun expected = run_bicgstab(reference, limits);
+      std::vector<double> x = start;
+      const gpu::KrylovChunkStats actual = device->solve_linear(ticket, system.row_constants.data(), limits, x.data());
+      if (steps > 0) {
+        EXPECT_EQ(actual.stats.iterations, expected.iterations);
+      } else {
+        EXPECT_TRUE(actual.stats.converged);
+        EXPECT_TRUE(expected.converged);
+      }
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const double want = reference.solution()[i];
+        ASSERT_NEAR(x[i], want, 1e-9 * std::max(1.0, std::abs(want))) << "state " << i;
+      }
+    }
+    device->release(ticket);
+  }
+}
+
+// A chunk with a choice (an MDP's) is refused, for the CPU to take.
+TEST(DeviceKrylov, RefusesAChunkWithChoices) {
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  const MaybeSystem system = test::random_system(31, 2);
+  const int ticket = device->upload(matrix_of(system));
+  std::vector<double> x(system.num_states(), 0.0);
+  EXPECT_THROW(device->solve_linear(ticket, system.row_constants.data(), {}, x.data()), gpu::DeviceError);
   device->release(ticket);
 }
 

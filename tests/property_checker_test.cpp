@@ -138,6 +138,36 @@ TEST(SteadyState, LongRunProbabilitiesAndRewards) {
             "p:1:1: not supported yet: long-run (S) properties of an MDP; mdpvi has them for DTMCs");
 }
 
+// With --method bicgstab a bottom SCC's stationary distribution is a linear system:
+// a reflecting random walk on 0..9 (right 0.3, left 0.7, staying at the ends) has
+// pi_i proportional to (3/7)^i, reached in a few Krylov iterations where the power
+// iteration takes hundreds of sweeps.
+TEST(SteadyState, ByBicgstabAsALinearSystem) {
+  std::vector<std::vector<std::vector<std::pair<std::uint32_t, double>>>> walk;
+  for (std::uint32_t i = 0; i < 10; ++i) {
+    walk.push_back({{{i == 9 ? 9 : i + 1, 0.3}, {i == 0 ? 0 : i - 1, 0.7}}});
+  }
+  SparseMdp mdp = make_mdp(walk, {{"top", {9}}, {"low", {0, 1, 2}}});
+  double total = 0.0;
+  for (int i = 0; i < 10; ++i) total += std::pow(3.0 / 7, i);
+  const SolverOptions krylov{Method::bicgstab, {ConvergenceCriterion::absolute, 1e-12, 1000000}};
+  const auto run = [&](const std::string& text, const SolverOptions& options) {
+    io::PropertyEntry entry = io::parse_property(text, "p");
+    graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
+    auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
+    CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, options, {SolverKind::cpu}};
+    return check_property(*entry.formula, context);
+  };
+  const PropertyResult by_krylov = run("S=? [ \"top\" ]", krylov);
+  EXPECT_NEAR(by_krylov.value.number, std::pow(3.0 / 7, 9) / total, 1e-12);
+  EXPECT_NEAR(run("S=? [ \"low\" ]", krylov).value.number, (1 + 3.0 / 7 + 9.0 / 49) / total, 1e-12);
+  const PropertyResult by_power = run("S=? [ \"top\" ]", {Method::value_iteration, krylov.stop});
+  EXPECT_NEAR(by_power.value.number, by_krylov.value.number, 1e-9);
+  ASSERT_TRUE(by_krylov.computation && by_power.computation);
+  EXPECT_LE(by_krylov.computation->solve.stats.iterations, 20u);  // 9 unknowns
+  EXPECT_GT(by_power.computation->solve.stats.iterations, 100u);
+}
+
 // A sound result prints its bound's radius; an infinite one, whose ends are both
 // Infinity, a radius of 0 (it printed "-nan").
 TEST(Reports, BoundsPrintTheirRadiusAndInfinityHasNone) {

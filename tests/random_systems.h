@@ -104,4 +104,25 @@ inline MaybeSystem layered_system(std::uint32_t levels, std::uint32_t width, std
   return system;
 }
 
+// The system's first row of each state (an empty row for a state without any): a
+// DTMC's system, with the random shapes' long rows, self-loops and blocks.
+inline MaybeSystem first_rows_only(const MaybeSystem& system) {
+  MaybeSystem dtmc = empty_system();
+  for (std::uint32_t s = 0; s < system.num_states(); ++s) {
+    const std::uint64_t rows = system.row_group_starts[s + 1] - system.row_group_starts[s];
+    const std::uint64_t r = system.row_group_starts[s];
+    for (std::uint64_t k = rows ? system.row_starts[r] : 0; rows && k < system.row_starts[r + 1]; ++k) {
+      dtmc.columns.push_back(system.columns[k]);
+      dtmc.values.push_back(system.values[k]);
+    }
+    dtmc.row_constants.push_back(rows ? system.row_constants[r] : 0.0);
+    dtmc.row_starts.push_back(dtmc.columns.size());
+    dtmc.row_group_starts.push_back(dtmc.row_constants.size());
+  }
+  dtmc.scc_starts = system.scc_starts;
+  dtmc.level_starts = system.level_starts;
+  dtmc.model_states = system.model_states;
+  return dtmc;
+}
+
 }  // namespace mdpvi::test

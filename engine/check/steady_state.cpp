@@ -1,11 +1,13 @@
 #include "engine/check/steady_state.h"
 
 #include "engine/model/stopwatch.h"
+#include "engine/solve/krylov_system.h"
 #include "graph/scc.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace mdpvi {
@@ -67,6 +69,59 @@ std::vector<double> stationary(const SparseMdp& mdp, const std::vector<std::uint
   return pi;
 }
 
+// The stationary distribution of a BSCC as a linear system (--method bicgstab): with
+// y_i = pi_i / pi_0 for the BSCC's states i other than its first, pi = pi P says
+// y = Q^T y + q, where Q is P among those states and q_i = P(0, i). Q is strictly
+// substochastic in an irreducible chain with state 0 taken out, so I - Q^T is
+// nonsingular; pi_0 = 1 / (1 + sum y). Returns nothing where BiCGStab gives up.
+std::optional<std::vector<double>> stationary_by_krylov(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                                                        const SolverOptions& options, SolveStats& stats) {
+  const std::size_t n = states.size();
+  std::vector<std::uint32_t> local(mdp.num_states(), 0);
+  for (std::size_t i = 0; i < n; ++i) local[states[i]] = static_cast<std::uint32_t>(i);
+  // Q^T row by row: the entries into each state i > 0, from j > 0 (column j - 1).
+  std::vector<std::vector<std::pair<std::uint32_t, double>>> into(n);
+  MaybeSystem system;
+  system.row_constants.assign(n - 1, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint32_t s = states[j];
+    for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]]; k < mdp.row_starts[mdp.row_group_starts[s + 1]];
+         ++k) {
+      const std::uint32_t i = local[mdp.columns[k]];
+      if (i == 0) continue;
+      if (j == 0) {
+        system.row_constants[i - 1] += mdp.values[k];
+      } else {
+        into[i].emplace_back(static_cast<std::uint32_t>(j - 1), mdp.values[k]);
+      }
+    }
+  }
+  system.row_group_starts.push_back(0);
+  system.row_starts.push_back(0);
+  for (std::size_t i = 1; i < n; ++i) {
+    for (const auto& [column, value] : into[i]) {
+      system.columns.push_back(column);
+      system.values.push_back(value);
+    }
+    system.row_starts.push_back(system.columns.size());
+    system.row_group_starts.push_back(i);
+    system.model_states.push_back(states[i]);
+  }
+  KrylovLimits limits;
+  limits.max_iterations = options.stop.max_sweeps;
+  limits.epsilon = options.stop.epsilon * 1e-3;  // as the power iteration's tolerance
+  KrylovSystem krylov(system, {0, n - 1}, std::vector<double>(n - 1, 0.0));
+  const KrylovRun run = run_bicgstab(krylov, limits);
+  stats.add_run(run.iterations);
+  if (!run.converged) return std::nullopt;
+  double total = 1.0;
+  for (double y : krylov.solution()) total += y;
+  std::vector<double> pi(n);
+  pi[0] = 1.0 / total;
+  for (std::size_t i = 1; i < n; ++i) pi[i] = krylov.solution()[i - 1] / total;
+  return pi;
+}
+
 }  // namespace
 
 NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend& search,
@@ -81,7 +136,12 @@ NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend&
   result.values.assign(mdp.num_states(), 0.0);
   StateSet transient = all_states(mdp.num_states());
   for (const std::vector<std::uint32_t>& bottom : bottoms) {
-    const std::vector<double> pi = stationary(mdp, bottom, options, result.solve.stats);
+    std::optional<std::vector<double>> by_krylov;
+    if (options.method == Method::bicgstab && bottom.size() > 1) {
+      by_krylov = stationary_by_krylov(mdp, bottom, options, result.solve.stats);
+    }
+    // Power iteration where BiCGStab was not asked for, or gave up.
+    const std::vector<double> pi = by_krylov ? *std::move(by_krylov) : stationary(mdp, bottom, options, result.solve.stats);
     if (!result.solve.stats.converged) {
       throw NotConvergedError("the stationary distribution of a bottom SCC of " + std::to_string(bottom.size()) +
                                   " states did not settle within " + std::to_string(options.stop.max_sweeps) + " sweeps",

@@ -2,7 +2,8 @@
 // Long-run values of a DTMC: S=? [ phi ], the long-run probability of being in phi,
 // and R=? [ S ], the long-run average reward per step. Each bottom SCC B has its
 // stationary distribution pi_B (power iteration on the lazy chain (I + P) / 2, which
-// has the same one and no period) and its value, the pi_B-weighted average of the
+// has the same one and no period; with --method bicgstab, a linear system solved by
+// BiCGStab) and its value, the pi_B-weighted average of the
 // per-state values. Every other state's value is the BSCC values weighted by the
 // probabilities of reaching each: one linear system x = P x over the transient states,
 // with x fixed to its BSCC's value on each BSCC, solved as the reachability systems are.

@@ -2,142 +2,28 @@
 // satisfy the linear system x = M x + c, with M the SCC's own entries and c its rows'
 // constants plus the entries into SCCs already solved. BiCGStab solves (I - M) x = c
 // with a Krylov method instead of Jacobi sweeps; trivial SCCs take their one exact
-// update, as in value iteration. Where it breaks down (a vanishing inner product) or
-// stalls, the SCC is finished by value iteration from where BiCGStab got to. On the
-// CPU only: the driver keeps every chunk there. Like value iteration, it claims no
-// bound: it stops when the residual is below epsilon (relative to the largest value,
-// or absolute).
+// update, as in value iteration. On the device a chunk is one system, solved by
+// gpu/krylov.cu with the same steps (gpu/bicgstab_steps.h). Where BiCGStab breaks
+// down after its restarts or runs out of iterations, value iteration finishes from
+// where it got to. Like value iteration, it claims no bound: it stops when the true
+// residual is below epsilon (relative to the largest value, or absolute).
+#include "engine/solve/krylov_system.h"
 #include "engine/solve/method_policy.h"
-
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/parallel_reduce.h>
+#include "gpu/bicgstab_steps.h"
 
 #include <algorithm>
-#include <cmath>
-#include <stdexcept>
 #include <vector>
 
 namespace mdpvi {
 
 namespace {
 
-using Range = oneapi::tbb::blocked_range<std::size_t>;
-
-// The SCC's linear system in local indices 0..n-1 (the SCC's states from begin).
-class SccSystem {
- public:
-  SccSystem(const MaybeSystem& system, StateRange range, const std::vector<double>& final_values)
-      : s_(system), begin_(range.begin), n_(range.size()), c_(n_) {
-    oneapi::tbb::parallel_for(Range(0, n_), [&](const Range& states) {
-      for (std::size_t i = states.begin(); i < states.end(); ++i) {
-        const std::uint64_t row = s_.row_group_starts[begin_ + i];
-        double c = s_.row_constants[row];
-        for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
-          if (!inside(s_.columns[k])) c += s_.values[k] * final_values[s_.columns[k]];
-        }
-        c_[i] = c;
-      }
-    });
-  }
-
-  std::size_t size() const { return n_; }
-  const std::vector<double>& constants() const { return c_; }
-
-  // out = (I - M) in.
-  void apply(const std::vector<double>& in, std::vector<double>& out) const {
-    oneapi::tbb::parallel_for(Range(0, n_), [&](const Range& states) {
-      for (std::size_t i = states.begin(); i < states.end(); ++i) {
-        const std::uint64_t row = s_.row_group_starts[begin_ + i];
-        double mx = 0.0;
-        for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
-          if (inside(s_.columns[k])) mx += s_.values[k] * in[s_.columns[k] - begin_];
-        }
-        out[i] = in[i] - mx;
-      }
-    });
-  }
-
- private:
-  bool inside(std::uint32_t column) const { return column >= begin_ && column < begin_ + n_; }
-
-  const MaybeSystem& s_;
-  std::uint64_t begin_;
-  std::size_t n_;
-  std::vector<double> c_;
-};
-
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  return oneapi::tbb::parallel_reduce(
-      Range(0, a.size()), 0.0,
-      [&](const Range& r, double sum) {
-        for (std::size_t i = r.begin(); i < r.end(); ++i) sum += a[i] * b[i];
-        return sum;
-      },
-      std::plus<>());
-}
-
-double largest_magnitude(const std::vector<double>& a) {
-  double m = 0.0;
-  for (double v : a) m = std::max(m, std::abs(v));
-  return m;
-}
-
-// y = a + s * b, elementwise.
-void add_scaled(const std::vector<double>& a, double s, const std::vector<double>& b, std::vector<double>& y) {
-  oneapi::tbb::parallel_for(Range(0, a.size()), [&](const Range& r) {
-    for (std::size_t i = r.begin(); i < r.end(); ++i) y[i] = a[i] + s * b[i];
-  });
-}
-
-struct KrylovRun {
-  std::uint64_t iterations = 0;
-  bool converged = false;
-  double residual = 0.0;  // the last residual's largest entry
-};
-
-// BiCGStab on (I - M) x = c from x (updated in place), until the residual's largest
-// entry is within tolerance(x), at most budget iterations.
-template <typename Tolerance>
-KrylovRun bicgstab(const SccSystem& a, std::vector<double>& x, std::uint64_t budget, const Tolerance& tolerance) {
-  const std::size_t n = a.size();
-  std::vector<double> r(n), r_hat(n), p(n, 0.0), v(n, 0.0), s(n), t(n), ax(n);
-  a.apply(x, ax);
-  add_scaled(a.constants(), -1.0, ax, r);
-  r_hat = r;
-  double rho = 1.0, alpha = 1.0, omega = 1.0;
-  KrylovRun run;
-  run.residual = largest_magnitude(r);
-  while (run.iterations < budget) {
-    if (run.residual <= tolerance(x)) {
-      run.converged = true;
-      return run;
-    }
-    ++run.iterations;
-    const double rho_next = dot(r_hat, r);
-    if (rho_next == 0.0 || !std::isfinite(rho_next)) return run;  // breakdown
-    const double beta = (rho_next / rho) * (alpha / omega);
-    rho = rho_next;
-    oneapi::tbb::parallel_for(Range(0, n), [&](const Range& range) {
-      for (std::size_t i = range.begin(); i < range.end(); ++i) p[i] = r[i] + beta * (p[i] - omega * v[i]);
-    });
-    a.apply(p, v);
-    const double r_hat_v = dot(r_hat, v);
-    if (r_hat_v == 0.0 || !std::isfinite(r_hat_v)) return run;
-    alpha = rho / r_hat_v;
-    add_scaled(r, -alpha, v, s);
-    a.apply(s, t);
-    const double tt = dot(t, t);
-    omega = tt == 0.0 ? 0.0 : dot(t, s) / tt;
-    oneapi::tbb::parallel_for(Range(0, n), [&](const Range& range) {
-      for (std::size_t i = range.begin(); i < range.end(); ++i) x[i] += alpha * p[i] + omega * s[i];
-    });
-    add_scaled(s, -omega, t, r);
-    run.residual = largest_magnitude(r);
-    if (omega == 0.0 || !std::isfinite(run.residual)) return run;
-  }
-  run.converged = run.residual <= tolerance(x);
-  return run;
+KrylovLimits krylov_limits(const StopRule& stop) {
+  KrylovLimits limits;
+  limits.max_iterations = stop.max_sweeps;
+  limits.epsilon = stop.epsilon;
+  limits.relative = stop.criterion == ConvergenceCriterion::relative;
+  return limits;
 }
 
 class BicgstabPolicy final : public MethodPolicy {
@@ -145,9 +31,11 @@ class BicgstabPolicy final : public MethodPolicy {
   explicit BicgstabPolicy(const SolveRequest& request) : r_(request), stop_(request.options.stop) {}
 
   bool has_upper_iterate() const override { return false; }
-  bool runs_on_device() const override { return false; }
+  // The matrix and b, BiCGStab's eight vectors and the 32-bit row offsets cuSPARSE
+  // reads, with room for its work buffer; value iteration's fallback fits inside.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
-    return plain_sweep_bytes(states, rows, entries);
+    return matrix_bytes(states, rows, entries) + rows * sizeof(double) + 8 * states * sizeof(double) +
+           (rows + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
@@ -159,25 +47,42 @@ class BicgstabPolicy final : public MethodPolicy {
         [&](std::size_t scc) { solve_scc(range_of(scc), x, stats); });
   }
 
-  gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob&, Iterates&, SolveStats&) override {
-    throw gpu::DeviceError("BiCGStab runs on the CPU only");
+  // The whole chunk as one linear system (its SCCs need no order: the Krylov space
+  // spans them all), then value iteration from there where BiCGStab gave up.
+  gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
+    std::vector<double> storage;
+    const double* b = job.row_constants(x.lower, storage);
+    std::vector<double> values(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end);
+    const gpu::KrylovChunkStats krylov = job.device.solve_linear(job.ticket, b, krylov_limits(stop_), values.data());
+    gpu::ChunkSolveStats total = krylov.stats;
+    stats.add_run(krylov.stats.iterations);
+    stats.iterated_sccs += count_iterated(r_.system, job.first_scc, job.end_scc);
+    if (!krylov.stats.converged) {
+      const gpu::ChunkSolveStats sweeps = job.device.iterate(job.ticket, b, sweep_settings(r_), values.data());
+      total += sweeps;
+      stats.add_run(sweeps.iterations);
+      if (!sweeps.converged) {
+        report_not_converged(stats, {"BiCGStab, then value iteration", "a chunk on the GPU",
+                                     krylov.stats.iterations + sweeps.iterations, job.states.size(), "last change",
+                                     sweeps.last_measure, stop_.epsilon});
+      }
+    }
+    std::copy(values.begin(), values.end(), x.lower.begin() + job.states.begin);
+    x.sync(job.states);
+    return total;
   }
 
  private:
   void solve_scc(StateRange range, Iterates& x, SolveStats& stats) {
     ++stats.iterated_sccs;
-    const SccSystem a(r_.system, range, x.lower);
-    std::vector<double> local(x.lower.begin() + range.begin, x.lower.begin() + range.end);
-    const bool relative = stop_.criterion == ConvergenceCriterion::relative;
-    const auto tolerance = [&](const std::vector<double>& values) {
-      return stop_.epsilon * (relative ? std::max(largest_magnitude(values), 1e-300) : 1.0);
-    };
-    const KrylovRun run = bicgstab(a, local, stop_.max_sweeps, tolerance);
-    std::copy(local.begin(), local.end(), x.lower.begin() + range.begin);
+    KrylovSystem a(r_.system, range, x.lower);
+    const KrylovRun run = run_bicgstab(a, krylov_limits(stop_));
+    std::copy(a.solution().begin(), a.solution().end(), x.lower.begin() + range.begin);
     x.sync(range);
     stats.add_run(run.iterations);
     if (run.converged) return;
-    // Broken down or stalled: value iteration finishes from here.
+    // Broken down after its restarts, or out of iterations: value iteration finishes
+    // from here.
     const LowerRun sweeps = sweep_lower(r_, range, x, stop_.epsilon, stop_.max_sweeps);
     stats.add_run(sweeps.sweeps);
     if (sweeps.change >= stop_.epsilon) {

@@ -23,8 +23,9 @@ enum class Method {
   // then an upper iterate guessed just above it and verified; bounds as interval
   // iteration's, mdpvi's default.
   optimistic_value_iteration,
-  // BiCGStab (van der Vorst 1992) per SCC, for DTMCs, on the CPU: a Krylov solver of
-  // each SCC's linear system; no error bound, like value iteration.
+  // BiCGStab (van der Vorst 1992), for DTMCs: a Krylov solver of each SCC's linear
+  // system on the CPU, of each chunk's on the device; no error bound, like value
+  // iteration.
   bicgstab,
 };
 

@@ -1,0 +1,102 @@
+#include "engine/solve/krylov_system.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace mdpvi {
+
+namespace {
+
+using Range = oneapi::tbb::blocked_range<std::size_t>;
+
+template <typename Body>
+void parallel_indices(std::size_t n, const Body& body) {
+  oneapi::tbb::parallel_for(Range(0, n), [&](const Range& part) {
+    for (std::size_t i = part.begin(); i < part.end(); ++i) body(i);
+  });
+}
+
+}  // namespace
+
+KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const std::vector<double>& values)
+    : s_(system), begin_(range.begin), n_(range.size()) {
+  for (auto& v : vectors_) v.assign(n_, 0.0);
+  std::copy(values.begin() + begin_, values.begin() + begin_ + n_, at(KrylovVector::x).begin());
+  std::vector<double>& c = at(KrylovVector::c);
+  parallel_indices(n_, [&](std::size_t i) {
+    const std::uint64_t row = s_.row_group_starts[begin_ + i];
+    double sum = s_.row_constants[row];
+    for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
+      if (!inside(s_.columns[k])) sum += s_.values[k] * values[s_.columns[k]];
+    }
+    c[i] = sum;
+  });
+}
+
+void KrylovSystem::apply(KrylovVector in, KrylovVector out) {
+  const std::vector<double>& x = at(in);
+  std::vector<double>& y = at(out);
+  parallel_indices(n_, [&](std::size_t i) {
+    const std::uint64_t row = s_.row_group_starts[begin_ + i];
+    double mx = 0.0;
+    for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
+      if (inside(s_.columns[k])) mx += s_.values[k] * x[s_.columns[k] - begin_];
+    }
+    y[i] = x[i] - mx;
+  });
+}
+
+double KrylovSystem::dot(KrylovVector a, KrylovVector b) const {
+  const std::vector<double>& u = at(a);
+  const std::vector<double>& w = at(b);
+  return oneapi::tbb::parallel_reduce(
+      Range(0, n_), 0.0,
+      [&](const Range& r, double sum) {
+        for (std::size_t i = r.begin(); i < r.end(); ++i) sum += u[i] * w[i];
+        return sum;
+      },
+      std::plus<>());
+}
+
+double KrylovSystem::max_abs(KrylovVector a) const {
+  const std::vector<double>& u = at(a);
+  return oneapi::tbb::parallel_reduce(
+      Range(0, n_), 0.0,
+      [&](const Range& r, double m) {
+        for (std::size_t i = r.begin(); i < r.end(); ++i) m = std::max(m, std::abs(u[i]));
+        return m;
+      },
+      [](double m1, double m2) { return std::max(m1, m2); });
+}
+
+void KrylovSystem::copy(KrylovVector from, KrylovVector to) { at(to) = at(from); }
+
+void KrylovSystem::zero(KrylovVector a) { std::fill(at(a).begin(), at(a).end(), 0.0); }
+
+void KrylovSystem::combine(KrylovVector y, KrylovVector a, double s, KrylovVector b) {
+  std::vector<double>& out = at(y);
+  const std::vector<double>& u = at(a);
+  const std::vector<double>& w = at(b);
+  parallel_indices(n_, [&](std::size_t i) { out[i] = u[i] + s * w[i]; });
+}
+
+void KrylovSystem::update_direction(double beta, double omega) {
+  std::vector<double>& p = at(KrylovVector::p);
+  const std::vector<double>& r = at(KrylovVector::r);
+  const std::vector<double>& v = at(KrylovVector::v);
+  parallel_indices(n_, [&](std::size_t i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); });
+}
+
+void KrylovSystem::update_solution(double alpha, double omega) {
+  std::vector<double>& x = at(KrylovVector::x);
+  const std::vector<double>& p = at(KrylovVector::p);
+  const std::vector<double>& s = at(KrylovVector::s);
+  parallel_indices(n_, [&](std::size_t i) { x[i] += alpha * p[i] + omega * s[i]; });
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,225 @@
+// The device backend of gpu/bicgstab_steps.h: eight vectors on the device, (I - P)
+// applied as a copy and one cusparseSpMV (y = -P x + y), dot products and largest
+// entries by cub::DeviceReduce into one device word read back at once.
+#include "engine/model/stopwatch.h"
+#include "gpu/krylov.cuh"
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+#include <cusparse.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <array>
+#include <chrono>
+#include <climits>
+#include <string>
+#include <vector>
+
+namespace mdpvi::gpu::detail {
+
+namespace {
+
+void check_sparse(cusparseStatus_t status, const char* what) {
+  if (status == CUSPARSE_STATUS_SUCCESS) return;
+  const std::string message = std::string("cuSPARSE error in ") + what + ": " + cusparseGetErrorString(status);
+  if (status == CUSPARSE_STATUS_ALLOC_FAILED || status == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES) {
+    throw OutOfDeviceMemory(message);
+  }
+  throw DeviceError(message);
+}
+
+__global__ void narrow_offsets(std::uint64_t count, const std::uint64_t* __restrict__ in, int* __restrict__ out) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    out[i] = static_cast<int>(in[i]);
+  }
+}
+
+// Calls body(i) for every i < n, on a grid-stride loop.
+template <typename Body>
+__device__ void for_each_index(std::uint64_t n, Body body) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+    body(i);
+  }
+}
+
+__global__ void combine_kernel(std::uint64_t n, double* y, const double* a, double s, const double* b) {
+  for_each_index(n, [&](std::uint64_t i) { y[i] = a[i] + s * b[i]; });
+}
+__global__ void direction_kernel(std::uint64_t n, double* p, const double* r, const double* v, double beta,
+                                 double omega) {
+  for_each_index(n, [&](std::uint64_t i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); });
+}
+__global__ void solution_kernel(std::uint64_t n, double* x, const double* p, const double* s, double alpha,
+                                double omega) {
+  for_each_index(n, [&](std::uint64_t i) { x[i] += alpha * p[i] + omega * s[i]; });
+}
+
+struct Product {
+  const double* a;
+  const double* b;
+  __host__ __device__ double operator()(std::uint64_t i) const { return a[i] * b[i]; }
+};
+struct Magnitude {
+  const double* a;
+  __host__ __device__ double operator()(std::uint64_t i) const { return fabs(a[i]); }
+};
+struct Larger {
+  __host__ __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+template <typename F>
+auto indexed(F f) {
+  return thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), f);
+}
+
+// I - P of a DTMC's chunk in cuSPARSE's terms, with the vectors BiCGStab works on.
+class DeviceKrylov {
+ public:
+  DeviceKrylov(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream)
+      : n_(host.num_states), stream_(stream), d_offsets_(host.num_rows + 1), d_scalar_(1) {
+    if (host.num_rows != host.num_states) {
+      throw DeviceError("BiCGStab on the device needs one row per state (a DTMC)");
+    }
+    if (host.num_entries > static_cast<std::uint64_t>(INT_MAX) || host.num_states > static_cast<std::uint64_t>(INT_MAX)) {
+      throw DeviceError("a chunk too large for cuSPARSE's 32-bit indices");
+    }
+    for (std::size_t i = 0; i < dense_.size(); ++i) vectors_.emplace_back(n_);
+    if (n_ == 0) return;  // nothing to multiply or reduce
+    const DeviceChunk view = m.view();
+    narrow_offsets<<<blocks(n_ + 1), kBlockSize, 0, stream_>>>(n_ + 1, view.d_row_starts, d_offsets_.get());
+    check(cudaGetLastError(), "narrowing the row offsets");
+    check_sparse(cusparseCreate(&handle_), "cusparseCreate");
+    check_sparse(cusparseSetStream(handle_, stream_), "cusparseSetStream");
+    check_sparse(cusparseCreateCsr(&matrix_, n_, n_, host.num_entries, d_offsets_.get(),
+                                   const_cast<std::uint32_t*>(view.d_columns), const_cast<double*>(view.d_values),
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+                 "cusparseCreateCsr");
+    for (std::size_t i = 0; i < vectors_.size(); ++i) {
+      check_sparse(cusparseCreateDnVec(&dense_[i], n_, vectors_[i].get(), CUDA_R_64F), "cusparseCreateDnVec");
+    }
+    std::size_t spmv_bytes = 0;
+    const double minus_one = -1.0, one = 1.0;
+    check_sparse(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_, dense_[0],
+                                         &one, dense_[1], CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, &spmv_bytes),
+                 "cusparseSpMV_bufferSize");
+    spmv_buffer_ = DeviceArray<unsigned char>(spmv_bytes);
+    std::size_t dot_bytes = 0, max_bytes = 0;
+    check(cub::DeviceReduce::Reduce(nullptr, dot_bytes, indexed(Product{nullptr, nullptr}), d_scalar_.get(), n_,
+                                    cuda::std::plus<double>(), 0.0, stream_),
+          "cub::DeviceReduce");
+    check(cub::DeviceReduce::Reduce(nullptr, max_bytes, indexed(Magnitude{nullptr}), d_scalar_.get(), n_, Larger(),
+                                    0.0, stream_),
+          "cub::DeviceReduce");
+    reduce_bytes_ = std::max(dot_bytes, max_bytes);
+    reduce_buffer_ = DeviceArray<unsigned char>(reduce_bytes_);
+  }
+  ~DeviceKrylov() {
+    for (auto d : dense_) {
+      if (d) cusparseDestroyDnVec(d);
+    }
+    if (matrix_) cusparseDestroySpMat(matrix_);
+    if (handle_) cusparseDestroy(handle_);
+  }
+  DeviceKrylov(const DeviceKrylov&) = delete;
+  DeviceKrylov& operator=(const DeviceKrylov&) = delete;
+
+  double* at(KrylovVector v) const { return vectors_[index(v)].get(); }
+
+  void apply(KrylovVector in, KrylovVector out) {
+    if (n_ == 0) return;
+    check(cudaMemcpyAsync(at(out), at(in), n_ * sizeof(double), cudaMemcpyDeviceToDevice, stream_), "copy");
+    const double minus_one = -1.0, one = 1.0;
+    check_sparse(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_, dense_[index(in)], &one,
+                              dense_[index(out)], CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, spmv_buffer_.get()),
+                 "cusparseSpMV");
+  }
+  double dot(KrylovVector a, KrylovVector b) {
+    return reduce(indexed(Product{at(a), at(b)}), cuda::std::plus<double>());
+  }
+  double max_abs(KrylovVector a) { return reduce(indexed(Magnitude{at(a)}), Larger()); }
+  void copy(KrylovVector from, KrylovVector to) {
+    if (n_ > 0) check(cudaMemcpyAsync(at(to), at(from), n_ * sizeof(double), cudaMemcpyDeviceToDevice, stream_), "copy");
+  }
+  void zero(KrylovVector a) {
+    if (n_ > 0) check(cudaMemsetAsync(at(a), 0, n_ * sizeof(double), stream_), "cudaMemset");
+  }
+  void combine(KrylovVector y, KrylovVector a, double s, KrylovVector b) {
+    launch(combine_kernel, at(y), at(a), s, at(b));
+  }
+  void update_direction(double beta, double omega) {
+    launch(direction_kernel, at(KrylovVector::p), at(KrylovVector::r), at(KrylovVector::v), beta, omega);
+  }
+  void update_solution(double alpha, double omega) {
+    launch(solution_kernel, at(KrylovVector::x), at(KrylovVector::p), at(KrylovVector::s), alpha, omega);
+  }
+
+ private:
+  static std::size_t index(KrylovVector v) { return static_cast<std::size_t>(v); }
+  unsigned blocks(std::uint64_t count) const {
+    return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((count + kBlockSize - 1) / kBlockSize, 4096)));
+  }
+  template <typename Kernel, typename... Args>
+  void launch(Kernel kernel, Args... args) {
+    if (n_ == 0) return;
+    kernel<<<blocks(n_), kBlockSize, 0, stream_>>>(n_, args...);
+    check(cudaGetLastError(), "vector kernel launch");
+  }
+  template <typename Iterator, typename Op>
+  double reduce(Iterator in, Op op) {
+    if (n_ == 0) return 0.0;
+    std::size_t bytes = reduce_bytes_;
+    check(cub::DeviceReduce::Reduce(reduce_buffer_.get(), bytes, in, d_scalar_.get(), n_, op, 0.0, stream_),
+          "cub::DeviceReduce");
+    double value = 0.0;
+    d_scalar_.download(&value, 1, stream_);
+    check(cudaStreamSynchronize(stream_), "reduction");
+    return value;
+  }
+
+  std::uint64_t n_;
+  cudaStream_t stream_;
+  DeviceArray<int> d_offsets_;
+  DeviceArray<double> d_scalar_;
+  std::vector<DeviceArray<double>> vectors_;  // by KrylovVector
+  DeviceArray<unsigned char> spmv_buffer_{0}, reduce_buffer_{0};
+  std::size_t reduce_bytes_ = 0;
+  cusparseHandle_t handle_ = nullptr;
+  cusparseSpMatDescr_t matrix_ = nullptr;
+  std::array<cusparseDnVecDescr_t, 8> dense_{};
+};
+
+}  // namespace
+
+KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream,
+                                        const double* b, const KrylovLimits& limits, double* x) {
+  const std::uint64_t n = host.num_states;
+  KrylovChunkStats result;
+  auto start = std::chrono::steady_clock::now();
+  DeviceKrylov a(m, host, stream);
+  if (n > 0) {
+    check(cudaMemcpyAsync(a.at(KrylovVector::c), b, n * sizeof(double), cudaMemcpyHostToDevice, stream), "upload");
+    check(cudaMemcpyAsync(a.at(KrylovVector::x), x, n * sizeof(double), cudaMemcpyHostToDevice, stream), "upload");
+  }
+  check(cudaStreamSynchronize(stream), "upload");
+  result.stats.upload_s = seconds_since(start);
+
+  start = std::chrono::steady_clock::now();
+  const KrylovRun run = run_bicgstab(a, limits);
+  result.stats.solve_s = seconds_since(start);
+  result.stats.iterations = run.iterations;
+  result.stats.converged = run.converged;
+  result.stats.last_measure = run.residual;
+  result.restarts = run.restarts;
+  result.broke_down = run.broke_down;
+
+  start = std::chrono::steady_clock::now();
+  if (n > 0) check(cudaMemcpyAsync(x, a.at(KrylovVector::x), n * sizeof(double), cudaMemcpyDeviceToHost, stream), "download");
+  check(cudaStreamSynchronize(stream), "download");
+  result.stats.download_s = seconds_since(start);
+  return result;
+}
+
+}  // namespace mdpvi::gpu::detail

@@ -1,0 +1,15 @@
+#pragma once
+// BiCGStab on a resident chunk (gpu/bicgstab_steps.h's steps over device vectors):
+// the matrix-vector products by cuSPARSE, the reductions by CUB. Internal to gpu/.
+#include "gpu/cuda_support.cuh"
+
+namespace mdpvi::gpu::detail {
+
+// Solves (I - P) x = b over the whole chunk from x (host, num_states values), which
+// receives the result; the chunk's matrix is m (resident), host its host arrays.
+// Throws DeviceError where the chunk is not a DTMC's (one row per state) or too large
+// for cuSPARSE's 32-bit indices.
+KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream,
+                                        const double* b, const KrylovLimits& limits, double* x);
+
+}  // namespace mdpvi::gpu::detail
