@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -77,6 +77,34 @@ for part in "$@"; do
           fi
         done
       done
+      ;;
+    shapes)
+      # Issue 22, item 2: the sweep's group shape (lanes over each row's entries, or over
+      # whole rows), each instance iterated as one chunk by value
+      # iteration (--gpu-schedule whole: a sweep moves the whole chunk, so its bandwidth is
+      # measured). SHAPE_INSTANCES and SHAPE_VARIANTS pick; coin8_2 at epsilon 1e-4.
+      for inst in ${SHAPE_INSTANCES:-coin6_4 leader8 wlan6 csma3_6 coin8_2}; do
+        case $inst in
+          coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
+          coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]' --epsilon 1e-4) ;;
+          leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
+          csma3_6) args=($M/csma/csma3_6.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
+          wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
+        esac
+        for variant in ${SHAPE_VARIANTS:-auto e1 r2 r4 r8 e2}; do
+          shape=()
+          case $variant in
+            r*) shape=(--gpu-group-size ${variant#r} --gpu-lanes-over rows) ;;
+            e*) shape=(--gpu-group-size ${variant#e} --gpu-lanes-over entries) ;;
+          esac
+          run "shapes $inst $variant" "${args[@]}" --solver gpu --method vi --gpu-schedule whole \
+            --max-iters 1000000 "${shape[@]}"
+        done
+      done
+      ;;
+    krylov)
+      # Issue 25: Jacobi against BiCGStab on the DTMCs, CPU (16 cores) and GPU.
+      BIG=1 bash bench/krylov-compare.sh "$mdpvi" "$shared" 1e-10 "cpu gpu" >"$out/krylov.md" 2>>"$out/errors.txt"
       ;;
     costs-coin8)
       costs_run coin8 --suite large --solvers gpu --instances coin8_2 --timeout 300 --max-iters 1000000

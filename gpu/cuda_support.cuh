@@ -127,15 +127,21 @@ auto for_group_size(int group_size, Pick pick) {
   }
 }
 
-// A kernel instance for run-time settings: Kernels::get<G, maximize, relative>()
-// for G = group_size (Kernels names one kernel template; its get returns a pointer
-// to the instance).
+// A kernel instance for run-time settings: Kernels::get<G, maximize, relative,
+// over_rows>() for G = shape.lanes (Kernels names one kernel template; its get returns
+// a pointer to the instance). One lane has no rows to share: over_rows is moot there.
 template <typename Kernels>
-auto kernel_variant(int group_size, bool maximize, bool relative) {
-  return for_group_size(group_size, [&](auto g) {
+auto kernel_variant(GroupShape shape, bool maximize, bool relative) {
+  return for_group_size(shape.lanes, [&](auto g) {
     constexpr int G = decltype(g)::value;
-    if (maximize) return relative ? Kernels::template get<G, true, true>() : Kernels::template get<G, true, false>();
-    return relative ? Kernels::template get<G, false, true>() : Kernels::template get<G, false, false>();
+    const auto pick = [&](auto over_rows) {
+      constexpr bool R = decltype(over_rows)::value && G > 1;
+      if (maximize) {
+        return relative ? Kernels::template get<G, true, true, R>() : Kernels::template get<G, true, false, R>();
+      }
+      return relative ? Kernels::template get<G, false, true, R>() : Kernels::template get<G, false, false, R>();
+    };
+    return shape.over_rows ? pick(std::true_type{}) : pick(std::false_type{});
   });
 }
 

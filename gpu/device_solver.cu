@@ -134,10 +134,10 @@ class CudaDeviceSolver final : public DeviceSolver {
     return free_bytes;
   }
 
-  int upload(const ChunkMatrix& chunk) override {
+  int upload(const ChunkMatrix& chunk, GroupShape shape) override {
     const int ticket = slots_[0] == nullptr ? 0 : 1;
     if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
-    auto slot = std::make_unique<Resident>(chunk, copy_);
+    auto slot = std::make_unique<Resident>(chunk, shape.lanes > 0 ? shape : choose_group_shape(chunk), copy_);
     check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaEventRecord(slot->uploaded, copy_), "cudaEventRecord");
     slots_[ticket] = std::move(slot);
@@ -166,7 +166,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) override {
     Resident& chunk = resident(ticket);
     ChunkSolveStats stats;
-    stats.group_size = group_size(chunk, settings);
+    stats.group = group_of(chunk, settings.group);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
@@ -176,9 +176,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.upload_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group_size, settings.maximize, settings.relative);
+    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group, settings.maximize, settings.relative);
     const detail::Window window = window_of(chunk, settings);
-    const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group_size, sm_count_);
+    const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_);
     bool converged = settings.fixed_sweeps;
     std::vector<double> changes;
     std::vector<unsigned> unused;
@@ -217,7 +217,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     Resident& chunk = resident(ticket);
     IntervalChunkStats result;
     ChunkSolveStats& stats = result.stats;
-    stats.group_size = group_size(chunk, settings);
+    stats.group = group_of(chunk, settings.group);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
@@ -227,9 +227,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.upload_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    auto kernel = detail::kernel_variant<detail::IntervalKernels>(stats.group_size, settings.maximize, settings.relative);
+    auto kernel = detail::kernel_variant<detail::IntervalKernels>(stats.group, settings.maximize, settings.relative);
     const detail::Window window = window_of(chunk, settings);
-    const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group_size, sm_count_);
+    const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_);
     // Sweeps of a batch after a crossing only move both iterates closer together.
     bool done = false;
     result.verified = !inputs.verify_upper;
@@ -261,9 +261,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) override {
     Resident& chunk = resident(ticket);
     ChunkSolveStats stats;
-    SweepSettings for_group;
-    for_group.group_size = passes.group_size;
-    stats.group_size = group_size(chunk, for_group);
+    stats.group = group_of(chunk, passes.group);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
@@ -274,9 +272,9 @@ class CudaDeviceSolver final : public DeviceSolver {
 
     start = std::chrono::steady_clock::now();
     if (v.has_upper()) {
-      launch_passes<2>(chunk, passes, v, stats.group_size);
+      launch_passes<2>(chunk, passes, v, stats.group);
     } else {
-      launch_passes<1>(chunk, passes, v, stats.group_size);
+      launch_passes<1>(chunk, passes, v, stats.group);
     }
     check(cudaStreamSynchronize(compute_), "level passes");
     stats.iterations = passes.num_levels;
@@ -302,9 +300,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
     Vectors v(chunk.matrix, b, nullptr, nullptr, x_in, nullptr, compute_);
-    const int g = group_size(chunk, settings);
+    const GroupShape g = group_of(chunk, settings.group);
     auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative);
-    launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, window_of(chunk, settings), v, 0);
+    launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g.lanes, sm_count_), chunk, window_of(chunk, settings), v, 0);
     std::vector<double> change;
     std::vector<unsigned> unused;
     v.results.read(1, compute_, change, unused);
@@ -319,9 +317,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
     Vectors v(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower_in, upper_in, compute_);
-    const int g = group_size(chunk, settings);
+    const GroupShape g = group_of(chunk, settings.group);
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative);
-    launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g, sm_count_), chunk, window_of(chunk, settings),
+    launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g.lanes, sm_count_), chunk, window_of(chunk, settings),
                     v, 0);
     std::vector<double> widths;
     std::vector<unsigned> flags;
@@ -365,10 +363,12 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   struct Resident {
     ChunkMatrix host;
+    GroupShape shape;
     detail::DeviceMatrix matrix;
     cudaEvent_t uploaded = nullptr;
     std::unique_ptr<Vectors> bound;  // bind()
-    Resident(const ChunkMatrix& chunk, cudaStream_t stream) : host(chunk), matrix(chunk, stream) {}
+    Resident(const ChunkMatrix& chunk, GroupShape group, cudaStream_t stream)
+        : host(chunk), shape(group), matrix(chunk, stream) {}
     ~Resident() {
       if (uploaded) cudaEventDestroy(uploaded);
     }
@@ -428,7 +428,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   // it wrote. Both buffers of each iterate agree outside the levels (bring_back), and
   // the passes write both.
   template <int K>
-  void launch_passes(const Resident& chunk, const LevelPasses& p, const Vectors& vectors, int group_size) {
+  void launch_passes(const Resident& chunk, const LevelPasses& p, const Vectors& vectors, GroupShape group) {
     detail::PassVectors<K> v{};
     const DeviceIterate* iterates[2] = {&vectors.lower, &vectors.upper};
     const double* b[2] = {vectors.d_b_lower.get(), vectors.d_b_upper.get()};
@@ -438,11 +438,11 @@ class CudaDeviceSolver final : public DeviceSolver {
       v.first[i] = iterates[i]->d_first();
       v.second[i] = iterates[i]->d_second();
     }
-    auto kernel = detail::kernel_variant<detail::LevelPassKernels<K>>(group_size, p.maximize, false);
+    auto kernel = detail::kernel_variant<detail::LevelPassKernels<K>>(group, p.maximize, false);
     for (std::size_t level = 0; level < p.num_levels; ++level) {
       const detail::Window window{p.level_starts[level], p.level_starts[level + 1]};
       if (window.end == window.first) continue;
-      const unsigned blocks = detail::sweep_blocks(window.end - window.first, group_size, sm_count_);
+      const unsigned blocks = detail::sweep_blocks(window.end - window.first, group.lanes, sm_count_);
       kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v);
       check(cudaGetLastError(), "level pass launch");
     }
@@ -455,9 +455,8 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   void wait_for(const Resident& chunk) { check(cudaStreamWaitEvent(compute_, chunk.uploaded, 0), "cudaStreamWaitEvent"); }
 
-  static int group_size(const Resident& chunk, const SweepSettings& settings) {
-    return settings.group_size > 0 ? settings.group_size : choose_group_size(chunk.host);
-  }
+  // The call's shape where it names one (the equivalence tests), else the chunk's.
+  static GroupShape group_of(const Resident& chunk, GroupShape asked) { return asked.lanes > 0 ? asked : chunk.shape; }
 
   int sm_count_ = 1;
   cudaStream_t copy_ = nullptr;

@@ -29,6 +29,15 @@ struct ChunkMatrix {  // host arrays, chunk-local indices
   const double* values = nullptr;
 };
 
+// How a sweep's lanes share a state: `lanes` per state (1, 2, 4, 8, 16 or 32; 0:
+// chosen from the chunk), splitting each row's entries among them, or, with
+// over_rows, taking the state's rows in turn (each lane sums whole rows: a state's
+// many short rows are then read by consecutive lanes from consecutive entries).
+struct GroupShape {
+  int lanes = 0;
+  bool over_rows = false;
+};
+
 // How a run of sweeps stops: at convergence (the largest change below epsilon, or
 // for interval iteration every state within its target), after max_sweeps, or,
 // with fixed_sweeps, after exactly max_sweeps with no convergence test.
@@ -38,7 +47,7 @@ struct SweepSettings {
   double epsilon = 1e-6;
   std::uint64_t max_sweeps = 10000;
   bool fixed_sweeps = false;
-  int group_size = 0;  // lanes per state: 1, 2, 4, 8, 16 or 32; 0 = chosen from the row lengths
+  GroupShape group{};  // none (0 lanes): the resident chunk's (upload)
   // The chunk's states the sweeps update, [first_state, end_state) (chunk-local; end
   // clamped to the chunk): a level solved on its own. The others keep their values.
   std::uint32_t first_state = 0;
@@ -56,7 +65,7 @@ struct ChunkSolveStats {
   // give value iteration's rate of convergence.
   double earlier_measure = 0.0;
   std::uint64_t measure_gap = 0;
-  int group_size = 0;
+  GroupShape group{};
   double upload_s = 0.0;    // how long the solve waited for its matrix, b and start vectors
   double solve_s = 0.0;
   double download_s = 0.0;
@@ -102,7 +111,7 @@ struct LevelPasses {
   const double* b_lower = nullptr;  // num_rows
   const double* b_upper = nullptr;  // num_rows, or none
   bool maximize = false;
-  int group_size = 0;  // as SweepSettings
+  GroupShape group{};  // as SweepSettings
 };
 
 struct IntervalChunkStats {
@@ -130,9 +139,10 @@ class DeviceSolver {
   virtual std::size_t free_memory() const = 0;
 
   // Starts copying a chunk's matrix to the device and returns at once with a ticket.
-  // Pre: the arrays stay alive and unchanged until the ticket is released (pinned
-  // memory makes the copy asynchronous); fewer than two tickets are held.
-  virtual int upload(const ChunkMatrix& chunk) = 0;
+  // The chunk's sweeps use shape (no lanes: choose_group_shape's). Pre: the arrays
+  // stay alive and unchanged until the ticket is released (pinned memory makes the
+  // copy asynchronous); fewer than two tickets are held.
+  virtual int upload(const ChunkMatrix& chunk, GroupShape shape = {}) = 0;
   // Frees a chunk's device memory.
   virtual void release(int ticket) = 0;
 
@@ -190,7 +200,7 @@ std::unique_ptr<DeviceSolver> open_device();
 std::optional<std::size_t> free_device_memory();
 
 // The lanes per state chosen for a chunk: a power of two near its mean row length.
-int choose_group_size(const ChunkMatrix& chunk);
+GroupShape choose_group_shape(const ChunkMatrix& chunk);
 
 // Page-locked host memory, so that uploads run asynchronously to the host. Without a
 // device (or CUDA) it is ordinary memory. Never returns null: throws std::bad_alloc.

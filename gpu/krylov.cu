@@ -89,13 +89,25 @@ class DeviceKrylov {
     for (std::size_t i = 0; i < dense_.size(); ++i) vectors_.emplace_back(n_);
     if (n_ == 0) return;  // nothing to multiply or reduce
     const DeviceChunk view = m.view();
-    narrow_offsets<<<blocks(n_ + 1), kBlockSize, 0, stream_>>>(n_ + 1, view.d_row_starts, d_offsets_.get());
-    check(cudaGetLastError(), "narrowing the row offsets");
+    std::uint64_t entries = host.num_entries;
+    void* columns = const_cast<std::uint32_t*>(view.d_columns);
+    void* values = const_cast<double*>(view.d_values);
+    if (entries > n_ * n_) {
+      // Repeated columns in a tiny chunk (cuSPARSE refuses more entries than n^2;
+      // otherwise its SpMV sums repeats as they stand): merged on the host, where the
+      // dense form is smaller than the entries.
+      merge_repeated_entries(host);
+      entries = merged_values_.size();
+      columns = d_merged_columns_.get();
+      values = d_merged_values_.get();
+    } else {
+      narrow_offsets<<<blocks(n_ + 1), kBlockSize, 0, stream_>>>(n_ + 1, view.d_row_starts, d_offsets_.get());
+      check(cudaGetLastError(), "narrowing the row offsets");
+    }
     check_sparse(cusparseCreate(&handle_), "cusparseCreate");
     check_sparse(cusparseSetStream(handle_, stream_), "cusparseSetStream");
-    check_sparse(cusparseCreateCsr(&matrix_, n_, n_, host.num_entries, d_offsets_.get(),
-                                   const_cast<std::uint32_t*>(view.d_columns), const_cast<double*>(view.d_values),
-                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+    check_sparse(cusparseCreateCsr(&matrix_, n_, n_, entries, d_offsets_.get(), columns, values, CUSPARSE_INDEX_32I,
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
                  "cusparseCreateCsr");
     for (std::size_t i = 0; i < vectors_.size(); ++i) {
       check_sparse(cusparseCreateDnVec(&dense_[i], n_, vectors_[i].get(), CUDA_R_64F), "cusparseCreateDnVec");
@@ -179,8 +191,37 @@ class DeviceKrylov {
     return value;
   }
 
+  // The chunk's matrix with each row's repeated columns summed, as 32-bit CSR, on the
+  // host (kept until the copies are done: the stream is synchronised at once) and on
+  // the device.
+  void merge_repeated_entries(const ChunkMatrix& host) {
+    std::vector<double> dense(n_ * n_, 0.0);
+    for (std::uint64_t i = 0; i < n_; ++i) {
+      for (std::uint64_t k = host.row_starts[i]; k < host.row_starts[i + 1]; ++k) {
+        dense[i * n_ + host.columns[k]] += host.values[k];
+      }
+    }
+    std::vector<int> offsets{0};
+    for (std::uint64_t i = 0; i < n_; ++i) {
+      for (std::uint64_t j = 0; j < n_; ++j) {
+        if (dense[i * n_ + j] == 0.0) continue;
+        merged_columns_.push_back(static_cast<int>(j));
+        merged_values_.push_back(dense[i * n_ + j]);
+      }
+      offsets.push_back(static_cast<int>(merged_values_.size()));
+    }
+    d_merged_columns_ = DeviceArray<int>(merged_columns_.data(), merged_columns_.size());
+    d_merged_values_ = DeviceArray<double>(merged_values_.data(), merged_values_.size());
+    d_offsets_.upload(offsets.data(), offsets.size(), stream_);
+    check(cudaStreamSynchronize(stream_), "uploading the merged matrix");
+  }
+
   std::uint64_t n_;
   cudaStream_t stream_;
+  std::vector<int> merged_columns_;
+  std::vector<double> merged_values_;
+  DeviceArray<int> d_merged_columns_{0};
+  DeviceArray<double> d_merged_values_{0};
   DeviceArray<int> d_offsets_;
   DeviceArray<double> d_scalar_;
   std::vector<DeviceArray<double>> vectors_;  // by KrylovVector

@@ -29,6 +29,17 @@ struct LaneGroup {
     }
     return value;
   }
+
+  template <bool kMaximize>
+  __device__ double optimum(double value) const {
+    if constexpr (G > 1) {
+      for (int offset = G / 2; offset > 0; offset /= 2) {
+        const double other = __shfl_xor_sync(mask, value, offset, G);
+        value = kMaximize ? fmax(value, other) : fmin(value, other);
+      }
+    }
+    return value;
+  }
 };
 
 // Calls visit(s) for every state s in [first, end) this thread's group owns: groups
@@ -51,26 +62,34 @@ struct Values {
 // For each of K iterates x_i with its own constants b_i: the optimum over the rows r
 // of state s of b_i(r) + sum_k P(r,k) * x_i(column k). The K dot products share the
 // column and value loads, the bulk of a sweep's traffic. Every lane of the group
-// returns the same values.
-template <int G, bool kMaximize, int K>
+// returns the same values. The lanes split each row's entries among them, or, with
+// kOverRows, take the state's rows in turn, each summing whole rows: where a state has
+// many short rows, a warp's loads then fall on consecutive entries.
+template <int G, bool kMaximize, int K, bool kOverRows = false>
 __device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup<G>& group, std::uint64_t s,
                                            const double* const (&d_x)[K], const double* const (&d_b)[K]) {
   Values<K> best;
   for (int i = 0; i < K; ++i) best.v[i] = kMaximize ? -INFINITY : INFINITY;
   const std::uint64_t row_end = m.d_row_group_starts[s + 1];
-  for (std::uint64_t r = m.d_row_group_starts[s]; r < row_end; ++r) {
+  constexpr int kRowStep = kOverRows ? G : 1;
+  constexpr int kEntryLanes = kOverRows ? 1 : G;
+  const std::uint64_t lane = group.lane;
+  for (std::uint64_t r = m.d_row_group_starts[s] + (kOverRows ? lane : 0); r < row_end; r += kRowStep) {
     double sum[K];
     for (int i = 0; i < K; ++i) sum[i] = 0.0;
     const std::uint64_t k_end = m.d_row_starts[r + 1];
-    for (std::uint64_t k = m.d_row_starts[r] + group.lane; k < k_end; k += G) {
+    for (std::uint64_t k = m.d_row_starts[r] + (kOverRows ? 0 : lane); k < k_end; k += kEntryLanes) {
       const double p = m.d_values[k];
       const std::uint32_t c = m.d_columns[k];
       for (int i = 0; i < K; ++i) sum[i] += p * d_x[i][c];
     }
     for (int i = 0; i < K; ++i) {
-      const double value = group.sum(sum[i]) + d_b[i][r];
+      const double value = (kOverRows ? sum[i] : group.sum(sum[i])) + d_b[i][r];
       best.v[i] = kMaximize ? fmax(best.v[i], value) : fmin(best.v[i], value);
     }
+  }
+  if constexpr (kOverRows) {
+    for (int i = 0; i < K; ++i) best.v[i] = group.template optimum<kMaximize>(best.v[i]);
   }
   return best;
 }

@@ -45,7 +45,7 @@ TEST(DeviceFallback, AnswersAreUnchangedWhenADeviceAllocationFails) {
   const nlohmann::json& expected = test::reference().at("coin4_2");
   {
     tools::CheckOptions options = test::reference_check(expected);
-    options.device = {SolverKind::gpu, std::size_t{30000}, 0};  // chunks, some of them prefetched
+    options.device = {SolverKind::gpu, std::size_t{30000}};  // chunks, some of them prefetched
     options.search = graph::SearchKind::gpu;
     gpu::restart_device_allocation_count();
     test::expect_matches_reference(tools::run_check(options), expected);

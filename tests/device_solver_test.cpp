@@ -48,7 +48,7 @@ std::vector<MaybeSystem> systems_under_test(std::uint32_t seed) {
   return systems;
 }
 
-class DeviceKernel : public ::testing::TestWithParam<int> {
+class DeviceKernel : public ::testing::TestWithParam<gpu::GroupShape> {
  protected:
   void SetUp() override {
     device_ = gpu::open_device();
@@ -232,7 +232,15 @@ TEST_P(DeviceKernel, LevelPassIsEquivalentToRef) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(GroupSizes, DeviceKernel, ::testing::Values(1, 2, 4, 8, 16, 32));
+// Every lane count, splitting each row's entries or taking whole rows in turn.
+INSTANTIATE_TEST_SUITE_P(GroupShapes, DeviceKernel,
+                         ::testing::Values(gpu::GroupShape{1, false}, gpu::GroupShape{2, false}, gpu::GroupShape{4, false},
+                                           gpu::GroupShape{8, false}, gpu::GroupShape{16, false},
+                                           gpu::GroupShape{32, false}, gpu::GroupShape{2, true}, gpu::GroupShape{4, true},
+                                           gpu::GroupShape{8, true}, gpu::GroupShape{32, true}),
+                         [](const auto& info) {
+                           return std::to_string(info.param.lanes) + (info.param.over_rows ? "_over_rows" : "_over_entries");
+                         });
 
 // Sweeps until convergence on the device against the same number of reference
 // sweeps: the batch loop stops where the reference's change first falls below
@@ -244,7 +252,7 @@ TEST(DeviceIterate, ConvergesWhereTheReferenceDoes) {
   const std::uint32_t n = system.num_states();
   int ticket = device->upload(matrix_of(system));
   std::vector<double> x(n, 0.0);
-  gpu::SweepSettings settings{true, false, 1e-9, 100000, false, 0};
+  gpu::SweepSettings settings{true, false, 1e-9, 100000, false, {}};
   gpu::ChunkSolveStats stats = device->iterate(ticket, system.row_constants.data(), settings, x.data());
   EXPECT_TRUE(stats.converged);
   std::vector<double> a(n, 0.0), b(n, 0.0);
@@ -264,6 +272,27 @@ TEST(DeviceIterate, ConvergesWhereTheReferenceDoes) {
   settings.max_sweeps = 5;
   EXPECT_EQ(device->iterate(ticket, system.row_constants.data(), settings, x.data()).iterations, 5u);
   device->release(ticket);
+}
+
+// The measured rule (gpu/device_solver.cpp): many short rows per state go two lanes
+// over rows; one row per state (a DTMC) or long rows split each row's entries.
+TEST(ChooseGroupShape, FollowsTheRowsPerStateAndTheRowLength) {
+  const auto shape_of = [](std::uint32_t states, std::uint64_t rows, std::uint64_t entries) {
+    gpu::ChunkMatrix m;
+    m.num_states = states;
+    m.num_rows = rows;
+    m.num_entries = entries;
+    return gpu::choose_group_shape(m);
+  };
+  const auto expect_shape = [](gpu::GroupShape actual, int lanes, bool over_rows) {
+    EXPECT_EQ(actual.lanes, lanes);
+    EXPECT_EQ(actual.over_rows, over_rows);
+  };
+  expect_shape(shape_of(739443, 3544374, 4399626), 2, true);  // coin6_4's maybe-states
+  expect_shape(shape_of(1000, 1000, 1250), 1, false);         // a DTMC's short rows
+  expect_shape(shape_of(1000, 1000, 40000), 16, false);       // a DTMC's rows of 40
+  expect_shape(shape_of(1000, 5000, 50000), 4, false);        // many rows, long ones
+  expect_shape(shape_of(0, 0, 0), 1, false);
 }
 
 // BiCGStab on the device (cuSPARSE and CUB) against the CPU backend, step for step:

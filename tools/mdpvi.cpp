@@ -104,6 +104,7 @@ struct CheckArguments {
   int threads = 0;
   std::string format;  // empty: from the extension
   std::string gpu_schedule = "auto";
+  std::string gpu_lanes_over = "entries";
 };
 
 // "0.1 (commit abc1234": --version closes it after the CUDA runtime, the reports at once.
@@ -190,8 +191,13 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(CLI::IsMember({"auto", "gpu", "cpu", "reference"}));
   check->add_option("--gpu-memory-limit", args.gpu_memory_limit, "Device memory budget for a chunk, in bytes")
       ->check(positive_count);
-  check->add_option("--gpu-group-size", args.options.device.group_size, "Lanes per state in the GPU sweep: 1-32 (default: from row lengths)")
+  check->add_option("--gpu-group-size", args.options.device.group.lanes,
+                    "Lanes per state in the GPU sweep: 1-32 (default: from the row lengths), for measurements")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  check->add_option("--gpu-lanes-over", args.gpu_lanes_over,
+                    "With --gpu-group-size, what a state's lanes share: entries (each row's) or rows (each lane sums "
+                    "whole rows)")
+      ->check(CLI::IsMember({"entries", "rows"}));
   check->add_option("--gpu-schedule", args.gpu_schedule,
                     "How the GPU solves a chunk, for measurements: auto, levels (acyclic levels one pass each, levels "
                     "with cycles iterated on their own) or whole (the chunk iterated as one system)")
@@ -243,6 +249,7 @@ int run_check_command(CheckArguments& args) {
                                                       : SolverKind::automatic;
   if (args.gpu_memory_limit > 0) args.options.device.memory_limit_bytes = args.gpu_memory_limit;
   if (args.gpu_schedule == "levels") args.options.device.schedule = DeviceSchedule::levels;
+  args.options.device.group.over_rows = args.gpu_lanes_over == "rows";
   if (args.gpu_schedule == "whole") args.options.device.schedule = DeviceSchedule::whole;
   if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;

@@ -159,11 +159,12 @@ nlohmann::json to_json(const CheckReport& report) {
       entry["device"] = text_or_null(d->solve.device);
       nlohmann::json chunks = nlohmann::json::array();
       for (const ChunkReport& c : d->solve.chunks) {
-        nlohmann::json chunk = {{"states", c.states},         {"sccs", c.sccs},
+        nlohmann::json chunk = {{"states", c.states},         {"rows", c.rows}, {"entries", c.entries}, {"sccs", c.sccs},
                                 {"footprint_bytes", c.footprint_bytes}, {"on_gpu", c.on_gpu},
                                 {"iterations", c.iterations}, {"upload_s", c.upload_s},
                                 {"solve_s", c.solve_s},       {"download_s", c.download_s},
-                                {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}};
+                                {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels},
+                                {"group_lanes", c.group_lanes}, {"lanes_over_rows", c.lanes_over_rows}};
         // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.
         if (c.on_gpu && !c.by_levels && c.iterations > 0 && c.solve_s > 0) {
           chunk["sweep_s"] = c.solve_s / static_cast<double>(c.iterations);

@@ -161,8 +161,8 @@ class ChunkFeeder {
  public:
   // on_device(chunk): whether the chunk goes to the device (the others are not uploaded).
   ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& plan, gpu::DeviceSolver& device,
-              std::function<bool(const Chunk&)> on_device)
-      : system_(system), plan_(plan), device_(device), on_device_(std::move(on_device)) {}
+              gpu::GroupShape shape, std::function<bool(const Chunk&)> on_device)
+      : system_(system), plan_(plan), device_(device), shape_(shape), on_device_(std::move(on_device)) {}
   ~ChunkFeeder() {
     release(current_);
     release(next_);
@@ -210,10 +210,10 @@ class ChunkFeeder {
     Resident r;
     r.index = index;
     if (index == 0) {
-      r.ticket = device_.upload(prefix_view(system_, plan_[0]));
+      r.ticket = device_.upload(prefix_view(system_, plan_[0]), shape_);
     } else {
       r.prepared = std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[index]));
-      r.ticket = device_.upload(r.prepared->view());
+      r.ticket = device_.upload(r.prepared->view(), shape_);
     }
     return r;
   }
@@ -238,6 +238,7 @@ class ChunkFeeder {
   const MaybeSystem& system_;
   const std::vector<Chunk>& plan_;
   gpu::DeviceSolver& device_;
+  gpu::GroupShape shape_;
   std::function<bool(const Chunk&)> on_device_;
   Resident current_, next_;
 };
@@ -253,6 +254,8 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   std::uint64_t entries = system.row_starts[system.row_group_starts[chunk.end_state]] -
                           system.row_starts[system.row_group_starts[chunk.first_state]];
   report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries);
+  report.rows = rows;
+  report.entries = entries;
   // Every SCC, wherever it is solved (in parallel: csma4_4 has 121M).
   const std::uint64_t largest = oneapi::tbb::parallel_reduce(
       oneapi::tbb::blocked_range<std::size_t>(chunk.first_scc, chunk.end_scc, 1 << 16), std::uint64_t{0},
@@ -273,6 +276,8 @@ void record_device_run(const gpu::ChunkSolveStats& s, ChunkReport& report) {
   report.upload_s = s.upload_s;
   report.solve_s = s.solve_s;
   report.download_s = s.download_s;
+  report.group_lanes = s.group.lanes;
+  report.lanes_over_rows = s.group.over_rows;
 }
 
 }  // namespace
@@ -339,7 +344,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   if (device && spdlog::should_log(spdlog::level::debug)) log_levels(system, cyclic);
   const auto on_device = [&](const Chunk& chunk) { return for_device(system, cyclic, chunk, request, options.schedule); };
   std::optional<ChunkFeeder> feeder;
-  if (device) feeder.emplace(system, plan, *device, on_device);
+  if (device) feeder.emplace(system, plan, *device, options.group, on_device);
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];
     ChunkReport chunk_report = report_for(system, chunk, report.stats);

@@ -36,7 +36,7 @@ enum class DeviceSchedule { automatic, levels, whole };
 struct DeviceOptions {
   SolverKind solver = SolverKind::automatic;
   std::optional<std::size_t> memory_limit_bytes{};// the chunk budget; default: free memory less a margin
-  int group_size = 0;                             // lanes per state on the GPU; 0 = automatic
+  gpu::GroupShape group{};                        // lanes per state on the GPU; 0 lanes = automatic
   DeviceSchedule schedule = DeviceSchedule::automatic;
 };
 

@@ -104,11 +104,13 @@ struct SolveStats {
 };
 
 struct ChunkReport {
-  std::uint64_t states = 0;
+  std::uint64_t states = 0, rows = 0, entries = 0;
   std::size_t sccs = 0;
   std::size_t footprint_bytes = 0;
   bool on_gpu = false;
   bool by_levels = false;  // on the GPU level by level (else iterated as a whole)
+  int group_lanes = 0;            // the sweeps' lanes per state on the GPU (0: none ran)
+  bool lanes_over_rows = false;   // each lane summing whole rows, else splitting each row
   std::uint64_t iterations = 0;
   double upload_s = 0.0, solve_s = 0.0, download_s = 0.0;
   // What one sweep must move at the least: the matrix, b, the row offsets, and the
