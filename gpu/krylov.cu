@@ -13,7 +13,9 @@
 #include <array>
 #include <chrono>
 #include <climits>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mdpvi::gpu::detail {
@@ -70,6 +72,18 @@ struct Larger {
   __host__ __device__ double operator()(double a, double b) const { return fmax(a, b); }
 };
 
+// cuSPARSE's objects, destroyed in reverse order of creation (also when a later step
+// of the constructor throws).
+struct HandleDeleter {
+  void operator()(cusparseHandle_t h) const { cusparseDestroy(h); }
+};
+struct MatrixDeleter {
+  void operator()(cusparseSpMatDescr_t m) const { cusparseDestroySpMat(m); }
+};
+struct VectorDeleter {
+  void operator()(cusparseDnVecDescr_t v) const { cusparseDestroyDnVec(v); }
+};
+
 template <typename F>
 auto indexed(F f) {
   return thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), f);
@@ -104,18 +118,25 @@ class DeviceKrylov {
       narrow_offsets<<<blocks(n_ + 1), kBlockSize, 0, stream_>>>(n_ + 1, view.d_row_starts, d_offsets_.get());
       check(cudaGetLastError(), "narrowing the row offsets");
     }
-    check_sparse(cusparseCreate(&handle_), "cusparseCreate");
-    check_sparse(cusparseSetStream(handle_, stream_), "cusparseSetStream");
-    check_sparse(cusparseCreateCsr(&matrix_, n_, n_, entries, d_offsets_.get(), columns, values, CUSPARSE_INDEX_32I,
+    cusparseHandle_t handle = nullptr;
+    check_sparse(cusparseCreate(&handle), "cusparseCreate");
+    handle_.reset(handle);
+    check_sparse(cusparseSetStream(handle_.get(), stream_), "cusparseSetStream");
+    cusparseSpMatDescr_t matrix = nullptr;
+    check_sparse(cusparseCreateCsr(&matrix, n_, n_, entries, d_offsets_.get(), columns, values, CUSPARSE_INDEX_32I,
                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
                  "cusparseCreateCsr");
+    matrix_.reset(matrix);
     for (std::size_t i = 0; i < vectors_.size(); ++i) {
-      check_sparse(cusparseCreateDnVec(&dense_[i], n_, vectors_[i].get(), CUDA_R_64F), "cusparseCreateDnVec");
+      cusparseDnVecDescr_t vector = nullptr;
+      check_sparse(cusparseCreateDnVec(&vector, n_, vectors_[i].get(), CUDA_R_64F), "cusparseCreateDnVec");
+      dense_[i].reset(vector);
     }
     std::size_t spmv_bytes = 0;
     const double minus_one = -1.0, one = 1.0;
-    check_sparse(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_, dense_[0],
-                                         &one, dense_[1], CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, &spmv_bytes),
+    check_sparse(cusparseSpMV_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_.get(),
+                                         dense_[0].get(), &one, dense_[1].get(), CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1,
+                                         &spmv_bytes),
                  "cusparseSpMV_bufferSize");
     spmv_buffer_ = DeviceArray<unsigned char>(spmv_bytes);
     std::size_t dot_bytes = 0, max_bytes = 0;
@@ -128,13 +149,6 @@ class DeviceKrylov {
     reduce_bytes_ = std::max(dot_bytes, max_bytes);
     reduce_buffer_ = DeviceArray<unsigned char>(reduce_bytes_);
   }
-  ~DeviceKrylov() {
-    for (auto d : dense_) {
-      if (d) cusparseDestroyDnVec(d);
-    }
-    if (matrix_) cusparseDestroySpMat(matrix_);
-    if (handle_) cusparseDestroy(handle_);
-  }
   DeviceKrylov(const DeviceKrylov&) = delete;
   DeviceKrylov& operator=(const DeviceKrylov&) = delete;
 
@@ -144,8 +158,9 @@ class DeviceKrylov {
     if (n_ == 0) return;
     check(cudaMemcpyAsync(at(out), at(in), n_ * sizeof(double), cudaMemcpyDeviceToDevice, stream_), "copy");
     const double minus_one = -1.0, one = 1.0;
-    check_sparse(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_, dense_[index(in)], &one,
-                              dense_[index(out)], CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1, spmv_buffer_.get()),
+    check_sparse(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_.get(),
+                              dense_[index(in)].get(), &one, dense_[index(out)].get(), CUDA_R_64F,
+                              CUSPARSE_SPMV_CSR_ALG1, spmv_buffer_.get()),
                  "cusparseSpMV");
   }
   double dot(KrylovVector a, KrylovVector b) {
@@ -227,9 +242,9 @@ class DeviceKrylov {
   std::vector<DeviceArray<double>> vectors_;  // by KrylovVector
   DeviceArray<unsigned char> spmv_buffer_{0}, reduce_buffer_{0};
   std::size_t reduce_bytes_ = 0;
-  cusparseHandle_t handle_ = nullptr;
-  cusparseSpMatDescr_t matrix_ = nullptr;
-  std::array<cusparseDnVecDescr_t, 8> dense_{};
+  std::unique_ptr<std::remove_pointer_t<cusparseHandle_t>, HandleDeleter> handle_;
+  std::unique_ptr<std::remove_pointer_t<cusparseSpMatDescr_t>, MatrixDeleter> matrix_;
+  std::array<std::unique_ptr<std::remove_pointer_t<cusparseDnVecDescr_t>, VectorDeleter>, 8> dense_;
 };
 
 }  // namespace

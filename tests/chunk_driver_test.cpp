@@ -70,6 +70,7 @@ TEST(Bicgstab, OnTheDeviceIsEquivalentToRef) {
     const SolveResult whole = solve(request, {SolverKind::gpu});
     ASSERT_FALSE(whole.report.chunks.empty());
     EXPECT_TRUE(whole.report.chunks[0].on_gpu);
+    EXPECT_FALSE(whole.report.chunks[0].by_levels);  // one linear system, whatever its levels
     EXPECT_TRUE(whole.report.stats.converged);
     expect_near_all(whole.lower, reference.lower, 1e-10);
     const SolveResult chunked = solve(request, {SolverKind::gpu, whole.report.chunks[0].footprint_bytes / 9});

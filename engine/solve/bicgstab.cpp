@@ -31,6 +31,7 @@ class BicgstabPolicy final : public MethodPolicy {
   explicit BicgstabPolicy(const SolveRequest& request) : r_(request), stop_(request.options.stop) {}
 
   bool has_upper_iterate() const override { return false; }
+  bool solves_by_levels() const override { return false; }
   // The matrix and b, BiCGStab's eight vectors and the 32-bit row offsets cuSPARSE
   // reads, with room for its work buffer; value iteration's fallback fits inside.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {

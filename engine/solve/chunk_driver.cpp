@@ -352,7 +352,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     if (feeder && on_device(chunk)) {
       try {
         DeviceChunkJob job = feeder->take(index);
-        job.by_levels = by_levels(system, chunk, request, options.schedule);
+        job.by_levels = method->solves_by_levels() && by_levels(system, chunk, request, options.schedule);
         job.cyclic = &cyclic;
         chunk_report.by_levels = job.by_levels;
         spdlog::debug("solve: chunk {} on the device, {:.3f} s", index, seconds_since(start));

@@ -81,6 +81,8 @@ class MethodPolicy {
   virtual bool has_upper_iterate() const = 0;
   // False for a method with no device kernels: the driver keeps every chunk on the CPU.
   virtual bool runs_on_device() const { return true; }
+  // False for a method that solves a device chunk as one system whatever its levels.
+  virtual bool solves_by_levels() const { return true; }
   // Upper bound of the device memory a chunk of this size needs.
   virtual std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const = 0;
   // Solves SCCs [first_scc, end_scc) in order. Pre: x holds the final iterates of
