@@ -88,6 +88,9 @@ CASES = [
     ("state_limit", {"m.nm": MDP}, ["m.nm", "--state-limit", "1"], 1, r"state limit reached: 2 states found, 1 of them explored in 1 waves \(--state-limit 1\)"),
     ("memory_limit", {"m.nm": MDP}, ["m.nm", "--memory-limit", "1K"], 1, r"memory limit reached: the process takes \d+ MiB after 2 states found, 1 of them explored in 1 waves \(--memory-limit 1024 bytes\)"),
     ("memory_limit_unit", {"m.nm": MDP}, ["m.nm", "--memory-limit", "12x"], 2, r"--memory-limit: x unit not recognized"),
+    ("lanes_without_group_size", {"m.nm": MDP}, ["m.nm", "--gpu-lanes-over", "rows"], 2, r"--gpu-lanes-over requires --gpu-group-size"),
+    ("bicgstab_on_an_mdp", {"m.nm": model("  [] x=0 -> 0.5:(x'=1) + 0.5:(x'=2);\n  [] x=0 -> (x'=2);\n  [] x>0 -> true;")},
+     ["m.nm", "--prop", "Pmax=? [ F x=1 ]", "--method", "bicgstab"], 1, r"--method bicgstab solves DTMCs \(one choice per state\)"),
 ]
 
 

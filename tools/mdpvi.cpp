@@ -191,13 +191,15 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(CLI::IsMember({"auto", "gpu", "cpu", "reference"}));
   check->add_option("--gpu-memory-limit", args.gpu_memory_limit, "Device memory budget for a chunk, in bytes")
       ->check(positive_count);
-  check->add_option("--gpu-group-size", args.options.device.group.lanes,
-                    "Lanes per state in the GPU sweep: 1-32 (default: from the row lengths), for measurements")
-      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  CLI::Option* group_size =
+      check->add_option("--gpu-group-size", args.options.device.group.lanes,
+                        "Lanes per state in the GPU sweep: 1-32 (default: from the row lengths), for measurements")
+          ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   check->add_option("--gpu-lanes-over", args.gpu_lanes_over,
                     "With --gpu-group-size, what a state's lanes share: entries (each row's) or rows (each lane sums "
                     "whole rows)")
-      ->check(CLI::IsMember({"entries", "rows"}));
+      ->check(CLI::IsMember({"entries", "rows"}))
+      ->needs(group_size);
   check->add_option("--gpu-schedule", args.gpu_schedule,
                     "How the GPU solves a chunk, for measurements: auto, levels (acyclic levels one pass each, levels "
                     "with cycles iterated on their own) or whole (the chunk iterated as one system)")
