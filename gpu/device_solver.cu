@@ -347,18 +347,22 @@ class CudaDeviceSolver final : public DeviceSolver {
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream)
         : d_b_lower(m.num_rows()),
-          d_b_upper(b_upper ? m.num_rows() : 0),
+          // The same host b for both iterates (nothing precedes the chunk, or the
+          // entries into earlier chunks are none): one copy on the device.
+          d_b_upper(b_upper && b_upper != b_lower ? m.num_rows() : 0),
           d_targets(targets ? m.num_states() : 0),
           lower(lower_start, m.num_states(), stream),
           upper(upper_start, b_upper ? m.num_states() : 0, stream),
           results(stream),
           with_upper(b_upper != nullptr) {
       d_b_lower.upload(b_lower, m.num_rows(), stream);
-      if (b_upper) d_b_upper.upload(b_upper, m.num_rows(), stream);
+      if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), stream);
+      b_upper_on_device = b_upper == b_lower ? d_b_lower.get() : d_b_upper.get();
       if (targets) d_targets.upload(targets, m.num_states(), stream);
     }
     bool has_upper() const { return with_upper; }
     bool with_upper;
+    const double* b_upper_on_device = nullptr;  // d_b_upper, or d_b_lower where both are one
   };
 
   struct Resident {
@@ -409,7 +413,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   // One interval sweep from both iterates' current vectors into the others.
   void launch_interval(detail::IntervalKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
                        Vectors& v, std::size_t slot) {
-    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b_lower.get(), v.d_b_upper.get(),
+    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b_lower.get(), v.b_upper_on_device,
                                                 v.d_targets.get(), v.lower.d_in(), v.upper.d_in(), v.lower.d_out(),
                                                 v.upper.d_out(), v.results.largest(slot), v.results.flags(slot));
     check(cudaGetLastError(), "interval kernel launch");
@@ -431,7 +435,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   void launch_passes(const Resident& chunk, const LevelPasses& p, const Vectors& vectors, GroupShape group) {
     detail::PassVectors<K> v{};
     const DeviceIterate* iterates[2] = {&vectors.lower, &vectors.upper};
-    const double* b[2] = {vectors.d_b_lower.get(), vectors.d_b_upper.get()};
+    const double* b[2] = {vectors.d_b_lower.get(), vectors.b_upper_on_device};
     for (int i = 0; i < K; ++i) {
       v.x[i] = iterates[i]->d_first();
       v.b[i] = b[i];

@@ -68,7 +68,7 @@ class BicgstabPolicy final : public MethodPolicy {
                                      sweeps.last_measure, stop_.epsilon});
       }
     }
-    std::copy(values.begin(), values.end(), x.lower.begin() + job.states.begin);
+    parallel_copy(values.data(), values.size(), x.lower.data() + job.states.begin);
     x.sync(job.states);
     return total;
   }

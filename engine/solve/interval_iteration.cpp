@@ -313,8 +313,8 @@ struct DeviceChunkVectors {
   const double* b_upper_for_call() const { return bound ? nullptr : b_upper; }
 
   void store(const DeviceChunkJob& job, Iterates& x) const {
-    std::copy(lower.begin(), lower.end(), x.lower.begin() + job.states.begin);
-    std::copy(upper.begin(), upper.end(), x.upper.begin() + job.states.begin);
+    parallel_copy(lower.data(), lower.size(), x.lower.data() + job.states.begin);
+    parallel_copy(upper.data(), upper.size(), x.upper.data() + job.states.begin);
     x.sync(job.states);
   }
 

@@ -62,9 +62,21 @@ Iterates::Iterates(const SolveRequest& request, bool with_upper) {
 }
 
 void Iterates::sync(StateRange range) {
-  std::copy(lower.begin() + range.begin, lower.begin() + range.end, lower_next.begin() + range.begin);
+  parallel_copy(lower.data() + range.begin, range.size(), lower_next.data() + range.begin);
   if (upper.empty()) return;
-  std::copy(upper.begin() + range.begin, upper.begin() + range.end, upper_next.begin() + range.begin);
+  parallel_copy(upper.data() + range.begin, range.size(), upper_next.data() + range.begin);
+}
+
+void parallel_copy(const double* from, std::size_t count, double* to) {
+  // Below this, one thread copies faster than a parallel loop starts.
+  constexpr std::size_t kParallelFrom = std::size_t{1} << 20;
+  if (count < kParallelFrom) {
+    std::copy(from, from + count, to);
+    return;
+  }
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, count, 1 << 16), [&](const auto& part) {
+    std::copy(from + part.begin(), from + part.end(), to + part.begin());
+  });
 }
 
 std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {

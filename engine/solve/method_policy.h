@@ -30,6 +30,10 @@ struct Iterates {
   void sync(StateRange range);
 };
 
+// to[0, count) = from[0, count), on all cores when it is large (a chunk's iterates
+// are copied in and out of the device's: leader8's are 150 MB each).
+void parallel_copy(const double* from, std::size_t count, double* to);
+
 // A chunk resident on the device, as a method solves it.
 struct DeviceChunkJob {
   gpu::DeviceSolver& device;

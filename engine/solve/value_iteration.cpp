@@ -45,7 +45,7 @@ class ValueIterationPolicy final : public MethodPolicy {
     const double* b = job.row_constants(x.lower, storage);
     std::vector<double> values(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end);
     gpu::ChunkSolveStats s = job.by_levels ? solve_by_levels(job, b, values, stats) : solve_whole(job, b, values, stats);
-    std::copy(values.begin(), values.end(), x.lower.begin() + job.states.begin);
+    parallel_copy(values.data(), values.size(), x.lower.data() + job.states.begin);
     x.sync(job.states);
     return s;
   }
