@@ -36,16 +36,15 @@ std::vector<std::vector<std::uint32_t>> bottom_sccs(const SparseMdp& mdp, const 
   return bottoms;
 }
 
-// The stationary distribution of a BSCC (its states, in any order), by power
-// iteration on the lazy chain until no entry moves by more than a thousandth of
-// epsilon; the sweeps it took go to stats.
+// The stationary distribution of a BSCC (its states, in any order; local: each
+// one's index among them), by power iteration on the lazy chain until no entry moves
+// by more than a thousandth of epsilon; the sweeps it took go to stats.
 std::vector<double> stationary(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
-                               const SolverOptions& options, SolveStats& stats) {
+                               const std::vector<std::uint32_t>& local, const SolverOptions& options,
+                               SolveStats& stats) {
   const std::size_t n = states.size();
   if (n == 1) return {1.0};
   std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
-  std::vector<std::uint32_t> local(mdp.num_states());
-  for (std::size_t i = 0; i < n; ++i) local[states[i]] = static_cast<std::uint32_t>(i);
   const double tolerance = options.stop.epsilon * 1e-3;
   for (std::uint64_t sweep = 1; sweep <= options.stop.max_sweeps; ++sweep) {
     for (std::size_t i = 0; i < n; ++i) next[i] = 0.5 * pi[i];
@@ -75,10 +74,9 @@ std::vector<double> stationary(const SparseMdp& mdp, const std::vector<std::uint
 // substochastic in an irreducible chain with state 0 taken out, so I - Q^T is
 // nonsingular; pi_0 = 1 / (1 + sum y). Returns nothing where BiCGStab gives up.
 std::optional<std::vector<double>> stationary_by_krylov(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                                                        const std::vector<std::uint32_t>& local,
                                                         const SolverOptions& options, SolveStats& stats) {
   const std::size_t n = states.size();
-  std::vector<std::uint32_t> local(mdp.num_states(), 0);
-  for (std::size_t i = 0; i < n; ++i) local[states[i]] = static_cast<std::uint32_t>(i);
   // Q^T row by row: the entries into each state i > 0, from j > 0 (column j - 1).
   std::vector<std::vector<std::pair<std::uint32_t, double>>> into(n);
   MaybeSystem system;
@@ -135,13 +133,17 @@ NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend&
   start = std::chrono::steady_clock::now();
   result.values.assign(mdp.num_states(), 0.0);
   StateSet transient = all_states(mdp.num_states());
+  // Each state's index within its bottom SCC (written per BSCC: one array for all).
+  std::vector<std::uint32_t> local(mdp.num_states(), 0);
   for (const std::vector<std::uint32_t>& bottom : bottoms) {
+    for (std::size_t i = 0; i < bottom.size(); ++i) local[bottom[i]] = static_cast<std::uint32_t>(i);
     std::optional<std::vector<double>> by_krylov;
     if (options.method == Method::bicgstab && bottom.size() > 1) {
-      by_krylov = stationary_by_krylov(mdp, bottom, options, result.solve.stats);
+      by_krylov = stationary_by_krylov(mdp, bottom, local, options, result.solve.stats);
     }
     // Power iteration where BiCGStab was not asked for, or gave up.
-    const std::vector<double> pi = by_krylov ? *std::move(by_krylov) : stationary(mdp, bottom, options, result.solve.stats);
+    const std::vector<double> pi =
+        by_krylov ? *std::move(by_krylov) : stationary(mdp, bottom, local, options, result.solve.stats);
     if (!result.solve.stats.converged) {
       throw NotConvergedError("the stationary distribution of a bottom SCC of " + std::to_string(bottom.size()) +
                                   " states did not settle within " + std::to_string(options.stop.max_sweeps) + " sweeps",
