@@ -21,23 +21,20 @@ bool row_meets(const SparseMdp& mdp, std::uint64_t r, bool forall, const StateSe
 
 // A [ phi U psi ], the least fixed point of Z = psi | (phi & AX Z), in time linear in
 // the model: each row counts its successors outside Z, each state its rows with such
-// successors, and a state joins Z when its count reaches 0. A state without choices
-// (an explicit model's deadlock) has no path on, so it satisfies A [...] only in psi.
+// successors, and a state joins Z when its count reaches 0. The rows into a state, and
+// each row's owner, come from the qualitative analysis's predecessor graph. A state
+// without choices (an explicit model's deadlock) has no path on, so it satisfies
+// A [...] only in psi.
 StateSet forall_until(const SparseMdp& mdp, const StateSet& phi, const StateSet& psi) {
   const std::uint32_t n = mdp.num_states();
+  const graph::ChoicePredecessorGraph predecessors = graph::build_choice_predecessor_graph(mdp);
+  const std::vector<std::uint64_t>& offsets = predecessors.graph.offsets;
   std::vector<std::uint32_t> row_open(mdp.num_choices()), state_open(n);
-  std::vector<std::uint64_t> in_degree(std::size_t{n} + 1, 0);
-  for (std::uint64_t k = 0; k < mdp.num_transitions(); ++k) ++in_degree[mdp.columns[k] + 1];
-  for (std::uint32_t s = 0; s < n; ++s) in_degree[s + 1] += in_degree[s];
-  std::vector<std::uint64_t> rows_into(mdp.num_transitions()), next = in_degree;
-  std::vector<std::uint32_t> owner(mdp.num_choices());
   for (std::uint32_t s = 0; s < n; ++s) {
     state_open[s] = static_cast<std::uint32_t>(mdp.row_group_starts[s + 1] - mdp.row_group_starts[s]);
-    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-      owner[r] = s;
-      row_open[r] = static_cast<std::uint32_t>(mdp.row_starts[r + 1] - mdp.row_starts[r]);
-      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) rows_into[next[mdp.columns[k]]++] = r;
-    }
+  }
+  for (std::uint64_t r = 0; r < mdp.num_choices(); ++r) {
+    row_open[r] = static_cast<std::uint32_t>(mdp.row_starts[r + 1] - mdp.row_starts[r]);
   }
   StateSet in = psi;
   std::vector<std::uint32_t> frontier;
@@ -45,10 +42,10 @@ StateSet forall_until(const SparseMdp& mdp, const StateSet& phi, const StateSet&
   while (!frontier.empty()) {
     const std::uint32_t t = frontier.back();
     frontier.pop_back();
-    for (std::uint64_t i = in_degree[t]; i < in_degree[t + 1]; ++i) {
-      const std::uint64_t r = rows_into[i];
+    for (std::uint64_t i = offsets[t]; i < offsets[t + 1]; ++i) {  // one per entry into t
+      const std::uint64_t r = predecessors.graph.targets[i] - n;
       if (--row_open[r] != 0) continue;
-      const std::uint32_t s = owner[r];
+      const std::uint32_t s = predecessors.owner(r);
       if (--state_open[s] != 0 || in.test(s) || !phi.test(s)) continue;
       in.set(s);
       frontier.push_back(s);
