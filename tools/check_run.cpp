@@ -97,7 +97,6 @@ struct ParsedProperties {
   bool use_rewards = false;
 };
 
-
 bool uses_rewards(const Formula& formula) {
   if (formula.kind == Formula::Kind::temporal && formula.temporal.kind == TemporalOperator::Kind::reward) return true;
   return std::any_of(formula.operands.begin(), formula.operands.end(), uses_rewards);
@@ -175,12 +174,6 @@ struct KnownNames {
   std::set<std::string> rewards;  // the reward structures' names
 };
 
-// The properties file's label names, into names.
-void add_file_labels(const ParsedProperties& properties, std::set<std::string>& names) {
-  if (!properties.file) return;
-  for (const io::LabelDeclaration& l : properties.file->labels) names.insert(l.name);
-}
-
 KnownNames known_names(const ResolvedModel& model, const ParsedProperties& properties, const CheckOptions& options) {
   KnownNames names;
   for (const auto& [label, body] : model.labels) names.labels.insert(label);
@@ -189,18 +182,10 @@ KnownNames known_names(const ResolvedModel& model, const ParsedProperties& prope
   for (const auto& [name, body] : model.formulas) names.identifiers.insert(name);
   for (const ResolvedReward& r : model.rewards) names.rewards.insert(r.name);
   for (const auto& [name, text] : options.constants) names.identifiers.insert(name);
-  add_file_labels(properties, names.labels);
   if (properties.file) {
+    for (const io::LabelDeclaration& l : properties.file->labels) names.labels.insert(l.name);
     for (const io::ConstantDeclaration& c : properties.file->constants) names.identifiers.insert(c.name);
   }
-  return names;
-}
-
-// An explicit model's labels and the properties file's.
-std::set<std::string> label_names(const SparseMdp& mdp, const ParsedProperties& properties) {
-  std::set<std::string> names;
-  for (const Label& label : mdp.labels) names.insert(label.name);
-  add_file_labels(properties, names);
   return names;
 }
 
@@ -289,7 +274,7 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   summary.parse_s = source.parse_s;
   if (!source.description) {
     loaded.mdp = std::move(*source.mdp);
-    if (first) resolve_references(properties, label_names(loaded.mdp, properties));
+    if (first) resolve_references(properties, label_names(loaded.mdp, properties.file ? &*properties.file : nullptr));
     return loaded;
   }
   ResolvedModel resolved = resolve_model(*source.description, options.constants);

@@ -34,4 +34,13 @@ void add_property_labels(const io::PropertyFile& file, const std::string& source
   }
 }
 
+std::set<std::string> label_names(const SparseMdp& mdp, const io::PropertyFile* file) {
+  std::set<std::string> names;
+  for (const Label& label : mdp.labels) names.insert(label.name);
+  if (file) {
+    for (const io::LabelDeclaration& label : file->labels) names.insert(label.name);
+  }
+  return names;
+}
+
 }  // namespace mdpvi::tools

@@ -6,6 +6,7 @@
 #include "io/property_parser.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace mdpvi::tools {
@@ -19,5 +20,9 @@ void add_property_constants(const io::PropertyFile& file, const std::string& sou
 // The file's labels, as sets of the model's states, for every property to use.
 void add_property_labels(const io::PropertyFile& file, const std::string& source, const SparseMdp& mdp,
                          PropertyScope& scope);
+
+// The names of the built model's labels and of the file's (none: no file): those a
+// reference to a named property never shadows (io/property_references.h).
+std::set<std::string> label_names(const SparseMdp& mdp, const io::PropertyFile* file);
 
 }  // namespace mdpvi::tools

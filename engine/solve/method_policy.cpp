@@ -1,7 +1,5 @@
 #include "engine/solve/method_policy.h"
 
-#include <stdexcept>
-
 #include "engine/solve/solve_progress.h"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -12,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 
 namespace mdpvi {
 

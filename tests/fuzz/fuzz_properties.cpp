@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,11 +64,8 @@ void make_fixed_model() {
 
 void check_all(const std::string& text) {
   io::PropertyFile file = io::parse_properties(io::TextFile::from_string("f.props", text));
-  std::set<std::string> labels;
-  for (const Label& label : fixed_model->mdp.labels) labels.insert(label.name);
-  for (const io::LabelDeclaration& label : file.labels) labels.insert(label.name);
   const std::vector<io::PropertyEntry> named = file.properties;
-  io::resolve_property_references(file.properties, named, labels);
+  io::resolve_property_references(file.properties, named, tools::label_names(fixed_model->mdp, &file));
   PropertyScope scope = fixed_model->scope;
   tools::add_property_constants(file, "f.props", {}, scope);
   tools::add_property_labels(file, "f.props", fixed_model->mdp, scope);
