@@ -19,14 +19,20 @@ namespace {
 using test::make_mdp;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-PropertyValue check(const SparseMdp& mdp, const std::string& text,
-                    SolverOptions solver = {Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 1000000}}) {
+constexpr SolverOptions kTight{Method::value_iteration, {ConvergenceCriterion::absolute, 1e-12, 1000000}};
+
+// The property's whole result: its value and its computation's stages.
+PropertyResult check_result(const SparseMdp& mdp, const std::string& text, SolverOptions solver = kTight) {
   io::PropertyEntry entry = io::parse_property(text, "p");
   if (!entry.formula) throw std::runtime_error(entry.error);
   graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
   auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
   CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, solver, {SolverKind::cpu}};
-  return check_property(*entry.formula, context).value;
+  return check_property(*entry.formula, context);
+}
+
+PropertyValue check(const SparseMdp& mdp, const std::string& text, SolverOptions solver = kTight) {
+  return check_result(mdp, text, solver).value;
 }
 
 double number(const SparseMdp& mdp, const std::string& text) {
@@ -150,18 +156,11 @@ TEST(SteadyState, ByBicgstabAsALinearSystem) {
   SparseMdp mdp = make_mdp(walk, {{"top", {9}}, {"low", {0, 1, 2}}});
   double total = 0.0;
   for (int i = 0; i < 10; ++i) total += std::pow(3.0 / 7, i);
-  const SolverOptions krylov{Method::bicgstab, {ConvergenceCriterion::absolute, 1e-12, 1000000}};
-  const auto run = [&](const std::string& text, const SolverOptions& options) {
-    io::PropertyEntry entry = io::parse_property(text, "p");
-    graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
-    auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
-    CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, options, {SolverKind::cpu}};
-    return check_property(*entry.formula, context);
-  };
-  const PropertyResult by_krylov = run("S=? [ \"top\" ]", krylov);
+  const SolverOptions krylov{Method::bicgstab, kTight.stop};
+  const PropertyResult by_krylov = check_result(mdp, "S=? [ \"top\" ]", krylov);
   EXPECT_NEAR(by_krylov.value.number, std::pow(3.0 / 7, 9) / total, 1e-12);
-  EXPECT_NEAR(run("S=? [ \"low\" ]", krylov).value.number, (1 + 3.0 / 7 + 9.0 / 49) / total, 1e-12);
-  const PropertyResult by_power = run("S=? [ \"top\" ]", {Method::value_iteration, krylov.stop});
+  EXPECT_NEAR(check(mdp, "S=? [ \"low\" ]", krylov).number, (1 + 3.0 / 7 + 9.0 / 49) / total, 1e-12);
+  const PropertyResult by_power = check_result(mdp, "S=? [ \"top\" ]", kTight);
   EXPECT_NEAR(by_power.value.number, by_krylov.value.number, 1e-9);
   ASSERT_TRUE(by_krylov.computation && by_power.computation);
   EXPECT_LE(by_krylov.computation->solve.stats.iterations, 20u);  // 9 unknowns

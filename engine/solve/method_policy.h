@@ -128,7 +128,8 @@ double convergence_rate(double earlier, double last, std::uint64_t gap);
 // the rate holds. An estimate, for a guess that is then verified.
 double change_within(double distance, double rate);
 
-// gpu::SweepSettings of a request (no group size: the driver sets it).
+// gpu::SweepSettings of a request (no group shape: each resident chunk has its own,
+// given at upload).
 gpu::SweepSettings sweep_settings(const SolveRequest& request);
 
 // Solves a trivial SCC (one state without a self-loop) by its one Bellman update of the
