@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -101,6 +101,10 @@ for part in "$@"; do
             --max-iters 1000000 "${shape[@]}"
         done
       done
+      ;;
+    transfer)
+      # Issue 22: ways a large host array reaches the device (tools/bench/transfer_bench.cu).
+      "$build/tools/transfer_bench" ${TRANSFER_GIB:-3.4} >"$out/transfer.txt" 2>>"$out/errors.txt"
       ;;
     krylov)
       # Issue 25: Jacobi against BiCGStab on the DTMCs, CPU (16 cores) and GPU.

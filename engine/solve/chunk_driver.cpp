@@ -329,13 +329,16 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
   std::unique_ptr<MethodPolicy> method = make_method_policy(request);
+  spdlog::debug("solve: method ready, {:.3f} s", seconds_since(start));
   std::unique_ptr<gpu::DeviceSolver> device = method->runs_on_device() ? open_device(options) : nullptr;
+  spdlog::debug("solve: device open, {:.3f} s", seconds_since(start));
   SolveResult result;
   SolveReport& report = result.report;
   report.method = request.options.stop.fixed_sweeps ? Method::value_iteration : request.options.method;
   SolveProgress progress(to_string(report.method), system.num_states());
   if (device) report.device = device->name();
   Iterates x(request, method->has_upper_iterate());
+  spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
   spdlog::debug("solve: iterates and plan ready, {:.3f} s", seconds_since(start));
   std::vector<std::uint8_t> cyclic;
@@ -352,6 +355,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     if (feeder && on_device(chunk)) {
       try {
         DeviceChunkJob job = feeder->take(index);
+        spdlog::debug("solve: chunk {} uploading or uploaded, {:.3f} s", index, seconds_since(start));
         job.by_levels = method->solves_by_levels() && by_levels(system, chunk, request, options.schedule);
         job.cyclic = &cyclic;
         chunk_report.by_levels = job.by_levels;

@@ -449,6 +449,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     const auto start = std::chrono::steady_clock::now();
     DeviceChunkVectors v(r_, job, targets_, x);
+    spdlog::debug("device chunk: host vectors ready, {:.3f} s", seconds_since(start));
     gpu::ChunkSolveStats total;
     if (!job.by_levels) {
       const auto n = static_cast<std::uint32_t>(job.states.size());
@@ -467,7 +468,9 @@ class IntervalIterationPolicy final : public MethodPolicy {
         }
       }
     }
+    spdlog::debug("device chunk: solved, {:.3f} s", seconds_since(start));
     v.store(job, x);
+    spdlog::debug("device chunk: stored, {:.3f} s", seconds_since(start));
     total.converged = stats.converged;
     return total;
   }

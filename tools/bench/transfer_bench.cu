@@ -1,0 +1,159 @@
+// How fast can a large host array reach the device? The ways the chunk driver could
+// upload a maybe-state system: one pageable copy, pageable copies from several host
+// threads, registering the host memory first, or allocating it pinned. Prints one
+// line per way: seconds and GB/s (the registration or allocation counted in).
+// Usage: transfer_bench [GiB=3.4]
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return;
+  std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
+  std::exit(1);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Touches every page in parallel, as a built system's arrays are.
+void fill(char* host, std::size_t bytes, unsigned threads) {
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([=] {
+      std::size_t first = bytes / threads * t, end = t + 1 == threads ? bytes : bytes / threads * (t + 1);
+      std::memset(host + first, 1, end - first);
+    });
+  }
+  for (auto& w : workers) w.join();
+}
+
+// Copies [0, bytes) in `parts` pieces from `threads` host threads, each on its own stream.
+double copy_from_threads(char* device, const char* host, std::size_t bytes, unsigned threads) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([=] {
+      cudaStream_t stream;
+      check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+      std::size_t first = bytes / threads * t, end = t + 1 == threads ? bytes : bytes / threads * (t + 1);
+      check(cudaMemcpyAsync(device + first, host + first, end - first, cudaMemcpyHostToDevice, stream), "copy");
+      check(cudaStreamSynchronize(stream), "sync");
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (auto& w : workers) w.join();
+  return seconds_since(start);
+}
+
+// Registers [0, bytes) in pieces from `threads` host threads.
+double register_from_threads(char* host, std::size_t bytes, unsigned threads) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([=] {
+      std::size_t first = bytes / threads * t, end = t + 1 == threads ? bytes : bytes / threads * (t + 1);
+      check(cudaHostRegister(host + first, end - first, cudaHostRegisterDefault), "cudaHostRegister");
+    });
+  }
+  for (auto& w : workers) w.join();
+  return seconds_since(start);
+}
+
+void unregister_pieces(char* host, std::size_t bytes, unsigned threads) {
+  for (unsigned t = 0; t < threads; ++t) check(cudaHostUnregister(host + bytes / threads * t), "cudaHostUnregister");
+}
+
+// Registers and copies piece by piece: piece i copies while piece i+1 is registered.
+double register_and_copy_pipelined(char* device, char* host, std::size_t bytes, std::size_t piece) {
+  auto start = std::chrono::steady_clock::now();
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  for (std::size_t first = 0; first < bytes; first += piece) {
+    std::size_t size = std::min(piece, bytes - first);
+    check(cudaHostRegister(host + first, size, cudaHostRegisterDefault), "cudaHostRegister");
+    check(cudaMemcpyAsync(device + first, host + first, size, cudaMemcpyHostToDevice, stream), "copy");
+  }
+  check(cudaStreamSynchronize(stream), "sync");
+  const double s = seconds_since(start);
+  for (std::size_t first = 0; first < bytes; first += piece) check(cudaHostUnregister(host + first), "unregister");
+  cudaStreamDestroy(stream);
+  return s;
+}
+
+void report(const char* way, double seconds, std::size_t bytes) {
+  std::printf("%-44s %8.3f s %8.2f GB/s\n", way, seconds, bytes / seconds / 1e9);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double gib = argc > 1 ? std::atof(argv[1]) : 3.4;
+  const std::size_t bytes = static_cast<std::size_t>(gib * (1ull << 30));
+  const unsigned cores = std::thread::hardware_concurrency();
+  check(cudaFree(nullptr), "context");
+  auto start = std::chrono::steady_clock::now();
+  char* device = nullptr;
+  check(cudaMalloc(&device, bytes), "cudaMalloc");
+  report("cudaMalloc", seconds_since(start), bytes);
+
+  char* host = static_cast<char*>(std::malloc(bytes));
+  fill(host, bytes, cores);
+  for (unsigned threads : {1u, 2u, 4u, 8u, 16u}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "pageable, %u thread(s)", threads);
+    report(name, copy_from_threads(device, host, bytes, threads), bytes);
+  }
+
+  start = std::chrono::steady_clock::now();
+  check(cudaHostRegister(host, bytes, cudaHostRegisterDefault), "cudaHostRegister");
+  const double register_s = seconds_since(start);
+  report("cudaHostRegister alone", register_s, bytes);
+  report("registered copy, 1 thread", copy_from_threads(device, host, bytes, 1), bytes);
+  report("registered copy, 4 threads", copy_from_threads(device, host, bytes, 4), bytes);
+  start = std::chrono::steady_clock::now();
+  check(cudaHostUnregister(host), "cudaHostUnregister");
+  report("cudaHostUnregister alone", seconds_since(start), bytes);
+  for (unsigned threads : {4u, 16u}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "cudaHostRegister from %u threads", threads);
+    report(name, register_from_threads(host, bytes, threads), bytes);
+    unregister_pieces(host, bytes, threads);
+  }
+  for (std::size_t mib : {16u, 64u, 256u}) {
+    char name[64];
+    std::snprintf(name, sizeof name, "register+copy pipelined, %zu MiB pieces", mib);
+    report(name, register_and_copy_pipelined(device, host, bytes, mib << 20), bytes);
+  }
+  std::free(host);
+
+  start = std::chrono::steady_clock::now();
+  char* pinned = nullptr;
+  check(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+  report("cudaHostAlloc alone", seconds_since(start), bytes);
+  start = std::chrono::steady_clock::now();
+  fill(pinned, bytes, cores);
+  report("filling pinned memory, all cores", seconds_since(start), bytes);
+  report("pinned copy, 1 thread", copy_from_threads(device, pinned, bytes, 1), bytes);
+  report("pinned copy, 4 threads", copy_from_threads(device, pinned, bytes, 4), bytes);
+  start = std::chrono::steady_clock::now();
+  cudaFreeHost(pinned);
+  report("cudaFreeHost alone", seconds_since(start), bytes);
+
+  start = std::chrono::steady_clock::now();
+  char* fresh = static_cast<char*>(std::malloc(bytes));
+  fill(fresh, bytes, cores);
+  report("malloc and fill, all cores (for comparison)", seconds_since(start), bytes);
+  std::free(fresh);
+  cudaFree(device);
+  return 0;
+}
