@@ -112,6 +112,14 @@ inline int multiprocessor_count() {
   return count;
 }
 
+// Threads the whole device holds at once.
+inline std::uint64_t concurrent_threads() {
+  int device = 0, per_sm = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
+  return static_cast<std::uint64_t>(per_sm) * static_cast<std::uint64_t>(multiprocessor_count());
+}
+
 // The one place where a runtime group size becomes a template parameter: calls
 // pick(std::integral_constant<int, G>{}) for G = group_size.
 template <typename Pick>

@@ -25,14 +25,50 @@ ChunkSolveStats& ChunkSolveStats::operator+=(const ChunkSolveStats& later) {
 //   coin6_4 equal; 4 and 8 lanes over rows lose everywhere;
 // - otherwise lanes over each row's entries, as many as give each lane at least two
 //   entries of a row (on coin6_4, a thread per state beat 32 lanes 10x).
-GroupShape choose_group_shape(const ChunkMatrix& chunk) {
-  if (chunk.num_rows == 0 || chunk.num_states == 0) return {1, false};
-  const double mean_row = static_cast<double>(chunk.num_entries) / static_cast<double>(chunk.num_rows);
-  const double rows_per_state = static_cast<double>(chunk.num_rows) / static_cast<double>(chunk.num_states);
+namespace {
+
+// typical_row: the entries per row the lanes are sized for.
+GroupShape shape_for(std::uint64_t states, std::uint64_t rows, std::uint64_t entries, double typical_row) {
+  if (rows == 0 || states == 0) return {1, false};
+  const double mean_row = static_cast<double>(entries) / static_cast<double>(rows);
+  const double rows_per_state = static_cast<double>(rows) / static_cast<double>(states);
   if (rows_per_state >= 1.5 && mean_row < 4.0) return {2, true};
   int g = 1;
-  while (g < 32 && 2.0 * (2 * g) <= mean_row) g *= 2;
+  while (g < 32 && 2.0 * (2 * g) <= typical_row) g *= 2;
   return {g, false};
+}
+
+}  // namespace
+
+GroupShape choose_group_shape(const ChunkMatrix& chunk) {
+  const double mean_row = chunk.num_rows ? static_cast<double>(chunk.num_entries) / static_cast<double>(chunk.num_rows) : 0.0;
+  return shape_for(chunk.num_states, chunk.num_rows, chunk.num_entries, mean_row);
+}
+
+// Measured on an H100 (bench/NOTES.md, issue 22): wlan6's one level with cycles,
+// 52,392 states whose 66,478 rows are 52,532 of one entry and 13,946 of 9-64 entries
+// (mean 10.2, mean per entry 32): its 14,036 interval sweeps took 0.385 s with one
+// lane, 0.250 s with 2 (the mean row's choice), 0.174 s with 8 (the entries' mean).
+// Such a window fills a fraction of the device, so a sweep lasts as long as its
+// slowest group: the lanes follow the row of a typical entry, which the long rows
+// dominate. A window that fills the device is bound by throughput, as a whole chunk.
+GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
+                               std::uint64_t concurrent_threads) {
+  end = std::min<std::uint64_t>(end, chunk.num_states);
+  first = std::min(first, end);
+  const std::uint64_t first_row = chunk.row_group_starts[first], end_row = chunk.row_group_starts[end];
+  const std::uint64_t entries = chunk.row_starts[end_row] - chunk.row_starts[first_row];
+  const std::uint64_t rows = end_row - first_row;
+  double typical_row = rows ? static_cast<double>(entries) / static_cast<double>(rows) : 0.0;
+  if (end - first < concurrent_threads && entries > 0) {
+    double squares = 0.0;
+    for (std::uint64_t r = first_row; r < end_row; ++r) {
+      const auto length = static_cast<double>(chunk.row_starts[r + 1] - chunk.row_starts[r]);
+      squares += length * length;
+    }
+    typical_row = squares / static_cast<double>(entries);
+  }
+  return shape_for(end - first, rows, entries, typical_row);
 }
 
 }  // namespace mdpvi::gpu

@@ -110,7 +110,7 @@ class DeviceIterate {
 
 class CudaDeviceSolver final : public DeviceSolver {
  public:
-  CudaDeviceSolver() : sm_count_(detail::multiprocessor_count()) {
+  CudaDeviceSolver() : sm_count_(detail::multiprocessor_count()), concurrent_threads_(detail::concurrent_threads()) {
     check(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
@@ -138,6 +138,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     const int ticket = slots_[0] == nullptr ? 0 : 1;
     if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
     auto slot = std::make_unique<Resident>(chunk, shape.lanes > 0 ? shape : choose_group_shape(chunk), copy_);
+    slot->shape_forced = shape.lanes > 0;
     check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
     check(cudaEventRecord(slot->uploaded, copy_), "cudaEventRecord");
     slots_[ticket] = std::move(slot);
@@ -166,7 +167,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) override {
     Resident& chunk = resident(ticket);
     ChunkSolveStats stats;
-    stats.group = group_of(chunk, settings.group);
+    stats.group = group_of(chunk, settings);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
@@ -217,7 +218,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     Resident& chunk = resident(ticket);
     IntervalChunkStats result;
     ChunkSolveStats& stats = result.stats;
-    stats.group = group_of(chunk, settings.group);
+    stats.group = group_of(chunk, settings);
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
@@ -300,7 +301,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
     Vectors v(chunk.matrix, b, nullptr, nullptr, x_in, nullptr, compute_);
-    const GroupShape g = group_of(chunk, settings.group);
+    const GroupShape g = group_of(chunk, settings);
     auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative);
     launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g.lanes, sm_count_), chunk, window_of(chunk, settings), v, 0);
     std::vector<double> change;
@@ -317,7 +318,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
     Vectors v(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower_in, upper_in, compute_);
-    const GroupShape g = group_of(chunk, settings.group);
+    const GroupShape g = group_of(chunk, settings);
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative);
     launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g.lanes, sm_count_), chunk, window_of(chunk, settings),
                     v, 0);
@@ -368,6 +369,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   struct Resident {
     ChunkMatrix host;
     GroupShape shape;
+    bool shape_forced = false;  // given at upload (--gpu-group-size): every window's
     detail::DeviceMatrix matrix;
     cudaEvent_t uploaded = nullptr;
     std::unique_ptr<Vectors> bound;  // bind()
@@ -461,8 +463,18 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   // The call's shape where it names one (the equivalence tests), else the chunk's.
   static GroupShape group_of(const Resident& chunk, GroupShape asked) { return asked.lanes > 0 ? asked : chunk.shape; }
+  // Sweeps over a window: as above, and where neither the call nor the upload named a
+  // shape, a window short of the whole chunk gets one of its own (a level's rows may
+  // be unlike the chunk's).
+  GroupShape group_of(const Resident& chunk, const SweepSettings& settings) const {
+    if (settings.group.lanes > 0 || chunk.shape_forced) return group_of(chunk, settings.group);
+    const detail::Window window = window_of(chunk, settings);
+    if (window.first == 0 && window.end == chunk.matrix.num_states()) return chunk.shape;
+    return choose_window_shape(chunk.host, window.first, window.end, concurrent_threads_);
+  }
 
   int sm_count_ = 1;
+  std::uint64_t concurrent_threads_ = 0;  // resident at once on the whole device
   cudaStream_t copy_ = nullptr;
   cudaStream_t compute_ = nullptr;
   std::unique_ptr<Resident> slots_[2];

@@ -201,6 +201,11 @@ std::optional<std::size_t> free_device_memory();
 
 // The lanes per state chosen for a chunk: a power of two near its mean row length.
 GroupShape choose_group_shape(const ChunkMatrix& chunk);
+// The lanes per state for sweeps over the chunk's states [first, end) alone (a level
+// solved on its own): as choose_group_shape, except that a window of fewer states
+// than the device runs threads at once gets lanes for its long rows.
+GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
+                               std::uint64_t concurrent_threads);
 
 // Page-locked host memory, so that uploads run asynchronously to the host. Without a
 // device (or CUDA) it is ordinary memory. Never returns null: throws std::bad_alloc.

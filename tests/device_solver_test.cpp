@@ -295,6 +295,28 @@ TEST(ChooseGroupShape, FollowsTheRowsPerStateAndTheRowLength) {
   expect_shape(shape_of(0, 0, 0), 1, false);
 }
 
+// A window of the chunk: rows of one entry, then, in states [10, 14), four rows of
+// 64 entries each. Small against the device, its lanes follow the typical entry's
+// row (64: 16 lanes), not the mean row; filling the device, the mean row (as a chunk).
+TEST(ChooseGroupShape, ASmallWindowIsSizedForItsLongRows) {
+  std::vector<std::uint64_t> row_group_starts, row_starts{0};
+  for (std::uint64_t s = 0; s < 20; ++s) {
+    row_group_starts.push_back(s);
+    row_starts.push_back(row_starts.back() + (s >= 10 && s < 14 ? 64 : 1));
+  }
+  row_group_starts.push_back(20);
+  gpu::ChunkMatrix m{20, 20, row_starts.back(), row_group_starts.data(), row_starts.data(), nullptr, nullptr};
+  // States [0, 20): 20 rows, 272 entries, mean 13.6, per entry (4 * 64^2 + 16) / 272 = 60.3.
+  gpu::GroupShape small = gpu::choose_window_shape(m, 0, 20, 1000);
+  EXPECT_EQ(small.lanes, 16);
+  EXPECT_FALSE(small.over_rows);
+  EXPECT_EQ(gpu::choose_window_shape(m, 0, 20, 10).lanes, 4);  // fills the device: by the mean row
+  EXPECT_EQ(gpu::choose_window_shape(m, 0, 10, 1000).lanes, 1);  // short rows only
+  EXPECT_EQ(gpu::choose_window_shape(m, 12, 14, 1000).lanes, 32);  // rows of 64 only
+  EXPECT_EQ(gpu::choose_window_shape(m, 15, 15, 1000).lanes, 1);  // empty
+  EXPECT_EQ(gpu::choose_window_shape(m, 18, 99, 1000).lanes, 1);  // clamped to the chunk
+}
+
 // BiCGStab on the device (cuSPARSE and CUB) against the CPU backend, step for step:
 // the same iterate after each of the first iterations (fewer than n: later, one side
 // may meet a zero residual that rounding keeps from the other), and the same solution,
