@@ -162,7 +162,7 @@ TEST(KrylovSystem, BicgstabIsEquivalentToRef) {
         SCOPED_TRACE(testing::Message() << "n = " << n << ", from " << range.begin << ", steps " << steps);
         DenseBackend reference(dense, c);
         std::copy(values.begin() + range.begin, values.begin() + range.end, reference.at(KrylovVector::x).begin());
-        KrylovSystem actual(system, range, values);
+        KrylovSystem actual(system, range, values.data());
         // 0: to convergence.
         const KrylovLimits limits = steps == 0 ? tight() : KrylovLimits{steps, 0, 0.0, false};
         const KrylovRun expected_run = run_bicgstab(reference, limits);

@@ -32,7 +32,7 @@ SolveRequest request_for(const MaybeSystem& system, Optimization direction, Meth
 
 const Method kMethods[] = {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration};
 
-void expect_near_all(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
+void expect_near_all(const PodVector<double>& a, const PodVector<double>& b, double tolerance) {
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tolerance) << "state " << i;
 }

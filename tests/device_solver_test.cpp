@@ -336,7 +336,7 @@ TEST(DeviceKrylov, BicgstabIsEquivalentToRef) {
       SCOPED_TRACE(testing::Message() << "n = " << n << ", steps " << steps);
       // 0: to convergence.
       const KrylovLimits limits = steps == 0 ? KrylovLimits{100000, 4, 1e-12, false} : KrylovLimits{steps, 0, 0.0, false};
-      KrylovSystem reference(system, {0, n}, start);
+      KrylovSystem reference(system, {0, n}, start.data());
       const KrylovRun expected = run_bicgstab(reference, limits);
       std::vector<double> x = start;
       const gpu::KrylovChunkStats actual = device->solve_linear(ticket, system.row_constants.data(), limits, x.data());

@@ -108,7 +108,8 @@ std::optional<std::vector<double>> stationary_by_krylov(const SparseMdp& mdp, co
   KrylovLimits limits;
   limits.max_iterations = options.stop.max_sweeps;
   limits.epsilon = options.stop.epsilon * 1e-3;  // as the power iteration's tolerance
-  KrylovSystem krylov(system, {0, n - 1}, std::vector<double>(n - 1, 0.0));
+  const std::vector<double> start(n - 1, 0.0);
+  KrylovSystem krylov(system, {0, n - 1}, start.data());
   const KrylovRun run = run_bicgstab(krylov, limits);
   stats.add_run(run.iterations);
   if (!run.converged) return std::nullopt;

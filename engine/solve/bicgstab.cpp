@@ -52,8 +52,8 @@ class BicgstabPolicy final : public MethodPolicy {
   // spans them all), then value iteration from there where BiCGStab gave up.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     std::vector<double> storage;
-    const double* b = job.row_constants(x.lower, storage);
-    std::vector<double> values(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end);
+    const double* b = job.row_constants(x.lower.data(), storage);
+    PodVector<double> values = copy_of(x.lower.data() + job.states.begin, job.states.size());
     const gpu::KrylovChunkStats krylov = job.device.solve_linear(job.ticket, b, krylov_limits(stop_), values.data());
     gpu::ChunkSolveStats total = krylov.stats;
     stats.add_run(krylov.stats.iterations);
@@ -76,7 +76,7 @@ class BicgstabPolicy final : public MethodPolicy {
  private:
   void solve_scc(StateRange range, Iterates& x, SolveStats& stats) {
     ++stats.iterated_sccs;
-    KrylovSystem a(r_.system, range, x.lower);
+    KrylovSystem a(r_.system, range, x.lower.data());
     const KrylovRun run = run_bicgstab(a, krylov_limits(stop_));
     std::copy(a.solution().begin(), a.solution().end(), x.lower.begin() + range.begin);
     x.sync(range);

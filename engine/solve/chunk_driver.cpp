@@ -45,7 +45,7 @@ struct PreparedChunk {
   }
 
   // Pre: the states before the chunk are final in `final`.
-  void row_constants(const MaybeSystem& system, const Chunk& chunk, const std::vector<double>& final,
+  void row_constants(const MaybeSystem& system, const Chunk& chunk, const double* final,
                      std::vector<double>& b) const {
     const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
     b.resize(row_starts.size() - 1);
@@ -185,7 +185,7 @@ class ChunkFeeder {
     const Chunk& chunk = plan_[index];
     const PreparedChunk* prepared = current_.prepared.get();
     DeviceChunkJob job{device_, current_.ticket, {chunk.first_state, chunk.end_state}, chunk.first_scc, chunk.end_scc, {}};
-    job.row_constants = [this, &chunk, prepared](const std::vector<double>& final, std::vector<double>& storage) {
+    job.row_constants = [this, &chunk, prepared](const double* final, std::vector<double>& storage) {
       if (!prepared) return system_.row_constants.data() + system_.row_group_starts[chunk.first_state];
       prepared->row_constants(system_, chunk, final, storage);
       return static_cast<const double*>(storage.data());
@@ -370,6 +370,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     }
     if (!done) {
       const std::uint64_t before = report.stats.iterations;
+      x.make_second_buffers();
       method->solve_sccs_on_cpu(chunk.first_scc, chunk.end_scc, x, report.stats);
       chunk_report.iterations = report.stats.iterations - before;
     }

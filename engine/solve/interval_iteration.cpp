@@ -16,6 +16,7 @@
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -39,13 +40,13 @@ namespace mdpvi {
 // By induction on the order, everything C reads has width at most
 // 2*epsilon*(level(C)-1)/H, strictly below C's target, so C terminates, and every
 // state ends within 2*epsilon*H/H = 2*epsilon.
-std::vector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon) {
+PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon) {
   const std::size_t n = system.num_sccs();
   // SCCs before the first iterated one are trivial and read only earlier ones: level
   // 0, target 0, without a look at their rows (an acyclic system is all of them).
   std::size_t first_iterated = 0;
   while (first_iterated < n && is_trivial_scc(system, first_iterated)) ++first_iterated;
-  if (first_iterated == n) return std::vector<double>(n, 0.0);
+  if (first_iterated == n) return PodVector<double>(n, 0.0);
   std::vector<std::uint32_t> scc_of(system.num_states());
   for (std::size_t c = 0; c < n; ++c) {
     std::fill(scc_of.begin() + system.scc_starts[c], scc_of.begin() + system.scc_starts[c + 1], static_cast<std::uint32_t>(c));
@@ -63,7 +64,7 @@ std::vector<double> scc_width_targets_reference(const MaybeSystem& system, doubl
     level[c] = below + (is_trivial_scc(system, c) ? 0 : 1);
     highest = std::max(highest, level[c]);
   }
-  std::vector<double> targets(n);
+  PodVector<double> targets(n);
   for (std::size_t c = 0; c < n; ++c) targets[c] = 2.0 * epsilon * static_cast<double>(level[c]) / static_cast<double>(highest);
   return targets;
 }
@@ -71,16 +72,30 @@ std::vector<double> scc_width_targets_reference(const MaybeSystem& system, doubl
 // The same levels, a height level at a time: the SCCs of one (MaybeSystem::level_starts)
 // read only lower ones, so they are computed in parallel (leader8: 14M SCCs, 68M rows;
 // the serial pass took about a second).
-std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
+PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
   const std::size_t n = system.num_sccs();
   if (system.level_starts.empty() && n > 0) return scc_width_targets_reference(system, epsilon);
-  std::vector<std::uint32_t> scc_of(system.num_states());
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 14), [&](const auto& part) {
-    for (std::size_t c = part.begin(); c < part.end(); ++c) {
-      std::fill(scc_of.begin() + system.scc_starts[c], scc_of.begin() + system.scc_starts[c + 1], static_cast<std::uint32_t>(c));
-    }
+  const auto in_parallel = [](std::size_t first, std::size_t end, std::size_t grain, const auto& body) {
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(first, end, grain), [&](const auto& part) {
+      for (std::size_t c = part.begin(); c < part.end(); ++c) body(c);
+    });
+  };
+  // Height levels below the first with cycles hold trivial SCCs reading only each
+  // other: level 0, without a look at their rows (an acyclic system is all of them).
+  const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+  const std::size_t first_cyclic = std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin();
+  PodVector<double> targets(n);
+  if (first_cyclic == cyclic.size()) {
+    in_parallel(0, n, 1 << 16, [&](std::size_t c) { targets[c] = 0.0; });
+    return targets;
+  }
+  PodVector<std::uint32_t> scc_of(system.num_states());
+  in_parallel(0, n, 1 << 14, [&](std::size_t c) {
+    std::fill(scc_of.begin() + system.scc_starts[c], scc_of.begin() + system.scc_starts[c + 1], static_cast<std::uint32_t>(c));
   });
-  std::vector<std::uint64_t> level(n, 0);
+  PodVector<std::uint64_t> level(n);
+  const std::size_t first_read = system.level_starts[first_cyclic];
+  in_parallel(0, first_read, 1 << 16, [&](std::size_t c) { level[c] = 0; });
   const auto level_of = [&](std::size_t c) {
     std::uint64_t below = 0;
     for (std::uint64_t s = system.scc_starts[c]; s < system.scc_starts[c + 1]; ++s) {
@@ -91,16 +106,20 @@ std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon)
     }
     return below + (is_trivial_scc(system, c) ? 0 : 1);
   };
-  for (std::size_t h = 0; h < system.num_levels(); ++h) {
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<std::size_t>(system.level_starts[h], system.level_starts[h + 1], 1024),
-        [&](const auto& part) {
-          for (std::size_t c = part.begin(); c < part.end(); ++c) level[c] = level_of(c);
-        });
+  for (std::size_t h = first_cyclic; h < system.num_levels(); ++h) {
+    in_parallel(system.level_starts[h], system.level_starts[h + 1], 1024, [&](std::size_t c) { level[c] = level_of(c); });
   }
-  const std::uint64_t highest = std::max<std::uint64_t>(1, n == 0 ? 1 : *std::max_element(level.begin(), level.end()));
-  std::vector<double> targets(n);
-  for (std::size_t c = 0; c < n; ++c) targets[c] = 2.0 * epsilon * static_cast<double>(level[c]) / static_cast<double>(highest);
+  const std::uint64_t highest = std::max<std::uint64_t>(
+      1, oneapi::tbb::parallel_reduce(
+             oneapi::tbb::blocked_range<std::size_t>(first_read, n, 1 << 16), std::uint64_t{0},
+             [&](const auto& part, std::uint64_t most) {
+               for (std::size_t c = part.begin(); c < part.end(); ++c) most = std::max(most, level[c]);
+               return most;
+             },
+             [](std::uint64_t a, std::uint64_t b) { return std::max(a, b); }));
+  in_parallel(0, n, 1 << 16, [&](std::size_t c) {
+    targets[c] = 2.0 * epsilon * static_cast<double>(level[c]) / static_cast<double>(highest);
+  });
   return targets;
 }
 
@@ -287,10 +306,10 @@ class CpuSccUnit final : public IntervalUnit {
 // targets and both b (fixed: earlier chunks are final). Device calls upload them and
 // bring back the result.
 struct DeviceChunkVectors {
-  DeviceChunkVectors(const SolveRequest& request, const DeviceChunkJob& job, const std::vector<double>& scc_targets,
+  DeviceChunkVectors(const SolveRequest& request, const DeviceChunkJob& job, const PodVector<double>& scc_targets,
                      Iterates& x)
-      : lower(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end),
-        upper(x.upper.begin() + job.states.begin, x.upper.begin() + job.states.end),
+      : lower(copy_of(x.lower.data() + job.states.begin, job.states.size())),
+        upper(copy_of(x.upper.data() + job.states.begin, job.states.size())),
         targets(job.states.size()) {
     const MaybeSystem& system = request.system;
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(job.first_scc, job.end_scc, 1 << 14), [&](const auto& part) {
@@ -299,8 +318,8 @@ struct DeviceChunkVectors {
                   targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
       }
     });
-    b_lower = job.row_constants(x.lower, b_lower_storage);
-    b_upper = job.row_constants(x.upper, b_upper_storage);
+    b_lower = job.row_constants(x.lower.data(), b_lower_storage);
+    b_upper = job.row_constants(x.upper.data(), b_upper_storage);
   }
 
   // Keeps the vectors on the device for the calls that follow (a chunk by levels):
@@ -318,7 +337,7 @@ struct DeviceChunkVectors {
     x.sync(job.states);
   }
 
-  std::vector<double> lower, upper, targets;
+  PodVector<double> lower, upper, targets;  // targets: each state's SCC's, every state written
   std::vector<double> b_lower_storage, b_upper_storage;
   const double* b_lower = nullptr;
   const double* b_upper = nullptr;
@@ -496,7 +515,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   const SolveRequest& r_;
   bool optimistic_;
   const char* name_;
-  std::vector<double> targets_;  // per SCC
+  PodVector<double> targets_;  // per SCC
 };
 
 }  // namespace

@@ -23,10 +23,10 @@ void parallel_indices(std::size_t n, const Body& body) {
 
 }  // namespace
 
-KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const std::vector<double>& values)
+KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const double* values)
     : s_(system), begin_(range.begin), n_(range.size()) {
   for (auto& v : vectors_) v.assign(n_, 0.0);
-  std::copy(values.begin() + begin_, values.begin() + begin_ + n_, at(KrylovVector::x).begin());
+  std::copy(values + begin_, values + begin_ + n_, at(KrylovVector::x).begin());
   std::vector<double>& c = at(KrylovVector::c);
   parallel_indices(n_, [&](std::size_t i) {
     const std::uint64_t row = s_.row_group_starts[begin_ + i];

@@ -18,7 +18,7 @@ class KrylovSystem {
  public:
   // Pre: one row per state; values holds every state's value (those outside the
   // range final; those inside are x's start).
-  KrylovSystem(const MaybeSystem& system, StateRange range, const std::vector<double>& values);
+  KrylovSystem(const MaybeSystem& system, StateRange range, const double* values);
 
   const std::vector<double>& solution() const { return at(KrylovVector::x); }
 

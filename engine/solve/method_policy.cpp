@@ -50,19 +50,32 @@ void solve_trivial_scc(const SolveRequest& request, StateRange range, Iterates& 
   x.lower[range.begin] = x.lower_next[range.begin];
 }
 
+namespace {
+
+// A buffer of n copies of value, its pages first touched by all cores.
+PodVector<double> filled(std::size_t n, double value) {
+  PodVector<double> v(n);
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 16),
+                            [&](const auto& part) { std::fill(v.begin() + part.begin(), v.begin() + part.end(), value); });
+  return v;
+}
+
+}  // namespace
+
 Iterates::Iterates(const SolveRequest& request, bool with_upper) {
   const std::size_t n = request.system.num_states();
-  lower = request.start_values ? *request.start_values : std::vector<double>(n, 0.0);
-  lower_next = lower;
-  if (with_upper) {
-    upper.assign(n, request.known_upper_bound.value_or(0.0));
-    upper_next = upper;
-  }
+  lower = request.start_values ? copy_of(request.start_values->data(), n) : filled(n, 0.0);
+  if (with_upper) upper = filled(n, request.known_upper_bound.value_or(0.0));
+}
+
+void Iterates::make_second_buffers() {
+  if (lower_next.size() != lower.size()) lower_next = copy_of(lower.data(), lower.size());
+  if (upper_next.size() != upper.size()) upper_next = copy_of(upper.data(), upper.size());
 }
 
 void Iterates::sync(StateRange range) {
-  parallel_copy(lower.data() + range.begin, range.size(), lower_next.data() + range.begin);
-  if (upper.empty()) return;
+  if (lower_next.size() == lower.size()) parallel_copy(lower.data() + range.begin, range.size(), lower_next.data() + range.begin);
+  if (upper_next.size() != upper.size() || upper.empty()) return;
   parallel_copy(upper.data() + range.begin, range.size(), upper_next.data() + range.begin);
 }
 
@@ -76,6 +89,12 @@ void parallel_copy(const double* from, std::size_t count, double* to) {
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, count, 1 << 16), [&](const auto& part) {
     std::copy(from + part.begin(), from + part.end(), to + part.begin());
   });
+}
+
+PodVector<double> copy_of(const double* from, std::size_t count) {
+  PodVector<double> v(count);
+  parallel_copy(from, count, v.data());
+  return v;
 }
 
 std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {

@@ -15,24 +15,30 @@ namespace mdpvi {
 
 // The iterates of the whole system, per local state, each with a second buffer for
 // the CPU's sweeps. Outside the SCC being solved both buffers of a pair agree, so a
-// sweep may read any column from either. Value iteration uses lower alone.
+// sweep may read any column from either. Value iteration uses lower alone. The
+// second buffers are made when a CPU solve first needs them: a system solved on the
+// device never does (leader8's four buffers took 0.46 s to fill, one thread each).
 struct Iterates {
-  std::vector<double> lower, lower_next, upper, upper_next;
+  PodVector<double> lower, lower_next, upper, upper_next;
 
   Iterates(const SolveRequest& request, bool with_upper);
+  // Before sweeps on the CPU: the second buffers, copies of the first, if not made yet.
+  void make_second_buffers();
   IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
   void swap_lower() { std::swap(lower, lower_next); }
   void swap_both() {
     swap_lower();
     std::swap(upper, upper_next);
   }
-  // Copies the range of each iterate into its second buffer.
+  // Copies the range of each iterate into its second buffer, where there is one.
   void sync(StateRange range);
 };
 
 // to[0, count) = from[0, count), on all cores when it is large (a chunk's iterates
 // are copied in and out of the device's: leader8's are 150 MB each).
 void parallel_copy(const double* from, std::size_t count, double* to);
+// A new buffer holding from[0, count), copied as parallel_copy does.
+PodVector<double> copy_of(const double* from, std::size_t count);
 
 // A chunk resident on the device, as a method solves it.
 struct DeviceChunkJob {
@@ -43,7 +49,7 @@ struct DeviceChunkJob {
   // b of the chunk's rows, with its entries into earlier chunks taken from `final`
   // (an iterate of the whole system, final before the chunk). Returns the system's
   // own b where nothing precedes the chunk, else fills and returns storage.
-  std::function<const double*(const std::vector<double>& final, std::vector<double>& storage)> row_constants;
+  std::function<const double*(const double* final, std::vector<double>& storage)> row_constants;
   // Solve level by level (level_segments) rather than iterate the chunk as a whole.
   bool by_levels = false;
   const std::vector<std::uint8_t>* cyclic = nullptr;  // cyclic_levels of the system, with by_levels

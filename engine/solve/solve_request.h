@@ -4,6 +4,7 @@
 // bounds) and what comes back (SolveResult). The chunk driver
 // (engine/solve/chunk_driver.h) answers every request, whatever the method.
 #include "engine/model/optimization.h"
+#include "engine/model/pod_vector.h"
 #include "engine/solve/maybe_system.h"
 
 #include <cstdint>
@@ -70,10 +71,10 @@ struct SolverOptions {
 
 // The width each SCC of the system must reach so that every state ends within
 // 2*epsilon of the truth under interval iteration (the argument is in the .cpp).
-std::vector<double> scc_width_targets(const MaybeSystem& system, double epsilon);
+PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon);
 // The same, one SCC after another in solving order: the reference the level-parallel
 // version above is tested against.
-std::vector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon);
+PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon);
 
 struct SolveRequest {
   const MaybeSystem& system;
@@ -128,8 +129,8 @@ struct SolveReport {
 };
 
 struct SolveResult {
-  std::vector<double> lower;  // per local state; value iteration: the values
-  std::vector<double> upper;  // interval iteration only: the truth lies in [lower, upper]
+  PodVector<double> lower;  // per local state; value iteration: the values
+  PodVector<double> upper;  // interval iteration only: the truth lies in [lower, upper]
   SolveReport report;
 
   bool bounded() const { return !upper.empty(); }

@@ -42,8 +42,8 @@ class ValueIterationPolicy final : public MethodPolicy {
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     std::vector<double> storage;
-    const double* b = job.row_constants(x.lower, storage);
-    std::vector<double> values(x.lower.begin() + job.states.begin, x.lower.begin() + job.states.end);
+    const double* b = job.row_constants(x.lower.data(), storage);
+    PodVector<double> values = copy_of(x.lower.data() + job.states.begin, job.states.size());
     gpu::ChunkSolveStats s = job.by_levels ? solve_by_levels(job, b, values, stats) : solve_whole(job, b, values, stats);
     parallel_copy(values.data(), values.size(), x.lower.data() + job.states.begin);
     x.sync(job.states);
@@ -52,7 +52,7 @@ class ValueIterationPolicy final : public MethodPolicy {
 
  private:
   // The chunk as one Jacobi system.
-  gpu::ChunkSolveStats solve_whole(const DeviceChunkJob& job, const double* b, std::vector<double>& values,
+  gpu::ChunkSolveStats solve_whole(const DeviceChunkJob& job, const double* b, PodVector<double>& values,
                                    SolveStats& stats) {
     gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_), values.data());
     stats.add_run(s.iterations);
@@ -66,7 +66,7 @@ class ValueIterationPolicy final : public MethodPolicy {
 
   // Level by level: runs of acyclic levels one pass each, every level with cycles
   // iterated on its own states until it converges (as the CPU does an SCC).
-  gpu::ChunkSolveStats solve_by_levels(const DeviceChunkJob& job, const double* b, std::vector<double>& values,
+  gpu::ChunkSolveStats solve_by_levels(const DeviceChunkJob& job, const double* b, PodVector<double>& values,
                                        SolveStats& stats) {
     gpu::ChunkSolveStats total;
     // The vectors stay on the device; each call brings back its level's states.
