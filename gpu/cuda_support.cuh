@@ -3,6 +3,7 @@
 // the resident matrix, the block size and the choice of kernel instances. Internal to gpu/.
 #include "gpu/allocation_faults.h"
 #include "gpu/device_solver.h"
+#include "gpu/host_uploads.cuh"
 
 #include <cuda_runtime.h>
 
@@ -48,6 +49,8 @@ class DeviceArray {
   void upload(const T* host, std::size_t count, cudaStream_t stream = 0) {
     if (count > 0) check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream), "upload");
   }
+  // Large pageable arrays through locked pieces: done at uploads.finish().
+  void upload(const T* host, std::size_t count, HostUploads& uploads) { uploads.copy(data_, host, count * sizeof(T)); }
   void download(T* host, std::size_t count, cudaStream_t stream) const {
     if (count > 0) check(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream), "download");
   }
@@ -80,10 +83,14 @@ class DeviceMatrix {
         d_row_starts_(c.num_rows + 1),
         d_columns_(c.num_entries),
         d_values_(c.num_entries) {
-    d_row_group_starts_.upload(c.row_group_starts, c.num_states + 1, stream);
-    d_row_starts_.upload(c.row_starts, c.num_rows + 1, stream);
-    d_columns_.upload(c.columns, c.num_entries, stream);
-    d_values_.upload(c.values, c.num_entries, stream);
+    // Pageable arrays (the system's own) are locked piece by piece and waited for;
+    // pinned ones copy asynchronously.
+    HostUploads uploads(stream);
+    d_row_group_starts_.upload(c.row_group_starts, c.num_states + 1, uploads);
+    d_row_starts_.upload(c.row_starts, c.num_rows + 1, uploads);
+    d_columns_.upload(c.columns, c.num_entries, uploads);
+    d_values_.upload(c.values, c.num_entries, uploads);
+    uploads.finish();
   }
   DeviceChunk view() const {
     return {states_, d_row_group_starts_.get(), d_row_starts_.get(), d_columns_.get(), d_values_.get()};

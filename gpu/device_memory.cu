@@ -1,4 +1,4 @@
-// Device discovery for the solver, pinned host memory and the copy bandwidth.
+// Device discovery for the solver and the copy bandwidth.
 #include "gpu/cuda_support.cuh"
 #include "gpu/device_solver.h"
 
@@ -24,30 +24,6 @@ std::optional<std::size_t> free_device_memory() {
     return std::nullopt;
   }
   return free_bytes;
-}
-
-void* allocate_pinned(std::size_t bytes) {
-  // A header records how the block was allocated, so that free_pinned can tell.
-  constexpr std::size_t kHeader = 64;
-  void* block = nullptr;
-  bool pinned = cudaHostAlloc(&block, bytes + kHeader, cudaHostAllocDefault) == cudaSuccess;
-  if (!pinned) {
-    cudaGetLastError();
-    block = std::malloc(bytes + kHeader);
-    if (block == nullptr) throw std::bad_alloc();
-  }
-  *static_cast<bool*>(block) = pinned;
-  return static_cast<char*>(block) + kHeader;
-}
-
-void free_pinned(void* pointer) noexcept {
-  if (pointer == nullptr) return;
-  void* block = static_cast<char*>(pointer) - 64;
-  if (*static_cast<bool*>(block)) {
-    cudaFreeHost(block);
-  } else {
-    std::free(block);
-  }
 }
 
 double measure_copy_bandwidth(std::size_t bytes) {

@@ -60,8 +60,9 @@ class DeviceIterate {
  public:
   // Both buffers hold the start: a sweep over a window of the states leaves the
   // others as they are in either buffer.
-  DeviceIterate(const double* host, std::size_t n, cudaStream_t stream) : n_(n), d_first_(n), d_second_(n) {
-    d_first_.upload(host, n, stream);
+  DeviceIterate(const double* host, std::size_t n, cudaStream_t stream, detail::HostUploads& uploads)
+      : n_(n), d_first_(n), d_second_(n) {
+    d_first_.upload(host, n, uploads);
     if (n > 0) {
       check(cudaMemcpyAsync(d_second_.get(), d_first_.get(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
             "copy");
@@ -347,19 +348,24 @@ class CudaDeviceSolver final : public DeviceSolver {
     BatchResults results;
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream)
+        : Vectors(m, b_lower, b_upper, targets, lower_start, upper_start, stream, detail::HostUploads(stream)) {}
+    // Every upload done when it returns (the host vectors may change after).
+    Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
+            const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostUploads&& uploads)
         : d_b_lower(m.num_rows()),
           // The same host b for both iterates (nothing precedes the chunk, or the
           // entries into earlier chunks are none): one copy on the device.
           d_b_upper(b_upper && b_upper != b_lower ? m.num_rows() : 0),
           d_targets(targets ? m.num_states() : 0),
-          lower(lower_start, m.num_states(), stream),
-          upper(upper_start, b_upper ? m.num_states() : 0, stream),
+          lower(lower_start, m.num_states(), stream, uploads),
+          upper(upper_start, b_upper ? m.num_states() : 0, stream, uploads),
           results(stream),
           with_upper(b_upper != nullptr) {
-      d_b_lower.upload(b_lower, m.num_rows(), stream);
-      if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), stream);
+      d_b_lower.upload(b_lower, m.num_rows(), uploads);
+      if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), uploads);
       b_upper_on_device = b_upper == b_lower ? d_b_lower.get() : d_b_upper.get();
-      if (targets) d_targets.upload(targets, m.num_states(), stream);
+      if (targets) d_targets.upload(targets, m.num_states(), uploads);
+      uploads.finish();
     }
     bool has_upper() const { return with_upper; }
     bool with_upper;

@@ -138,10 +138,11 @@ class DeviceSolver {
   // Free device memory now.
   virtual std::size_t free_memory() const = 0;
 
-  // Starts copying a chunk's matrix to the device and returns at once with a ticket.
-  // The chunk's sweeps use shape (no lanes: choose_group_shape's). Pre: the arrays
-  // stay alive and unchanged until the ticket is released (pinned memory makes the
-  // copy asynchronous); fewer than two tickets are held.
+  // Copies a chunk's matrix to the device and returns a ticket: large pageable
+  // arrays through locked pieces (gpu/host_uploads.cuh), copied when it returns;
+  // pinned ones asynchronously. The chunk's sweeps use shape (no lanes:
+  // choose_group_shape's). Pre: the arrays stay alive and unchanged until the ticket
+  // is released; fewer than two tickets are held.
   virtual int upload(const ChunkMatrix& chunk, GroupShape shape = {}) = 0;
   // Frees a chunk's device memory.
   virtual void release(int ticket) = 0;
@@ -206,23 +207,6 @@ GroupShape choose_group_shape(const ChunkMatrix& chunk);
 // than the device runs threads at once gets lanes for its long rows.
 GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
                                std::uint64_t concurrent_threads);
-
-// Page-locked host memory, so that uploads run asynchronously to the host. Without a
-// device (or CUDA) it is ordinary memory. Never returns null: throws std::bad_alloc.
-void* allocate_pinned(std::size_t bytes);
-void free_pinned(void* pointer) noexcept;
-
-template <typename T>
-struct PinnedAllocator {
-  using value_type = T;
-  PinnedAllocator() = default;
-  template <typename U>
-  PinnedAllocator(const PinnedAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(allocate_pinned(n * sizeof(T))); }
-  void deallocate(T* p, std::size_t) noexcept { free_pinned(p); }
-  template <typename U>
-  bool operator==(const PinnedAllocator<U>&) const { return true; }
-};
 
 // Device-to-device copy bandwidth (bytes read + written per second), for reports.
 double measure_copy_bandwidth(std::size_t bytes);

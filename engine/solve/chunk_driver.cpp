@@ -25,16 +25,15 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
   return method.footprint_bytes(end - first, rows, entries);
 }
 
-template <typename T>
-using PinnedVector = std::vector<T, gpu::PinnedAllocator<T>>;
-
-// A chunk as a square system of its own (indices rebased), in pinned memory so that
-// it uploads while the chunk before it iterates. Its entries into earlier chunks are
-// kept aside: they become part of b once those chunks are solved.
+// A chunk as a square system of its own (indices rebased). Its entries into earlier
+// chunks are kept aside: they become part of b once those chunks are solved. (It was
+// in pinned memory once, to upload while the chunk before it iterated; but pinned
+// allocations run at 2 GB/s on the H100 machine, and the upload locks pageable
+// memory at 19 GB/s: gpu/host_uploads.cuh.)
 struct PreparedChunk {
-  PinnedVector<std::uint64_t> row_group_starts, row_starts;
-  PinnedVector<std::uint32_t> columns;
-  PinnedVector<double> values;
+  PodVector<std::uint64_t> row_group_starts, row_starts;
+  PodVector<std::uint32_t> columns;
+  PodVector<double> values;
   std::vector<std::uint64_t> outside_starts{0};  // per row, into outside_*
   std::vector<std::uint32_t> outside_columns;
   std::vector<double> outside_values;
@@ -155,8 +154,8 @@ bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
 }
 
 // Puts the plan's chunks on the device in turn: the first from the system's own
-// arrays, the others prepared in pinned memory, each next one uploading while the
-// current one is solved.
+// arrays, the others prepared as systems of their own, each next one uploaded before
+// the current one is solved.
 class ChunkFeeder {
  public:
   // on_device(chunk): whether the chunk goes to the device (the others are not uploaded).
