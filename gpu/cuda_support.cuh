@@ -73,18 +73,19 @@ struct DeviceChunk {
   const double* __restrict__ d_values;
 };
 
-// A chunk's matrix on the device, uploaded on a stream.
+// A chunk's matrix on the device: allocated when made, filled by upload.
 class DeviceMatrix {
  public:
-  DeviceMatrix(const ChunkMatrix& c, cudaStream_t stream)
+  explicit DeviceMatrix(const ChunkMatrix& c)
       : states_(c.num_states),
         rows_(c.num_rows),
         d_row_group_starts_(c.num_states + 1),
         d_row_starts_(c.num_rows + 1),
         d_columns_(c.num_entries),
-        d_values_(c.num_entries) {
-    // Pageable arrays (the system's own) are locked piece by piece and waited for;
-    // pinned ones copy asynchronously.
+        d_values_(c.num_entries) {}
+  // Pageable arrays (the system's own) are locked piece by piece and waited for;
+  // pinned ones copy asynchronously on the stream.
+  void upload(const ChunkMatrix& c, cudaStream_t stream) {
     HostUploads uploads(stream);
     d_row_group_starts_.upload(c.row_group_starts, c.num_states + 1, uploads);
     d_row_starts_.upload(c.row_starts, c.num_rows + 1, uploads);

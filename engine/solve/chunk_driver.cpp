@@ -139,10 +139,11 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
   return levels_spanned(system, chunk.first_scc, chunk.end_scc) > 1;
 }
 
-// Whether a chunk goes to the device. One of trivial SCCs only is solved exactly by
-// one pass, level-parallel, on the CPU unless levels are asked for: iterated as a
-// whole the GPU was slower (csma3_6: 0.69 s on the CPU, 1.37 s on the GPU), and by
-// levels still (0.64 s on the CPU, 1.26 s on the GPU, the upload included; bench/NOTES.md).
+// Whether a chunk goes to the device. One of trivial SCCs only is solved exactly,
+// one pass per level: on the device where it spans several levels (csma3_6: 0.26 s
+// against the CPU's level-parallel pass, 0.51 s, since uploads lock their pages;
+// 1.26 s against 0.64 s before), but never iterated as a whole (1.37 s), which takes
+// as many sweeps as levels (bench/NOTES.md).
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
                 const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
@@ -150,7 +151,7 @@ bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
   const bool acyclic = !touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc) ||
                        all_trivial(system, chunk.first_scc, chunk.end_scc);
   if (!acyclic) return true;
-  return schedule == DeviceSchedule::levels && by_levels(system, chunk, request, schedule);
+  return by_levels(system, chunk, request, schedule);
 }
 
 // Puts the plan's chunks on the device in turn: the first from the system's own
