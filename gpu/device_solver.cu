@@ -285,9 +285,9 @@ class CudaDeviceSolver final : public DeviceSolver {
 
     start = std::chrono::steady_clock::now();
     if (v.has_upper()) {
-      launch_passes<2>(chunk, passes, v, stats.group);
+      launch_passes<2>(chunk, passes, v);
     } else {
-      launch_passes<1>(chunk, passes, v, stats.group);
+      launch_passes<1>(chunk, passes, v);
     }
     check(cudaStreamSynchronize(compute_), "level passes");
     stats.iterations = passes.num_levels;
@@ -452,7 +452,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   // it wrote. Both buffers of each iterate agree outside the levels (bring_back), and
   // the passes write both.
   template <int K>
-  void launch_passes(const Resident& chunk, const LevelPasses& p, const Vectors& vectors, GroupShape group) {
+  void launch_passes(const Resident& chunk, const LevelPasses& p, const Vectors& vectors) {
     detail::PassVectors<K> v{};
     const DeviceIterate* iterates[2] = {&vectors.lower, &vectors.upper};
     const double* b[2] = {vectors.d_b_lower.get(), vectors.b_upper_on_device};
@@ -462,10 +462,11 @@ class CudaDeviceSolver final : public DeviceSolver {
       v.first[i] = iterates[i]->d_first();
       v.second[i] = iterates[i]->d_second();
     }
-    auto kernel = detail::kernel_variant<detail::LevelPassKernels<K>>(group, p.maximize, false);
     for (std::size_t level = 0; level < p.num_levels; ++level) {
       const detail::Window window{p.level_starts[level], p.level_starts[level + 1]};
       if (window.end == window.first) continue;
+      const GroupShape group = group_of(chunk, p.group, window);  // levels differ (wlan6: long rows in few)
+      auto kernel = detail::kernel_variant<detail::LevelPassKernels<K>>(group, p.maximize, false);
       const unsigned blocks = detail::sweep_blocks(window.end - window.first, group.lanes, sm_count_);
       kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v);
       check(cudaGetLastError(), "level pass launch");
@@ -488,11 +489,13 @@ class CudaDeviceSolver final : public DeviceSolver {
   // Sweeps over a window: as above, and where neither the call nor the upload named a
   // shape, a window short of the whole chunk gets one of its own (a level's rows may
   // be unlike the chunk's).
-  GroupShape group_of(const Resident& chunk, const SweepSettings& settings) const {
-    if (settings.group.lanes > 0 || chunk.shape_forced) return group_of(chunk, settings.group);
-    const detail::Window window = window_of(chunk, settings);
+  GroupShape group_of(const Resident& chunk, GroupShape asked, detail::Window window) const {
+    if (asked.lanes > 0 || chunk.shape_forced) return group_of(chunk, asked);
     if (window.first == 0 && window.end == chunk.matrix.num_states()) return chunk.shape;
     return choose_window_shape(chunk.host, window.first, window.end, concurrent_threads_);
+  }
+  GroupShape group_of(const Resident& chunk, const SweepSettings& settings) const {
+    return group_of(chunk, settings.group, window_of(chunk, settings));
   }
 
   int sm_count_ = 1;
