@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -99,6 +99,23 @@ for part in "$@"; do
           esac
           run "shapes $inst $variant" "${args[@]}" --solver gpu --method vi --gpu-schedule whole \
             --max-iters 1000000 "${shape[@]}"
+        done
+      done
+      ;;
+    phases)
+      # Issue 22: per-phase lines (bench/phase_line.py) of the large suite's properties,
+      # PHASE_INSTANCES x PHASE_SOLVERS, each with PHASE_ARGS; also into phases.txt.
+      for inst in ${PHASE_INSTANCES:-leader8 wlan6 csma3_6 coin6_4}; do
+        case $inst in
+          coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
+          coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
+          leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
+          csma*) args=($M/csma/$inst.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
+          wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
+        esac
+        for solver in ${PHASE_SOLVERS:-gpu cpu}; do
+          timeout 400 "$mdpvi" check "${args[@]}" --solver $solver --max-iters 1000000 ${PHASE_ARGS:-} --json - \
+            | python3 bench/phase_line.py "$inst $solver ${PHASE_ARGS:-}" | tee -a "$out/phases.txt"
         done
       done
       ;;

@@ -140,10 +140,14 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 }
 
 // Whether a chunk goes to the device. One of trivial SCCs only is solved exactly,
-// one pass per level: on the device where it spans several levels (csma3_6: 0.26 s
-// against the CPU's level-parallel pass, 0.51 s, since uploads lock their pages;
-// 1.26 s against 0.64 s before), but never iterated as a whole (1.37 s), which takes
-// as many sweeps as levels (bench/NOTES.md).
+// one pass per level: on the device where it spans several levels and holds at least
+// kAcyclicOnDeviceFrom states (or levels are asked for), else by the CPU's
+// level-parallel pass; never iterated
+// as a whole (csma3_6: 1.37 s), which takes as many sweeps as levels. Measured solves
+// (H100 machine, bench/NOTES.md), device against CPU: csma3_4 (761K states) 0.029 s
+// against 0.018 s, csma3_6 (24.7M) 0.180 s against 0.292 s, csma4_4 (121M) 0.970 s
+// against 1.436 s: the device's fixed cost, about 15 ms, pays from a few million.
+constexpr std::uint64_t kAcyclicOnDeviceFrom = 4'000'000;
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
                 const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
@@ -151,7 +155,8 @@ bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
   const bool acyclic = !touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc) ||
                        all_trivial(system, chunk.first_scc, chunk.end_scc);
   if (!acyclic) return true;
-  return by_levels(system, chunk, request, schedule);
+  const bool large = chunk.end_state - chunk.first_state >= kAcyclicOnDeviceFrom;
+  return (large || schedule == DeviceSchedule::levels) && by_levels(system, chunk, request, schedule);
 }
 
 // Puts the plan's chunks on the device in turn: the first from the system's own
