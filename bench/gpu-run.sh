@@ -24,6 +24,18 @@ run() {  # name, then mdpvi check arguments
 
 peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
 
+# The large suite's representative property per instance (as bench.py's), into the
+# array args: model, constants and property.
+suite_args() {
+  case $1 in
+    coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
+    coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
+    leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
+    csma*) args=($M/csma/$1.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
+    wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
+  esac
+}
+
 # One build with -v (phase times), under peak: "### build MODEL threads T", then the
 # JSON and the log. Arguments: model, constants, threads, then more mdpvi arguments;
 # $build_timeout, if set, limits the run ("timeout 200").
@@ -58,14 +70,7 @@ for part in "$@"; do
       # one representative property per instance (as bench.py's large suite), default
       # method; LEVELS_INSTANCES picks instances, LEVELS_MODES the modes.
       for inst in ${LEVELS_INSTANCES:-coin6_4 leader8 csma3_6 wlan6}; do
-        case $inst in
-          coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
-          coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
-          leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
-          csma3_6) args=($M/csma/csma3_6.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
-          csma4_4) args=($M/csma/csma4_4.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
-          wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
-        esac
+        suite_args $inst
         for mode in ${LEVELS_MODES:-levels whole cpu}; do
           if [ $mode = cpu ]; then
             run "levels $inst cpu" "${args[@]}" --solver cpu --max-iters 1000000
@@ -84,13 +89,8 @@ for part in "$@"; do
       # iteration (--gpu-schedule whole: a sweep moves the whole chunk, so its bandwidth is
       # measured). SHAPE_INSTANCES and SHAPE_VARIANTS pick; coin8_2 at epsilon 1e-4.
       for inst in ${SHAPE_INSTANCES:-coin6_4 leader8 wlan6 csma3_6 coin8_2}; do
-        case $inst in
-          coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
-          coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]' --epsilon 1e-4) ;;
-          leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
-          csma3_6) args=($M/csma/csma3_6.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
-          wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
-        esac
+        suite_args $inst
+        if [ $inst = coin8_2 ]; then args+=(--epsilon 1e-4); fi
         for variant in ${SHAPE_VARIANTS:-auto e1 r2 r4 r8 e2}; do
           shape=()
           case $variant in
@@ -106,13 +106,7 @@ for part in "$@"; do
       # Issue 22: per-phase lines (bench/phase_line.py) of the large suite's properties,
       # PHASE_INSTANCES x PHASE_SOLVERS, each with PHASE_ARGS; also into phases.txt.
       for inst in ${PHASE_INSTANCES:-leader8 wlan6 csma3_6 coin6_4}; do
-        case $inst in
-          coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
-          coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
-          leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
-          csma*) args=($M/csma/$inst.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
-          wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
-        esac
+        suite_args $inst
         for solver in ${PHASE_SOLVERS:-gpu cpu}; do
           timeout 400 "$mdpvi" check "${args[@]}" --solver $solver --max-iters 1000000 ${PHASE_ARGS:-} --json - \
             | python3 bench/phase_line.py "$inst $solver ${PHASE_ARGS:-}" | tee -a "$out/phases.txt"

@@ -52,9 +52,10 @@ GroupShape choose_group_shape(const ChunkMatrix& chunk) {
 // Such a window fills a fraction of the device, so a sweep lasts as long as its
 // slowest group: the lanes follow the row of a typical entry, which the long rows
 // dominate. A window that fills the device is bound by throughput, as a whole chunk.
-// And one that 8 lanes per state still leave within a single wave of the device
-// (wlan6's 4,799 acyclic levels of about 1,000 states) takes 8 at least: the passes
-// then took 0.171 s with the level above, against 0.228 s sized by their rows alone.
+// And one that 8 lanes per state leave within two waves of the device (wlan6's 4,799
+// acyclic levels, 1,000 states on average, up to tens of thousands) takes 8 at least:
+// wlan6's device time was 0.171 s with 8 lanes everywhere, against 0.211-0.217 s
+// with 8 lanes up to one wave and 0.226-0.246 s with lanes sized by the rows alone.
 GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
                                std::uint64_t concurrent_threads) {
   end = std::min<std::uint64_t>(end, chunk.num_states);
@@ -73,7 +74,7 @@ GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, st
   }
   GroupShape shape = shape_for(end - first, rows, entries, typical_row);
   constexpr int kTinyWindowLanes = 8;
-  if (!shape.over_rows && (end - first) * kTinyWindowLanes <= concurrent_threads) {
+  if (!shape.over_rows && (end - first) * kTinyWindowLanes <= 2 * concurrent_threads) {
     shape.lanes = std::max(shape.lanes, kTinyWindowLanes);
   }
   return shape;

@@ -204,8 +204,8 @@ std::optional<std::size_t> free_device_memory();
 GroupShape choose_group_shape(const ChunkMatrix& chunk);
 // The lanes per state for sweeps over the chunk's states [first, end) alone (a level
 // solved on its own): as choose_group_shape, except that a window of fewer states
-// than the device runs threads at once gets lanes for its long rows, and one that
-// fills an eighth of it at most gets 8 lanes at least (unless its lanes go over rows).
+// than the device runs threads at once gets lanes for its long rows, and one of at
+// most a quarter of that many states gets 8 lanes at least (unless they go over rows).
 GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
                                std::uint64_t concurrent_threads);
 

@@ -478,15 +478,24 @@ class IntervalIterationPolicy final : public MethodPolicy {
       v.bind(job);
       const std::vector<LevelSegment> segments = level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc);
       spdlog::debug("by levels: vectors bound and {} segments found, {:.3f} s", segments.size(), seconds_since(start));
+      // For -v: the host's time in each kind of segment against the device's.
+      double passes_s = 0.0, windows_s = 0.0, windows_device_s = 0.0;
       for (const LevelSegment& segment : segments) {
+        const auto segment_start = std::chrono::steady_clock::now();
         if (segment.acyclic) {  // exact from final inputs, as the CPU's trivial SCCs
           const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
                                         r_.direction == Optimization::maximize, 0};
           total += job.device.pass_levels(job.ticket, passes, v.lower.data(), v.upper.data());
+          passes_s += seconds_since(segment_start);
         } else {
-          total += solve_window(job, v, segment, "on the device for a level", stats);
+          const gpu::ChunkSolveStats s = solve_window(job, v, segment, "on the device for a level", stats);
+          total += s;
+          windows_s += seconds_since(segment_start);
+          windows_device_s += s.solve_s + s.upload_s + s.download_s;
         }
       }
+      spdlog::debug("by levels: acyclic segments {:.3f} s; levels with cycles {:.3f} s, of which device calls {:.3f} s",
+                    passes_s, windows_s, windows_device_s);
     }
     spdlog::debug("device chunk: solved, {:.3f} s", seconds_since(start));
     v.store(job, x);
