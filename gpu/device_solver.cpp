@@ -27,14 +27,16 @@ ChunkSolveStats& ChunkSolveStats::operator+=(const ChunkSolveStats& later) {
 //   entries of a row (on coin6_4, a thread per state beat 32 lanes 10x).
 namespace {
 
-// typical_row: the entries per row the lanes are sized for.
-GroupShape shape_for(std::uint64_t states, std::uint64_t rows, std::uint64_t entries, double typical_row) {
+// typical_row: the entries per row the lanes are sized for, each lane taking at
+// least entries_per_lane of them.
+GroupShape shape_for(std::uint64_t states, std::uint64_t rows, std::uint64_t entries, double typical_row,
+                     double entries_per_lane) {
   if (rows == 0 || states == 0) return {1, false};
   const double mean_row = static_cast<double>(entries) / static_cast<double>(rows);
   const double rows_per_state = static_cast<double>(rows) / static_cast<double>(states);
   if (rows_per_state >= 1.5 && mean_row < 4.0) return {2, true};
   int g = 1;
-  while (g < 32 && 2.0 * (2 * g) <= typical_row) g *= 2;
+  while (g < 32 && entries_per_lane * (2 * g) <= typical_row) g *= 2;
   return {g, false};
 }
 
@@ -42,13 +44,14 @@ GroupShape shape_for(std::uint64_t states, std::uint64_t rows, std::uint64_t ent
 
 GroupShape choose_group_shape(const ChunkMatrix& chunk) {
   const double mean_row = chunk.num_rows ? static_cast<double>(chunk.num_entries) / static_cast<double>(chunk.num_rows) : 0.0;
-  return shape_for(chunk.num_states, chunk.num_rows, chunk.num_entries, mean_row);
+  return shape_for(chunk.num_states, chunk.num_rows, chunk.num_entries, mean_row, 2.0);
 }
 
 // Measured on an H100 (bench/NOTES.md, issue 22): wlan6's one level with cycles,
 // 52,392 states whose 66,478 rows are 52,532 of one entry and 13,946 of 9-64 entries
 // (mean 10.2, mean per entry 32): its 14,036 interval sweeps took 0.385 s with one
-// lane, 0.250 s with 2 (the mean row's choice), 0.174 s with 8 (the entries' mean).
+// lane, 0.250 s with 2 (the mean row's choice), 0.174 s with 8 (4 entries of the
+// entries' mean row per lane), 0.297 s with 32.
 // Such a window fills a fraction of the device, so a sweep lasts as long as its
 // slowest group: the lanes follow the row of a typical entry, which the long rows
 // dominate. A window that fills the device is bound by throughput, as a whole chunk.
@@ -64,6 +67,7 @@ GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, st
   const std::uint64_t entries = chunk.row_starts[end_row] - chunk.row_starts[first_row];
   const std::uint64_t rows = end_row - first_row;
   double typical_row = rows ? static_cast<double>(entries) / static_cast<double>(rows) : 0.0;
+  double entries_per_lane = 2.0;
   if (end - first < concurrent_threads && entries > 0) {
     double squares = 0.0;
     for (std::uint64_t r = first_row; r < end_row; ++r) {
@@ -71,8 +75,9 @@ GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, st
       squares += length * length;
     }
     typical_row = squares / static_cast<double>(entries);
+    entries_per_lane = 4.0;  // wlan6's level: 8 lanes for rows of 32 entries, not 16
   }
-  GroupShape shape = shape_for(end - first, rows, entries, typical_row);
+  GroupShape shape = shape_for(end - first, rows, entries, typical_row, entries_per_lane);
   constexpr int kTinyWindowLanes = 8;
   if (!shape.over_rows && (end - first) * kTinyWindowLanes <= 2 * concurrent_threads) {
     shape.lanes = std::max(shape.lanes, kTinyWindowLanes);

@@ -297,7 +297,8 @@ TEST(ChooseGroupShape, FollowsTheRowsPerStateAndTheRowLength) {
 
 // A window of the chunk: rows of one entry, then, in states [10, 14), four rows of
 // 64 entries each. Small against the device, its lanes follow the typical entry's
-// row (64: 16 lanes), not the mean row; filling the device, the mean row (as a chunk);
+// row (60: 8 lanes of 4 entries at least), not the mean row; filling the device, the
+// mean row (as a chunk, 2 entries per lane at least);
 // within a quarter of the device, 8 lanes at least.
 TEST(ChooseGroupShape, ASmallWindowIsSizedForItsLongRows) {
   std::vector<std::uint64_t> row_group_starts, row_starts{0};
@@ -308,13 +309,13 @@ TEST(ChooseGroupShape, ASmallWindowIsSizedForItsLongRows) {
   row_group_starts.push_back(20);
   gpu::ChunkMatrix m{20, 20, row_starts.back(), row_group_starts.data(), row_starts.data(), nullptr, nullptr};
   // States [0, 20): 20 rows, 272 entries, mean 13.6, per entry (4 * 64^2 + 16) / 272 = 60.3.
-  gpu::GroupShape small = gpu::choose_window_shape(m, 0, 20, 100);
-  EXPECT_EQ(small.lanes, 16);
+  gpu::GroupShape small = gpu::choose_window_shape(m, 0, 20, 30);  // 20 states, beyond a quarter
+  EXPECT_EQ(small.lanes, 8);
   EXPECT_FALSE(small.over_rows);
   EXPECT_EQ(gpu::choose_window_shape(m, 0, 20, 10).lanes, 4);   // fills the device: by the mean row
   EXPECT_EQ(gpu::choose_window_shape(m, 0, 10, 30).lanes, 1);   // short rows, a third of the device
   EXPECT_EQ(gpu::choose_window_shape(m, 0, 10, 40).lanes, 8);   // short rows, a quarter of it
-  EXPECT_EQ(gpu::choose_window_shape(m, 12, 14, 1000).lanes, 32);  // rows of 64 only
+  EXPECT_EQ(gpu::choose_window_shape(m, 12, 14, 1000).lanes, 16);  // rows of 64 only
   EXPECT_EQ(gpu::choose_window_shape(m, 15, 15, 1000).lanes, 8);  // empty
   EXPECT_EQ(gpu::choose_window_shape(m, 18, 99, 1000).lanes, 8);  // clamped to the chunk: 2 short rows
 }
