@@ -145,8 +145,9 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 // level-parallel pass; never iterated
 // as a whole (csma3_6: 1.37 s), which takes as many sweeps as levels. Measured solves
 // (H100 machine, bench/NOTES.md), device against CPU: csma3_4 (761K states) 0.029 s
-// against 0.018 s, csma3_6 (24.7M) 0.180 s against 0.292 s, csma4_4 (121M) 0.970 s
-// against 1.436 s: the device's fixed cost, about 15 ms, pays from a few million.
+// against 0.018 s, csma3_6 (24.7M) 0.18-0.24 s against 0.25-0.29 s, csma4_4 (121M)
+// 0.97-1.80 s against 1.07-1.44 s: the device's fixed cost, about 15 ms, pays from a
+// few million states; beyond, the host's traffic over the vectors decides on both sides.
 constexpr std::uint64_t kAcyclicOnDeviceFrom = 4'000'000;
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
                 const SolveRequest& request, DeviceSchedule schedule) {
