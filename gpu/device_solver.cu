@@ -360,7 +360,8 @@ class CudaDeviceSolver final : public DeviceSolver {
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream)
         : Vectors(m, b_lower, b_upper, targets, lower_start, upper_start, stream, detail::HostUploads(stream)) {}
-    // Every upload done when it returns (the host vectors may change after).
+    // The copies from locked pieces are done when it returns; memory already pinned
+    // copies asynchronously (callers synchronise the stream before using the vectors).
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostUploads&& uploads)
         : d_b_lower(m.num_rows()),
