@@ -91,7 +91,7 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
   }
   // Each state holds its SCC's level, so that a column's level is one read, and an
   // SCC being a range of states, whether a column is inside it is a comparison
-  // (leader8: 0.15 s with an SCC index per state and a level per SCC, two reads).
+  // (leader8: about 0.2 s with an SCC index per state and a level per SCC, two reads).
   const std::uint64_t states = system.scc_starts[n];  // the SCCs' (a test's system may list no model states)
   PodVector<std::uint32_t> level(states);
   const std::uint64_t first_read = system.scc_starts[system.level_starts[first_cyclic]];
