@@ -11,11 +11,11 @@
 // after Prob0E has none among the maybe-states; for Pmax the caller collapses them
 // first (engine/solve/end_component_quotient.h).
 #include "engine/solve/method_policy.h"
+#include "engine/solve/parallel_indices.h"
 #include "engine/solve/solve_progress.h"
 #include "engine/model/stopwatch.h"
 
 #include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <spdlog/spdlog.h>
 
@@ -75,18 +75,13 @@ PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double 
 PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
   const std::size_t n = system.num_sccs();
   if (system.level_starts.empty() && n > 0) return scc_width_targets_reference(system, epsilon);
-  const auto in_parallel = [](std::size_t first, std::size_t end, std::size_t grain, const auto& body) {
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(first, end, grain), [&](const auto& part) {
-      for (std::size_t c = part.begin(); c < part.end(); ++c) body(c);
-    });
-  };
   // Height levels below the first with cycles hold trivial SCCs reading only each
   // other: level 0, without a look at their rows (an acyclic system is all of them).
   const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
   const std::size_t first_cyclic = std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin();
   PodVector<double> targets(n);
   if (first_cyclic == cyclic.size()) {
-    in_parallel(0, n, 1 << 16, [&](std::size_t c) { targets[c] = 0.0; });
+    parallel_indices(0, n, 1 << 16, [&](std::size_t c) { targets[c] = 0.0; });
     return targets;
   }
   // Each state holds its SCC's level, so that a column's level is one read, and an
@@ -95,7 +90,7 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
   const std::uint64_t states = system.scc_starts[n];  // the SCCs' (a test's system may list no model states)
   PodVector<std::uint32_t> level(states);
   const std::uint64_t first_read = system.scc_starts[system.level_starts[first_cyclic]];
-  in_parallel(0, first_read, 1 << 16, [&](std::size_t s) { level[s] = 0; });
+  parallel_indices(0, first_read, 1 << 16, [&](std::size_t s) { level[s] = 0; });
   const auto level_of = [&](std::size_t c) {
     const std::uint64_t first = system.scc_starts[c], end = system.scc_starts[c + 1];
     std::uint32_t below = 0;
@@ -108,7 +103,7 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
     return below + (is_trivial_scc(system, c) ? 0u : 1u);
   };
   for (std::size_t h = first_cyclic; h < system.num_levels(); ++h) {
-    in_parallel(system.level_starts[h], system.level_starts[h + 1], 1024, [&](std::size_t c) {
+    parallel_indices(system.level_starts[h], system.level_starts[h + 1], 1024, [&](std::size_t c) {
       std::fill(level.begin() + system.scc_starts[c], level.begin() + system.scc_starts[c + 1], level_of(c));
     });
   }
@@ -120,7 +115,7 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
                return most;
              },
              [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); }));
-  in_parallel(0, n, 1 << 16, [&](std::size_t c) {
+  parallel_indices(0, n, 1 << 16, [&](std::size_t c) {
     const std::uint64_t first = system.scc_starts[c];
     // An empty SCC (a test's system of no states) has its level only from level_of (at most 1).
     const std::uint32_t of_c = first < system.scc_starts[c + 1] ? level[first] : level_of(c);
@@ -320,11 +315,9 @@ struct DeviceChunkVectors {
         upper(copy_of(x.upper.data() + job.states.begin, job.states.size())),
         targets(job.states.size()) {
     const MaybeSystem& system = request.system;
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(job.first_scc, job.end_scc, 1 << 14), [&](const auto& part) {
-      for (std::size_t scc = part.begin(); scc < part.end(); ++scc) {
-        std::fill(targets.begin() + (system.scc_starts[scc] - job.states.begin),
-                  targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
-      }
+    parallel_indices(job.first_scc, job.end_scc, 1 << 14, [&](std::size_t scc) {
+      std::fill(targets.begin() + (system.scc_starts[scc] - job.states.begin),
+                targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
     });
     b_lower = job.row_constants(x.lower.data(), b_lower_storage);
     b_upper = job.row_constants(x.upper.data(), b_upper_storage);

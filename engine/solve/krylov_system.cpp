@@ -1,7 +1,8 @@
 #include "engine/solve/krylov_system.h"
 
+#include "engine/solve/parallel_indices.h"
+
 #include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
 
 #include <algorithm>
@@ -14,13 +15,6 @@ namespace {
 
 using Range = oneapi::tbb::blocked_range<std::size_t>;
 
-template <typename Body>
-void parallel_indices(std::size_t n, const Body& body) {
-  oneapi::tbb::parallel_for(Range(0, n), [&](const Range& part) {
-    for (std::size_t i = part.begin(); i < part.end(); ++i) body(i);
-  });
-}
-
 }  // namespace
 
 KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const double* values)
@@ -28,7 +22,7 @@ KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const do
   for (auto& v : vectors_) v.assign(n_, 0.0);
   std::copy(values + begin_, values + begin_ + n_, at(KrylovVector::x).begin());
   std::vector<double>& c = at(KrylovVector::c);
-  parallel_indices(n_, [&](std::size_t i) {
+  parallel_indices(0, n_, 1, [&](std::size_t i) {
     const std::uint64_t row = s_.row_group_starts[begin_ + i];
     double sum = s_.row_constants[row];
     for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
@@ -41,7 +35,7 @@ KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const do
 void KrylovSystem::apply(KrylovVector in, KrylovVector out) {
   const std::vector<double>& x = at(in);
   std::vector<double>& y = at(out);
-  parallel_indices(n_, [&](std::size_t i) {
+  parallel_indices(0, n_, 1, [&](std::size_t i) {
     const std::uint64_t row = s_.row_group_starts[begin_ + i];
     double mx = 0.0;
     for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
@@ -82,21 +76,21 @@ void KrylovSystem::combine(KrylovVector y, KrylovVector a, double s, KrylovVecto
   std::vector<double>& out = at(y);
   const std::vector<double>& u = at(a);
   const std::vector<double>& w = at(b);
-  parallel_indices(n_, [&](std::size_t i) { out[i] = u[i] + s * w[i]; });
+  parallel_indices(0, n_, 1, [&](std::size_t i) { out[i] = u[i] + s * w[i]; });
 }
 
 void KrylovSystem::update_direction(double beta, double omega) {
   std::vector<double>& p = at(KrylovVector::p);
   const std::vector<double>& r = at(KrylovVector::r);
   const std::vector<double>& v = at(KrylovVector::v);
-  parallel_indices(n_, [&](std::size_t i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); });
+  parallel_indices(0, n_, 1, [&](std::size_t i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); });
 }
 
 void KrylovSystem::update_solution(double alpha, double omega) {
   std::vector<double>& x = at(KrylovVector::x);
   const std::vector<double>& p = at(KrylovVector::p);
   const std::vector<double>& s = at(KrylovVector::s);
-  parallel_indices(n_, [&](std::size_t i) { x[i] += alpha * p[i] + omega * s[i]; });
+  parallel_indices(0, n_, 1, [&](std::size_t i) { x[i] += alpha * p[i] + omega * s[i]; });
 }
 
 }  // namespace mdpvi
