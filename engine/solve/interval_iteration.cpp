@@ -72,12 +72,11 @@ PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double 
 // The same levels, a height level at a time: the SCCs of one (MaybeSystem::level_starts)
 // read only lower ones, so they are computed in parallel (leader8: 14M SCCs, 68M rows;
 // the serial pass took about a second).
-PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon) {
+PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, double epsilon) {
   const std::size_t n = system.num_sccs();
   if (system.level_starts.empty() && n > 0) return scc_width_targets_reference(system, epsilon);
   // Height levels below the first with cycles hold trivial SCCs reading only each
   // other: level 0, without a look at their rows (an acyclic system is all of them).
-  const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
   const std::size_t first_cyclic = std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin();
   PodVector<double> targets(n);
   if (first_cyclic == cyclic.size()) {
@@ -467,7 +466,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     const auto start = std::chrono::steady_clock::now();
-    DeviceChunkVectors v(r_, job, targets(), x);
+    DeviceChunkVectors v(r_, job, targets(job.cyclic), x);
     spdlog::debug("device chunk: host vectors ready, {:.3f} s", seconds_since(start));
     gpu::ChunkSolveStats total;
     if (!job.by_levels) {
@@ -525,9 +524,12 @@ class IntervalIterationPolicy final : public MethodPolicy {
   bool optimistic_;
   const char* name_;
   // Per SCC, made at the first solve: a chunk's upload to the device runs meanwhile
-  // (leader8's take 0.2 s, a pass over the whole system).
-  const PodVector<double>& targets() {
-    if (!targets_) targets_ = scc_width_targets(r_.system, r_.options.stop.epsilon);
+  // (leader8's take 0.2 s, a pass over the whole system). cyclic: the system's
+  // cyclic_levels where the caller has them (a device chunk's job), else made here.
+  const PodVector<double>& targets(const std::vector<std::uint8_t>* cyclic = nullptr) {
+    if (!targets_) {
+      targets_ = scc_width_targets(r_.system, cyclic ? *cyclic : cyclic_levels(r_.system), r_.options.stop.epsilon);
+    }
     return *targets_;
   }
   std::optional<PodVector<double>> targets_;

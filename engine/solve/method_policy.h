@@ -52,7 +52,7 @@ struct DeviceChunkJob {
   std::function<const double*(const double* final, std::vector<double>& storage)> row_constants;
   // Solve level by level (level_segments) rather than iterate the chunk as a whole.
   bool by_levels = false;
-  const std::vector<std::uint8_t>* cyclic = nullptr;  // cyclic_levels of the system, with by_levels
+  const std::vector<std::uint8_t>* cyclic = nullptr;  // cyclic_levels of the system (the driver has them)
 };
 
 // A chunk's levels as the device solves them: a run of acyclic levels (trivial SCCs

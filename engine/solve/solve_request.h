@@ -71,7 +71,9 @@ struct SolverOptions {
 
 // The width each SCC of the system must reach so that every state ends within
 // 2*epsilon of the truth under interval iteration (the argument is in the .cpp).
-PodVector<double> scc_width_targets(const MaybeSystem& system, double epsilon);
+// cyclic: per height level, whether it holds an SCC that is not trivial
+// (cyclic_levels, which the chunk driver has made already where a device runs).
+PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, double epsilon);
 // The same, one SCC after another in solving order: the reference the level-parallel
 // version above is tested against.
 PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon);
