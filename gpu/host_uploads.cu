@@ -53,16 +53,19 @@ void HostUploads::copy(void* device_start, const void* host_start, std::size_t b
 void HostUploads::finish() {
   if (locked_.empty()) return;
   check(cudaStreamSynchronize(stream_), "upload");
-  for (void* piece : locked_) cudaHostUnregister(piece);
-  locked_.clear();
+  unlock();
 }
 
 void HostUploads::finish_quietly() noexcept {
   if (locked_.empty()) return;
   // After a failure: the copies must still end before the pages are unlocked.
   cudaStreamSynchronize(stream_);
-  for (void* piece : locked_) cudaHostUnregister(piece);
+  unlock();
   cudaGetLastError();
+}
+
+void HostUploads::unlock() noexcept {
+  for (void* piece : locked_) cudaHostUnregister(piece);
   locked_.clear();
 }
 

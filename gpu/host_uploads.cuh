@@ -34,6 +34,7 @@ class HostUploads {
 
  private:
   void finish_quietly() noexcept;
+  void unlock() noexcept;  // Pre: the copies from the locked pieces are done
 
   cudaStream_t stream_;
   std::vector<void*> locked_;
