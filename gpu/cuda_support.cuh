@@ -3,7 +3,7 @@
 // the resident matrix, the block size and the choice of kernel instances. Internal to gpu/.
 #include "gpu/allocation_faults.h"
 #include "gpu/device_solver.h"
-#include "gpu/host_uploads.cuh"
+#include "gpu/host_copies.cuh"
 
 #include <cuda_runtime.h>
 
@@ -50,7 +50,7 @@ class DeviceArray {
     if (count > 0) check(cudaMemcpyAsync(data_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream), "upload");
   }
   // Large pageable arrays through locked pieces: done at uploads.finish().
-  void upload(const T* host, std::size_t count, HostUploads& uploads) { uploads.copy(data_, host, count * sizeof(T)); }
+  void upload(const T* host, std::size_t count, HostCopies& uploads) { uploads.to_device(data_, host, count * sizeof(T)); }
   void download(T* host, std::size_t count, cudaStream_t stream) const {
     if (count > 0) check(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream), "download");
   }
@@ -86,7 +86,7 @@ class DeviceMatrix {
   // Pageable arrays (the system's own) are locked piece by piece and waited for;
   // pinned ones copy asynchronously on the stream.
   void upload(const ChunkMatrix& c, cudaStream_t stream) {
-    HostUploads uploads(stream);
+    HostCopies uploads(stream);
     d_row_group_starts_.upload(c.row_group_starts, c.num_states + 1, uploads);
     d_row_starts_.upload(c.row_starts, c.num_rows + 1, uploads);
     d_columns_.upload(c.columns, c.num_entries, uploads);

@@ -24,67 +24,93 @@ using detail::check;
 using detail::DeviceArray;
 using detail::kBlockSize;
 
-// Per-sweep results of one batch on the device: a largest change (or width) and a
-// word of flags per sweep, read back together and cleared for the next batch.
+// Per-sweep results on the device: a largest change (or width) and a word of flags
+// per sweep, in two halves of kMaxBatch slots (a batch read while the next runs),
+// each half copied back into pinned memory and cleared once read.
 class BatchResults {
  public:
-  explicit BatchResults(cudaStream_t stream) : d_largest_(detail::kMaxBatch), d_flags_(detail::kMaxBatch) {
-    clear(stream);
+  explicit BatchResults(cudaStream_t stream) : d_largest_(detail::kBatchSlots), d_flags_(detail::kBatchSlots) {
+    check(cudaMallocHost(&host_largest_, detail::kBatchSlots * sizeof(unsigned long long)), "cudaMallocHost");
+    check(cudaMallocHost(&host_flags_, detail::kBatchSlots * sizeof(unsigned)), "cudaMallocHost");
+    for (cudaEvent_t& e : copied_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    clear(0, detail::kBatchSlots, stream);
   }
+  ~BatchResults() {
+    for (cudaEvent_t e : copied_) cudaEventDestroy(e);
+    cudaFreeHost(host_largest_);
+    cudaFreeHost(host_flags_);
+  }
+  BatchResults(const BatchResults&) = delete;
+  BatchResults& operator=(const BatchResults&) = delete;
+
   unsigned long long* largest(std::size_t slot) const { return d_largest_.get() + slot; }
   unsigned* flags(std::size_t slot) const { return d_flags_.get() + slot; }
 
-  // Waits for the stream; clears what it read.
-  void read(std::size_t count, cudaStream_t stream, std::vector<double>& largest, std::vector<unsigned>& flags) {
-    std::vector<unsigned long long> bits(count);
-    flags.resize(count);
-    d_largest_.download(bits.data(), count, stream);
-    d_flags_.download(flags.data(), count, stream);
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    largest.resize(count);
-    std::memcpy(largest.data(), bits.data(), count * sizeof(double));
-    clear(stream);
+  // Enqueues the copy back of slots [first, first + count) (one half).
+  void send(std::size_t first, std::size_t count, cudaStream_t stream) {
+    check(cudaMemcpyAsync(host_largest_ + first, d_largest_.get() + first, count * sizeof(unsigned long long),
+                          cudaMemcpyDeviceToHost, stream),
+          "download");
+    check(cudaMemcpyAsync(host_flags_ + first, d_flags_.get() + first, count * sizeof(unsigned), cudaMemcpyDeviceToHost,
+                          stream),
+          "download");
+    check(cudaEventRecord(copied_[first / detail::kMaxBatch], stream), "cudaEventRecord");
+    clear(first, count, stream);  // after the copy, in stream order
   }
+  // Waits for the copy of slots [first, first + count) that send enqueued.
+  void receive(std::size_t first, std::size_t count, std::vector<double>& largest, std::vector<unsigned>& flags) const {
+    check(cudaEventSynchronize(copied_[first / detail::kMaxBatch]), "reading sweep results");
+    largest.resize(count);
+    std::memcpy(largest.data(), host_largest_ + first, count * sizeof(double));
+    flags.assign(host_flags_ + first, host_flags_ + first + count);
+  }
+  // A batch of count sweeps in the first slots, sent and received.
+  void read(std::size_t count, cudaStream_t stream, std::vector<double>& largest, std::vector<unsigned>& flags) {
+    send(0, count, stream);
+    receive(0, count, largest, flags);
+  }
+  // Every slot cleared: a run that stopped with a batch unread leaves its results.
+  void clear_all(cudaStream_t stream) { clear(0, detail::kBatchSlots, stream); }
 
  private:
-  void clear(cudaStream_t stream) {
-    check(cudaMemsetAsync(d_largest_.get(), 0, detail::kMaxBatch * sizeof(unsigned long long), stream), "cudaMemset");
-    check(cudaMemsetAsync(d_flags_.get(), 0, detail::kMaxBatch * sizeof(unsigned), stream), "cudaMemset");
+  void clear(std::size_t first, std::size_t count, cudaStream_t stream) {
+    check(cudaMemsetAsync(d_largest_.get() + first, 0, count * sizeof(unsigned long long), stream), "cudaMemset");
+    check(cudaMemsetAsync(d_flags_.get() + first, 0, count * sizeof(unsigned), stream), "cudaMemset");
   }
 
   DeviceArray<unsigned long long> d_largest_;
   DeviceArray<unsigned> d_flags_;
+  unsigned long long* host_largest_ = nullptr;
+  unsigned* host_flags_ = nullptr;
+  cudaEvent_t copied_[2] = {nullptr, nullptr};
 };
 
 // An iterate on the device: two buffers, the one being read and the one being written.
 class DeviceIterate {
  public:
-  // Both buffers hold the start: a sweep over a window of the states leaves the
-  // others as they are in either buffer.
-  DeviceIterate(const double* host, std::size_t n, cudaStream_t stream, detail::HostUploads& uploads)
+  // Both buffers hold the start, host's or, without one, constant everywhere: a
+  // sweep over a window of the states leaves the others as they are in either buffer.
+  DeviceIterate(const double* host, double constant, std::size_t n, cudaStream_t stream, detail::HostCopies& uploads)
       : n_(n), d_first_(n), d_second_(n) {
-    d_first_.upload(host, n, uploads);
-    if (n > 0) {
-      check(cudaMemcpyAsync(d_second_.get(), d_first_.get(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
-            "copy");
+    if (n == 0) return;
+    if (!host) {
+      detail::fill_kernel<<<kFillBlocks, kBlockSize, 0, stream>>>({0, n}, constant, d_first_.get(), d_second_.get());
+      check(cudaGetLastError(), "fill kernel launch");
+      return;
     }
+    d_first_.upload(host, n, uploads);
+    check(cudaMemcpyAsync(d_second_.get(), d_first_.get(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream), "copy");
   }
+  static constexpr unsigned kFillBlocks = 1024;  // grid-stride: enough to fill any device
   double* d_in() const { return d_in_; }
   double* d_out() const { return d_out_; }
   double* d_first() const { return d_first_.get(); }
   double* d_second() const { return d_second_.get(); }
   void swap() { std::swap(d_in_, d_out_); }
-  std::size_t size() const { return n_; }
-  // The vector last written (after swap(): the one being read).
+  // The vector last written (after swap(): the one being read), through locked pieces.
+  void download(double* host, detail::HostCopies& copies) const { copies.to_host(host, d_in_, n_ * sizeof(double)); }
   void download(double* host, cudaStream_t stream) const {
     if (n_ > 0) check(cudaMemcpyAsync(host, d_in_, n_ * sizeof(double), cudaMemcpyDeviceToHost, stream), "download");
-  }
-  // States [first, end) of it, to host[first, end).
-  void download(std::uint64_t first, std::uint64_t end, double* host, cudaStream_t stream) const {
-    if (end > first) {
-      check(cudaMemcpyAsync(host + first, d_in_ + first, (end - first) * sizeof(double), cudaMemcpyDeviceToHost, stream),
-            "download");
-    }
   }
   // States [first, end) of the vector last written, copied into the other buffer.
   void settle(std::uint64_t first, std::uint64_t end, cudaStream_t stream) {
@@ -94,15 +120,6 @@ class DeviceIterate {
             "settle");
     }
   }
-  // host[first, end) into states [first, end) of both buffers.
-  void write(std::uint64_t first, std::uint64_t end, const double* host, cudaStream_t stream) {
-    if (end <= first) return;
-    for (double* d : {d_in_, d_out_}) {
-      check(cudaMemcpyAsync(d + first, host + first, (end - first) * sizeof(double), cudaMemcpyHostToDevice, stream),
-            "upload");
-    }
-  }
-
  private:
   std::size_t n_;
   DeviceArray<double> d_first_, d_second_;
@@ -161,19 +178,68 @@ class CudaDeviceSolver final : public DeviceSolver {
     if (ticket >= 0 && ticket <= 1) slots_[ticket].reset();
   }
 
+  // The vectors upload beside the matrix, which only the sweeps wait for (leader8:
+  // 0.6 GB of vectors after 1.6 GB of matrix took 0.045 s more).
   void bind(int ticket, const BoundInputs& in) override {
     Resident& chunk = resident(ticket);
-    wait_for(chunk);
     chunk.bound.reset();
-    chunk.bound = std::make_unique<Vectors>(chunk.matrix, in.b_lower, in.b_upper, in.targets, in.lower, in.upper, compute_);
+    chunk.bound = std::make_unique<Vectors>(chunk.matrix, in.b_lower, in.b_upper, in.targets, in.lower, in.upper, compute_,
+                                            in.lower_constant, in.upper_constant);
     check(cudaStreamSynchronize(compute_), "binding vectors");
   }
 
-  void write_window(int ticket, std::uint32_t first, std::uint32_t end, const double* lower, const double* upper) override {
+  void bind_targets(int ticket, const double* targets) override {
+    Resident& chunk = resident(ticket);
+    Vectors& v = bound(chunk);
+    v.d_targets = DeviceArray<double>(chunk.matrix.num_states());
+    detail::HostCopies copies(compute_);
+    v.d_targets.upload(targets, chunk.matrix.num_states(), copies);
+    copies.finish();
+    check(cudaStreamSynchronize(compute_), "binding targets");
+  }
+
+  void read_bound(int ticket, double* lower, double* upper) override {
     Vectors& v = bound(resident(ticket));
-    v.lower.write(first, end, lower, compute_);
-    if (upper) v.upper.write(first, end, upper, compute_);
-    check(cudaStreamSynchronize(compute_), "writing a window");
+    detail::HostCopies copies(compute_);
+    v.lower.download(lower, copies);
+    if (upper && v.has_upper()) v.upper.download(upper, copies);
+    copies.finish();
+    check(cudaStreamSynchronize(compute_), "download");
+  }
+
+  ChunkSolveStats guess_upper(int ticket, const SweepSettings& settings, const GuessParameters& guess) override {
+    Resident& chunk = resident(ticket);
+    Vectors& v = bound(chunk);
+    if (!v.has_upper() || !v.d_targets.get()) throw std::logic_error("DeviceSolver: guess_upper needs bound targets and an upper iterate");
+    wait_for(chunk);
+    ChunkSolveStats stats;
+    stats.group = group_of(chunk, settings);
+    const auto start = std::chrono::steady_clock::now();
+    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group, settings.maximize, settings.relative);
+    const detail::Window window = window_of(chunk, settings);
+    launch_sweep(kernel, detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_), chunk, window, v, 0);
+    // After the sweep's swap the lower iterate reads what it wrote: d_out() holds the values before.
+    detail::guess_kernel<<<detail::sweep_blocks(window.end - window.first, 1, sm_count_), kBlockSize, 0, compute_>>>(
+        window, v.lower.d_out(), v.lower.d_in(), v.upper.d_first(), v.upper.d_second(), v.d_targets.get(), guess);
+    check(cudaGetLastError(), "guess kernel launch");
+    std::vector<double> change;
+    std::vector<unsigned> unused;
+    v.results.read(1, compute_, change, unused);  // clears the slot, and waits
+    stats.iterations = 1;
+    stats.last_measure = change.front();
+    stats.solve_s = seconds_since(start);
+    return stats;
+  }
+
+  void fill_upper(int ticket, std::uint32_t first, std::uint32_t end, double value) override {
+    Resident& chunk = resident(ticket);
+    Vectors& v = bound(chunk);
+    const detail::Window window = clamped(chunk, first, end);
+    if (!v.has_upper() || window.end <= window.first) return;
+    detail::fill_kernel<<<detail::sweep_blocks(window.end - window.first, 1, sm_count_), kBlockSize, 0, compute_>>>(
+        window, value, v.upper.d_first(), v.upper.d_second());
+    check(cudaGetLastError(), "fill kernel launch");
+    check(cudaStreamSynchronize(compute_), "fill");
   }
 
   ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) override {
@@ -199,8 +265,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.iterations = detail::run_in_batches(
         settings.max_sweeps, !settings.fixed_sweeps,
         [&](std::size_t slot) { launch_sweep(kernel, blocks, chunk, window, v, slot); },
-        [&](std::size_t count) {
-          v.results.read(count, compute_, changes, unused);
+        [&](std::size_t first, std::size_t count) { v.results.send(first, count, compute_); },
+        [&](std::size_t first, std::size_t count) {
+          v.results.receive(first, count, changes, unused);
           for (double change : changes) converged = converged || change < settings.epsilon;
           // The rate over the batch, or from the batch before when this one is a single sweep.
           if (count > 1) {
@@ -215,12 +282,13 @@ class CudaDeviceSolver final : public DeviceSolver {
           if (settings.on_batch) settings.on_batch(count, stats.last_measure);
           return converged;
         });
+    v.results.clear_all(compute_);
     check(cudaStreamSynchronize(compute_), "sweeps");
     stats.converged = converged;
     stats.solve_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    bring_back(v, own.has_value(), window, x, nullptr);
+    bring_back(v, own.has_value(), window, false, x, nullptr);
     stats.download_s = seconds_since(start);
     return stats;
   }
@@ -236,6 +304,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     std::optional<Vectors> own;
     if (inputs.b_lower) own.emplace(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower, upper, compute_);
     Vectors& v = own ? *own : bound(chunk);
+    if (!v.has_upper() || (chunk.matrix.num_states() > 0 && !v.d_targets.get())) {
+      throw std::logic_error("DeviceSolver: interval sweeps need targets and an upper iterate");
+    }
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
 
@@ -251,8 +322,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.iterations = detail::run_in_batches(
         settings.max_sweeps, true,
         [&](std::size_t slot) { launch_interval(kernel, blocks, chunk, window, v, slot); },
-        [&](std::size_t count) {
-          v.results.read(count, compute_, widths, flags);
+        [&](std::size_t first, std::size_t count) { v.results.send(first, count, compute_); },
+        [&](std::size_t first, std::size_t count) {
+          v.results.receive(first, count, widths, flags);
           stats.last_measure = widths.back();
           if (settings.on_batch) settings.on_batch(count, stats.last_measure);
           for (unsigned f : flags) {
@@ -262,11 +334,12 @@ class CudaDeviceSolver final : public DeviceSolver {
           }
           return done || result.crossed;
         });
+    v.results.clear_all(compute_);
     stats.converged = done;
     stats.solve_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    bring_back(v, own.has_value(), window, lower, upper);
+    bring_back(v, own.has_value(), window, true, lower, upper);
     stats.download_s = seconds_since(start);
     return result;
   }
@@ -293,11 +366,13 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.iterations = passes.num_levels;
     stats.solve_s = seconds_since(start);
 
+    // The passes wrote both buffers: the states agree already, and bound vectors keep them.
     start = std::chrono::steady_clock::now();
-    // The passes wrote both buffers: the states agree already.
-    const detail::Window levels{passes.num_levels > 0 ? passes.level_starts[0] : 0,
-                                passes.num_levels > 0 ? passes.level_starts[passes.num_levels] : 0};
-    bring_back(v, own.has_value(), levels, lower, v.has_upper() ? upper : nullptr);
+    if (own) {
+      v.lower.download(lower, compute_);
+      if (v.has_upper()) v.upper.download(upper, compute_);
+      check(cudaStreamSynchronize(compute_), "download");
+    }
     stats.download_s = seconds_since(start);
     return stats;
   }
@@ -357,20 +432,25 @@ class CudaDeviceSolver final : public DeviceSolver {
     DeviceArray<double> d_b_lower, d_b_upper, d_targets;
     DeviceIterate lower, upper;
     BatchResults results;
+    // An iterate's start without host values (lower_start or upper_start none) is its
+    // constant everywhere.
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
-            const double* lower_start, const double* upper_start, cudaStream_t stream)
-        : Vectors(m, b_lower, b_upper, targets, lower_start, upper_start, stream, detail::HostUploads(stream)) {}
+            const double* lower_start, const double* upper_start, cudaStream_t stream, double lower_constant = 0.0,
+            double upper_constant = 0.0)
+        : Vectors(m, b_lower, b_upper, targets, lower_start, upper_start, stream, detail::HostCopies(stream),
+                  lower_constant, upper_constant) {}
     // The copies from locked pieces are done when it returns; memory already pinned
     // copies asynchronously (callers synchronise the stream before using the vectors).
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
-            const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostUploads&& uploads)
+            const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostCopies&& uploads,
+            double lower_constant, double upper_constant)
         : d_b_lower(m.num_rows()),
           // The same host b for both iterates (nothing precedes the chunk, or the
           // entries into earlier chunks are none): one copy on the device.
           d_b_upper(b_upper && b_upper != b_lower ? m.num_rows() : 0),
           d_targets(targets ? m.num_states() : 0),
-          lower(lower_start, m.num_states(), stream, uploads),
-          upper(upper_start, b_upper ? m.num_states() : 0, stream, uploads),
+          lower(lower_start, lower_constant, m.num_states(), stream, uploads),
+          upper(upper_start, upper_constant, b_upper ? m.num_states() : 0, stream, uploads),
           results(stream),
           with_upper(b_upper != nullptr) {
       d_b_lower.upload(b_lower, m.num_rows(), uploads);
@@ -404,20 +484,17 @@ class CudaDeviceSolver final : public DeviceSolver {
     return *chunk.bound;
   }
 
-  // The result to the host: all of each iterate for vectors made for the call; for
-  // bound ones, the window only, after copying it into the other buffer, so that both
-  // agree again outside whatever window runs next.
-  void bring_back(Vectors& v, bool own, detail::Window window, double* lower, double* upper) {
+  // The result of sweeps over the window (of the upper iterate too, with
+  // upper_swept) to the host, for vectors made for the call; bound ones keep it, the
+  // window copied into their other buffer, so that both agree again outside
+  // whatever window runs next (read_bound brings them back).
+  void bring_back(Vectors& v, bool own, detail::Window window, bool upper_swept, double* lower, double* upper) {
     if (own) {
       v.lower.download(lower, compute_);
-      if (upper) v.upper.download(upper, compute_);
+      if (upper_swept) v.upper.download(upper, compute_);
     } else {
       v.lower.settle(window.first, window.end, compute_);
-      v.lower.download(window.first, window.end, lower, compute_);
-      if (upper) {
-        v.upper.settle(window.first, window.end, compute_);
-        v.upper.download(window.first, window.end, upper, compute_);
-      }
+      if (upper_swept) v.upper.settle(window.first, window.end, compute_);
     }
     check(cudaStreamSynchronize(compute_), "download");
   }
@@ -442,11 +519,13 @@ class CudaDeviceSolver final : public DeviceSolver {
     v.upper.swap();
   }
 
-  // The settings' window, clamped to the chunk.
+  // States [first, end), clamped to the chunk.
+  static detail::Window clamped(const Resident& chunk, std::uint64_t first, std::uint64_t end) {
+    end = std::min<std::uint64_t>(end, chunk.matrix.num_states());
+    return {std::min(first, end), end};
+  }
   static detail::Window window_of(const Resident& chunk, const SweepSettings& settings) {
-    const std::uint64_t n = chunk.matrix.num_states();
-    const std::uint64_t end = std::min<std::uint64_t>(settings.end_state, n);
-    return {std::min<std::uint64_t>(settings.first_state, end), end};
+    return clamped(chunk, settings.first_state, settings.end_state);
   }
 
   // One launch per level, in order on the stream; each reads what the launches before

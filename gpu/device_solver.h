@@ -8,6 +8,7 @@
 // ( b(r) + sum_k P(r,k) * x(column k) ), every column inside the chunk (the engine has
 // folded entries into yes-states and into chunks solved earlier into b).
 #include "gpu/bicgstab_steps.h"
+#include "gpu/optimistic_guess.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -139,7 +140,7 @@ class DeviceSolver {
   virtual std::size_t free_memory() const = 0;
 
   // Copies a chunk's matrix to the device and returns a ticket: large pageable
-  // arrays through locked pieces (gpu/host_uploads.cuh), copied when it returns;
+  // arrays through locked pieces (gpu/host_copies.cuh), copied when it returns;
   // pinned ones asynchronously. The chunk's sweeps use shape (no lanes:
   // choose_group_shape's). Pre: the arrays stay alive and unchanged until the ticket
   // is released; fewer than two tickets are held.
@@ -148,24 +149,38 @@ class DeviceSolver {
   virtual void release(int ticket) = 0;
 
   // Vectors kept on the device with a resident chunk, for a chunk solved in many
-  // calls (level by level): the calls below given no b then use these, start from
-  // where the last call left them, and bring back only their window.
+  // calls (level by level, or a guess and its verification): the calls below given
+  // no b then use these, start from where the last call left them, and keep their
+  // result on the device until read_bound brings the iterates back, once. (Bringing
+  // back each call's window through pageable memory, 7 GB/s, and copying the iterates
+  // in and out of the chunk's own host vectors took leader8 about 0.2 s.)
   struct BoundInputs {
     const double* b_lower = nullptr;  // num_rows
     const double* b_upper = nullptr;  // num_rows, or none (value iteration)
     const double* targets = nullptr;  // num_states, or none
-    const double* lower = nullptr;    // num_states
-    const double* upper = nullptr;    // num_states, with b_upper
+    const double* lower = nullptr;    // num_states, or none: lower_constant everywhere
+    const double* upper = nullptr;    // num_states, or none: upper_constant everywhere (with b_upper)
+    // Where the iterates start without host values: filled on the device, not copied
+    // (csma4_4's two iterates are 1.9 GB, and an acyclic chunk overwrites them all).
+    double lower_constant = 0.0;
+    double upper_constant = 0.0;
   };
   virtual void bind(int ticket, const BoundInputs& inputs) = 0;
-  // Overwrites states [first, end) of the bound iterates with lower's and upper's
-  // (none: the upper iterate is kept).
-  virtual void write_window(int ticket, std::uint32_t first, std::uint32_t end, const double* lower,
-                            const double* upper) = 0;
+  // The bound vectors' width targets (num_states), where bind had none: they may be
+  // computed while the iterates upload. Pre: bind.
+  virtual void bind_targets(int ticket, const double* targets) = 0;
+  // The bound iterates into lower and upper (num_states each; upper none: not read).
+  virtual void read_bound(int ticket, double* lower, double* upper) = 0;
+  // Optimistic value iteration's guess on the bound vectors: one sweep of the lower
+  // iterate over the settings' window, then per state guessed_upper (gpu/optimistic_guess.h)
+  // from its last change and its target into the upper iterate. Returns the sweep.
+  virtual ChunkSolveStats guess_upper(int ticket, const SweepSettings& settings, const GuessParameters& guess) = 0;
+  // States [first, end) of the bound upper iterate set to value.
+  virtual void fill_upper(int ticket, std::uint32_t first, std::uint32_t end, double value) = 0;
 
   // Value iteration: sweeps from x (host, num_states values) with the given b
   // (num_rows) until settings say stop; x receives the result. Pre: ticket held.
-  // With b null: on the bound vectors; x receives the window's states only.
+  // With b null: on the bound vectors, which keep the result; x is not used.
   virtual ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) = 0;
   // Interval iteration: the lower and upper iterates in one fused sweep, until no
   // state is above its target (and, with verify_upper, the upper vector is verified),
@@ -177,7 +192,7 @@ class DeviceSolver {
   // The passes over acyclic levels, from lower (and upper) (host, num_states each),
   // which receive the result; returns the time (upload_s, solve_s, download_s) and
   // the passes as iterations. With passes.b_lower null: on the bound vectors (both
-  // iterates where an upper one is bound), bringing back the levels' states only.
+  // iterates where an upper one is bound), which keep the result.
   virtual ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) = 0;
 
   // BiCGStab (gpu/bicgstab_steps.h) on (I - P) x = b over the whole chunk, from x

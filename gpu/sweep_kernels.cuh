@@ -2,6 +2,7 @@
 // The sweep kernels, one per method, each a few lines over gpu/state_reduce.cuh.
 // A new method's kernel goes here; its CPU reference is in engine/solve/bellman.h
 // and tests/device_solver_test.cpp holds them equivalent. Internal to gpu/.
+#include "gpu/optimistic_guess.h"
 #include "gpu/state_reduce.cuh"
 
 #include <limits>
@@ -101,6 +102,31 @@ __global__ void __launch_bounds__(kBlockSize)
       v.second[i][s] = best.v[i];
     }
   });
+}
+
+// Optimistic value iteration's guess (reference: the CPU's, with the same
+// guessed_upper), after one sweep of the lower iterate over the window that read
+// `earlier` and wrote `swept`: per state, the lower value max(swept, earlier) and the
+// upper guess above it, each into both buffers of its iterate, which then agree.
+__global__ void __launch_bounds__(kBlockSize)
+    guess_kernel(Window w, double* __restrict__ d_earlier, double* __restrict__ d_swept,
+                 double* __restrict__ d_upper_first, double* __restrict__ d_upper_second,
+                 const double* __restrict__ d_targets, GuessParameters p) {
+  for (std::uint64_t s = w.first + blockIdx.x * blockDim.x + threadIdx.x; s < w.end; s += gridDim.x * blockDim.x) {
+    const double earlier = d_earlier[s];
+    const double swept = fmax(d_swept[s], earlier);
+    const double upper = guessed_upper(swept, earlier, d_targets[s], p);
+    d_earlier[s] = d_swept[s] = swept;
+    d_upper_first[s] = d_upper_second[s] = upper;
+  }
+}
+
+// value into states [w.first, w.end) of both buffers.
+__global__ void __launch_bounds__(kBlockSize)
+    fill_kernel(Window w, double value, double* __restrict__ d_first, double* __restrict__ d_second) {
+  for (std::uint64_t s = w.first + blockIdx.x * blockDim.x + threadIdx.x; s < w.end; s += gridDim.x * blockDim.x) {
+    d_first[s] = d_second[s] = value;
+  }
 }
 
 using SweepKernel = void (*)(DeviceChunk, Window, const double*, const double*, double*, unsigned long long*);

@@ -232,6 +232,63 @@ TEST_P(DeviceKernel, LevelPassIsEquivalentToRef) {
   }
 }
 
+// Optimistic value iteration's guess on bound vectors (one sweep of the lower
+// iterate over a window, then guessed_upper per state) against the reference sweep
+// and the same formula; then the upper iterate's fill, and a plain sweep that keeps
+// its result on the device: each read back once, every other state as it was.
+TEST_P(DeviceKernel, GuessOnBoundVectorsIsEquivalentToRef) {
+  for (const MaybeSystem& system : systems_under_test(6)) {
+    const std::uint32_t n = system.num_states();
+    if (n < 3) continue;
+    int ticket = device_->upload(matrix_of(system));
+    std::mt19937 rng(6);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> lower(n), upper(n), targets(n);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      lower[s] = 0.5 * unit(rng);
+      upper[s] = lower[s] + unit(rng);
+      targets[s] = 1e-3 * unit(rng);
+    }
+    const std::uint32_t first = n / 3, end = n - n / 4;
+    for (bool maximize : {false, true}) {
+      for (const GuessParameters guess : {GuessParameters{0.9, 1.5, true}, GuessParameters{1.0, 100.0, false}}) {
+        const auto direction = maximize ? Optimization::maximize : Optimization::minimize;
+        const auto criterion = guess.relative ? ConvergenceCriterion::relative : ConvergenceCriterion::absolute;
+        std::vector<double> swept = lower, expected_lower = lower, expected_upper = upper;
+        const double expected_change =
+            bellman_sweep_reference(system, {first, end}, direction, criterion, lower.data(), swept.data());
+        for (std::uint32_t s = first; s < end; ++s) {
+          expected_lower[s] = std::max(swept[s], lower[s]);
+          expected_upper[s] = guessed_upper(expected_lower[s], lower[s], targets[s], guess);
+        }
+        device_->bind(ticket, {system.row_constants.data(), system.row_constants.data(), targets.data(), lower.data(),
+                               upper.data()});
+        const gpu::SweepSettings settings{maximize, guess.relative, 1e-6, 1, true, GetParam(), first, end};
+        const gpu::ChunkSolveStats stats = device_->guess_upper(ticket, settings, guess);
+        EXPECT_EQ(stats.iterations, 1u);
+        EXPECT_NEAR(stats.last_measure, expected_change, 1e-12) << "n = " << n;
+        std::vector<double> actual_lower(n), actual_upper(n);
+        device_->read_bound(ticket, actual_lower.data(), actual_upper.data());
+        expect_near_all(actual_lower, expected_lower, 1e-12);
+        expect_near_all(actual_upper, expected_upper, 1e-9);
+
+        device_->fill_upper(ticket, first, end, 0.75);
+        std::fill(expected_upper.begin() + first, expected_upper.begin() + end, 0.75);
+        // A plain sweep of the whole lower iterate, kept on the device: it reads the
+        // guess's lower values from whichever buffer it starts on.
+        std::vector<double> after_sweep = expected_lower;
+        bellman_sweep_reference(system, {0, n}, direction, criterion, expected_lower.data(), after_sweep.data());
+        gpu::SweepSettings plain{maximize, guess.relative, 1e-6, 1, true, GetParam()};
+        device_->iterate(ticket, nullptr, plain, nullptr);
+        device_->read_bound(ticket, actual_lower.data(), actual_upper.data());
+        expect_near_all(actual_lower, after_sweep, 1e-12);
+        expect_near_all(actual_upper, expected_upper, 0.0);
+      }
+    }
+    device_->release(ticket);
+  }
+}
+
 // Every lane count, splitting each row's entries or taking whole rows in turn.
 INSTANTIATE_TEST_SUITE_P(GroupShapes, DeviceKernel,
                          ::testing::Values(gpu::GroupShape{1, false}, gpu::GroupShape{2, false}, gpu::GroupShape{4, false},
@@ -264,7 +321,9 @@ TEST(DeviceIterate, ConvergesWhereTheReferenceDoes) {
     ++sweeps;
   }
   EXPECT_GE(stats.iterations + 1, sweeps);  // the device rounds differently
-  EXPECT_LE(stats.iterations, sweeps + sweeps / 10 + 1);
+  // Past convergence: the rest of the batch that converged and the one running while
+  // it was read (gpu/batch_loop.h), each about a twentieth of the sweeps, or one.
+  EXPECT_LE(stats.iterations, sweeps + sweeps / 10 + 2);
   expect_near_all(x, a, 1e-8);
   // A fixed number of sweeps runs exactly that many.
   std::fill(x.begin(), x.end(), 0.0);

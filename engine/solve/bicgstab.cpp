@@ -53,13 +53,13 @@ class BicgstabPolicy final : public MethodPolicy {
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     std::vector<double> storage;
     const double* b = job.row_constants(x.lower.data(), storage);
-    PodVector<double> values = copy_of(x.lower.data() + job.states.begin, job.states.size());
-    const gpu::KrylovChunkStats krylov = job.device.solve_linear(job.ticket, b, krylov_limits(stop_), values.data());
+    double* values = x.lower.data() + job.states.begin;  // to the device and back, no copy of its own
+    const gpu::KrylovChunkStats krylov = job.device.solve_linear(job.ticket, b, krylov_limits(stop_), values);
     gpu::ChunkSolveStats total = krylov.stats;
     stats.add_run(krylov.stats.iterations);
     stats.iterated_sccs += count_iterated(r_.system, job.first_scc, job.end_scc);
     if (!krylov.stats.converged) {
-      const gpu::ChunkSolveStats sweeps = job.device.iterate(job.ticket, b, sweep_settings(r_), values.data());
+      const gpu::ChunkSolveStats sweeps = job.device.iterate(job.ticket, b, sweep_settings(r_), values);
       total += sweeps;
       stats.add_run(sweeps.iterations);
       if (!sweeps.converged) {
@@ -68,7 +68,6 @@ class BicgstabPolicy final : public MethodPolicy {
                                      sweeps.last_measure, stop_.epsilon});
       }
     }
-    parallel_copy(values.data(), values.size(), x.lower.data() + job.states.begin);
     x.sync(job.states);
     return total;
   }

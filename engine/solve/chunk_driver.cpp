@@ -29,7 +29,7 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
 // chunks are kept aside: they become part of b once those chunks are solved. (It was
 // in pinned memory once, to upload while the chunk before it iterated; but pinned
 // allocations run at 2 GB/s on the H100 machine, and the upload locks pageable
-// memory at 19 GB/s: gpu/host_uploads.cuh.)
+// memory at 19 GB/s: gpu/host_copies.cuh.)
 struct PreparedChunk {
   PodVector<std::uint64_t> row_group_starts, row_starts;
   PodVector<std::uint32_t> columns;
@@ -372,6 +372,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
       } catch (const gpu::DeviceError& error) {
         spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
         feeder->drop();
+        x.restart(request, {chunk.first_state, chunk.end_state});
       }
     }
     if (!done) {

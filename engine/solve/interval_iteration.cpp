@@ -14,6 +14,7 @@
 #include "engine/solve/parallel_indices.h"
 #include "engine/solve/solve_progress.h"
 #include "engine/model/stopwatch.h"
+#include "gpu/optimistic_guess.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_reduce.h>
@@ -21,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -127,27 +129,6 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector
 
 namespace {
 
-// A guess is made once the lower iterate L seems within kLowerDistance of its target
-// of the fixed point. One more sweep gives each state's last change d = B(L) - L.
-// Value iteration approaches its fixed point along d, shrinking by the rate per
-// sweep (as it does once one eigenvector dominates), so the fixed point lies near
-// B(L) + d * rate / (1 - rate). The guess goes kExtrapolationMargin past that, and
-// kGuessOffset of the target above it: then B(U) <= U where the extrapolation
-// holds (B(U) - U = about -margin * rate * d), which verification must show, and
-// the width is at most 0.5 * 1.25 + 0.25 = 0.875 of the target. Without a rate the
-// guess is B(L) plus 0.75 of the target. Never above bound.
-constexpr double kLowerDistance = 0.5;
-constexpr double kExtrapolationMargin = 0.25;
-constexpr double kGuessOffset = 0.25;
-constexpr double kGuessOffsetWithoutRate = 0.75;
-
-double guessed_upper(double swept, double change, double rate, double target, bool relative, double bound) {
-  const bool extrapolate = rate < 1.0;
-  const double offset = (extrapolate ? kGuessOffset : kGuessOffsetWithoutRate) * target;
-  const double ahead = extrapolate ? change * rate / (1.0 - rate) * (1.0 + kExtrapolationMargin) : 0.0;
-  return std::min(bound, swept + ahead + (relative ? swept * offset : offset));
-}
-
 struct IntervalRun {
   std::uint64_t sweeps = 0;
   bool verified = true;    // the upper iterate is proven an upper bound
@@ -253,9 +234,10 @@ class CpuSccUnit final : public IntervalUnit {
   std::uint64_t guess_upper(double bound, double rate) override {
     const bool relative = criterion() == ConvergenceCriterion::relative;
     (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(), x_.lower_next.data());
+    const GuessParameters guess{rate, bound, relative};
     for (std::uint64_t s = range_.begin; s < range_.end; ++s) {
       const double swept = std::max(x_.lower[s], x_.lower_next[s]);
-      x_.upper[s] = guessed_upper(swept, swept - x_.lower[s], rate, target_, relative, bound);
+      x_.upper[s] = guessed_upper(swept, x_.lower[s], target_, guess);
       x_.lower[s] = swept;
     }
     x_.sync(range_);
@@ -304,89 +286,78 @@ class CpuSccUnit final : public IntervalUnit {
   Iterates& x_;
 };
 
-// A chunk resident on the device, its vectors on the host: both iterates, the width
-// targets and both b (fixed: earlier chunks are final). Device calls upload them and
-// bring back the result.
+// What a chunk resident on the device needs beside its matrix: both b (fixed:
+// earlier chunks are final) and, for a chunk with iterated levels, the width targets
+// per state. The iterates are bound from the system's own and read back into them
+// at the end, with no copies of their own (leader8's two took 0.1 s each way).
 struct DeviceChunkVectors {
-  DeviceChunkVectors(const SolveRequest& request, const DeviceChunkJob& job, const PodVector<double>& scc_targets,
-                     Iterates& x)
-      : lower(copy_of(x.lower.data() + job.states.begin, job.states.size())),
-        upper(copy_of(x.upper.data() + job.states.begin, job.states.size())),
-        targets(job.states.size()) {
-    const MaybeSystem& system = request.system;
-    parallel_indices(job.first_scc, job.end_scc, 1 << 14, [&](std::size_t scc) {
-      std::fill(targets.begin() + (system.scc_starts[scc] - job.states.begin),
-                targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
-    });
+  DeviceChunkVectors(const DeviceChunkJob& job, const Iterates& x) {
     b_lower = job.row_constants(x.lower.data(), b_lower_storage);
     b_upper = job.row_constants(x.upper.data(), b_upper_storage);
   }
 
-  // Keeps the vectors on the device for the calls that follow (a chunk by levels):
-  // they then pass no b, and move only their window.
-  void bind(const DeviceChunkJob& job) {
-    job.device.bind(job.ticket, {b_lower, b_upper, targets.data(), lower.data(), upper.data()});
-    bound = true;
+  // Without targets: an acyclic chunk never reads them, and they are computed meanwhile.
+  void bind(const DeviceChunkJob& job, const Iterates& x) const {
+    gpu::DeviceSolver::BoundInputs inputs{b_lower, b_upper};
+    x.start_of(job.states.begin, inputs);
+    job.device.bind(job.ticket, inputs);
   }
-  const double* b_lower_for_call() const { return bound ? nullptr : b_lower; }
-  const double* b_upper_for_call() const { return bound ? nullptr : b_upper; }
 
-  void store(const DeviceChunkJob& job, Iterates& x) const {
-    parallel_copy(lower.data(), lower.size(), x.lower.data() + job.states.begin);
-    parallel_copy(upper.data(), upper.size(), x.upper.data() + job.states.begin);
+  // Each state gets its SCC's target.
+  static void bind_targets(const MaybeSystem& system, const DeviceChunkJob& job, const PodVector<double>& scc_targets) {
+    PodVector<double> targets(job.states.size());
+    parallel_indices(job.first_scc, job.end_scc, 1 << 14, [&](std::size_t scc) {
+      std::fill(targets.begin() + (system.scc_starts[scc] - job.states.begin),
+                targets.begin() + (system.scc_starts[scc + 1] - job.states.begin), scc_targets[scc]);
+    });
+    job.device.bind_targets(job.ticket, targets.data());
+  }
+
+  static void store(const DeviceChunkJob& job, Iterates& x) {
+    job.device.read_bound(job.ticket, x.lower.data() + job.states.begin, x.upper.data() + job.states.begin);
     x.sync(job.states);
   }
 
-  PodVector<double> lower, upper, targets;  // targets: each state's SCC's, every state written
   std::vector<double> b_lower_storage, b_upper_storage;
   const double* b_lower = nullptr;
   const double* b_upper = nullptr;
-  bool bound = false;
 };
 
-// A window of a resident chunk's states, [first, end) chunk-local: the whole chunk,
-// or one level with cycles, the chunk's other states final or not yet due.
+// A window of a resident chunk's states, [first, end) chunk-local, on its bound
+// vectors: the whole chunk, or one level with cycles, the chunk's other states
+// final or not yet due. Its SCCs are [window.first_scc, window.end_scc).
 class DeviceWindowUnit final : public IntervalUnit {
  public:
-  DeviceWindowUnit(const SolveRequest& request, const DeviceChunkJob& job, DeviceChunkVectors& v, std::uint32_t first,
-                   std::uint32_t end)
-      : r_(request), job_(job), v_(v), first_(first), end_(end) {}
+  DeviceWindowUnit(const SolveRequest& request, const DeviceChunkJob& job, const LevelSegment& window,
+                   const PodVector<double>& scc_targets)
+      : r_(request),
+        job_(job),
+        first_(window.level_starts.front()),
+        end_(window.level_starts.back()),
+        tightest_(tightest_positive(scc_targets, window.first_scc, window.end_scc)) {}
 
   LowerRun iterate_lower(double precision, std::uint64_t budget) override {
     gpu::SweepSettings plain = settings();
     plain.epsilon = precision;
     plain.max_sweeps = budget;
-    gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, v_.b_lower_for_call(), plain, v_.lower.data());
+    gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, nullptr, plain, nullptr);
     stats += s;
     return {s.iterations, s.last_measure, convergence_rate(s.earlier_measure, s.last_measure, s.measure_gap)};
   }
 
   std::uint64_t guess_upper(double bound, double rate) override {
     const bool relative = r_.options.stop.criterion == ConvergenceCriterion::relative;
-    const std::vector<double> before(v_.lower.begin() + first_, v_.lower.begin() + end_);
-    gpu::SweepSettings one = settings();
-    one.max_sweeps = 1;
-    one.fixed_sweeps = true;
-    stats += job_.device.iterate(job_.ticket, v_.b_lower_for_call(), one, v_.lower.data());
-    for (std::uint32_t s = first_; s < end_; ++s) {
-      const double earlier = before[s - first_];
-      v_.lower[s] = std::max(v_.lower[s], earlier);
-      v_.upper[s] = guessed_upper(v_.lower[s], v_.lower[s] - earlier, rate, v_.targets[s], relative, bound);
-    }
-    if (v_.bound) job_.device.write_window(job_.ticket, first_, end_, v_.lower.data(), v_.upper.data());
+    stats += job_.device.guess_upper(job_.ticket, settings(), {rate, bound, relative});
     return 1;
   }
 
-  void reset_upper(double bound) override {
-    std::fill(v_.upper.begin() + first_, v_.upper.begin() + end_, bound);
-    if (v_.bound) job_.device.write_window(job_.ticket, first_, end_, v_.lower.data(), v_.upper.data());
-  }
+  void reset_upper(double bound) override { job_.device.fill_upper(job_.ticket, first_, end_, bound); }
 
   IntervalRun iterate_both(std::uint64_t budget, bool verify) override {
     gpu::SweepSettings interval = settings();
     interval.max_sweeps = budget;
-    gpu::IntervalInputs inputs{v_.b_lower_for_call(), v_.b_upper_for_call(), v_.targets.data(), verify};
-    gpu::IntervalChunkStats s = job_.device.iterate_interval(job_.ticket, inputs, interval, v_.lower.data(), v_.upper.data());
+    gpu::IntervalInputs inputs{nullptr, nullptr, nullptr, verify};
+    gpu::IntervalChunkStats s = job_.device.iterate_interval(job_.ticket, inputs, interval, nullptr, nullptr);
     stats += s.stats;
     IntervalRun run;
     run.sweeps = s.stats.iterations;
@@ -397,15 +368,7 @@ class DeviceWindowUnit final : public IntervalUnit {
     return run;
   }
 
-  // The tightest target of an iterated SCC: trivial SCCs at level 0 have target 0
-  // and are exact after a few sweeps anyway.
-  double tightest_target() const override {
-    double tightest = std::numeric_limits<double>::infinity();
-    for (std::uint32_t s = first_; s < end_; ++s) {
-      if (v_.targets[s] > 0.0) tightest = std::min(tightest, v_.targets[s]);
-    }
-    return std::isinf(tightest) ? 0.0 : tightest;
-  }
+  double tightest_target() const override { return tightest_; }
   std::uint64_t states() const override { return end_ - first_; }
 
   gpu::ChunkSolveStats stats;  // summed over every run on the device
@@ -418,10 +381,25 @@ class DeviceWindowUnit final : public IntervalUnit {
     return s;
   }
 
+  // The tightest target of an iterated SCC among [first_scc, end_scc): trivial SCCs
+  // at level 0 have target 0 and are exact after a few sweeps anyway (0 if all are).
+  static double tightest_positive(const PodVector<double>& targets, std::size_t first_scc, std::size_t end_scc) {
+    const double tightest = oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::size_t>(first_scc, end_scc, 1 << 16), std::numeric_limits<double>::infinity(),
+        [&](const auto& part, double least) {
+          for (std::size_t c = part.begin(); c < part.end(); ++c) {
+            if (targets[c] > 0.0) least = std::min(least, targets[c]);
+          }
+          return least;
+        },
+        [](double a, double b) { return std::min(a, b); });
+    return std::isinf(tightest) ? 0.0 : tightest;
+  }
+
   const SolveRequest& r_;
   const DeviceChunkJob& job_;
-  DeviceChunkVectors& v_;
   std::uint32_t first_, end_;
+  double tightest_;
 };
 
 class IntervalIterationPolicy final : public MethodPolicy {
@@ -464,39 +442,49 @@ class IntervalIterationPolicy final : public MethodPolicy {
         });
   }
 
+  // The width targets are computed on a thread of their own while the iterates
+  // upload and the acyclic levels below the first iterated one are passed (leader8:
+  // 0.1 s, a pass over the matrix), and bound before the first iterated window.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     const auto start = std::chrono::steady_clock::now();
-    DeviceChunkVectors v(r_, job, targets(job.cyclic), x);
-    spdlog::debug("device chunk: host vectors ready, {:.3f} s", seconds_since(start));
+    const std::vector<LevelSegment> segments =
+        job.by_levels ? level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)
+                      : std::vector<LevelSegment>{{false, job.first_scc, job.end_scc, {0, static_cast<std::uint32_t>(job.states.size())}}};
+    const bool iterated = std::any_of(segments.begin(), segments.end(), [](const LevelSegment& s) { return !s.acyclic; });
+    std::future<void> targets_made;
+    if (iterated && !targets_) targets_made = std::async(std::launch::async, [&] { targets(job.cyclic); });
+    const DeviceChunkVectors v(job, x);
+    v.bind(job, x);
+    spdlog::debug("device chunk: {} segments, vectors bound, {:.3f} s", segments.size(), seconds_since(start));
+    bool targets_bound = false;
+    // For -v: the host's time in each kind of segment against the device's.
+    double passes_s = 0.0, windows_s = 0.0, windows_device_s = 0.0;
     gpu::ChunkSolveStats total;
-    if (!job.by_levels) {
-      const auto n = static_cast<std::uint32_t>(job.states.size());
-      total = solve_window(job, v, {true, job.first_scc, job.end_scc, {0, n}}, "on the device for a chunk", stats);
-    } else {
-      v.bind(job);
-      const std::vector<LevelSegment> segments = level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc);
-      spdlog::debug("by levels: vectors bound and {} segments found, {:.3f} s", segments.size(), seconds_since(start));
-      // For -v: the host's time in each kind of segment against the device's.
-      double passes_s = 0.0, windows_s = 0.0, windows_device_s = 0.0;
-      for (const LevelSegment& segment : segments) {
-        const auto segment_start = std::chrono::steady_clock::now();
-        if (segment.acyclic) {  // exact from final inputs, as the CPU's trivial SCCs
-          const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
-                                        r_.direction == Optimization::maximize, 0};
-          total += job.device.pass_levels(job.ticket, passes, v.lower.data(), v.upper.data());
-          passes_s += seconds_since(segment_start);
-        } else {
-          const gpu::ChunkSolveStats s = solve_window(job, v, segment, "on the device for a level", stats);
-          total += s;
-          windows_s += seconds_since(segment_start);
-          windows_device_s += s.solve_s + s.upload_s + s.download_s;
-        }
+    for (const LevelSegment& segment : segments) {
+      const auto segment_start = std::chrono::steady_clock::now();
+      if (segment.acyclic) {  // exact from final inputs, as the CPU's trivial SCCs
+        const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
+                                      r_.direction == Optimization::maximize, 0};
+        total += job.device.pass_levels(job.ticket, passes, nullptr, nullptr);
+        passes_s += seconds_since(segment_start);
+        continue;
       }
-      spdlog::debug("by levels: acyclic segments {:.3f} s; levels with cycles {:.3f} s, of which device calls {:.3f} s",
-                    passes_s, windows_s, windows_device_s);
+      if (!targets_bound) {
+        if (targets_made.valid()) targets_made.get();
+        spdlog::debug("device chunk: width targets ready, {:.3f} s", seconds_since(start));
+        DeviceChunkVectors::bind_targets(r_.system, job, targets());
+        spdlog::debug("device chunk: width targets bound, {:.3f} s", seconds_since(start));
+        targets_bound = true;
+      }
+      const gpu::ChunkSolveStats s = solve_window(
+          job, segment, job.by_levels ? "on the device for a level" : "on the device for a chunk", stats);
+      total += s;
+      windows_s += seconds_since(segment_start);
+      windows_device_s += s.solve_s + s.upload_s + s.download_s;
     }
-    spdlog::debug("device chunk: solved, {:.3f} s", seconds_since(start));
-    v.store(job, x);
+    spdlog::debug("device chunk: acyclic segments {:.3f} s; iterated windows {:.3f} s, of which device calls {:.3f} s",
+                  passes_s, windows_s, windows_device_s);
+    DeviceChunkVectors::store(job, x);
     spdlog::debug("device chunk: stored, {:.3f} s", seconds_since(start));
     total.converged = stats.converged;
     return total;
@@ -504,9 +492,9 @@ class IntervalIterationPolicy final : public MethodPolicy {
 
  private:
   // The states of one window (the chunk, or a level with cycles): its SCCs'.
-  gpu::ChunkSolveStats solve_window(const DeviceChunkJob& job, DeviceChunkVectors& v, const LevelSegment& window,
-                                    const char* where, SolveStats& stats) {
-    DeviceWindowUnit unit(r_, job, v, window.level_starts.front(), window.level_starts.back());
+  gpu::ChunkSolveStats solve_window(const DeviceChunkJob& job, const LevelSegment& window, const char* where,
+                                    SolveStats& stats) {
+    DeviceWindowUnit unit(r_, job, window, targets());
     IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, where);
     stats.add_run(run.sweeps);
     stats.iterated_sccs += job.by_levels ? count_iterated(r_.system, window.first_scc, window.end_scc)

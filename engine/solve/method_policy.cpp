@@ -64,8 +64,35 @@ PodVector<double> filled(std::size_t n, double value) {
 
 Iterates::Iterates(const SolveRequest& request, bool with_upper) {
   const std::size_t n = request.system.num_states();
-  lower = request.start_values ? copy_of(request.start_values->data(), n) : filled(n, 0.0);
-  if (with_upper) upper = filled(n, request.known_upper_bound.value_or(0.0));
+  if (!request.start_values) lower_start = 0.0;
+  lower = request.start_values ? copy_of(request.start_values->data(), n) : filled(n, *lower_start);
+  if (with_upper) {
+    upper_start = request.known_upper_bound.value_or(0.0);
+    upper = filled(n, *upper_start);
+  }
+}
+
+void Iterates::start_of(std::uint64_t first, gpu::DeviceSolver::BoundInputs& inputs) const {
+  inputs.lower = lower_start ? nullptr : lower.data() + first;
+  inputs.lower_constant = lower_start.value_or(0.0);
+  if (upper.empty()) return;
+  inputs.upper = upper_start ? nullptr : upper.data() + first;
+  inputs.upper_constant = upper_start.value_or(0.0);
+}
+
+void Iterates::restart(const SolveRequest& request, StateRange range) {
+  const std::size_t n = request.system.num_states();
+  for (PodVector<double>* v : {&lower, &lower_next}) {
+    if (v->size() != n) continue;  // a second buffer not made yet
+    if (request.start_values) {
+      std::copy(request.start_values->begin() + range.begin, request.start_values->begin() + range.end, v->begin() + range.begin);
+    } else {
+      std::fill(v->begin() + range.begin, v->begin() + range.end, 0.0);
+    }
+  }
+  for (PodVector<double>* v : {&upper, &upper_next}) {
+    if (v->size() == n) std::fill(v->begin() + range.begin, v->begin() + range.end, upper_start.value_or(0.0));
+  }
 }
 
 void Iterates::make_second_buffers() {

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace mdpvi {
@@ -20,8 +21,17 @@ namespace mdpvi {
 // device never does (leader8's four buffers took 0.46 s to fill, one thread each).
 struct Iterates {
   PodVector<double> lower, lower_next, upper, upper_next;
+  // The value every state of an iterate starts at, where it is one (a chunk not yet
+  // solved still holds it: the device fills it rather than copying it).
+  std::optional<double> lower_start, upper_start;
 
   Iterates(const SolveRequest& request, bool with_upper);
+  // The device's inputs for binding the iterates of states [first, ...): the host's
+  // values, or where they start at a constant, that constant.
+  void start_of(std::uint64_t first, gpu::DeviceSolver::BoundInputs& inputs) const;
+  // The range's values back to where they start (the device solves into the
+  // iterates themselves: after its failure, the CPU starts its chunk afresh).
+  void restart(const SolveRequest& request, StateRange range);
   // Before sweeps on the CPU: the second buffers, copies of the first, if not made yet.
   void make_second_buffers();
   IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }

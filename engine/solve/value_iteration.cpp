@@ -40,21 +40,21 @@ class ValueIterationPolicy final : public MethodPolicy {
         });
   }
 
+  // The chunk's iterate goes to the device from the system's own and comes back into
+  // it, with no copy of its own.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     std::vector<double> storage;
     const double* b = job.row_constants(x.lower.data(), storage);
-    PodVector<double> values = copy_of(x.lower.data() + job.states.begin, job.states.size());
-    gpu::ChunkSolveStats s = job.by_levels ? solve_by_levels(job, b, values, stats) : solve_whole(job, b, values, stats);
-    parallel_copy(values.data(), values.size(), x.lower.data() + job.states.begin);
+    double* values = x.lower.data() + job.states.begin;
+    gpu::ChunkSolveStats s = job.by_levels ? solve_by_levels(job, b, x, stats) : solve_whole(job, b, values, stats);
     x.sync(job.states);
     return s;
   }
 
  private:
   // The chunk as one Jacobi system.
-  gpu::ChunkSolveStats solve_whole(const DeviceChunkJob& job, const double* b, PodVector<double>& values,
-                                   SolveStats& stats) {
-    gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_), values.data());
+  gpu::ChunkSolveStats solve_whole(const DeviceChunkJob& job, const double* b, double* values, SolveStats& stats) {
+    gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_), values);
     stats.add_run(s.iterations);
     stats.iterated_sccs += job.end_scc - job.first_scc;
     if (!s.converged && !stop_.fixed_sweeps) {
@@ -66,22 +66,23 @@ class ValueIterationPolicy final : public MethodPolicy {
 
   // Level by level: runs of acyclic levels one pass each, every level with cycles
   // iterated on its own states until it converges (as the CPU does an SCC).
-  gpu::ChunkSolveStats solve_by_levels(const DeviceChunkJob& job, const double* b, PodVector<double>& values,
-                                       SolveStats& stats) {
+  gpu::ChunkSolveStats solve_by_levels(const DeviceChunkJob& job, const double* b, Iterates& x, SolveStats& stats) {
     gpu::ChunkSolveStats total;
-    // The vectors stay on the device; each call brings back its level's states.
-    job.device.bind(job.ticket, {b, nullptr, nullptr, values.data(), nullptr});
+    // The vectors stay on the device until every level is solved.
+    gpu::DeviceSolver::BoundInputs inputs{b};
+    x.start_of(job.states.begin, inputs);
+    job.device.bind(job.ticket, inputs);
     for (const LevelSegment& segment : level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)) {
       if (segment.acyclic) {
         const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
                                       r_.direction == Optimization::maximize, 0};
-        total += job.device.pass_levels(job.ticket, passes, values.data(), nullptr);
+        total += job.device.pass_levels(job.ticket, passes, nullptr, nullptr);
         continue;
       }
       gpu::SweepSettings settings = sweep_settings(r_);
       settings.first_state = segment.level_starts.front();
       settings.end_state = segment.level_starts.back();
-      const gpu::ChunkSolveStats s = job.device.iterate(job.ticket, nullptr, settings, values.data());
+      const gpu::ChunkSolveStats s = job.device.iterate(job.ticket, nullptr, settings, nullptr);
       total += s;
       stats.add_run(s.iterations);
       stats.iterated_sccs += count_iterated(r_.system, segment.first_scc, segment.end_scc);
@@ -91,6 +92,7 @@ class ValueIterationPolicy final : public MethodPolicy {
                                      stop_.epsilon});
       }
     }
+    job.device.read_bound(job.ticket, x.lower.data() + job.states.begin, nullptr);
     total.converged = stats.converged;
     return total;
   }
