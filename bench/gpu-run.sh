@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
 export MDPVI_SHARED_DIR=$shared
-mdpvi=$build/tools/mdpvi
+mdpvi=${MDPVI_BIN:-$build/tools/mdpvi}
 M=$shared/benchmarks/prism/mdps
 out=${OUT:-/tmp}
 coin_props=(--prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]' --prop 'Pmax=? [ F "finished"&!"agree" ]')
@@ -111,6 +112,17 @@ for part in "$@"; do
           timeout 400 "$mdpvi" check "${args[@]}" --solver $solver --max-iters 1000000 ${PHASE_ARGS:-} --json - \
             | python3 bench/phase_line.py "$inst $solver ${PHASE_ARGS:-}" | tee -a "$out/phases.txt"
         done
+      done
+      ;;
+    timeline)
+      # Issue 22: the GPU solve's own timeline (-v) and the per-phase line, for each of
+      # PHASE_INSTANCES, printed (the call's files are few).
+      for inst in ${PHASE_INSTANCES:-leader8 wlan6 csma3_6 csma4_4}; do
+        suite_args $inst
+        timeout 400 "$mdpvi" -v check "${args[@]}" --solver gpu --max-iters 1000000 ${PHASE_ARGS:-} --json "$out/t.json" \
+          2>&1 | grep -E "device chunk:|by levels:|solve: chunk|width targets:" | sed "s/^/$inst: /"
+        python3 bench/phase_line.py "$inst gpu ${PHASE_ARGS:-}" <"$out/t.json"
+        rm -f "$out/t.json"
       done
       ;;
     transfer)
