@@ -63,6 +63,11 @@ class DeviceArray {
 
 constexpr int kBlockSize = 256;
 
+// The states a kernel updates: [first, end) of the chunk's.
+struct Window {
+  std::uint64_t first, end;
+};
+
 // A chunk's matrix on the device, as the kernels read it (b is passed beside it:
 // interval iteration has two).
 struct DeviceChunk {

@@ -4,6 +4,7 @@
 #include "gpu/cuda_support.cuh"
 #include "gpu/device_solver.h"
 #include "gpu/krylov.cuh"
+#include "gpu/level_targets.cuh"
 #include "gpu/sweep_kernels.cuh"
 
 #include <cuda_runtime.h>
@@ -196,6 +197,23 @@ class CudaDeviceSolver final : public DeviceSolver {
     v.d_targets.upload(targets, chunk.matrix.num_states(), copies);
     copies.finish();
     check(cudaStreamSynchronize(compute_), "binding targets");
+  }
+
+  LevelTargets bind_level_targets(int ticket, const LevelTargetInputs& inputs) override {
+    Resident& chunk = resident(ticket);
+    Vectors& v = bound(chunk);
+    wait_for(chunk);
+    DeviceArray<double> targets(chunk.matrix.num_states());
+    LevelTargets result = detail::compute_level_targets(chunk.matrix.view(), inputs, targets.get(), compute_, sm_count_);
+    v.d_targets = std::move(targets);
+    return result;
+  }
+
+  void read_bound_targets(int ticket, double* targets) override {
+    Resident& chunk = resident(ticket);
+    const Vectors& v = bound(chunk);
+    if (v.d_targets.get()) v.d_targets.download(targets, chunk.matrix.num_states(), compute_);
+    check(cudaStreamSynchronize(compute_), "download");
   }
 
   void read_bound(int ticket, double* lower, double* upper) override {

@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mdpvi::gpu {
 
@@ -129,6 +130,22 @@ struct KrylovChunkStats {
   bool broke_down = false;
 };
 
+// Interval iteration's width targets of a chunk that is the whole system, for
+// DeviceSolver::bind_level_targets: the SCCs (in solving order) and their height
+// levels (engine/solve/maybe_system.h), the first height level with cycles.
+struct LevelTargetInputs {  // host arrays
+  const std::uint64_t* scc_starts = nullptr;    // num_sccs + 1
+  std::size_t num_sccs = 0;
+  const std::uint64_t* level_starts = nullptr;  // num_levels + 1, SCC indices
+  std::size_t num_levels = 0;
+  std::size_t first_cyclic = 0;                 // num_levels: none
+  double epsilon = 0.0;
+};
+struct LevelTargets {
+  std::uint32_t highest = 1;         // H: the most iterated SCCs on a chain (at least 1)
+  std::vector<std::uint32_t> least;  // per height level, its least positive level (0: none)
+};
+
 // One device, its streams and at most two resident chunks: one iterating while the
 // next one's matrix is copied on a stream of its own. Methods throw DeviceError.
 class DeviceSolver {
@@ -169,6 +186,11 @@ class DeviceSolver {
   // The bound vectors' width targets (num_states), where bind had none: they may be
   // computed while the iterates upload. Pre: bind.
   virtual void bind_targets(int ticket, const double* targets) = 0;
+  // The width targets computed on the device instead (gpu/level_targets.cuh), for a
+  // chunk that is the whole system: per state 2 * epsilon * level / H, as
+  // engine/solve/interval_iteration.cpp's scc_width_targets gives per SCC (leader8:
+  // 0.1-0.19 s on the host, a pass over the matrix a height level at a time).
+  virtual LevelTargets bind_level_targets(int ticket, const LevelTargetInputs& inputs) = 0;
   // The bound iterates into lower and upper (num_states each; upper none: not read).
   virtual void read_bound(int ticket, double* lower, double* upper) = 0;
   // Optimistic value iteration's guess on the bound vectors: one sweep of the lower
@@ -200,6 +222,8 @@ class DeviceSolver {
   // DTMC); the matrix's cuSPARSE form (32-bit row offsets) is made for the call.
   virtual KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) = 0;
 
+  // The bound width targets (num_states), for the equivalence tests.
+  virtual void read_bound_targets(int ticket, double* targets) = 0;
   // Single sweeps, for the equivalence tests against engine/solve/bellman.h.
   virtual double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,
                             double* x_out) = 0;

@@ -9,11 +9,6 @@
 
 namespace mdpvi::gpu::detail {
 
-// The states a kernel updates: [first, end) of the chunk's.
-struct Window {
-  std::uint64_t first, end;
-};
-
 // Value iteration (reference: bellman_sweep_reference): x_out = opt(P x_in + b) and
 // the sweep's largest change (relative: over the new value, where it is not 0), over
 // the window's states.

@@ -199,6 +199,51 @@ TEST(SccWidthTargets, LevelParallelIsEquivalentToRef) {
   }
 }
 
+// The width targets computed on the device for a chunk that is the whole system
+// (gpu/level_targets.cu, per state) equal the serial reference's per SCC, and each
+// height level's least positive level gives its least positive target: wide levels
+// with 3-state cycles and self-loops, rows longer than a warp, a long chain, an
+// acyclic system, one state.
+TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  std::vector<MaybeSystem> systems = {test::layered_system(7, 9001, 3), test::layered_system(3001, 1, 4),
+                                      test::layered_system(5, 33, 5, /*cycles=*/false), mixed_system(),
+                                      test::random_system(1, 2)};
+  const double epsilon = 1e-6;
+  for (const MaybeSystem& system : systems) {
+    SCOPED_TRACE(std::to_string(system.num_states()) + " states");
+    const PodVector<double> expected = scc_width_targets_reference(system, epsilon);
+    const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+    const gpu::ChunkMatrix matrix{system.num_states(),       system.num_rows(),     system.columns.size(),
+                                  system.row_group_starts.data(), system.row_starts.data(), system.columns.data(),
+                                  system.values.data()};
+    const int ticket = device->upload(matrix);
+    device->bind(ticket, {system.row_constants.data(), system.row_constants.data()});
+    const gpu::LevelTargetInputs inputs{system.scc_starts.data(), system.num_sccs(), system.level_starts.data(),
+                                        system.num_levels(),
+                                        static_cast<std::size_t>(std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin()),
+                                        epsilon};
+    const gpu::LevelTargets levels = device->bind_level_targets(ticket, inputs);
+    std::vector<double> actual(system.num_states(), -1.0);
+    device->read_bound_targets(ticket, actual.data());
+    device->release(ticket);
+    for (std::size_t c = 0; c < system.num_sccs(); ++c) {
+      for (std::uint64_t s = system.scc_starts[c]; s < system.scc_starts[c + 1]; ++s) {
+        ASSERT_EQ(actual[s], expected[c]) << "state " << s << " of SCC " << c;
+      }
+    }
+    ASSERT_EQ(levels.least.size(), system.num_levels());
+    for (std::size_t h = 0; h < system.num_levels(); ++h) {
+      double least = 0.0;
+      for (std::size_t c = system.level_starts[h]; c < system.level_starts[h + 1]; ++c) {
+        if (expected[c] > 0.0 && (least == 0.0 || expected[c] < least)) least = expected[c];
+      }
+      EXPECT_EQ(2.0 * epsilon * levels.least[h] / levels.highest, least) << "height level " << h;
+    }
+  }
+}
+
 // A fixed number of sweeps is exact whatever the method: it runs as value iteration.
 TEST(SolveChunked, FixedSweepsRunAsValueIteration) {
   MaybeSystem system = test::random_system(101, 4);

@@ -323,18 +323,47 @@ struct DeviceChunkVectors {
   const double* b_upper = nullptr;
 };
 
+// A device chunk's width targets as its windows need them on the host: each
+// window's tightest positive target. Computed on the host (per SCC), or on the
+// device (per state there, and here each height level's least positive level).
+struct WindowTargets {
+  const PodVector<double>* per_scc = nullptr;
+  gpu::LevelTargets levels;
+  double epsilon = 0.0;
+
+  // The tightest positive target among SCCs [first_scc, end_scc) (0: none).
+  double tightest(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) const {
+    if (end_scc <= first_scc) return 0.0;
+    if (per_scc) return tightest_positive(*per_scc, first_scc, end_scc);
+    std::uint32_t least = 0;
+    for (std::size_t h = level_of(system, first_scc); h <= level_of(system, end_scc - 1); ++h) {
+      if (levels.least[h] > 0 && (least == 0 || levels.least[h] < least)) least = levels.least[h];
+    }
+    return 2.0 * epsilon * static_cast<double>(least) / static_cast<double>(levels.highest);
+  }
+
+  static double tightest_positive(const PodVector<double>& targets, std::size_t first_scc, std::size_t end_scc) {
+    const double tightest = oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::size_t>(first_scc, end_scc, 1 << 16), std::numeric_limits<double>::infinity(),
+        [&](const auto& part, double least) {
+          for (std::size_t c = part.begin(); c < part.end(); ++c) {
+            if (targets[c] > 0.0) least = std::min(least, targets[c]);
+          }
+          return least;
+        },
+        [](double a, double b) { return std::min(a, b); });
+    return std::isinf(tightest) ? 0.0 : tightest;
+  }
+};
+
 // A window of a resident chunk's states, [first, end) chunk-local, on its bound
 // vectors: the whole chunk, or one level with cycles, the chunk's other states
 // final or not yet due. Its SCCs are [window.first_scc, window.end_scc).
 class DeviceWindowUnit final : public IntervalUnit {
  public:
-  DeviceWindowUnit(const SolveRequest& request, const DeviceChunkJob& job, const LevelSegment& window,
-                   const PodVector<double>& scc_targets)
-      : r_(request),
-        job_(job),
-        first_(window.level_starts.front()),
-        end_(window.level_starts.back()),
-        tightest_(tightest_positive(scc_targets, window.first_scc, window.end_scc)) {}
+  // tightest: the tightest positive target of its SCCs (0: none), see tightest_target.
+  DeviceWindowUnit(const SolveRequest& request, const DeviceChunkJob& job, const LevelSegment& window, double tightest)
+      : r_(request), job_(job), first_(window.level_starts.front()), end_(window.level_starts.back()), tightest_(tightest) {}
 
   LowerRun iterate_lower(double precision, std::uint64_t budget) override {
     gpu::SweepSettings plain = settings();
@@ -368,6 +397,8 @@ class DeviceWindowUnit final : public IntervalUnit {
     return run;
   }
 
+  // The tightest target of an iterated SCC: trivial SCCs at level 0 have target 0
+  // and are exact after a few sweeps anyway.
   double tightest_target() const override { return tightest_; }
   std::uint64_t states() const override { return end_ - first_; }
 
@@ -379,21 +410,6 @@ class DeviceWindowUnit final : public IntervalUnit {
     s.first_state = first_;
     s.end_state = end_;
     return s;
-  }
-
-  // The tightest target of an iterated SCC among [first_scc, end_scc): trivial SCCs
-  // at level 0 have target 0 and are exact after a few sweeps anyway (0 if all are).
-  static double tightest_positive(const PodVector<double>& targets, std::size_t first_scc, std::size_t end_scc) {
-    const double tightest = oneapi::tbb::parallel_reduce(
-        oneapi::tbb::blocked_range<std::size_t>(first_scc, end_scc, 1 << 16), std::numeric_limits<double>::infinity(),
-        [&](const auto& part, double least) {
-          for (std::size_t c = part.begin(); c < part.end(); ++c) {
-            if (targets[c] > 0.0) least = std::min(least, targets[c]);
-          }
-          return least;
-        },
-        [](double a, double b) { return std::min(a, b); });
-    return std::isinf(tightest) ? 0.0 : tightest;
   }
 
   const SolveRequest& r_;
@@ -442,21 +458,24 @@ class IntervalIterationPolicy final : public MethodPolicy {
         });
   }
 
-  // The width targets are computed on a thread of their own while the iterates
-  // upload and the acyclic levels below the first iterated one are passed (leader8:
-  // 0.1 s, a pass over the matrix), and bound before the first iterated window.
+  // The width targets: for a chunk that is the whole system, computed on the device
+  // once its matrix is there (leader8: 0.1-0.19 s on the host, a pass over the
+  // matrix); otherwise on a thread of their own while the iterates upload and the
+  // acyclic levels below the first iterated one are passed. Bound before the first
+  // iterated window; never made for a chunk with none.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     const auto start = std::chrono::steady_clock::now();
     const std::vector<LevelSegment> segments =
         job.by_levels ? level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)
                       : std::vector<LevelSegment>{{false, job.first_scc, job.end_scc, {0, static_cast<std::uint32_t>(job.states.size())}}};
     const bool iterated = std::any_of(segments.begin(), segments.end(), [](const LevelSegment& s) { return !s.acyclic; });
+    const bool on_device = device_targets_apply(job);
     std::future<void> targets_made;
-    if (iterated && !targets_) targets_made = std::async(std::launch::async, [&] { targets(job.cyclic); });
+    if (iterated && !targets_ && !on_device) targets_made = std::async(std::launch::async, [&] { targets(job.cyclic); });
     const DeviceChunkVectors v(job, x);
     v.bind(job, x);
     spdlog::debug("device chunk: {} segments, vectors bound, {:.3f} s", segments.size(), seconds_since(start));
-    bool targets_bound = false;
+    std::optional<WindowTargets> window_targets;
     // For -v: the host's time in each kind of segment against the device's.
     double passes_s = 0.0, windows_s = 0.0, windows_device_s = 0.0;
     gpu::ChunkSolveStats total;
@@ -469,15 +488,14 @@ class IntervalIterationPolicy final : public MethodPolicy {
         passes_s += seconds_since(segment_start);
         continue;
       }
-      if (!targets_bound) {
-        if (targets_made.valid()) targets_made.get();
-        spdlog::debug("device chunk: width targets ready, {:.3f} s", seconds_since(start));
-        DeviceChunkVectors::bind_targets(r_.system, job, targets());
-        spdlog::debug("device chunk: width targets bound, {:.3f} s", seconds_since(start));
-        targets_bound = true;
+      if (!window_targets) {
+        window_targets = on_device ? bind_device_targets(job) : bind_host_targets(job, targets_made);
+        spdlog::debug("device chunk: width targets bound ({}), {:.3f} s", window_targets->per_scc ? "host" : "device",
+                      seconds_since(start));
       }
+      const double tightest = window_targets->tightest(r_.system, segment.first_scc, segment.end_scc);
       const gpu::ChunkSolveStats s = solve_window(
-          job, segment, job.by_levels ? "on the device for a level" : "on the device for a chunk", stats);
+          job, segment, tightest, job.by_levels ? "on the device for a level" : "on the device for a chunk", stats);
       total += s;
       windows_s += seconds_since(segment_start);
       windows_device_s += s.solve_s + s.upload_s + s.download_s;
@@ -491,10 +509,40 @@ class IntervalIterationPolicy final : public MethodPolicy {
   }
 
  private:
+  // Whether the device computes the chunk's width targets: the chunk is the whole
+  // system (the levels of a later chunk's SCCs depend on earlier chunks'), whose
+  // height levels are known, and the host has not made them already.
+  bool device_targets_apply(const DeviceChunkJob& job) const {
+    return !targets_ && job.states.begin == 0 && job.states.end == r_.system.num_states() &&
+           !r_.system.level_starts.empty() && job.cyclic != nullptr;
+  }
+
+  WindowTargets bind_device_targets(const DeviceChunkJob& job) {
+    const MaybeSystem& system = r_.system;
+    const std::vector<std::uint8_t>& cyclic = *job.cyclic;
+    const gpu::LevelTargetInputs inputs{system.scc_starts.data(), system.num_sccs(), system.level_starts.data(),
+                                        system.num_levels(),
+                                        static_cast<std::size_t>(std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin()),
+                                        r_.options.stop.epsilon};
+    WindowTargets t;
+    t.levels = job.device.bind_level_targets(job.ticket, inputs);
+    t.epsilon = r_.options.stop.epsilon;
+    spdlog::debug("width targets (device): at most {} iterated SCCs on a chain", t.levels.highest);
+    return t;
+  }
+
+  WindowTargets bind_host_targets(const DeviceChunkJob& job, std::future<void>& made) {
+    if (made.valid()) made.get();
+    DeviceChunkVectors::bind_targets(r_.system, job, targets());
+    WindowTargets t;
+    t.per_scc = &targets();
+    return t;
+  }
+
   // The states of one window (the chunk, or a level with cycles): its SCCs'.
-  gpu::ChunkSolveStats solve_window(const DeviceChunkJob& job, const LevelSegment& window, const char* where,
-                                    SolveStats& stats) {
-    DeviceWindowUnit unit(r_, job, window, targets());
+  gpu::ChunkSolveStats solve_window(const DeviceChunkJob& job, const LevelSegment& window, double tightest,
+                                    const char* where, SolveStats& stats) {
+    DeviceWindowUnit unit(r_, job, window, tightest);
     IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, where);
     stats.add_run(run.sweeps);
     stats.iterated_sccs += job.by_levels ? count_iterated(r_.system, window.first_scc, window.end_scc)

@@ -252,15 +252,10 @@ std::vector<std::uint8_t> cyclic_levels(const MaybeSystem& system) {
   return cyclic;
 }
 
-namespace {
-
-// The level of SCC scc's (the first with level_starts[h + 1] > scc).
 std::size_t level_of(const MaybeSystem& system, std::size_t scc) {
   return static_cast<std::size_t>(std::upper_bound(system.level_starts.begin(), system.level_starts.end(), scc) -
                                   system.level_starts.begin()) - 1;
 }
-
-}  // namespace
 
 bool touches_cyclic_level(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, std::size_t first_scc,
                           std::size_t end_scc) {

@@ -81,6 +81,9 @@ std::vector<std::uint8_t> cyclic_levels(const MaybeSystem& system);
 std::vector<LevelSegment> level_segments(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
                                          std::size_t first_scc, std::size_t end_scc);
 
+// The height level of SCC scc (the first h with level_starts[h + 1] > scc).
+std::size_t level_of(const MaybeSystem& system, std::size_t scc);
+
 // Whether any level that SCCs [first_scc, end_scc) touch has cycles.
 bool touches_cyclic_level(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, std::size_t first_scc,
                           std::size_t end_scc);
