@@ -199,6 +199,10 @@ class ChunkFeeder {
     return job;
   }
 
+  // Starts uploading the first chunk that goes to the device, before take asks for
+  // it: the upload then runs while the iterates are made (leader8: 0.02 s).
+  void start() { prefetch_from(0); }
+
   // After a failure: nothing stays on the device.
   void drop() {
     release(current_);
@@ -224,8 +228,9 @@ class ChunkFeeder {
     return r;
   }
 
-  void prefetch_after(std::size_t index) {
-    for (std::size_t i = index + 1; i < plan_.size(); ++i) {
+  void prefetch_after(std::size_t index) { prefetch_from(index + 1); }
+  void prefetch_from(std::size_t first) {
+    for (std::size_t i = first; i < plan_.size(); ++i) {
       if (!on_device_(plan_[i])) continue;
       try {
         next_ = upload(i);
@@ -343,17 +348,19 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   report.method = request.options.stop.fixed_sweeps ? Method::value_iteration : request.options.method;
   SolveProgress progress(to_string(report.method), system.num_states());
   if (device) report.device = device->name();
-  Iterates x(request, method->has_upper_iterate());
-  spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
-  spdlog::debug("solve: iterates and plan ready, {:.3f} s", seconds_since(start));
   std::vector<std::uint8_t> cyclic;
   if (device) cyclic = cyclic_levels(system);
-  spdlog::debug("solve: level shapes ready, {:.3f} s", seconds_since(start));
+  spdlog::debug("solve: plan and level shapes ready, {:.3f} s", seconds_since(start));
   if (device && spdlog::should_log(spdlog::level::debug)) log_levels(system, cyclic);
   const auto on_device = [&](const Chunk& chunk) { return for_device(system, cyclic, chunk, request, options.schedule); };
   std::optional<ChunkFeeder> feeder;
-  if (device) feeder.emplace(system, plan, *device, options.group, on_device);
+  if (device) {
+    feeder.emplace(system, plan, *device, options.group, on_device);
+    feeder->start();
+  }
+  Iterates x(request, method->has_upper_iterate());
+  spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];
     ChunkReport chunk_report = report_for(system, chunk, report.stats);
