@@ -559,9 +559,10 @@ class IntervalIterationPolicy final : public MethodPolicy {
   const SolveRequest& r_;
   bool optimistic_;
   const char* name_;
-  // Per SCC, made at the first solve: a chunk's upload to the device runs meanwhile
-  // (leader8's take 0.2 s, a pass over the whole system). cyclic: the system's
-  // cyclic_levels where the caller has them (a device chunk's job), else made here.
+  // Per SCC, made on the host when first needed: by a CPU solve, by a device chunk
+  // that is not the whole system (on a thread of its own, beside the uploads), or
+  // for a report. cyclic: the system's cyclic_levels where the caller has them (a
+  // device chunk's job), else made here.
   const PodVector<double>& targets(const std::vector<std::uint8_t>* cyclic = nullptr) {
     if (!targets_) {
       targets_ = scc_width_targets(r_.system, cyclic ? *cyclic : cyclic_levels(r_.system), r_.options.stop.epsilon);

@@ -44,8 +44,8 @@ struct Iterates {
   void sync(StateRange range);
 };
 
-// to[0, count) = from[0, count), on all cores when it is large (a chunk's iterates
-// are copied in and out of the device's: leader8's are 150 MB each).
+// to[0, count) = from[0, count), on all cores when it is large (the iterates and
+// their second buffers: leader8's are 150 MB each).
 void parallel_copy(const double* from, std::size_t count, double* to);
 // A new buffer holding from[0, count), copied as parallel_copy does.
 PodVector<double> copy_of(const double* from, std::size_t count);
