@@ -386,11 +386,7 @@ class CudaDeviceSolver final : public DeviceSolver {
 
     // The passes wrote both buffers: the states agree already, and bound vectors keep them.
     start = std::chrono::steady_clock::now();
-    if (own) {
-      v.lower.download(lower, compute_);
-      if (v.has_upper()) v.upper.download(upper, compute_);
-      check(cudaStreamSynchronize(compute_), "download");
-    }
+    if (own) bring_back(v, true, {}, v.has_upper(), lower, upper);
     stats.download_s = seconds_since(start);
     return stats;
   }

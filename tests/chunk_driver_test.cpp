@@ -222,7 +222,7 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
     device->bind(ticket, {system.row_constants.data(), system.row_constants.data()});
     const gpu::LevelTargetInputs inputs{system.scc_starts.data(), system.num_sccs(), system.level_starts.data(),
                                         system.num_levels(),
-                                        static_cast<std::size_t>(std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin()),
+                                        first_cyclic_level(cyclic),
                                         epsilon};
     const gpu::LevelTargets levels = device->bind_level_targets(ticket, inputs);
     std::vector<double> actual(system.num_states(), -1.0);

@@ -79,7 +79,7 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector
   if (system.level_starts.empty() && n > 0) return scc_width_targets_reference(system, epsilon);
   // Height levels below the first with cycles hold trivial SCCs reading only each
   // other: level 0, without a look at their rows (an acyclic system is all of them).
-  const std::size_t first_cyclic = std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin();
+  const std::size_t first_cyclic = first_cyclic_level(cyclic);
   PodVector<double> targets(n);
   if (first_cyclic == cyclic.size()) {
     parallel_indices(0, n, 1 << 16, [&](std::size_t c) { targets[c] = 0.0; });
@@ -481,10 +481,8 @@ class IntervalIterationPolicy final : public MethodPolicy {
     gpu::ChunkSolveStats total;
     for (const LevelSegment& segment : segments) {
       const auto segment_start = std::chrono::steady_clock::now();
-      if (segment.acyclic) {  // exact from final inputs, as the CPU's trivial SCCs
-        const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
-                                      r_.direction == Optimization::maximize, 0};
-        total += job.device.pass_levels(job.ticket, passes, nullptr, nullptr);
+      if (segment.acyclic) {
+        total += pass_acyclic_segment(job, segment, r_.direction);
         passes_s += seconds_since(segment_start);
         continue;
       }
@@ -522,7 +520,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
     const std::vector<std::uint8_t>& cyclic = *job.cyclic;
     const gpu::LevelTargetInputs inputs{system.scc_starts.data(), system.num_sccs(), system.level_starts.data(),
                                         system.num_levels(),
-                                        static_cast<std::size_t>(std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin()),
+                                        first_cyclic_level(cyclic),
                                         r_.options.stop.epsilon};
     WindowTargets t;
     t.levels = job.device.bind_level_targets(job.ticket, inputs);

@@ -84,10 +84,10 @@ void Iterates::restart(const SolveRequest& request, StateRange range) {
   const std::size_t n = request.system.num_states();
   for (PodVector<double>* v : {&lower, &lower_next}) {
     if (v->size() != n) continue;  // a second buffer not made yet
-    if (request.start_values) {
-      std::copy(request.start_values->begin() + range.begin, request.start_values->begin() + range.end, v->begin() + range.begin);
+    if (lower_start) {
+      std::fill(v->begin() + range.begin, v->begin() + range.end, *lower_start);
     } else {
-      std::fill(v->begin() + range.begin, v->begin() + range.end, 0.0);
+      std::copy(request.start_values->begin() + range.begin, request.start_values->begin() + range.end, v->begin() + range.begin);
     }
   }
   for (PodVector<double>* v : {&upper, &upper_next}) {
@@ -250,6 +250,16 @@ std::vector<std::uint8_t> cyclic_levels(const MaybeSystem& system) {
         [](bool a, bool b) { return a || b; });
   });
   return cyclic;
+}
+
+std::size_t first_cyclic_level(const std::vector<std::uint8_t>& cyclic) {
+  return static_cast<std::size_t>(std::find(cyclic.begin(), cyclic.end(), 1) - cyclic.begin());
+}
+
+gpu::ChunkSolveStats pass_acyclic_segment(const DeviceChunkJob& job, const LevelSegment& segment, Optimization direction) {
+  const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
+                                direction == Optimization::maximize, {}};
+  return job.device.pass_levels(job.ticket, passes, nullptr, nullptr);
 }
 
 std::size_t level_of(const MaybeSystem& system, std::size_t scc) {

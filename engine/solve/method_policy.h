@@ -81,6 +81,13 @@ std::vector<std::uint8_t> cyclic_levels(const MaybeSystem& system);
 std::vector<LevelSegment> level_segments(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
                                          std::size_t first_scc, std::size_t end_scc);
 
+// The first height level with cycles (cyclic.size(): none).
+std::size_t first_cyclic_level(const std::vector<std::uint8_t>& cyclic);
+
+// A run of acyclic levels of a chunk on the device: one exact pass each, on the
+// chunk's bound vectors (from final inputs, as the CPU's trivial SCCs).
+gpu::ChunkSolveStats pass_acyclic_segment(const DeviceChunkJob& job, const LevelSegment& segment, Optimization direction);
+
 // The height level of SCC scc (the first h with level_starts[h + 1] > scc).
 std::size_t level_of(const MaybeSystem& system, std::size_t scc);
 

@@ -74,9 +74,7 @@ class ValueIterationPolicy final : public MethodPolicy {
     job.device.bind(job.ticket, inputs);
     for (const LevelSegment& segment : level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)) {
       if (segment.acyclic) {
-        const gpu::LevelPasses passes{segment.level_starts.data(), segment.level_starts.size() - 1, nullptr, nullptr,
-                                      r_.direction == Optimization::maximize, 0};
-        total += job.device.pass_levels(job.ticket, passes, nullptr, nullptr);
+        total += pass_acyclic_segment(job, segment, r_.direction);
         continue;
       }
       gpu::SweepSettings settings = sweep_settings(r_);
