@@ -35,7 +35,7 @@ SolverOptions tight() {
 }
 
 // The query's values on mdp: probabilities of phi U target, or rewards to target.
-std::vector<double> values_of(const SparseMdp& mdp, const ReachabilityQuery& query) {
+StateNumbers values_of(const SparseMdp& mdp, const ReachabilityQuery& query) {
   auto graph = graph::build_choice_predecessor_graph(mdp);
   auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
   if (query.rewards) {
@@ -48,7 +48,7 @@ std::vector<double> values_of(const SparseMdp& mdp, const ReachabilityQuery& que
 
 // The values of the DTMC the exported scheduler induces, and the MDP's.
 struct Compared {
-  std::vector<double> optimal, induced;
+  StateNumbers optimal, induced;
 };
 
 Compared compare_induced(const SparseMdp& mdp, ReachabilityQuery query) {

@@ -3,6 +3,7 @@
 // builder evaluates guards, probabilities and updates millions of times a second, so
 // names are resolved, types checked and constant parts folded once, here.
 #include "io/expression.h"
+#include "engine/model/state_numbers.h"
 #include "engine/model/located_error.h"
 #include "engine/model/state_set.h"
 
@@ -21,7 +22,7 @@ struct VariableRef {
 // where a bounded one holds, or the numbers of a P=? or R=? one.
 struct NestedValues {
   const StateSet* truth = nullptr;
-  const std::vector<double>* numbers = nullptr;
+  const StateNumbers* numbers = nullptr;
 };
 
 // How compile() resolves names. Anything it cannot resolve is an error at the name.
@@ -102,7 +103,7 @@ class CompiledExpression {
 
   std::vector<Instruction> code_;
   std::vector<const StateSet*> labels_;
-  std::vector<const std::vector<double>*> numbers_;  // Instruction::Kind::state_number
+  std::vector<const StateNumbers*> numbers_;  // Instruction::Kind::state_number
   std::string file_;                           // for the errors evaluation can meet
   std::vector<SourcePosition> integer_pow_sites_;
   ValueType type_ = ValueType::boolean;

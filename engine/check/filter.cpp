@@ -118,18 +118,18 @@ class FilterApplication {
     if (n == 0) fail(std::string("filter ") + to_string(op_) + ": no state satisfies the filter's states");
     return n;
   }
-  const std::vector<double>& requires_numbers() const {
+  const StateNumbers& requires_numbers() const {
     if (values_.boolean) fail(std::string("filter ") + to_string(op_) + " needs a numeric property, found a Boolean");
     return values_.numbers;
   }
   double sum() const {
-    const std::vector<double>& v = requires_numbers();
+    const StateNumbers& v = requires_numbers();
     double total = 0.0;
     for (auto s = states_.find_first(); s != StateSet::npos; s = states_.find_next(s)) total += v[s];
     return total;
   }
   double extreme(bool largest) const {
-    const std::vector<double>& v = requires_numbers();
+    const StateNumbers& v = requires_numbers();
     requires_states(states_.count());
     double best = largest ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     for (auto s = states_.find_first(); s != StateSet::npos; s = states_.find_next(s)) {
@@ -143,13 +143,13 @@ class FilterApplication {
     return number(values_.numbers[s], result);
   }
   // Sums and extremes of bounds bound the sums and extremes of the truths.
-  double sum_of(const std::vector<double>& v) const {
+  double sum_of(const StateNumbers& v) const {
     double total = 0.0;
     if (v.empty()) return total;
     for (auto s = states_.find_first(); s != StateSet::npos; s = states_.find_next(s)) total += v[s];
     return total;
   }
-  double extreme_of(const std::vector<double>& v, bool largest) const {
+  double extreme_of(const StateNumbers& v, bool largest) const {
     double best = largest ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     if (v.empty()) return best;
     for (auto s = states_.find_first(); s != StateSet::npos; s = states_.find_next(s)) {

@@ -1,6 +1,7 @@
 #pragma once
 // What a numerical operator (P or R over a path formula) computes: a value per model
 // state, and each stage's named result, which the reports print.
+#include "engine/model/state_numbers.h"
 #include "engine/solve/solve_request.h"
 
 #include <cstdint>
@@ -31,8 +32,8 @@ struct NumericResult {
   bool reward = false;        // an expected reward: yes = target, no = infinite
   bool step_bounded = false;  // a fixed number of sweeps, no convergence test
   bool long_run = false;      // S or R[S]: stationary distributions, whose error has no bound
-  std::vector<double> values;        // per model state
-  std::vector<double> lower, upper;  // per model state, where the solve gave bounds
+  StateNumbers values;        // per model state
+  StateNumbers lower, upper;  // per model state, where the solve gave bounds
   QualitativeSummary qualitative;
   SccPlanSummary sccs;
   SolveReport solve;

@@ -125,7 +125,7 @@ class Checker {
         if (value.truth) truth.set();
         return StateValues::of_truth(std::move(truth));
       }
-      case PropertyValue::Kind::number: return StateValues::of_numbers(std::vector<double>(n, value.number));
+      case PropertyValue::Kind::number: return StateValues::of_numbers(filled(n, value.number));
       case PropertyValue::Kind::range: break;
     }
     fail(f.position, "a range (filter range or several initial states) cannot be used inside a property");
@@ -217,7 +217,7 @@ class Checker {
   }
 
   // The states whose value meets the bound.
-  static StateSet holding(const std::vector<double>& values, Comparison c, double threshold) {
+  static StateSet holding(const StateNumbers& values, Comparison c, double threshold) {
     StateSet truth(values.size());
     for (std::uint32_t s = 0; s < values.size(); ++s) {
       if (compare(c, values[s], threshold)) truth.set(s);

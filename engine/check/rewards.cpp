@@ -95,11 +95,7 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   result.qualitative = {target.count(), mdp.num_states() - finite.count(), maybe.count(), seconds_since(start),
                         to_string(search.kind())};
 
-  result.values.assign(mdp.num_states(), 0.0);
-  const StateSet infinite = ~finite;
-  for (auto s = infinite.find_first(); s != StateSet::npos; s = infinite.find_next(s)) {
-    result.values[s] = std::numeric_limits<double>::infinity();
-  }
+  result.values = numbers_on(finite, 0.0, std::numeric_limits<double>::infinity());
   start = std::chrono::steady_clock::now();
   std::optional<CollapsedModel> collapsed;
   if (direction == Optimization::minimize) {

@@ -37,7 +37,7 @@ struct RowsInto {
 
 class SchedulerBuilder {
  public:
-  SchedulerBuilder(const SparseMdp& mdp, const ReachabilityQuery& query, const std::vector<double>& values,
+  SchedulerBuilder(const SparseMdp& mdp, const ReachabilityQuery& query, const StateNumbers& values,
                    double tolerance)
       : mdp_(mdp), query_(query), values_(values), tolerance_(tolerance), into_(mdp) {
     choice_.assign(mdp.num_states(), kUnset);
@@ -187,7 +187,7 @@ class SchedulerBuilder {
 
   const SparseMdp& mdp_;
   const ReachabilityQuery& query_;
-  const std::vector<double>& values_;
+  const StateNumbers& values_;
   const double tolerance_;
   const RowsInto into_;
   std::vector<std::uint32_t> choice_;
@@ -195,7 +195,7 @@ class SchedulerBuilder {
 
 }  // namespace
 
-Scheduler optimal_scheduler(const SparseMdp& mdp, const ReachabilityQuery& query, const std::vector<double>& values,
+Scheduler optimal_scheduler(const SparseMdp& mdp, const ReachabilityQuery& query, const StateNumbers& values,
                             double tolerance) {
   return SchedulerBuilder(mdp, query, values, tolerance).build();
 }

@@ -14,6 +14,7 @@
 // probability.
 #include "engine/model/optimization.h"
 #include "engine/model/sparse_mdp.h"
+#include "engine/model/state_numbers.h"
 
 #include <cstdint>
 #include <vector>
@@ -37,7 +38,7 @@ struct Scheduler {
 // tolerance: how far the values may lie from the true ones (the solve's bound); a
 // choice whose value lies within it of its state's value counts as attaining it.
 // Pre: values and the query's sets have one entry per state; a target is given.
-Scheduler optimal_scheduler(const SparseMdp& mdp, const ReachabilityQuery& query, const std::vector<double>& values,
+Scheduler optimal_scheduler(const SparseMdp& mdp, const ReachabilityQuery& query, const StateNumbers& values,
                             double tolerance);
 
 // The DTMC the scheduler induces: each state keeps its chosen row, with that row's

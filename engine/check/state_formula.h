@@ -5,6 +5,7 @@
 #include "io/property.h"
 #include "engine/build/resolved_model.h"
 #include "engine/model/sparse_mdp.h"
+#include "engine/model/state_numbers.h"
 
 #include <functional>
 #include <map>
@@ -23,13 +24,13 @@ struct PropertyScope {
 struct StateValues {
   bool boolean = true;
   StateSet truth;               // when boolean
-  std::vector<double> numbers;  // otherwise
+  StateNumbers numbers;  // otherwise
   // Interval iteration: per state, the truth lies in [lower, upper]; empty otherwise.
-  std::vector<double> lower, upper;
+  StateNumbers lower, upper;
 
   double number(std::uint32_t s) const { return boolean ? (truth.test(s) ? 1.0 : 0.0) : numbers[s]; }
   static StateValues of_truth(StateSet t) { return {true, std::move(t), {}, {}, {}}; }
-  static StateValues of_numbers(std::vector<double> n) { return {false, {}, std::move(n), {}, {}}; }
+  static StateValues of_numbers(StateNumbers n) { return {false, {}, std::move(n), {}, {}}; }
   bool has_bounds() const { return !lower.empty(); }
 };
 

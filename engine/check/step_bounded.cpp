@@ -34,8 +34,7 @@ NumericResult compute_bounded_until(const SparseMdp& mdp, const graph::SearchBac
   result.qualitative = {psi.count(), no.count(), steps == 0 ? 0 : maybe.count(), seconds_since(start),
                         to_string(search.kind())};
 
-  result.values.assign(mdp.num_states(), 0.0);
-  for (auto s = psi.find_first(); s != StateSet::npos; s = psi.find_next(s)) result.values[s] = 1.0;
+  result.values = numbers_on(psi, 1.0);
   if (steps == 0 || maybe.none()) return result;
   start = std::chrono::steady_clock::now();
   MaybeSystem system = build_maybe_system(mdp, single_block(maybe), result.values);
@@ -48,8 +47,8 @@ namespace {
 
 // One backward step of prepend_steps_within: from (the values at step i) into next
 // (those at step i-1).
-void step_within(const SparseMdp& mdp, Optimization direction, const StateSet& phi, const std::vector<double>& from,
-                 std::vector<double>& next) {
+void step_within(const SparseMdp& mdp, Optimization direction, const StateSet& phi, const StateNumbers& from,
+                 StateNumbers& next) {
   using States = oneapi::tbb::blocked_range<std::uint32_t>;
   oneapi::tbb::parallel_for(States(0, mdp.num_states()), [&](const States& states) {
     for (std::uint32_t s = states.begin(); s < states.end(); ++s) {
@@ -74,8 +73,8 @@ void step_within(const SparseMdp& mdp, Optimization direction, const StateSet& p
 void prepend_steps_within(const SparseMdp& mdp, Optimization direction, const StateSet& phi, std::uint64_t steps,
                           NumericResult& result) {
   auto start = std::chrono::steady_clock::now();
-  std::vector<double> next(mdp.num_states());
-  for (std::vector<double>* values : {&result.values, &result.lower, &result.upper}) {
+  StateNumbers next(mdp.num_states());  // step_within writes every state
+  for (StateNumbers* values : {&result.values, &result.lower, &result.upper}) {
     if (values->empty()) continue;
     for (std::uint64_t i = 0; i < steps; ++i) {
       step_within(mdp, direction, phi, *values, next);
@@ -140,7 +139,7 @@ NumericResult compute_instantaneous_reward(const SparseMdp& mdp, Optimization di
   result.sccs = {1, seconds_since(start)};
   // The start vector is the state rewards, in the system's order (all states, in
   // index order).
-  const std::vector<double> start_values = result.values;
+  const StateNumbers start_values = result.values;
   solve_into({.system = system, .direction = direction, .options = exactly(steps, options), .start_values = &start_values},
              {SolverKind::cpu}, result);
   return result;

@@ -72,10 +72,7 @@ NumericResult maximal_total_reward(const SparseMdp& mdp, const graph::SearchBack
   const StateSet finite = graph::prob0a(search, all, rewarding);
   result.qualitative = {0, mdp.num_states() - finite.count(), finite.count(), seconds_since(start),
                         to_string(search.kind())};
-  result.values.assign(mdp.num_states(), 0.0);
-  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
-    if (!finite.test(s)) result.values[s] = std::numeric_limits<double>::infinity();
-  }
+  result.values = numbers_on(finite, 0.0, std::numeric_limits<double>::infinity());
   if (finite.none()) return result;
   // No row of a finite state reaches an infinite one (it would be infinite itself), so
   // the end components among the finite states are those of the model there.

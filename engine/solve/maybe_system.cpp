@@ -96,7 +96,7 @@ MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, c
 }  // namespace
 
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
-                               const std::vector<double>& outside_values, const RewardStructure* rewards) {
+                               const StateNumbers& outside_values, const RewardStructure* rewards) {
   return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return outside_values[t]; }, rewards);
 }
 

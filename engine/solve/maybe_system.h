@@ -5,6 +5,7 @@
 // A solver then needs nothing but this struct, which is also what a chunk uploaded
 // to the GPU is cut from.
 #include "engine/model/sparse_mdp.h"
+#include "engine/model/state_numbers.h"
 #include "graph/qualitative_sets.h"
 #include "graph/scc.h"
 
@@ -43,7 +44,7 @@ struct MaybeSystem {
 // are not read).
 // The system takes over the decomposition's arrays (move it in: csma4_4's are 1.5 GB).
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
-                               const std::vector<double>& outside_values, const RewardStructure* rewards = nullptr);
+                               const StateNumbers& outside_values, const RewardStructure* rewards = nullptr);
 
 // Each SCC a level of its own: valid for any solving order (where no heights are known).
 void set_one_level_per_scc(MaybeSystem& system);

@@ -50,18 +50,6 @@ void solve_trivial_scc(const SolveRequest& request, StateRange range, Iterates& 
   x.lower[range.begin] = x.lower_next[range.begin];
 }
 
-namespace {
-
-// A buffer of n copies of value, its pages first touched by all cores.
-PodVector<double> filled(std::size_t n, double value) {
-  PodVector<double> v(n);
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 16),
-                            [&](const auto& part) { std::fill(v.begin() + part.begin(), v.begin() + part.end(), value); });
-  return v;
-}
-
-}  // namespace
-
 Iterates::Iterates(const SolveRequest& request, bool with_upper) {
   const std::size_t n = request.system.num_states();
   if (!request.start_values) lower_start = 0.0;
@@ -104,24 +92,6 @@ void Iterates::sync(StateRange range) {
   if (lower_next.size() == lower.size()) parallel_copy(lower.data() + range.begin, range.size(), lower_next.data() + range.begin);
   if (upper_next.size() != upper.size() || upper.empty()) return;
   parallel_copy(upper.data() + range.begin, range.size(), upper_next.data() + range.begin);
-}
-
-void parallel_copy(const double* from, std::size_t count, double* to) {
-  // Below this, one thread copies faster than a parallel loop starts.
-  constexpr std::size_t kParallelFrom = std::size_t{1} << 20;
-  if (count < kParallelFrom) {
-    std::copy(from, from + count, to);
-    return;
-  }
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, count, 1 << 16), [&](const auto& part) {
-    std::copy(from + part.begin(), from + part.end(), to + part.begin());
-  });
-}
-
-PodVector<double> copy_of(const double* from, std::size_t count) {
-  PodVector<double> v(count);
-  parallel_copy(from, count, v.data());
-  return v;
 }
 
 std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {

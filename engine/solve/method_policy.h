@@ -5,6 +5,7 @@
 // fallback to the CPU, reports) is the driver's, shared by every method.
 #include "engine/solve/bellman.h"
 #include "engine/solve/solve_request.h"
+#include "engine/model/state_numbers.h"
 #include "gpu/device_solver.h"
 
 #include <functional>
@@ -43,12 +44,6 @@ struct Iterates {
   // Copies the range of each iterate into its second buffer, where there is one.
   void sync(StateRange range);
 };
-
-// to[0, count) = from[0, count), on all cores when it is large (the iterates and
-// their second buffers: leader8's are 150 MB each).
-void parallel_copy(const double* from, std::size_t count, double* to);
-// A new buffer holding from[0, count), copied as parallel_copy does.
-PodVector<double> copy_of(const double* from, std::size_t count);
 
 // A chunk resident on the device, as a method solves it.
 struct DeviceChunkJob {

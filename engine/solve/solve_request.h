@@ -5,6 +5,7 @@
 // (engine/solve/chunk_driver.h) answers every request, whatever the method.
 #include "engine/model/optimization.h"
 #include "engine/model/pod_vector.h"
+#include "engine/model/state_numbers.h"
 #include "engine/solve/maybe_system.h"
 
 #include <cstdint>
@@ -88,7 +89,7 @@ struct SolveRequest {
   std::optional<double> known_upper_bound{};
   // The lower iterate's start, per local state (default 0, below the least fixed
   // point, where reachability values lie); step-bounded properties start elsewhere.
-  const std::vector<double>* start_values = nullptr;
+  const StateNumbers* start_values = nullptr;
 };
 
 struct SolveStats {
