@@ -271,12 +271,15 @@ __global__ void frontier_sizes(const std::uint32_t* d_frontier, unsigned size, c
 // Kahn's algorithm a level at a time, a thread per member of the level's SCCs (the
 // member found by binary search in the running total of their sizes, so a large
 // SCC spreads over many threads): an SCC whose last leaving edge is released gets
-// height one more than this level's and joins the next.
+// height one more than this level's and joins the next. The members are counted
+// here, from the running total, not on the host: reading them back was a second
+// wait per level (wlan6: 6,261 levels).
 __global__ void height_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                             unsigned size, const std::uint32_t* running_total, std::uint32_t level_members,
+                             unsigned size, const std::uint32_t* running_total,
                              const std::uint32_t* scc, const std::uint32_t* group_states, const std::uint32_t* starts,
                              const std::uint32_t* slot, std::uint32_t* leaving, std::uint32_t* height,
                              std::uint32_t* d_next, unsigned* d_count) {
+  const std::uint32_t level_members = running_total[size - 1];
   for (std::uint64_t i = thread_index(); i < level_members; i += grid_stride()) {
     unsigned lo = 0, hi = size - 1;  // the first j with running_total[j] > i
     while (lo < hi) {
@@ -338,10 +341,10 @@ DeviceArray<std::uint32_t> scc_heights(const DeviceGraph& g, const unsigned long
         std::size_t bytes = scan_bytes;
         check(cub::DeviceScan::InclusiveSum(scan_temp.get(), bytes, level_sizes.get(), running_total.get(),
                                             static_cast<std::int64_t>(size)), "a level's running total");
-        std::uint32_t level_members = 0;
-        check(cudaMemcpy(&level_members, running_total.get() + size - 1, 4, cudaMemcpyDeviceToHost), "a level's members");
-        height_level<<<grid_for(level_members, sm_count), kBlockSize>>>(
-            g, d_rows, d_frontier, size, running_total.get(), level_members, d_scc, groups.states.get(),
+        // At least a block per multiprocessor: a level of a few SCCs may hold a large one.
+        const unsigned grid = std::max<unsigned>(grid_for(size, sm_count), static_cast<unsigned>(sm_count));
+        height_level<<<grid, kBlockSize>>>(
+            g, d_rows, d_frontier, size, running_total.get(), d_scc, groups.states.get(),
             groups.starts.get(), groups.slot.get(), leaving.get(), height.get(), d_next, d_count);
       });
   if (done != count) {
