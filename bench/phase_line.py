@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """One line per run for bench/gpu-run.sh's phases part: mdpvi check's JSON (first
-property, first chunk) on stdin, the run's name as the argument."""
+property, first chunk) on stdin, the run's name as the argument. total = build + graph
+backend + the property's time: the whole run but parsing."""
 import json
 import sys
 
@@ -9,7 +10,12 @@ p = d["properties"][0]
 c = p["chunks"][0] if p.get("chunks") else {}
 ph = p["phases"]
 build = d["model"]["build_time_s"]
-print(f"{sys.argv[1]}: build {build:.3f} prob01 {ph.get('qualitative_s', 0):.3f} scc {ph.get('scc_s', 0):.3f} "
-      f"solve {ph['solve_s']:.3f} total {build + p['time_s']:.3f} | on_gpu {c.get('on_gpu')} "
+graph = d["model"].get("graph_time_s", 0)  # the graph backend, once per model
+# The property's time outside its phases: its state formulas, the values of the
+# decided states, the solution scattered back into the model's states.
+rest = p["time_s"] - sum(ph.values())
+print(f"{sys.argv[1]}: build {build:.3f} graph {graph:.3f} prob01 {ph.get('qualitative_s', 0):.3f} "
+      f"scc {ph.get('scc_s', 0):.3f} solve {ph['solve_s']:.3f} rest {rest:.3f} total {build + graph + p['time_s']:.3f} "
+      f"| on_gpu {c.get('on_gpu')} "
       f"device_solve {c.get('solve_s', 0):.3f} sweeps {p['iterations']} chunk_iterations {c.get('iterations')} "
       f"lanes {c.get('group_lanes')} result {p['result']:.10g}")
