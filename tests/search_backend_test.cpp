@@ -186,6 +186,40 @@ TEST_P(SearchIsEquivalentToRef, SccsOfALongChain) {
   expect_sccs_equivalent(*backend, mdp, maybe, nullptr, "the chain cut");
 }
 
+// A wide DAG of single states, about 40 levels of thousands: enough SCCs for the
+// parallel ordering to sort them in several blocks, whose order must still be the
+// serial one (within a level, increasing state numbers).
+TEST_P(SearchIsEquivalentToRef, SccsOfAWideDag) {
+  const std::uint32_t n = 300'007, jump = n / 40;
+  SparseMdp mdp;
+  mdp.row_group_starts.push_back(0);
+  mdp.row_starts.push_back(0);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    const std::uint32_t a = s + jump + s % 89, b = s + jump + (s * 31) % 1000;
+    if (std::max(a, b) < n && a != b) {
+      mdp.columns.insert(mdp.columns.end(), {std::min(a, b), std::max(a, b)});
+      mdp.values.insert(mdp.values.end(), {0.5, 0.5});
+    } else {
+      mdp.columns.push_back(s);
+      mdp.values.push_back(1.0);
+    }
+    mdp.row_starts.push_back(mdp.columns.size());
+    mdp.row_group_starts.push_back(mdp.row_starts.size() - 1);
+  }
+  graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+  std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, g, GetParam());
+  const StateSet maybe = all_states(n);
+  expect_sccs_equivalent(*backend, mdp, maybe, nullptr, "the wide DAG");
+  const graph::SccDecomposition sccs = graph::maybe_state_sccs(*backend, mdp, maybe, nullptr);
+  ASSERT_EQ(sccs.num_sccs(), n);
+  ASSERT_GT(sccs.level_starts.size(), 30u);
+  for (std::size_t h = 0; h + 1 < sccs.level_starts.size(); ++h) {
+    for (std::uint64_t c = sccs.level_starts[h] + 1; c < sccs.level_starts[h + 1]; ++c) {
+      ASSERT_LT(sccs.order[c - 1], sccs.order[c]) << "level " << h;
+    }
+  }
+}
+
 TEST_P(SearchIsEquivalentToRef, EndComponents) {
   for_each_mdp([](const auto&, const auto& backend, const SparseMdp& mdp, std::uint32_t n) {
     for (std::uint32_t seed = 0; seed < 3; ++seed) {

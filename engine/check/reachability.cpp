@@ -24,6 +24,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
                                           Optimization direction, const StateSet& phi, const StateSet& psi,
                                           const SolverOptions& options, const DeviceOptions& device) {
   NumericResult result;
+  spdlog::debug("until: its state formulas ready, the graph analysis next");
   auto start = std::chrono::steady_clock::now();
   graph::QualitativePartition partition = qualitative_partition(search, direction, phi, psi);
   result.qualitative = {partition.yes.count(), partition.no.count(), partition.maybe.count(), seconds_since(start),
