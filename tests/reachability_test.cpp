@@ -3,6 +3,7 @@
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "engine/check/state_formula.h"
+#include "random_mdps.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -103,6 +104,34 @@ TEST(Until, PathsThatLeavePhiDoNotCount) {
 TEST(StateFormula, UnknownLabelIsAnError) {
   SparseMdp die = test::knuth_yao_die();
   EXPECT_THROW(evaluate_state_formula(Expression::label("seven"), die, PropertyScope{"test", {}, {}, {}}), LocatedError);
+}
+
+// Boolean combinations of labels go over the label sets' words (engine/check/
+// state_formula.cpp); the same expression under "? true : false", which only the
+// per-state interpreter evaluates, is the reference. Odd size, nested forms.
+TEST(StateFormula, LabelLogicIsEquivalentToRef) {
+  using Op = Expression::Op;
+  const std::uint32_t n = 1001;
+  SparseMdp mdp = test::random_mdp(n, 7);
+  for (const char* name : {"a", "b", "c"}) {
+    mdp.labels.push_back({name, test::random_set(n, 0.4, static_cast<std::uint32_t>(mdp.labels.size() + 3))});
+  }
+  const auto a = Expression::label("a"), b = Expression::label("b"), c = Expression::label("c");
+  const auto op = [](Op o, std::vector<Expression> operands) { return Expression::operation(o, std::move(operands)); };
+  const std::vector<Expression> cases = {
+      a,
+      op(Op::logical_not, {a}),
+      op(Op::logical_and, {op(Op::logical_and, {a, op(Op::logical_not, {b})}), c}),
+      op(Op::logical_or, {a, b}),
+      op(Op::implies, {op(Op::logical_and, {a, b}), c}),
+      op(Op::iff, {a, op(Op::logical_or, {b, Expression::boolean(false)})}),
+      op(Op::logical_and, {Expression::boolean(true), op(Op::logical_not, {c})}),
+  };
+  const PropertyScope scope{"test", {}, {}, {}};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Expression by_states = op(Op::conditional, {cases[i], Expression::boolean(true), Expression::boolean(false)});
+    EXPECT_EQ(evaluate_state_formula(cases[i], mdp, scope), evaluate_state_formula(by_states, mdp, scope)) << "case " << i;
+  }
 }
 
 }  // namespace
