@@ -339,14 +339,12 @@ class Checker {
   // a DTMC, whose state has one choice.
   NumericResult long_run(const Formula& f, const SolverOptions& solver) {
     const SparseMdp& mdp = c_.mdp;
-    std::vector<double> per_state(mdp.num_states(), 0.0);
     if (f.temporal.kind == TemporalOperator::Kind::steady_state) {
-      const StateSet phi = boolean(f.operands[0]);
-      for (auto s = phi.find_first(); s != StateSet::npos; s = phi.find_next(s)) per_state[s] = 1.0;
-      return compute_long_run(mdp, c_.search, per_state, solver, c_.device);
+      return compute_long_run(mdp, c_.search, numbers_on(boolean(f.operands[0]), 1.0), solver, c_.device);
     }
     const RewardStructure& rewards = reward_structure(f);
     require_fit_rewards(rewards, "long-run rewards (R[S])");
+    StateNumbers per_state = filled(mdp.num_states(), 0.0);
     for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
       if (mdp.row_group_starts[s] < mdp.row_group_starts[s + 1]) {
         per_state[s] = rewards.row_reward(s, mdp.row_group_starts[s]);

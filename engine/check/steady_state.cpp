@@ -124,7 +124,7 @@ std::optional<std::vector<double>> stationary_by_krylov(const SparseMdp& mdp, co
 }  // namespace
 
 NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend& search,
-                               const std::vector<double>& state_values, const SolverOptions& options,
+                               const StateNumbers& state_values, const SolverOptions& options,
                                const DeviceOptions& device) {
   NumericResult result;
   result.long_run = true;

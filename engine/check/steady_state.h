@@ -9,6 +9,7 @@
 // with x fixed to its BSCC's value on each BSCC, solved as the reachability systems are.
 // The stationary distributions carry no error bound, so neither do the results.
 #include "engine/check/reachability.h"
+#include "engine/model/state_numbers.h"
 
 #include <vector>
 
@@ -19,7 +20,7 @@ namespace mdpvi {
 // Throws NotConvergedError when a stationary distribution does not settle within
 // options.stop.max_sweeps.
 NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend& search,
-                               const std::vector<double>& state_values, const SolverOptions& options,
+                               const StateNumbers& state_values, const SolverOptions& options,
                                const DeviceOptions& device = {});
 
 }  // namespace mdpvi
