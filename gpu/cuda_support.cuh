@@ -88,6 +88,15 @@ class DeviceMatrix {
         d_row_starts_(c.num_rows + 1),
         d_columns_(c.num_entries),
         d_values_(c.num_entries) {}
+  // Arrays already on the device (an adopted system, gpu/device_system.h); c gives their sizes.
+  DeviceMatrix(const ChunkMatrix& c, DeviceArray<std::uint64_t>&& row_group_starts, DeviceArray<std::uint64_t>&& row_starts,
+               DeviceArray<std::uint32_t>&& columns, DeviceArray<double>&& values)
+      : states_(c.num_states),
+        rows_(c.num_rows),
+        d_row_group_starts_(std::move(row_group_starts)),
+        d_row_starts_(std::move(row_starts)),
+        d_columns_(std::move(columns)),
+        d_values_(std::move(values)) {}
   // Pageable arrays (the system's own) are locked piece by piece and waited for;
   // pinned ones copy asynchronously on the stream.
   void upload(const ChunkMatrix& c, cudaStream_t stream) {

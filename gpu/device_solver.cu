@@ -2,6 +2,7 @@
 #include "engine/model/stopwatch.h"
 #include "gpu/batch_loop.h"
 #include "gpu/cuda_support.cuh"
+#include "gpu/device_system.cuh"
 #include "gpu/device_solver.h"
 #include "gpu/krylov.cuh"
 #include "gpu/level_targets.cuh"
@@ -173,6 +174,17 @@ class CudaDeviceSolver final : public DeviceSolver {
     return ticket;
   }
 
+  int adopt(DeviceSystem& system, GroupShape shape) override {
+    auto* built = dynamic_cast<detail::CudaDeviceSystem*>(&system);
+    if (!built) throw std::logic_error("DeviceSolver: a system not built on this device");
+    const int ticket = slots_[0] == nullptr ? 0 : 1;
+    if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
+    const ChunkMatrix sizes{system.num_states(), system.num_rows(), system.num_entries()};
+    slots_[ticket] = std::make_unique<Resident>(sizes, shape.lanes > 0 ? shape : choose_group_shape(sizes), std::move(*built->take()));
+    slots_[ticket]->shape_forced = shape.lanes > 0;
+    return ticket;
+  }
+
   void release(int ticket) override {
     if (ticket >= 0 && ticket <= 1) slots_[ticket].reset();
   }
@@ -182,8 +194,10 @@ class CudaDeviceSolver final : public DeviceSolver {
   void bind(int ticket, const BoundInputs& in) override {
     Resident& chunk = resident(ticket);
     chunk.bound.reset();
+    if (in.own_b && !chunk.own_b.get() && chunk.matrix.num_rows() > 0) throw std::logic_error("DeviceSolver: the chunk has no b of its own");
     chunk.bound = std::make_unique<Vectors>(chunk.matrix, in.b_lower, in.b_upper, in.targets, in.lower, in.upper, compute_,
-                                            in.lower_constant, in.upper_constant);
+                                            in.lower_constant, in.upper_constant, in.own_b ? chunk.own_b.get() : nullptr,
+                                            in.own_b && in.with_upper);
     check(cudaStreamSynchronize(compute_), "binding vectors");
   }
 
@@ -391,6 +405,7 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) override {
     Resident& chunk = resident(ticket);
+    if (chunk.adopted()) throw DeviceError("BiCGStab reads the chunk's host arrays, which an adopted system has none of");
     wait_for(chunk);
     return detail::solve_linear_on_device(chunk.matrix, chunk.host, compute_, b, limits, x);
   }
@@ -450,34 +465,44 @@ class CudaDeviceSolver final : public DeviceSolver {
     BatchResults results;
     // An iterate's start without host values (lower_start or upper_start none) is its
     // constant everywhere.
+    // With d_own_b, the chunk's own b on the device (an adopted system) serves both
+    // iterates in place of b_lower and b_upper, and own_with_upper says whether there
+    // is an upper iterate.
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream, double lower_constant = 0.0,
-            double upper_constant = 0.0)
+            double upper_constant = 0.0, const double* d_own_b = nullptr, bool own_with_upper = false)
         : Vectors(m, b_lower, b_upper, targets, lower_start, upper_start, stream, detail::HostCopies(stream),
-                  lower_constant, upper_constant) {}
+                  lower_constant, upper_constant, d_own_b, own_with_upper) {}
     // The copies from locked pieces are done when it returns; memory already pinned
     // copies asynchronously (callers synchronise the stream before using the vectors).
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostCopies&& uploads,
-            double lower_constant, double upper_constant)
-        : d_b_lower(m.num_rows()),
+            double lower_constant, double upper_constant, const double* d_own_b, bool own_with_upper)
+        : d_b_lower(d_own_b ? 0 : m.num_rows()),
           // The same host b for both iterates (nothing precedes the chunk, or the
           // entries into earlier chunks are none): one copy on the device.
-          d_b_upper(b_upper && b_upper != b_lower ? m.num_rows() : 0),
+          d_b_upper(!d_own_b && b_upper && b_upper != b_lower ? m.num_rows() : 0),
           d_targets(targets ? m.num_states() : 0),
           lower(lower_start, lower_constant, m.num_states(), stream, uploads),
-          upper(upper_start, upper_constant, b_upper ? m.num_states() : 0, stream, uploads),
+          upper(upper_start, upper_constant, (d_own_b ? own_with_upper : b_upper != nullptr) ? m.num_states() : 0, stream,
+                uploads),
           results(stream),
-          with_upper(b_upper != nullptr) {
-      d_b_lower.upload(b_lower, m.num_rows(), uploads);
-      if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), uploads);
-      b_upper_on_device = b_upper == b_lower ? d_b_lower.get() : d_b_upper.get();
+          with_upper(d_own_b ? own_with_upper : b_upper != nullptr) {
+      if (d_own_b) {
+        b_lower_on_device = b_upper_on_device = d_own_b;
+      } else {
+        d_b_lower.upload(b_lower, m.num_rows(), uploads);
+        if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), uploads);
+        b_lower_on_device = d_b_lower.get();
+        b_upper_on_device = b_upper == b_lower ? d_b_lower.get() : d_b_upper.get();
+      }
       if (targets) d_targets.upload(targets, m.num_states(), uploads);
       uploads.finish();
     }
     bool has_upper() const { return with_upper; }
     bool with_upper;
-    const double* b_upper_on_device = nullptr;  // d_b_upper, or d_b_lower where both are one
+    const double* b_lower_on_device = nullptr;  // d_b_lower, or the chunk's own
+    const double* b_upper_on_device = nullptr;  // d_b_upper, or d_b_lower where both are one, or the chunk's own
   };
 
   struct Resident {
@@ -488,7 +513,16 @@ class CudaDeviceSolver final : public DeviceSolver {
     cudaEvent_t uploaded = nullptr;
     std::unique_ptr<Vectors> bound;  // bind()
     std::future<void> copied;        // the upload's host thread: done when ready, and rethrows its DeviceError
+    // An adopted system's b (gpu/device_system.h); empty for an uploaded chunk.
+    DeviceArray<double> own_b{0};
     Resident(const ChunkMatrix& chunk, GroupShape group) : host(chunk), shape(group), matrix(chunk) {}
+    // host: the sizes alone (no host arrays).
+    Resident(const ChunkMatrix& sizes, GroupShape group, detail::SystemArrays&& a)
+        : host(sizes),
+          shape(group),
+          matrix(sizes, std::move(a.row_group_starts), std::move(a.row_starts), std::move(a.columns), std::move(a.values)),
+          own_b(std::move(a.row_constants)) {}
+    bool adopted() const { return host.row_group_starts == nullptr && host.num_states > 0; }
     ~Resident() {
       if (copied.valid()) copied.wait();  // it writes matrix and uploaded
       if (uploaded) cudaEventDestroy(uploaded);
@@ -520,7 +554,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   // One sweep from the iterate's current vector into the other, its result into slot.
   void launch_sweep(detail::SweepKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
                     Vectors& v, std::size_t slot) {
-    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b_lower.get(), v.lower.d_in(),
+    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.b_lower_on_device, v.lower.d_in(),
                                                 v.lower.d_out(), v.results.largest(slot));
     check(cudaGetLastError(), "sweep kernel launch");
     v.lower.swap();
@@ -529,7 +563,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   // One interval sweep from both iterates' current vectors into the others.
   void launch_interval(detail::IntervalKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
                        Vectors& v, std::size_t slot) {
-    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.d_b_lower.get(), v.b_upper_on_device,
+    kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.b_lower_on_device, v.b_upper_on_device,
                                                 v.d_targets.get(), v.lower.d_in(), v.upper.d_in(), v.lower.d_out(),
                                                 v.upper.d_out(), v.results.largest(slot), v.results.flags(slot));
     check(cudaGetLastError(), "interval kernel launch");
@@ -553,7 +587,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   void launch_passes(const Resident& chunk, const LevelPasses& p, const Vectors& vectors) {
     detail::PassVectors<K> v{};
     const DeviceIterate* iterates[2] = {&vectors.lower, &vectors.upper};
-    const double* b[2] = {vectors.d_b_lower.get(), vectors.b_upper_on_device};
+    const double* b[2] = {vectors.b_lower_on_device, vectors.b_upper_on_device};
     for (int i = 0; i < K; ++i) {
       v.x[i] = iterates[i]->d_first();
       v.b[i] = b[i];
@@ -579,7 +613,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   // The compute stream waits for the chunk's copies (their host thread first).
   void wait_for(Resident& chunk) {
     if (chunk.copied.valid()) chunk.copied.get();
-    check(cudaStreamWaitEvent(compute_, chunk.uploaded, 0), "cudaStreamWaitEvent");
+    if (chunk.uploaded) check(cudaStreamWaitEvent(compute_, chunk.uploaded, 0), "cudaStreamWaitEvent");
   }
 
   // The call's shape where it names one (the equivalence tests), else the chunk's.
@@ -590,7 +624,8 @@ class CudaDeviceSolver final : public DeviceSolver {
   // A chunk whose lanes go over rows keeps them in every window: leader8's levels
   // took 0.128 s so against 0.216 s with shapes of their own (bench/NOTES.md).
   GroupShape group_of(const Resident& chunk, GroupShape asked, detail::Window window) const {
-    if (asked.lanes > 0 || chunk.shape_forced || chunk.shape.over_rows) return group_of(chunk, asked);
+    // An adopted chunk has no host arrays to size a window's lanes from.
+    if (asked.lanes > 0 || chunk.shape_forced || chunk.shape.over_rows || chunk.adopted()) return group_of(chunk, asked);
     if (window.first == 0 && window.end == chunk.matrix.num_states()) return chunk.shape;
     return choose_window_shape(chunk.host, window.first, window.end, concurrent_threads_);
   }

@@ -8,6 +8,7 @@
 // ( b(r) + sum_k P(r,k) * x(column k) ), every column inside the chunk (the engine has
 // folded entries into yes-states and into chunks solved earlier into b).
 #include "gpu/bicgstab_steps.h"
+#include "gpu/device_system.h"
 #include "gpu/optimistic_guess.h"
 
 #include <cstddef>
@@ -162,6 +163,12 @@ class DeviceSolver {
   // choose_group_shape's). Pre: the arrays stay alive and unchanged until the ticket
   // is released; fewer than two tickets are held.
   virtual int upload(const ChunkMatrix& chunk, GroupShape shape = {}) = 0;
+  // A system built on this device (gpu/device_system.h) as a resident chunk, its
+  // arrays taken over (the system no longer holds them), with its own b: bind it
+  // with own_b. Its lanes per state are the chunk's in every window (a window's own
+  // are sized from host arrays, which it has none of); no BiCGStab. Pre: fewer than
+  // two tickets are held.
+  virtual int adopt(DeviceSystem& system, GroupShape shape = {}) = 0;
   // Frees a chunk's device memory.
   virtual void release(int ticket) = 0;
 
@@ -181,6 +188,10 @@ class DeviceSolver {
     // (csma4_4's two iterates are 1.9 GB, and an acyclic chunk overwrites them all).
     double lower_constant = 0.0;
     double upper_constant = 0.0;
+    // An adopted chunk's own b for every iterate, in place of b_lower and b_upper;
+    // with_upper then says whether there is an upper iterate.
+    bool own_b = false;
+    bool with_upper = false;
   };
   virtual void bind(int ticket, const BoundInputs& inputs) = 0;
   // The bound vectors' width targets (num_states), where bind had none: they may be

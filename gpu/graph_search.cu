@@ -2,6 +2,7 @@
 // state walking its predecessor rows; a state is claimed with one atomicOr on its
 // word of the result and pushed onto the next frontier by the one thread that set
 // its bit. The SCCs, on the same resident graph, are in graph_scc.cu.
+#include "gpu/device_system.cuh"
 #include "gpu/graph_device.cuh"
 #include "gpu/graph_scc.cuh"
 #include "gpu/graph_search.h"
@@ -116,6 +117,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   explicit CudaGraphSearch(const GraphArrays& a)
       : states_(a.num_states),
         rows_(a.num_rows),
+        entries_(a.num_entries),
         d_row_group_starts_(a.row_group_starts, a.num_states + 1),
         d_row_starts_(a.row_starts, a.num_rows + 1),
         d_columns_(a.columns, a.num_entries),
@@ -216,6 +218,23 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     return work;
   }
 
+  std::unique_ptr<DeviceSystem> maybe_system(const double* model_values, const std::uint64_t* yes_words,
+                                             const std::uint32_t* order, std::uint32_t count) override {
+    if (!d_values_.get() && entries_ > 0) {
+      DeviceArray<double> values(entries_);
+      HostCopies copies(0);
+      values.upload(model_values, entries_, copies);
+      copies.finish();
+      d_values_ = std::move(values);
+    }
+    upload_words(d_state_sets_[0].get(), yes_words, words_of(states_));
+    DeviceArray<std::uint32_t> d_order(count);
+    HostCopies copies(0);
+    d_order.upload(order, count, copies);
+    copies.finish();
+    return detail::build_device_system(view(), d_values_.get(), d_state_sets_[0].get(), d_order.get(), count, sm_count_);
+  }
+
  private:
   DeviceGraph view() const {
     return {states_,
@@ -287,7 +306,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   }
 
   std::uint32_t states_;
-  std::uint64_t rows_;
+  std::uint64_t rows_, entries_;
   DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
   DeviceArray<std::uint32_t> d_columns_;
   DeviceArray<std::uint64_t> d_pred_offsets_;
@@ -298,6 +317,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   DeviceArray<unsigned> d_flag_;
   LevelQueues queues_;
   DeviceArray<std::uint32_t> d_rows_missing_;
+  DeviceArray<double> d_values_{0};  // the model's probabilities: uploaded by the first maybe_system
   int sm_count_;
 };
 

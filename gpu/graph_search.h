@@ -3,6 +3,8 @@
 // the model's structure that stays on the device for every property of a run.
 // Plain C++ header. Bit sets travel as 64-bit words: bit i is bit i%64 of word
 // i/64 (boost::dynamic_bitset's blocks), the device reads and writes the same layout.
+#include "gpu/device_system.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -63,6 +65,14 @@ class DeviceGraphSearch {
   // of s's SCC for s in states, UINT32_MAX elsewhere. Throws DeviceError.
   virtual SccWork scc_representatives(const std::uint64_t* states, const std::uint64_t* enabled_rows,
                                       std::uint32_t* representative) = 0;
+
+  // The maybe-state system of reachability probabilities (gpu/device_system.h) of
+  // the states order[0, count) in that order, entries into the states of yes_words
+  // folded into b. model_values: the model's probabilities, one per entry, uploaded
+  // at the first call and kept for the later ones (pre: the same every call).
+  // Throws DeviceError.
+  virtual std::unique_ptr<DeviceSystem> maybe_system(const double* model_values, const std::uint64_t* yes_words,
+                                                     const std::uint32_t* order, std::uint32_t count) = 0;
 };
 
 // Uploads the graph; nullptr without a usable device (or CUDA). Throws DeviceError

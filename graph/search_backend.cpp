@@ -85,6 +85,8 @@ class DeviceSearch final : public SearchBackend {
     return words.to_set(mdp_.num_states());
   }
 
+  gpu::DeviceGraphSearch* device_graph() const override { return device_.get(); }
+
   std::optional<SccDecomposition> device_sccs(const StateSet& states, const StateSet* enabled_rows) const override {
     return on_device("SCCs", [&] {
       const auto start = std::chrono::steady_clock::now();

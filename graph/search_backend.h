@@ -14,6 +14,10 @@
 #include <optional>
 #include <vector>
 
+namespace mdpvi::gpu {
+class DeviceGraphSearch;
+}
+
 namespace mdpvi::graph {
 
 enum class SearchKind { reference, cpu_parallel, gpu };
@@ -28,6 +32,9 @@ class SearchBackend {
   virtual const SparseMdp& mdp() const = 0;
   // The device memory the backend holds for the whole run (the GPU's graph), else 0.
   virtual std::size_t device_bytes() const { return 0; }
+  // The device's copy of the model (the GPU backend's), for what else is built from
+  // it there (engine/check/reachability.cpp: maybe-state systems); else null.
+  virtual gpu::DeviceGraphSearch* device_graph() const { return nullptr; }
 
   // The states from which some path reaches sources through allowed states, taking
   // only allowed rows (nullptr: every row): sources, and every allowed state with an

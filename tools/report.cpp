@@ -87,17 +87,18 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
           << "\n";
     }
     if (!d->solve.device.empty()) {
-      std::size_t on_gpu = 0, by_levels = 0;
+      std::size_t on_gpu = 0, by_levels = 0, built_there = 0;
       double upload = 0, solve = 0, download = 0;
       for (const ChunkReport& c : d->solve.chunks) {
         on_gpu += c.on_gpu;
         by_levels += c.by_levels;
+        built_there += c.built_on_device;
         upload += c.upload_s;
         solve += c.solve_s;
         download += c.download_s;
       }
       out << "GPU (" << d->solve.device << "): " << d->solve.chunks.size() << " chunks, " << on_gpu << " on the GPU ("
-          << by_levels << " by levels); upload "
+          << by_levels << " by levels" << (built_there ? ", built on the GPU" : "") << "); upload "
           << seconds(upload) << ", solve " << seconds(solve) << ", download " << seconds(download) << "\n";
     } else if (d->solve.chunks.size() > 1) {
       out << "Chunks: " << d->solve.chunks.size() << " (solved on the CPU)\n";
@@ -163,7 +164,7 @@ nlohmann::json to_json(const CheckReport& report) {
                                 {"footprint_bytes", c.footprint_bytes}, {"on_gpu", c.on_gpu},
                                 {"iterations", c.iterations}, {"upload_s", c.upload_s},
                                 {"solve_s", c.solve_s},       {"download_s", c.download_s},
-                                {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels},
+                                {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}, {"built_on_device", c.built_on_device},
                                 {"group_lanes", c.group_lanes}, {"lanes_over_rows", c.lanes_over_rows}};
         // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.
         if (c.on_gpu && !c.by_levels && c.iterations > 0 && c.solve_s > 0) {

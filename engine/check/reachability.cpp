@@ -20,6 +20,23 @@ graph::QualitativePartition qualitative_partition(const graph::SearchBackend& se
                                              : graph::partition_for_max(search, phi, psi);
 }
 
+namespace {
+
+// Whether the maybe-state system is built on the device: the graph searches hold the
+// model there (not a quotient of it), the device solves the whole system (acyclic:
+// every SCC one state, and large enough for chunk_driver.h's rule, no chunking
+// asked for), and by levels (not BiCGStab, not a fixed number of steps).
+bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& model,
+                          const graph::SccDecomposition& sccs, const SolverOptions& options,
+                          const DeviceOptions& device) {
+  return device.solver != SolverKind::cpu && search.device_graph() != nullptr && &model == &search.mdp() &&
+         options.method != Method::bicgstab && !options.stop.fixed_sweeps && !device.memory_limit_bytes &&
+         !sccs.order.empty() && sccs.num_sccs() == sccs.order.size() &&
+         acyclic_goes_to_device(sccs.order.size(), device.schedule);
+}
+
+}  // namespace
+
 NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const StateSet& phi, const StateSet& psi,
                                           const SolverOptions& options, const DeviceOptions& device) {
@@ -41,12 +58,26 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   graph::SccDecomposition sccs = graph::maybe_state_sccs(search, model, partition.maybe);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   const char* sccs_ran_on = sccs.ran_on;
-  MaybeSystem system = build_maybe_system(model, partition, std::move(sccs));
-  spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
+  std::optional<MaybeSystem> built;
+  if (device_builds_system(search, model, sccs, options, device)) {
+    built = build_maybe_system_on_device(*search.device_graph(), model, partition, sccs);
+  }
+  MaybeSystem system = built ? std::move(*built) : build_maybe_system(model, partition, std::move(sccs));
+  spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began", system.num_rows(),
+                system.on_device ? "on the GPU" : "on the host", seconds_since(start));
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
 
   result.values = numbers_on(partition.yes, 1.0);
-  solve_into({.system = system, .direction = direction, .options = options, .known_upper_bound = 1.0}, device, result);
+  const auto solve_system = [&] {
+    solve_into({.system = system, .direction = direction, .options = options, .known_upper_bound = 1.0}, device, result);
+  };
+  try {
+    solve_system();
+  } catch (const DeviceSystemFailed& error) {
+    spdlog::warn("{}; solving again from a maybe-state system built on the host", error.what());
+    system = build_maybe_system_on_host(model, partition, std::move(system));
+    solve_system();
+  }
   return result;
 }
 

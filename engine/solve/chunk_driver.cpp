@@ -149,6 +149,14 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 // 0.97-1.80 s against 1.07-1.44 s: the device's fixed cost, about 15 ms, pays from a
 // few million states; beyond, the host's traffic over the vectors decides on both sides.
 constexpr std::uint64_t kAcyclicOnDeviceFrom = 4'000'000;
+}  // namespace
+
+bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule) {
+  return states >= kAcyclicOnDeviceFrom || schedule == DeviceSchedule::levels;
+}
+
+namespace {
+
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
                 const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
@@ -156,8 +164,7 @@ bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
   const bool acyclic = !touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc) ||
                        all_trivial(system, chunk.first_scc, chunk.end_scc);
   if (!acyclic) return true;
-  const bool large = chunk.end_state - chunk.first_state >= kAcyclicOnDeviceFrom;
-  return (large || schedule == DeviceSchedule::levels) && by_levels(system, chunk, request, schedule);
+  return acyclic_goes_to_device(chunk.end_state - chunk.first_state, schedule) && by_levels(system, chunk, request, schedule);
 }
 
 // Puts the plan's chunks on the device in turn: the first from the system's own
@@ -261,9 +268,13 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   report.footprint_bytes = chunk.footprint_bytes;
   // The plain sweep's traffic, whatever the method: the bandwidth reported is the
   // matrix's and one vector's.
-  std::uint64_t rows = system.row_group_starts[chunk.end_state] - system.row_group_starts[chunk.first_state];
-  std::uint64_t entries = system.row_starts[system.row_group_starts[chunk.end_state]] -
-                          system.row_starts[system.row_group_starts[chunk.first_state]];
+  // A system built on the device is one chunk, whose sizes the device told.
+  const bool built_there = system.on_device != nullptr;
+  std::uint64_t rows = built_there ? system.on_device->num_rows()
+                                   : system.row_group_starts[chunk.end_state] - system.row_group_starts[chunk.first_state];
+  std::uint64_t entries = built_there ? system.on_device->num_entries()
+                                      : system.row_starts[system.row_group_starts[chunk.end_state]] -
+                                            system.row_starts[system.row_group_starts[chunk.first_state]];
   report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries);
   report.rows = rows;
   report.entries = entries;
@@ -336,6 +347,31 @@ void log_levels(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
 
 }  // namespace
 
+// A system built on the device (MaybeSystem::on_device): adopted by the device as one
+// chunk, which has trivial SCCs only (engine/check/reachability.cpp builds no other
+// there), passed level by level. Its matrix and b never reach the host, so a failure
+// is the caller's to recover from (DeviceSystemFailed).
+gpu::ChunkSolveStats solve_built_on_device(const SolveRequest& request, const DeviceOptions& options,
+                                           MethodPolicy& method, gpu::DeviceSolver* device, Iterates& x,
+                                           SolveStats& stats) {
+  const MaybeSystem& system = request.system;
+  if (!device) throw DeviceSystemFailed("no usable CUDA device for a system built on the device");
+  if (!method.solves_by_levels()) throw DeviceSystemFailed("the method does not solve by levels");
+  try {
+    const std::vector<std::uint8_t> acyclic(system.num_levels(), 0);
+    DeviceChunkJob job{*device, device->adopt(*system.on_device, options.group), {0, system.num_states()}, 0,
+                       system.num_sccs(), {}};
+    job.b_on_device = true;
+    job.by_levels = true;
+    job.cyclic = &acyclic;
+    gpu::ChunkSolveStats s = method.solve_chunk_on_device(job, x, stats);
+    device->release(job.ticket);
+    return s;
+  } catch (const gpu::DeviceError& error) {
+    throw DeviceSystemFailed(error.what());
+  }
+}
+
 SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
@@ -348,6 +384,22 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   report.method = request.options.stop.fixed_sweeps ? Method::value_iteration : request.options.method;
   SolveProgress progress(to_string(report.method), system.num_states());
   if (device) report.device = device->name();
+  if (system.on_device) {
+    const gpu::DeviceSystem& built = *system.on_device;
+    const Chunk whole{0, system.num_sccs(), 0, system.num_states(),
+                      method->footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()), true};
+    ChunkReport chunk_report = report_for(system, whole, report.stats);
+    Iterates x(request, method->has_upper_iterate());
+    spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
+    record_device_run(solve_built_on_device(request, options, *method, device.get(), x, report.stats), chunk_report);
+    chunk_report.by_levels = true;
+    chunk_report.built_on_device = true;
+    report.chunks.push_back(chunk_report);
+    result.lower = std::move(x.lower);
+    result.upper = std::move(x.upper);
+    report.time_s = seconds_since(start);
+    return result;
+  }
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
   std::vector<std::uint8_t> cyclic;
   if (device) cyclic = cyclic_levels(system);

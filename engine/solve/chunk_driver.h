@@ -12,6 +12,7 @@
 #include "engine/solve/solve_request.h"
 
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace mdpvi {
@@ -38,6 +39,17 @@ struct DeviceOptions {
   std::optional<std::size_t> memory_limit_bytes{};// the chunk budget; default: free memory less a margin
   gpu::GroupShape group{};                        // lanes per state on the GPU; 0 lanes = automatic
   DeviceSchedule schedule = DeviceSchedule::automatic;
+};
+
+// Whether a chunk of trivial SCCs only, of this many states, goes to the device (else
+// the CPU's level-parallel pass solves it): the rule the driver applies, for callers
+// that decide before the system exists (engine/check/reachability.cpp).
+bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule);
+
+// A system built on the device (MaybeSystem::on_device) could not be solved there; it
+// has no host arrays for the CPU, so the caller builds it on the host and solves again.
+class DeviceSystemFailed : public std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Throws std::runtime_error when the GPU is required (SolverKind::gpu) and absent,

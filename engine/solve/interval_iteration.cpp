@@ -292,15 +292,14 @@ class CpuSccUnit final : public IntervalUnit {
 // at the end, with no copies of their own (leader8's two took 0.1 s each way).
 struct DeviceChunkVectors {
   DeviceChunkVectors(const DeviceChunkJob& job, const Iterates& x) {
+    if (job.b_on_device) return;
     b_lower = job.row_constants(x.lower.data(), b_lower_storage);
     b_upper = job.row_constants(x.upper.data(), b_upper_storage);
   }
 
   // Without targets: an acyclic chunk never reads them, and they are computed meanwhile.
   void bind(const DeviceChunkJob& job, const Iterates& x) const {
-    gpu::DeviceSolver::BoundInputs inputs{b_lower, b_upper};
-    x.start_of(job.states.begin, inputs);
-    job.device.bind(job.ticket, inputs);
+    job.device.bind(job.ticket, bound_inputs(job, x, b_lower, b_upper));
   }
 
   // Each state gets its SCC's target.

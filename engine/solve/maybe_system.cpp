@@ -1,6 +1,11 @@
 #include "engine/solve/maybe_system.h"
 
+#include "engine/model/bit_words.h"
+#include "gpu/device_solver.h"
+#include "gpu/graph_search.h"
+
 #include <oneapi/tbb/parallel_for.h>
+#include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <numeric>
@@ -37,11 +42,7 @@ template <typename OutsideValue>
 MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, const OutsideValue& outside_value,
                          const RewardStructure* rewards) {
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
-  MaybeSystem system;
-  system.model_states = std::move(sccs.order);
-  system.scc_starts = std::move(sccs.scc_starts);
-  system.level_starts = std::move(sccs.level_starts);
-  if (system.level_starts.empty()) set_one_level_per_scc(system);
+  MaybeSystem system = system_of_sccs(std::move(sccs));
   const std::uint32_t n = system.num_states();
   PodVector<std::uint32_t> local_of(mdp.num_states());
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { local_of[s] = kOutside; });
@@ -105,6 +106,41 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition scc
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
                                graph::SccDecomposition sccs) {
   return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr);
+}
+
+std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
+                                                        const graph::QualitativePartition& partition,
+                                                        graph::SccDecomposition& sccs) {
+  try {
+    std::shared_ptr<gpu::DeviceSystem> built = graph.maybe_system(
+        mdp.values.data(), BitWords::of(partition.yes).data(), sccs.order.data(), static_cast<std::uint32_t>(sccs.order.size()));
+    if (built->self_loops() > 0) {
+      spdlog::debug("maybe-state system: {} self-loops, built on the host instead", built->self_loops());
+      return std::nullopt;
+    }
+    MaybeSystem system = system_of_sccs(std::move(sccs));
+    system.on_device = std::move(built);
+    return system;
+  } catch (const gpu::DeviceError& error) {
+    spdlog::warn("{}; the maybe-state system is built on the host", error.what());
+    return std::nullopt;
+  }
+}
+
+MaybeSystem build_maybe_system_on_host(const SparseMdp& mdp, const graph::QualitativePartition& partition,
+                                       MaybeSystem&& built_on_device) {
+  graph::SccDecomposition sccs{std::move(built_on_device.model_states), std::move(built_on_device.scc_starts), "gpu",
+                               std::move(built_on_device.level_starts)};
+  return build_maybe_system(mdp, partition, std::move(sccs));
+}
+
+MaybeSystem system_of_sccs(graph::SccDecomposition&& sccs) {
+  MaybeSystem system;
+  system.model_states = std::move(sccs.order);
+  system.scc_starts = std::move(sccs.scc_starts);
+  system.level_starts = std::move(sccs.level_starts);
+  if (system.level_starts.empty()) set_one_level_per_scc(system);
+  return system;
 }
 
 void set_one_level_per_scc(MaybeSystem& system) {

@@ -8,9 +8,16 @@
 #include "engine/model/state_numbers.h"
 #include "graph/qualitative_sets.h"
 #include "graph/scc.h"
+#include "gpu/device_system.h"
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
+
+namespace mdpvi::gpu {
+class DeviceGraphSearch;
+}
 
 namespace mdpvi {
 
@@ -27,9 +34,13 @@ struct MaybeSystem {
   // lower levels only, so a level's SCCs can be solved at once.
   std::vector<std::uint64_t> level_starts;
   std::vector<std::uint32_t> model_states;      // local index -> model state
+  // Or the matrix and b built on the device (engine/check/reachability.cpp), the host
+  // arrays above then empty but for the SCC and level ranges and model_states. The
+  // chunk driver's device adopts them: solved there or not at all (no CPU fallback).
+  std::shared_ptr<gpu::DeviceSystem> on_device;  // shared by copies (tests copy systems)
 
   std::uint32_t num_states() const { return static_cast<std::uint32_t>(model_states.size()); }
-  std::uint64_t num_rows() const { return row_constants.size(); }
+  std::uint64_t num_rows() const { return on_device ? on_device->num_rows() : row_constants.size(); }
   std::size_t num_sccs() const { return scc_starts.empty() ? 0 : scc_starts.size() - 1; }
   std::size_t num_levels() const { return level_starts.empty() ? 0 : level_starts.size() - 1; }
 };
@@ -45,6 +56,22 @@ struct MaybeSystem {
 // The system takes over the decomposition's arrays (move it in: csma4_4's are 1.5 GB).
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
                                const StateNumbers& outside_values, const RewardStructure* rewards = nullptr);
+
+// The same system built on the device, from the graph searches' copy of mdp
+// (gpu/graph_search.h): on_device set, the host's matrix arrays empty. Only systems
+// whose every SCC is solved by one pass are built there, so nullopt for one with a
+// self-loop, and when the device fails (said in the log); sccs is moved from only
+// when a system comes back.
+std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
+                                                        const graph::QualitativePartition& partition,
+                                                        graph::SccDecomposition& sccs);
+
+// A system built on the device, built again on the host from the SCCs it keeps.
+MaybeSystem build_maybe_system_on_host(const SparseMdp& mdp, const graph::QualitativePartition& partition,
+                                       MaybeSystem&& built_on_device);
+
+// A system with the decomposition's states, SCCs and levels, and no matrix yet.
+MaybeSystem system_of_sccs(graph::SccDecomposition&& sccs);
 
 // Each SCC a level of its own: valid for any solving order (where no heights are known).
 void set_one_level_per_scc(MaybeSystem& system);

@@ -68,6 +68,18 @@ void Iterates::start_of(std::uint64_t first, gpu::DeviceSolver::BoundInputs& inp
   inputs.upper_constant = upper_start.value_or(0.0);
 }
 
+gpu::DeviceSolver::BoundInputs bound_inputs(const DeviceChunkJob& job, const Iterates& x, const double* b_lower,
+                                            const double* b_upper) {
+  gpu::DeviceSolver::BoundInputs inputs{b_lower, b_upper};
+  if (job.b_on_device) {
+    inputs = {};
+    inputs.own_b = true;
+    inputs.with_upper = !x.upper.empty();
+  }
+  x.start_of(job.states.begin, inputs);
+  return inputs;
+}
+
 void Iterates::restart(const SolveRequest& request, StateRange range) {
   const std::size_t n = request.system.num_states();
   for (PodVector<double>* v : {&lower, &lower_next}) {

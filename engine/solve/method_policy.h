@@ -55,10 +55,19 @@ struct DeviceChunkJob {
   // (an iterate of the whole system, final before the chunk). Returns the system's
   // own b where nothing precedes the chunk, else fills and returns storage.
   std::function<const double*(const double* final, std::vector<double>& storage)> row_constants;
+  // The chunk's b is its own on the device (a system built there, MaybeSystem::on_device):
+  // row_constants is not called, and the vectors are bound with own_b (bound_inputs).
+  bool b_on_device = false;
   // Solve level by level (level_segments) rather than iterate the chunk as a whole.
   bool by_levels = false;
   const std::vector<std::uint8_t>* cyclic = nullptr;  // cyclic_levels of the system (the driver has them)
 };
+
+// The device's inputs for binding a chunk's vectors: b_lower and b_upper (null: no
+// upper iterate), or, where the chunk's b is on the device (job.b_on_device), that
+// for each iterate x has; the iterates' starts as x has them.
+gpu::DeviceSolver::BoundInputs bound_inputs(const DeviceChunkJob& job, const Iterates& x, const double* b_lower,
+                                            const double* b_upper);
 
 // A chunk's levels as the device solves them: a run of acyclic levels (trivial SCCs
 // only), one exact pass each, or a single level with cycles, iterated on its own.

@@ -113,6 +113,7 @@ struct ChunkReport {
   std::size_t footprint_bytes = 0;
   bool on_gpu = false;
   bool by_levels = false;  // on the GPU level by level (else iterated as a whole)
+  bool built_on_device = false;  // its matrix and b were built on the device, never uploaded
   int group_lanes = 0;            // the sweeps' lanes per state on the GPU (0: none ran)
   bool lanes_over_rows = false;   // each lane summing whole rows, else splitting each row
   std::uint64_t iterations = 0;

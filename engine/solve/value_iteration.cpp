@@ -44,7 +44,7 @@ class ValueIterationPolicy final : public MethodPolicy {
   // it, with no copy of its own.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     std::vector<double> storage;
-    const double* b = job.row_constants(x.lower.data(), storage);
+    const double* b = job.b_on_device ? nullptr : job.row_constants(x.lower.data(), storage);
     double* values = x.lower.data() + job.states.begin;
     gpu::ChunkSolveStats s = job.by_levels ? solve_by_levels(job, b, x, stats) : solve_whole(job, b, values, stats);
     x.sync(job.states);
@@ -69,9 +69,7 @@ class ValueIterationPolicy final : public MethodPolicy {
   gpu::ChunkSolveStats solve_by_levels(const DeviceChunkJob& job, const double* b, Iterates& x, SolveStats& stats) {
     gpu::ChunkSolveStats total;
     // The vectors stay on the device until every level is solved.
-    gpu::DeviceSolver::BoundInputs inputs{b};
-    x.start_of(job.states.begin, inputs);
-    job.device.bind(job.ticket, inputs);
+    job.device.bind(job.ticket, bound_inputs(job, x, b, nullptr));
     for (const LevelSegment& segment : level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)) {
       if (segment.acyclic) {
         total += pass_acyclic_segment(job, segment, r_.direction);

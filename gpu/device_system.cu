@@ -1,0 +1,162 @@
+// The maybe-state system built on the device (gpu/device_system.cuh): the local
+// index of each maybe-state, the rows and the entries kept per state and per row,
+// their offsets by scans, then each state's slices filled. The same two passes as
+// the host's build (engine/solve/maybe_system.cpp), so that both keep the same rows
+// and entries in the same order, and b sums in the same order.
+#include "gpu/device_system.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+#include <limits>
+#include <stdexcept>
+
+namespace mdpvi::gpu::detail {
+
+namespace {
+
+constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
+
+__global__ void fill_outside(std::uint32_t* d_local, std::uint64_t n) {
+  for (std::uint64_t s = thread_index(); s < n; s += grid_stride()) d_local[s] = kOutside;
+}
+
+__global__ void number_locally(const std::uint32_t* d_order, std::uint32_t count, std::uint32_t* d_local) {
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_local[d_order[i]] = static_cast<std::uint32_t>(i);
+}
+
+// Per local state i: its rows into d_rows_of[i + 1] (d_rows_of[0] = 0 for the scan).
+__global__ void count_rows(DeviceGraph g, const std::uint32_t* d_order, std::uint32_t count, std::uint64_t* d_rows_of) {
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
+    const std::uint32_t s = d_order[i];
+    d_rows_of[i + 1] = g.d_row_group_starts[s + 1] - g.d_row_group_starts[s];
+    if (i == 0) d_rows_of[0] = 0;
+  }
+}
+
+// Per local row: its entries into maybe-states, into d_entries_of[row + 1].
+__global__ void count_entries(DeviceGraph g, const std::uint32_t* d_order, std::uint32_t count,
+                              const std::uint32_t* d_local, const std::uint64_t* d_rows_of,
+                              std::uint64_t* d_entries_of) {
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
+    const std::uint32_t s = d_order[i];
+    std::uint64_t row = d_rows_of[i];
+    for (std::uint64_t r = g.d_row_group_starts[s]; r < g.d_row_group_starts[s + 1]; ++r, ++row) {
+      std::uint64_t kept = 0;
+      for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) kept += d_local[g.d_columns[k]] != kOutside;
+      d_entries_of[row + 1] = kept;
+    }
+    if (i == 0) d_entries_of[0] = 0;
+  }
+}
+
+__global__ void fill_entries(DeviceGraph g, const double* d_model_values, const unsigned long long* d_yes,
+                             const std::uint32_t* d_order, std::uint32_t count, const std::uint32_t* d_local,
+                             const std::uint64_t* d_rows_of, const std::uint64_t* d_entries_of,
+                             std::uint32_t* d_columns, double* d_values, double* d_b,
+                             unsigned long long* d_self_loops) {
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
+    const std::uint32_t s = d_order[i];
+    std::uint64_t row = d_rows_of[i];
+    bool self_loop = false;
+    for (std::uint64_t r = g.d_row_group_starts[s]; r < g.d_row_group_starts[s + 1]; ++r, ++row) {
+      std::uint64_t entry = d_entries_of[row];
+      double constant = 0.0;
+      for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
+        const std::uint32_t t = g.d_columns[k];
+        const std::uint32_t local = d_local[t];
+        if (local == kOutside) {
+          // As the host's constant += value * outside_value, where the latter is 1 or 0.
+          constant += d_model_values[k] * (test_bit(d_yes, t) ? 1.0 : 0.0);
+          continue;
+        }
+        self_loop = self_loop || local == i;
+        d_columns[entry] = local;
+        d_values[entry] = d_model_values[k];
+        ++entry;
+      }
+      d_b[row] = constant;
+    }
+    if (self_loop) atomicAdd(d_self_loops, 1ull);
+  }
+}
+
+// d[0, n) summed in place (d[0] = 0 stays: offsets).
+void scan_in_place(std::uint64_t* d, std::uint64_t n, const char* what) {
+  auto* words = reinterpret_cast<unsigned long long*>(d);
+  with_temp_storage(what, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(temp, bytes, words, words, static_cast<std::int64_t>(n));
+  });
+}
+
+template <typename T>
+T read_one(const T* d_from) {
+  T value{};
+  check(cudaMemcpy(&value, d_from, sizeof(T), cudaMemcpyDeviceToHost), "reading a count");
+  return value;
+}
+
+}  // namespace
+
+std::unique_ptr<SystemArrays> CudaDeviceSystem::take() {
+  if (!arrays_) throw std::logic_error("DeviceSystem: adopted already");
+  return std::move(arrays_);
+}
+
+HostSystemArrays CudaDeviceSystem::download() const {
+  if (!arrays_) throw std::logic_error("DeviceSystem: adopted already");
+  HostSystemArrays h;
+  h.row_group_starts.resize(std::uint64_t{num_states()} + 1);
+  h.row_starts.resize(num_rows() + 1);
+  h.columns.resize(num_entries());
+  h.values.resize(num_entries());
+  h.row_constants.resize(num_rows());
+  arrays_->row_group_starts.download(h.row_group_starts.data(), h.row_group_starts.size(), 0);
+  arrays_->row_starts.download(h.row_starts.data(), h.row_starts.size(), 0);
+  arrays_->columns.download(h.columns.data(), h.columns.size(), 0);
+  arrays_->values.download(h.values.data(), h.values.size(), 0);
+  arrays_->row_constants.download(h.row_constants.data(), h.row_constants.size(), 0);
+  check(cudaStreamSynchronize(0), "downloading a system");
+  return h;
+}
+
+std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const double* d_values,
+                                                  const unsigned long long* d_yes, const std::uint32_t* d_order,
+                                                  std::uint32_t count, int sm_count) {
+  DeviceArray<std::uint32_t> d_local(g.num_states);
+  fill_outside<<<grid_for(g.num_states, sm_count), kBlockSize>>>(d_local.get(), g.num_states);
+  number_locally<<<grid_for(count, sm_count), kBlockSize>>>(d_order, count, d_local.get());
+  check(cudaGetLastError(), "numbering the maybe-states");
+
+  auto arrays = std::make_unique<SystemArrays>(SystemArrays{
+      DeviceArray<std::uint64_t>(std::uint64_t{count} + 1), DeviceArray<std::uint64_t>(0),
+      DeviceArray<std::uint32_t>(0), DeviceArray<double>(0), DeviceArray<double>(0)});
+  std::uint64_t* d_rows_of = arrays->row_group_starts.get();
+  if (count == 0) check(cudaMemset(d_rows_of, 0, sizeof(std::uint64_t)), "cudaMemset");
+  count_rows<<<grid_for(count, sm_count), kBlockSize>>>(g, d_order, count, d_rows_of);
+  check(cudaGetLastError(), "counting rows");
+  scan_in_place(d_rows_of, std::uint64_t{count} + 1, "row offsets");
+  const std::uint64_t rows = read_one(d_rows_of + count);
+
+  arrays->row_starts = DeviceArray<std::uint64_t>(rows + 1);
+  std::uint64_t* d_entries_of = arrays->row_starts.get();
+  if (count == 0) check(cudaMemset(d_entries_of, 0, sizeof(std::uint64_t)), "cudaMemset");
+  count_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, d_order, count, d_local.get(), d_rows_of, d_entries_of);
+  check(cudaGetLastError(), "counting entries");
+  scan_in_place(d_entries_of, rows + 1, "entry offsets");
+  const std::uint64_t entries = read_one(d_entries_of + rows);
+
+  arrays->columns = DeviceArray<std::uint32_t>(entries);
+  arrays->values = DeviceArray<double>(entries);
+  arrays->row_constants = DeviceArray<double>(rows);
+  DeviceArray<unsigned long long> d_self_loops(1);
+  check(cudaMemset(d_self_loops.get(), 0, sizeof(unsigned long long)), "cudaMemset");
+  fill_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, d_values, d_yes, d_order, count, d_local.get(), d_rows_of,
+                                                           d_entries_of, arrays->columns.get(), arrays->values.get(),
+                                                           arrays->row_constants.get(), d_self_loops.get());
+  check(cudaGetLastError(), "filling the system");
+  const unsigned long long self_loops = read_one(d_self_loops.get());
+  check(cudaDeviceSynchronize(), "building the system");
+  return std::make_unique<CudaDeviceSystem>(count, rows, entries, self_loops, std::move(arrays));
+}
+
+}  // namespace mdpvi::gpu::detail

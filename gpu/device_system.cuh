@@ -1,0 +1,42 @@
+#pragma once
+// The CUDA side of gpu/device_system.h: the system's arrays, and how they are built
+// from the resident graph. Internal to gpu/.
+#include "gpu/device_system.h"
+#include "gpu/graph_device.cuh"
+
+#include <memory>
+
+namespace mdpvi::gpu::detail {
+
+// engine/solve/maybe_system.h's arrays on the device.
+struct SystemArrays {
+  DeviceArray<std::uint64_t> row_group_starts, row_starts;
+  DeviceArray<std::uint32_t> columns;
+  DeviceArray<double> values, row_constants;
+};
+
+class CudaDeviceSystem final : public DeviceSystem {
+ public:
+  CudaDeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries, std::uint64_t self_loops,
+                   std::unique_ptr<SystemArrays> arrays)
+      : DeviceSystem(states, rows, entries, self_loops), arrays_(std::move(arrays)) {}
+  bool holds_arrays() const override { return arrays_ != nullptr; }
+  HostSystemArrays download() const override;
+  // For DeviceSolver::adopt. Throws std::logic_error once taken.
+  std::unique_ptr<SystemArrays> take();
+
+ private:
+  std::unique_ptr<SystemArrays> arrays_;
+};
+
+// The system of the maybe-states d_order[0, count) (local state i is model state
+// d_order[i]), as engine/solve/maybe_system.cpp's build_maybe_system for
+// reachability probabilities: entries into yes-states (d_yes) fold into b, entries
+// into other states outside vanish, rows and entries keep the model's order.
+// d_values: the model's probabilities, one per entry. On the default stream, done
+// when it returns. Throws DeviceError.
+std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& graph, const double* d_values,
+                                                  const unsigned long long* d_yes, const std::uint32_t* d_order,
+                                                  std::uint32_t count, int sm_count);
+
+}  // namespace mdpvi::gpu::detail
