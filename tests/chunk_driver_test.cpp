@@ -344,6 +344,14 @@ TEST(DeviceSolve, AcyclicChunksGoByLevelsNeverAsAWhole) {
   EXPECT_TRUE(by_levels.report.chunks[0].on_gpu);
   EXPECT_TRUE(by_levels.report.chunks[0].by_levels);
   expect_near_all(by_levels.lower, cpu.lower, 1e-13);
+  // With bounds, exact passes over the whole system bring the lower iterate back
+  // alone, and the solution carries no bounds: they are the values.
+  const SolveRequest sound = request_for(system, Optimization::maximize, Method::optimistic_value_iteration);
+  const SolveResult cpu_bounds = solve(sound, {SolverKind::cpu});
+  const SolveResult exact = solve(sound, {SolverKind::gpu, std::nullopt, {}, DeviceSchedule::levels});
+  EXPECT_FALSE(exact.bounded());
+  expect_near_all(cpu_bounds.upper, cpu_bounds.lower, 0.0);
+  expect_near_all(exact.lower, cpu_bounds.lower, 1e-13);
   for (DeviceSchedule schedule : {DeviceSchedule::automatic, DeviceSchedule::whole}) {
     SolveResult on_cpu = solve(request, {SolverKind::gpu, std::nullopt, {}, schedule});
     ASSERT_EQ(on_cpu.report.chunks.size(), 1u);

@@ -231,8 +231,10 @@ class Checker {
     NumericResult result = numeric(f, dir, solver);
     StateValues values = StateValues::of_numbers(std::move(result.values));
     if (is_sound(solver.method) && !result.long_run) {
-      values.lower = result.lower.empty() ? values.numbers : std::move(result.lower);
-      values.upper = result.upper.empty() ? values.numbers : std::move(result.upper);
+      // Exact values are their own bounds (copied on all cores: csma4_4's are 1.1 GB).
+      const auto exact = [&] { return copy_of(values.numbers.data(), values.numbers.size()); };
+      values.lower = result.lower.empty() ? exact() : std::move(result.lower);
+      values.upper = result.upper.empty() ? exact() : std::move(result.upper);
     }
     last_ = std::move(result).summary();
     return values;

@@ -278,8 +278,10 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries);
   report.rows = rows;
   report.entries = entries;
-  // Every SCC, wherever it is solved (in parallel: csma4_4 has 121M).
-  const std::uint64_t largest = oneapi::tbb::parallel_reduce(
+  // Every SCC, wherever it is solved (in parallel: csma4_4 has 121M), unless each
+  // is one state.
+  const bool singletons = chunk.end_scc - chunk.first_scc == report.states;
+  const std::uint64_t largest = singletons ? std::min<std::uint64_t>(report.states, 1) : oneapi::tbb::parallel_reduce(
       oneapi::tbb::blocked_range<std::size_t>(chunk.first_scc, chunk.end_scc, 1 << 16), std::uint64_t{0},
       [&](const auto& part, std::uint64_t most) {
         for (std::size_t scc = part.begin(); scc < part.end(); ++scc) {
@@ -389,7 +391,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     const Chunk whole{0, system.num_sccs(), 0, system.num_states(),
                       method->footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()), true};
     ChunkReport chunk_report = report_for(system, whole, report.stats);
-    Iterates x(request, method->has_upper_iterate());
+    Iterates x(request, method->has_upper_iterate(), /*upper_unwritten=*/true);
     spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
     record_device_run(solve_built_on_device(request, options, *method, device.get(), x, report.stats), chunk_report);
     chunk_report.by_levels = true;

@@ -50,13 +50,13 @@ void solve_trivial_scc(const SolveRequest& request, StateRange range, Iterates& 
   x.lower[range.begin] = x.lower_next[range.begin];
 }
 
-Iterates::Iterates(const SolveRequest& request, bool with_upper) {
+Iterates::Iterates(const SolveRequest& request, bool with_upper, bool upper_unwritten) {
   const std::size_t n = request.system.num_states();
   if (!request.start_values) lower_start = 0.0;
   lower = request.start_values ? copy_of(request.start_values->data(), n) : filled(n, *lower_start);
   if (with_upper) {
     upper_start = request.known_upper_bound.value_or(0.0);
-    upper = filled(n, *upper_start);
+    upper = upper_unwritten ? PodVector<double>(n) : filled(n, *upper_start);
   }
 }
 
