@@ -1,5 +1,5 @@
 // The maybe-state system built on the device (gpu/device_system.cuh): the local
-// index of each maybe-state, the rows and the entries kept per state and per row,
+// index of each state of the system, the rows and the entries kept per state and per row,
 // their offsets by scans, then each state's slices filled. The same two passes as
 // the host's build (engine/solve/maybe_system.cpp), so that both keep the same rows
 // and entries in the same order, and b sums in the same order.
@@ -24,58 +24,74 @@ __global__ void number_locally(const std::uint32_t* d_order, std::uint32_t count
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_local[d_order[i]] = static_cast<std::uint32_t>(i);
 }
 
-// Per local state i: its rows into d_rows_of[i + 1] (d_rows_of[0] = 0 for the scan).
-__global__ void count_rows(DeviceGraph g, const std::uint32_t* d_order, std::uint32_t count, std::uint64_t* d_rows_of) {
+// The rows of model state s that the system keeps, emit(r, b) for each with its
+// constant: the host's kept_rows (engine/solve/maybe_system.cpp), rounding alike (no
+// fused multiply-add).
+template <typename Emit>
+__device__ void kept_rows(const DeviceGraph& g, const RowConstants& c, const std::uint32_t* d_local, std::uint32_t s,
+                          Emit emit) {
+  bool kept_any = false;
+  const std::uint64_t end = g.d_row_group_starts[s + 1];
+  for (std::uint64_t r = g.d_row_group_starts[s]; r < end; ++r) {
+    double constant = __dadd_rn(c.d_state_rewards ? c.d_state_rewards[s] : 0.0, c.d_choice_rewards ? c.d_choice_rewards[r] : 0.0);
+    for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
+      const std::uint32_t t = g.d_columns[k];
+      if (d_local[t] != kOutside) continue;
+      const double outside = test_bit(c.d_marked, t) ? c.marked_value : c.unmarked_value;
+      constant = __dadd_rn(constant, __dmul_rn(c.d_model_values[k], outside));
+    }
+    const bool last_chance = r + 1 == end && !kept_any;
+    if (isinf(constant) && constant > 0 && !last_chance) continue;
+    kept_any = true;
+    emit(r, constant);
+  }
+}
+
+// Per local state i: its kept rows into d_rows_of[i + 1] (d_rows_of[0] = 0 for the scan).
+__global__ void count_rows(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
+                           const std::uint32_t* d_local, std::uint64_t* d_rows_of) {
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
-    const std::uint32_t s = d_order[i];
-    d_rows_of[i + 1] = g.d_row_group_starts[s + 1] - g.d_row_group_starts[s];
+    std::uint64_t rows = 0;
+    kept_rows(g, c, d_local, d_order[i], [&](std::uint64_t, double) { ++rows; });
+    d_rows_of[i + 1] = rows;
     if (i == 0) d_rows_of[0] = 0;
   }
 }
 
-// Per local row: its entries into maybe-states, into d_entries_of[row + 1].
-__global__ void count_entries(DeviceGraph g, const std::uint32_t* d_order, std::uint32_t count,
+// Per kept row: its entries into the system's states, into d_entries_of[row + 1].
+__global__ void count_entries(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
                               const std::uint32_t* d_local, const std::uint64_t* d_rows_of,
                               std::uint64_t* d_entries_of) {
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
-    const std::uint32_t s = d_order[i];
     std::uint64_t row = d_rows_of[i];
-    for (std::uint64_t r = g.d_row_group_starts[s]; r < g.d_row_group_starts[s + 1]; ++r, ++row) {
+    kept_rows(g, c, d_local, d_order[i], [&](std::uint64_t r, double) {
       std::uint64_t kept = 0;
       for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) kept += d_local[g.d_columns[k]] != kOutside;
-      d_entries_of[row + 1] = kept;
-    }
+      d_entries_of[++row] = kept;
+    });
     if (i == 0) d_entries_of[0] = 0;
   }
 }
 
-__global__ void fill_entries(DeviceGraph g, const double* d_model_values, const unsigned long long* d_yes,
-                             const std::uint32_t* d_order, std::uint32_t count, const std::uint32_t* d_local,
-                             const std::uint64_t* d_rows_of, const std::uint64_t* d_entries_of,
-                             std::uint32_t* d_columns, double* d_values, double* d_b,
+__global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
+                             const std::uint32_t* d_local, const std::uint64_t* d_rows_of,
+                             const std::uint64_t* d_entries_of, std::uint32_t* d_columns, double* d_values, double* d_b,
                              unsigned long long* d_self_loops) {
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
-    const std::uint32_t s = d_order[i];
     std::uint64_t row = d_rows_of[i];
     bool self_loop = false;
-    for (std::uint64_t r = g.d_row_group_starts[s]; r < g.d_row_group_starts[s + 1]; ++r, ++row) {
+    kept_rows(g, c, d_local, d_order[i], [&](std::uint64_t r, double constant) {
       std::uint64_t entry = d_entries_of[row];
-      double constant = 0.0;
       for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
-        const std::uint32_t t = g.d_columns[k];
-        const std::uint32_t local = d_local[t];
-        if (local == kOutside) {
-          // As the host's constant += value * outside_value, where the latter is 1 or 0.
-          constant += d_model_values[k] * (test_bit(d_yes, t) ? 1.0 : 0.0);
-          continue;
-        }
+        const std::uint32_t local = d_local[g.d_columns[k]];
+        if (local == kOutside) continue;
         self_loop = self_loop || local == i;
         d_columns[entry] = local;
-        d_values[entry] = d_model_values[k];
+        d_values[entry] = c.d_model_values[k];
         ++entry;
       }
-      d_b[row] = constant;
-    }
+      d_b[row++] = constant;
+    });
     if (self_loop) atomicAdd(d_self_loops, 1ull);
   }
 }
@@ -119,20 +135,19 @@ HostSystemArrays CudaDeviceSystem::download() const {
   return h;
 }
 
-std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const double* d_values,
-                                                  const unsigned long long* d_yes, const std::uint32_t* d_order,
-                                                  std::uint32_t count, int sm_count) {
+std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const RowConstants& c,
+                                                  const std::uint32_t* d_order, std::uint32_t count, int sm_count) {
   DeviceArray<std::uint32_t> d_local(g.num_states);
   fill_outside<<<grid_for(g.num_states, sm_count), kBlockSize>>>(d_local.get(), g.num_states);
   number_locally<<<grid_for(count, sm_count), kBlockSize>>>(d_order, count, d_local.get());
-  check(cudaGetLastError(), "numbering the maybe-states");
+  check(cudaGetLastError(), "numbering the system's states");
 
   auto arrays = std::make_unique<SystemArrays>(SystemArrays{
       DeviceArray<std::uint64_t>(std::uint64_t{count} + 1), DeviceArray<std::uint64_t>(0),
       DeviceArray<std::uint32_t>(0), DeviceArray<double>(0), DeviceArray<double>(0)});
   std::uint64_t* d_rows_of = arrays->row_group_starts.get();
   if (count == 0) check(cudaMemset(d_rows_of, 0, sizeof(std::uint64_t)), "cudaMemset");
-  count_rows<<<grid_for(count, sm_count), kBlockSize>>>(g, d_order, count, d_rows_of);
+  count_rows<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of);
   check(cudaGetLastError(), "counting rows");
   scan_in_place(d_rows_of, std::uint64_t{count} + 1, "row offsets");
   const std::uint64_t rows = read_one(d_rows_of + count);
@@ -140,7 +155,7 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const do
   arrays->row_starts = DeviceArray<std::uint64_t>(rows + 1);
   std::uint64_t* d_entries_of = arrays->row_starts.get();
   if (count == 0) check(cudaMemset(d_entries_of, 0, sizeof(std::uint64_t)), "cudaMemset");
-  count_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, d_order, count, d_local.get(), d_rows_of, d_entries_of);
+  count_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of, d_entries_of);
   check(cudaGetLastError(), "counting entries");
   scan_in_place(d_entries_of, rows + 1, "entry offsets");
   const std::uint64_t entries = read_one(d_entries_of + rows);
@@ -150,8 +165,8 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const do
   arrays->row_constants = DeviceArray<double>(rows);
   DeviceArray<unsigned long long> d_self_loops(1);
   check(cudaMemset(d_self_loops.get(), 0, sizeof(unsigned long long)), "cudaMemset");
-  fill_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, d_values, d_yes, d_order, count, d_local.get(), d_rows_of,
-                                                           d_entries_of, arrays->columns.get(), arrays->values.get(),
+  fill_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of, d_entries_of,
+                                                           arrays->columns.get(), arrays->values.get(),
                                                            arrays->row_constants.get(), d_self_loops.get());
   check(cudaGetLastError(), "filling the system");
   const unsigned long long self_loops = read_one(d_self_loops.get());

@@ -29,14 +29,20 @@ class CudaDeviceSystem final : public DeviceSystem {
   std::unique_ptr<SystemArrays> arrays_;
 };
 
-// The system of the maybe-states d_order[0, count) (local state i is model state
-// d_order[i]), as engine/solve/maybe_system.cpp's build_maybe_system for
-// reachability probabilities: entries into yes-states (d_yes) fold into b, entries
-// into other states outside vanish, rows and entries keep the model's order.
-// d_values: the model's probabilities, one per entry. On the default stream, done
-// when it returns. Throws DeviceError.
-std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& graph, const double* d_values,
-                                                  const unsigned long long* d_yes, const std::uint32_t* d_order,
-                                                  std::uint32_t count, int sm_count);
+// What b is made of on the device (gpu/graph_search.h's SystemInputs).
+struct RowConstants {
+  const double* d_model_values;       // per entry
+  const unsigned long long* d_marked;  // per model state
+  double marked_value, unmarked_value;
+  const double* d_state_rewards;   // per model state, or null
+  const double* d_choice_rewards;  // per row, or null
+};
+
+// The system of the states d_order[0, count) (local state i is model state
+// d_order[i]), as engine/solve/maybe_system.cpp's build_system: the same rows kept,
+// the entries into the system's states in the model's order, b summed in the same
+// order. On the default stream, done when it returns. Throws DeviceError.
+std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& graph, const RowConstants& constants,
+                                                  const std::uint32_t* d_order, std::uint32_t count, int sm_count);
 
 }  // namespace mdpvi::gpu::detail

@@ -218,21 +218,25 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     return work;
   }
 
-  std::unique_ptr<DeviceSystem> maybe_system(const double* model_values, const std::uint64_t* yes_words,
-                                             const std::uint32_t* order, std::uint32_t count) override {
+  std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& in) override {
     if (!d_values_.get() && entries_ > 0) {
       DeviceArray<double> values(entries_);
       HostCopies copies(0);
-      values.upload(model_values, entries_, copies);
+      values.upload(in.model_values, entries_, copies);
       copies.finish();
       d_values_ = std::move(values);
     }
-    upload_words(d_state_sets_[0].get(), yes_words, words_of(states_));
-    DeviceArray<std::uint32_t> d_order(count);
+    upload_words(d_state_sets_[0].get(), in.marked_words, words_of(states_));
+    DeviceArray<std::uint32_t> d_order(in.count);
+    DeviceArray<double> d_state_rewards(in.state_rewards ? states_ : 0), d_choice_rewards(in.choice_rewards ? rows_ : 0);
     HostCopies copies(0);
-    d_order.upload(order, count, copies);
+    d_order.upload(in.order, in.count, copies);
+    if (in.state_rewards) d_state_rewards.upload(in.state_rewards, states_, copies);
+    if (in.choice_rewards) d_choice_rewards.upload(in.choice_rewards, rows_, copies);
     copies.finish();
-    return detail::build_device_system(view(), d_values_.get(), d_state_sets_[0].get(), d_order.get(), count, sm_count_);
+    const detail::RowConstants constants{d_values_.get(), d_state_sets_[0].get(), in.marked_value, in.unmarked_value,
+                                         d_state_rewards.get(), d_choice_rewards.get()};
+    return detail::build_device_system(view(), constants, d_order.get(), in.count, sm_count_);
   }
 
  private:

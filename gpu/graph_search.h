@@ -44,6 +44,26 @@ struct DeviceSccs {
   SccWork work;
 };
 
+// What a maybe-state system is built from besides the model's structure, as
+// engine/solve/maybe_system.h's general form: b(r) = reward(r) + the sum over entries
+// into states outside the system of P times the state's value, which is marked_value
+// for the states of marked_words and unmarked_value for the others (reachability
+// probabilities: 1 on the yes-states, else 0; expected rewards: 0 on the targets,
+// else infinity). A row with b = +infinity is left out unless it is its state's last
+// and no other was kept.
+struct SystemInputs {
+  // The model's probabilities, one per entry: uploaded at the first call and kept for
+  // the later ones (pre: the same every call).
+  const double* model_values = nullptr;
+  const std::uint32_t* order = nullptr;  // the system's states (model indices), in solving order
+  std::uint32_t count = 0;
+  const std::uint64_t* marked_words = nullptr;  // num_states bits
+  double marked_value = 1.0;
+  double unmarked_value = 0.0;
+  const double* state_rewards = nullptr;   // per model state, or none
+  const double* choice_rewards = nullptr;  // per row, or none
+};
+
 class DeviceGraphSearch {
  public:
   virtual ~DeviceGraphSearch() = default;
@@ -66,13 +86,9 @@ class DeviceGraphSearch {
   virtual SccWork scc_representatives(const std::uint64_t* states, const std::uint64_t* enabled_rows,
                                       std::uint32_t* representative) = 0;
 
-  // The maybe-state system of reachability probabilities (gpu/device_system.h) of
-  // the states order[0, count) in that order, entries into the states of yes_words
-  // folded into b. model_values: the model's probabilities, one per entry, uploaded
-  // at the first call and kept for the later ones (pre: the same every call).
-  // Throws DeviceError.
-  virtual std::unique_ptr<DeviceSystem> maybe_system(const double* model_values, const std::uint64_t* yes_words,
-                                                     const std::uint32_t* order, std::uint32_t count) = 0;
+  // The maybe-state system (gpu/device_system.h) of the states inputs.order[0, count)
+  // in that order. Throws DeviceError.
+  virtual std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& inputs) = 0;
 };
 
 // Uploads the graph; nullptr without a usable device (or CUDA). Throws DeviceError

@@ -3,6 +3,7 @@
 // reachability solve that adopts it, against the same solve from the host's system.
 // Skipped without a device.
 #include "engine/check/reachability.h"
+#include "engine/check/rewards.h"
 #include "engine/model/bit_words.h"
 #include "engine/solve/maybe_system.h"
 #include "gpu/allocation_faults.h"
@@ -15,7 +16,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -55,10 +58,38 @@ std::vector<T> as_vector(const Vector& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
+void expect_same_system(const MaybeSystem& host, const gpu::DeviceSystem& built) {
+  EXPECT_EQ(built.num_states(), host.num_states());
+  EXPECT_EQ(built.num_rows(), host.num_rows());
+  EXPECT_EQ(built.num_entries(), host.columns.size());
+  EXPECT_EQ(built.self_loops(), states_with_self_loops(host));
+  const gpu::HostSystemArrays device = built.download();
+  EXPECT_EQ(device.row_group_starts, as_vector<std::uint64_t>(host.row_group_starts));
+  EXPECT_EQ(device.row_starts, as_vector<std::uint64_t>(host.row_starts));
+  EXPECT_EQ(device.columns, as_vector<std::uint32_t>(host.columns));
+  EXPECT_EQ(device.values, as_vector<double>(host.values));
+  EXPECT_EQ(device.row_constants, as_vector<double>(host.row_constants));  // summed in the same order
+}
+
+// Rewards on some states and some choices, none elsewhere.
+RewardStructure random_rewards(const SparseMdp& mdp, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  RewardStructure rewards;
+  rewards.state_rewards.resize(mdp.num_states());
+  rewards.choice_rewards.resize(mdp.num_choices());
+  for (double& r : rewards.state_rewards) r = rng() % 3 == 0 ? 0.0 : 0.25 * (rng() % 9);
+  for (double& r : rewards.choice_rewards) r = rng() % 2 == 0 ? 0.0 : 0.5 * (rng() % 5);
+  return rewards;
+}
+
 // random_mdp's shapes: one-choice and 40-choice states, rows longer than a warp,
-// self-loops, a long chain; odd sizes, one state, and no maybe-states at all.
+// self-loops, a long chain; odd sizes, one state, and no, some or all states in the
+// system. Reachability probabilities (1 on the yes-states outside) and expected
+// rewards (0 on the targets, infinity elsewhere: rows into infinity left out, but a
+// state's last one if no other was kept).
 TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  const double infinity = std::numeric_limits<double>::infinity();
   for (std::uint32_t n : {1u, 2u, 7u, 33u, 1000u, 4099u}) {
     for (double maybe_share : {0.0, 0.6, 1.0}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " maybe share " + std::to_string(maybe_share));
@@ -67,31 +98,44 @@ TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
       partition.yes = maybe_share == 1.0 ? StateSet(n) : test::random_set(n, 0.2, n + 1);
       partition.maybe = test::random_set(n, maybe_share, n + 2) - partition.yes;
       partition.no = ~(partition.yes | partition.maybe);
-      const graph::SccDecomposition sccs = shuffled_order(partition.maybe, n);
-
-      const MaybeSystem host = build_maybe_system(mdp, partition, sccs);
+      graph::SccDecomposition sccs = shuffled_order(partition.maybe, n);
       auto graph = gpu::upload_graph(arrays_of(mdp));
       ASSERT_TRUE(graph);
-      auto built = graph->maybe_system(mdp.values.data(), BitWords::of(partition.yes).data(), sccs.order.data(),
-                                       static_cast<std::uint32_t>(sccs.order.size()));
-      EXPECT_EQ(built->num_states(), host.num_states());
-      EXPECT_EQ(built->num_rows(), host.num_rows());
-      EXPECT_EQ(built->num_entries(), host.columns.size());
-      EXPECT_EQ(built->self_loops(), states_with_self_loops(host));
-      const gpu::HostSystemArrays device = built->download();
-      EXPECT_EQ(device.row_group_starts, as_vector<std::uint64_t>(host.row_group_starts));
-      EXPECT_EQ(device.row_starts, as_vector<std::uint64_t>(host.row_starts));
-      EXPECT_EQ(device.columns, as_vector<std::uint32_t>(host.columns));
-      EXPECT_EQ(device.values, as_vector<double>(host.values));
-      EXPECT_EQ(device.row_constants, as_vector<double>(host.row_constants));  // summed in the same order
+      const BitWords yes = BitWords::of(partition.yes);
+      gpu::SystemInputs inputs;
+      inputs.model_values = mdp.values.data();
+      inputs.order = sccs.order.data();
+      inputs.count = static_cast<std::uint32_t>(sccs.order.size());
+      inputs.marked_words = yes.data();
+      {
+        SCOPED_TRACE("probabilities");
+        expect_same_system(build_maybe_system(mdp, partition, sccs), *graph->maybe_system(inputs));
+      }
+      {
+        SCOPED_TRACE("rewards");
+        const RewardStructure rewards = random_rewards(mdp, n);
+        const StateNumbers outside = numbers_on(partition.yes, 0.0, infinity);  // the yes-states as targets
+        inputs.marked_value = 0.0;
+        inputs.unmarked_value = infinity;
+        inputs.state_rewards = rewards.state_rewards.data();
+        inputs.choice_rewards = rewards.choice_rewards.data();
+        expect_same_system(build_maybe_system(mdp, sccs, outside, &rewards), *graph->maybe_system(inputs));
+        inputs.state_rewards = nullptr;  // choice rewards alone
+        RewardStructure choices_only = rewards;
+        choices_only.state_rewards = {};
+        expect_same_system(build_maybe_system(mdp, sccs, outside, &choices_only), *graph->maybe_system(inputs));
+      }
     }
   }
 }
 
 // An acyclic MDP: every row of state s leads to states above s (or to the goal, the
 // last state, or the sink before it), with one- and many-choice states and rows longer
-// than a warp, and a long chain: a deep level order.
-SparseMdp acyclic_mdp(std::uint32_t n, std::uint32_t seed) {
+// than a warp, and a long chain: a deep level order. With sink_every, only the second
+// choices of every sink_every-th state reach the sink (one entry more; UINT32_MAX:
+// none does), so that expected rewards are finite for most states, and infinite
+// through those choices.
+SparseMdp acyclic_mdp(std::uint32_t n, std::uint32_t seed, std::uint32_t sink_every = 0) {
   std::mt19937 rng(seed);
   SparseMdp mdp;
   mdp.row_group_starts.push_back(0);
@@ -105,10 +149,17 @@ SparseMdp acyclic_mdp(std::uint32_t n, std::uint32_t seed) {
         mdp.values.push_back(1.0);
       } else {
         const std::uint32_t length = s % 61 == 3 && r == 0 ? 40 : 1 + rng() % 3;
+        const bool into_sink = sink_every > 0 && r == 1 && s % sink_every == sink_every - 1;
         for (std::uint32_t k = 0; k < length; ++k) {
           const std::uint32_t above = n - 1 - s;
-          mdp.columns.push_back(k == 0 && s % 3 != 0 ? s + 1 : s + 1 + rng() % above);
-          mdp.values.push_back(1.0 / length);
+          std::uint32_t t = k == 0 && s % 3 != 0 ? s + 1 : s + 1 + rng() % above;
+          if (sink_every > 0 && t == sink) t = goal;
+          mdp.columns.push_back(t);
+          mdp.values.push_back(1.0 / (length + into_sink));
+        }
+        if (into_sink) {
+          mdp.columns.push_back(sink);
+          mdp.values.push_back(1.0 / (length + 1));
         }
       }
       mdp.row_starts.push_back(mdp.columns.size());
@@ -160,6 +211,46 @@ TEST(DeviceSystem, AcyclicSolveIsEquivalentToTheHostBuiltOne) {
         for (std::uint32_t s = 0; s < n; ++s) EXPECT_NEAR(device.values[s], host.values[s], 1e-12) << "state " << s;
       }
     }
+  }
+}
+
+// Expected rewards to the goal, from the system built on the device and from the
+// host's, against each other.
+void expect_rewards_agree(std::uint32_t n, std::uint32_t sink_every, Optimization direction) {
+  SCOPED_TRACE("n=" + std::to_string(n) + (direction == Optimization::minimize ? " Rmin" : " Rmax"));
+  const SparseMdp mdp = acyclic_mdp(n, n + 1, sink_every);
+  const RewardStructure rewards = random_rewards(mdp, n);
+  StateSet goal(n);
+  goal.set(n - 1);
+  std::optional<graph::ChoicePredecessorGraph> host_graph;
+  auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu, host_graph);
+  auto g = graph::build_choice_predecessor_graph(mdp);
+  auto cpu_search = graph::make_search_backend(mdp, g, graph::SearchKind::cpu_parallel);
+  DeviceOptions on_device;
+  on_device.solver = SolverKind::gpu;
+  on_device.schedule = DeviceSchedule::levels;
+  const SolverOptions options = with_method(Method::optimistic_value_iteration);
+  const NumericResult device = compute_reachability_reward(mdp, *gpu_search, direction, rewards, goal, options, on_device);
+  const NumericResult host = compute_reachability_reward(mdp, *cpu_search, direction, rewards, goal, options, {SolverKind::cpu});
+  ASSERT_GT(device.qualitative.maybe, n / 4);
+  ASSERT_EQ(device.solve.chunks.size(), 1u);
+  EXPECT_TRUE(device.solve.chunks[0].built_on_device);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (std::isinf(host.values[s])) {
+      EXPECT_EQ(device.values[s], host.values[s]) << "state " << s;
+    } else {
+      EXPECT_NEAR(device.values[s], host.values[s], 1e-12 * std::max(1.0, host.values[s])) << "state " << s;
+    }
+  }
+}
+
+// Rmin leaves out the rows into the sink (infinite), but a state's last; Rmax, on a
+// model whose sink nothing reaches, has finite rewards everywhere.
+TEST(DeviceSystem, AcyclicRewardsAreEquivalentToTheHostBuiltOnes) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  for (std::uint32_t n : {130u, 5003u}) {
+    expect_rewards_agree(n, 29, Optimization::minimize);
+    expect_rewards_agree(n, UINT32_MAX, Optimization::maximize);
   }
 }
 

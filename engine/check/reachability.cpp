@@ -22,10 +22,7 @@ graph::QualitativePartition qualitative_partition(const graph::SearchBackend& se
 
 namespace {
 
-// Whether the maybe-state system is built on the device: the graph searches hold the
-// model there (not a quotient of it), the device solves the whole system (acyclic:
-// every SCC one state, and large enough for chunk_driver.h's rule, no chunking
-// asked for), and by levels (not BiCGStab, not a fixed number of steps).
+// build_system's rule for the device.
 bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& model,
                           const graph::SccDecomposition& sccs, const SolverOptions& options,
                           const DeviceOptions& device) {
@@ -36,6 +33,28 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
 }
 
 }  // namespace
+
+MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& model, graph::SccDecomposition&& sccs,
+                         const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
+                         const RewardStructure* rewards, const HostSystemBuilder& build_on_host) {
+  if (device_builds_system(search, model, sccs, options, device)) {
+    if (std::optional<MaybeSystem> built = build_maybe_system_on_device(*search.device_graph(), model, sccs, outside, rewards)) {
+      return std::move(*built);
+    }
+  }
+  return build_on_host(std::move(sccs));
+}
+
+void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(const MaybeSystem&)>& request_for,
+                       const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host) {
+  try {
+    solve_into(request_for(system), device, result);
+  } catch (const DeviceSystemFailed& error) {
+    spdlog::warn("{}; solving again from a maybe-state system built on the host", error.what());
+    system = build_on_host(sccs_of(std::move(system)));
+    solve_into(request_for(system), device, result);
+  }
+}
 
 NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const StateSet& phi, const StateSet& psi,
@@ -58,26 +77,21 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   graph::SccDecomposition sccs = graph::maybe_state_sccs(search, model, partition.maybe);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   const char* sccs_ran_on = sccs.ran_on;
-  std::optional<MaybeSystem> built;
-  if (device_builds_system(search, model, sccs, options, device)) {
-    built = build_maybe_system_on_device(*search.device_graph(), model, partition, sccs);
-  }
-  MaybeSystem system = built ? std::move(*built) : build_maybe_system(model, partition, std::move(sccs));
+  const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
+    return build_maybe_system(model, partition, std::move(decomposition));
+  };
+  MaybeSystem system = build_system(search, model, std::move(sccs), options, device, {partition.yes, 1.0, 0.0}, nullptr, on_host);
   spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began", system.num_rows(),
                 system.on_device ? "on the GPU" : "on the host", seconds_since(start));
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
 
   result.values = numbers_on(partition.yes, 1.0);
-  const auto solve_system = [&] {
-    solve_into({.system = system, .direction = direction, .options = options, .known_upper_bound = 1.0}, device, result);
-  };
-  try {
-    solve_system();
-  } catch (const DeviceSystemFailed& error) {
-    spdlog::warn("{}; solving again from a maybe-state system built on the host", error.what());
-    system = build_maybe_system_on_host(model, partition, std::move(system));
-    solve_system();
-  }
+  solve_system_into(
+      system,
+      [&](const MaybeSystem& s) {
+        return SolveRequest{.system = s, .direction = direction, .options = options, .known_upper_bound = 1.0};
+      },
+      device, result, on_host);
   return result;
 }
 

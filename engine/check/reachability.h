@@ -8,6 +8,8 @@
 #include "engine/solve/maybe_system.h"
 #include "graph/search_backend.h"
 
+#include <functional>
+
 namespace mdpvi {
 
 // Prob0/Prob1 for the minimising or the maximising scheduler.
@@ -18,6 +20,23 @@ graph::QualitativePartition qualitative_partition(const graph::SearchBackend& se
 NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const StateSet& phi, const StateSet& psi,
                                           const SolverOptions& options, const DeviceOptions& device = {});
+
+// How a maybe-state system is built on the host from its SCCs.
+using HostSystemBuilder = std::function<MaybeSystem(graph::SccDecomposition&&)>;
+
+// The maybe-state system of sccs: built on the device, from the graph searches' copy
+// of the model, where the device then solves it whole (the model itself, not a
+// quotient of it; every SCC one state and enough of them for chunk_driver.h's rule;
+// no chunking asked for; a method by levels), and the device manages; else by
+// build_on_host.
+MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& model, graph::SccDecomposition&& sccs,
+                         const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
+                         const RewardStructure* rewards, const HostSystemBuilder& build_on_host);
+
+// solve_into(request_for(system), ...); a system built on the device that the device
+// then fails (DeviceSystemFailed) is built again by build_on_host and solved from there.
+void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(const MaybeSystem&)>& request_for,
+                       const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host);
 
 // Solves request (engine/solve/chunk_driver.h) and writes its values into
 // result.values at their model states, and where it gives bounds, result.lower and

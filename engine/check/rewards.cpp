@@ -108,11 +108,20 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   // For Rmax no choice of a finite state can reach an infinite one (it would be
   // infinite itself); for Rmin such choices get b = infinity and are left out.
   const char* sccs_ran_on = sccs.ran_on;
-  MaybeSystem system = build_maybe_system(model, std::move(sccs), result.values, collapsed ? &collapsed->rewards : &rewards);
-  spdlog::debug("maybe-state system: {} rows, {:.3f} s since the SCCs began", system.num_rows(), seconds_since(start));
+  const RewardStructure* model_rewards = collapsed ? &collapsed->rewards : &rewards;
+  const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
+    return build_maybe_system(model, std::move(decomposition), result.values, model_rewards);
+  };
+  // Outside the system: 0 on the targets, infinity on the other states (not finite).
+  const TwoValuedOutside outside{target, 0.0, std::numeric_limits<double>::infinity()};
+  MaybeSystem system = build_system(search, model, std::move(sccs), options, device, outside, model_rewards, on_host);
+  spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began", system.num_rows(),
+                system.on_device ? "on the GPU" : "on the host", seconds_since(start));
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
   // No known upper bound: the upper iterate's start is guessed and verified.
-  solve_into({.system = system, .direction = direction, .options = options}, device, result);
+  solve_system_into(
+      system, [&](const MaybeSystem& s) { return SolveRequest{.system = s, .direction = direction, .options = options}; },
+      device, result, on_host);
   return result;
 }
 

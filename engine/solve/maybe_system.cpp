@@ -109,11 +109,20 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePar
 }
 
 std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
-                                                        const graph::QualitativePartition& partition,
-                                                        graph::SccDecomposition& sccs) {
+                                                        graph::SccDecomposition& sccs, const TwoValuedOutside& outside,
+                                                        const RewardStructure* rewards) {
   try {
-    std::shared_ptr<gpu::DeviceSystem> built = graph.maybe_system(
-        mdp.values.data(), BitWords::of(partition.yes).data(), sccs.order.data(), static_cast<std::uint32_t>(sccs.order.size()));
+    const BitWords marked = BitWords::of(outside.set);
+    gpu::SystemInputs inputs;
+    inputs.model_values = mdp.values.data();
+    inputs.order = sccs.order.data();
+    inputs.count = static_cast<std::uint32_t>(sccs.order.size());
+    inputs.marked_words = marked.data();
+    inputs.marked_value = outside.on_set;
+    inputs.unmarked_value = outside.elsewhere;
+    if (rewards && !rewards->state_rewards.empty()) inputs.state_rewards = rewards->state_rewards.data();
+    if (rewards && !rewards->choice_rewards.empty()) inputs.choice_rewards = rewards->choice_rewards.data();
+    std::shared_ptr<gpu::DeviceSystem> built = graph.maybe_system(inputs);
     if (built->self_loops() > 0) {
       spdlog::debug("maybe-state system: {} self-loops, built on the host instead", built->self_loops());
       return std::nullopt;
@@ -127,11 +136,8 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
   }
 }
 
-MaybeSystem build_maybe_system_on_host(const SparseMdp& mdp, const graph::QualitativePartition& partition,
-                                       MaybeSystem&& built_on_device) {
-  graph::SccDecomposition sccs{std::move(built_on_device.model_states), std::move(built_on_device.scc_starts), "gpu",
-                               std::move(built_on_device.level_starts)};
-  return build_maybe_system(mdp, partition, std::move(sccs));
+graph::SccDecomposition sccs_of(MaybeSystem&& system) {
+  return {std::move(system.model_states), std::move(system.scc_starts), "gpu", std::move(system.level_starts)};
 }
 
 MaybeSystem system_of_sccs(graph::SccDecomposition&& sccs) {

@@ -57,18 +57,26 @@ struct MaybeSystem {
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
                                const StateNumbers& outside_values, const RewardStructure* rewards = nullptr);
 
-// The same system built on the device, from the graph searches' copy of mdp
-// (gpu/graph_search.h): on_device set, the host's matrix arrays empty. Only systems
-// whose every SCC is solved by one pass are built there, so nullopt for one with a
-// self-loop, and when the device fails (said in the log); sccs is moved from only
-// when a system comes back.
-std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
-                                                        const graph::QualitativePartition& partition,
-                                                        graph::SccDecomposition& sccs);
+// Values outside a system that take two values: on_set on a set of model states,
+// elsewhere on the others (reachability probabilities: 1 on the yes-states, else 0;
+// expected rewards: 0 on the targets, else infinity).
+struct TwoValuedOutside {
+  const StateSet& set;
+  double on_set = 1.0;
+  double elsewhere = 0.0;
+};
 
-// A system built on the device, built again on the host from the SCCs it keeps.
-MaybeSystem build_maybe_system_on_host(const SparseMdp& mdp, const graph::QualitativePartition& partition,
-                                       MaybeSystem&& built_on_device);
+// The system of the general form built on the device, from the graph searches' copy
+// of mdp (gpu/graph_search.h): on_device set, the host's matrix arrays empty. Only
+// systems whose every SCC is solved by one pass are built there, so nullopt for one
+// with a self-loop, and when the device fails (said in the log); sccs is moved from
+// only when a system comes back.
+std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
+                                                        graph::SccDecomposition& sccs, const TwoValuedOutside& outside,
+                                                        const RewardStructure* rewards = nullptr);
+
+// The decomposition a system keeps, taken back (to build the system again on the host).
+graph::SccDecomposition sccs_of(MaybeSystem&& system);
 
 // A system with the decomposition's states, SCCs and levels, and no matrix yet.
 MaybeSystem system_of_sccs(graph::SccDecomposition&& sccs);
