@@ -34,7 +34,7 @@ struct MaybeSystem {
   // lower levels only, so a level's SCCs can be solved at once.
   std::vector<std::uint64_t> level_starts;
   std::vector<std::uint32_t> model_states;      // local index -> model state
-  // Or the matrix and b built on the device (engine/check/reachability.cpp), the host
+  // Or the matrix and b built on the device (engine/check/reachability.h's build_system), the host
   // arrays above then empty but for the SCC and level ranges and model_states. The
   // chunk driver's device adopts them: solved there or not at all (no CPU fallback).
   std::shared_ptr<gpu::DeviceSystem> on_device;  // shared by copies (tests copy systems)
