@@ -16,10 +16,6 @@ namespace {
 
 constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
 
-__global__ void fill_outside(std::uint32_t* d_local, std::uint64_t n) {
-  for (std::uint64_t s = thread_index(); s < n; s += grid_stride()) d_local[s] = kOutside;
-}
-
 __global__ void number_locally(const std::uint32_t* d_order, std::uint32_t count, std::uint32_t* d_local) {
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_local[d_order[i]] = static_cast<std::uint32_t>(i);
 }
@@ -138,7 +134,8 @@ HostSystemArrays CudaDeviceSystem::download() const {
 std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const RowConstants& c,
                                                   const std::uint32_t* d_order, std::uint32_t count, int sm_count) {
   DeviceArray<std::uint32_t> d_local(g.num_states);
-  fill_outside<<<grid_for(g.num_states, sm_count), kBlockSize>>>(d_local.get(), g.num_states);
+  static_assert(kOutside == 0xFFFFFFFFu, "every byte 0xFF");
+  check(cudaMemset(d_local.get(), 0xFF, std::uint64_t{g.num_states} * sizeof(std::uint32_t)), "cudaMemset");
   number_locally<<<grid_for(count, sm_count), kBlockSize>>>(d_order, count, d_local.get());
   check(cudaGetLastError(), "numbering the system's states");
 

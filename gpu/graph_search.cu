@@ -219,21 +219,18 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   }
 
   std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& in) override {
-    if (!d_values_.get() && entries_ > 0) {
-      DeviceArray<double> values(entries_);
-      HostCopies copies(0);
-      values.upload(in.model_values, entries_, copies);
-      copies.finish();
-      d_values_ = std::move(values);
-    }
+    HostCopies copies(0);
+    // Kept only once its copy is done: a failure before leaves the next call to upload again.
+    DeviceArray<double> values(d_values_.get() ? 0 : entries_);
+    values.upload(in.model_values, values.get() ? entries_ : 0, copies);
     upload_words(d_state_sets_[0].get(), in.marked_words, words_of(states_));
     DeviceArray<std::uint32_t> d_order(in.count);
     DeviceArray<double> d_state_rewards(in.state_rewards ? states_ : 0), d_choice_rewards(in.choice_rewards ? rows_ : 0);
-    HostCopies copies(0);
     d_order.upload(in.order, in.count, copies);
     if (in.state_rewards) d_state_rewards.upload(in.state_rewards, states_, copies);
     if (in.choice_rewards) d_choice_rewards.upload(in.choice_rewards, rows_, copies);
     copies.finish();
+    if (values.get()) d_values_ = std::move(values);
     const detail::RowConstants constants{d_values_.get(), d_state_sets_[0].get(), in.marked_value, in.unmarked_value,
                                          d_state_rewards.get(), d_choice_rewards.get()};
     return detail::build_device_system(view(), constants, d_order.get(), in.count, sm_count_);

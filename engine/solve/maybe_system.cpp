@@ -137,7 +137,13 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
 }
 
 graph::SccDecomposition sccs_of(MaybeSystem&& system) {
-  return {std::move(system.model_states), std::move(system.scc_starts), "gpu", std::move(system.level_starts)};
+  // Where the decomposition ran is not kept by a system (the report has it already),
+  // and no build reads it: it stays at its default.
+  graph::SccDecomposition sccs;
+  sccs.order = std::move(system.model_states);
+  sccs.scc_starts = std::move(system.scc_starts);
+  sccs.level_starts = std::move(system.level_starts);
+  return sccs;
 }
 
 MaybeSystem system_of_sccs(graph::SccDecomposition&& sccs) {
