@@ -7,9 +7,9 @@
 // A chunk is a square system over its own states: x(s) = opt over the rows r of s of
 // ( b(r) + sum_k P(r,k) * x(column k) ), every column inside the chunk (the engine has
 // folded entries into yes-states and into chunks solved earlier into b).
-#include "gpu/bicgstab_steps.h"
+#include "engine/numeric/bicgstab_steps.h"
 #include "gpu/device_system.h"
-#include "gpu/optimistic_guess.h"
+#include "engine/numeric/optimistic_guess.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -205,7 +205,7 @@ class DeviceSolver {
   // The bound iterates into lower and upper (num_states each; upper none: not read).
   virtual void read_bound(int ticket, double* lower, double* upper) = 0;
   // Optimistic value iteration's guess on the bound vectors: one sweep of the lower
-  // iterate over the settings' window, then per state guessed_upper (gpu/optimistic_guess.h)
+  // iterate over the settings' window, then per state guessed_upper (engine/numeric/optimistic_guess.h)
   // from its last change and its target into the upper iterate. Returns the sweep.
   virtual ChunkSolveStats guess_upper(int ticket, const SweepSettings& settings, const GuessParameters& guess) = 0;
   // States [first, end) of the bound upper iterate set to value.
@@ -228,7 +228,7 @@ class DeviceSolver {
   // iterates where an upper one is bound), which keep the result.
   virtual ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) = 0;
 
-  // BiCGStab (gpu/bicgstab_steps.h) on (I - P) x = b over the whole chunk, from x
+  // BiCGStab (engine/numeric/bicgstab_steps.h) on (I - P) x = b over the whole chunk, from x
   // (host, num_states values), which receives the result. Pre: one row per state (a
   // DTMC); the matrix's cuSPARSE form (32-bit row offsets) is made for the call.
   virtual KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) = 0;

@@ -1,4 +1,4 @@
-// The device backend of gpu/bicgstab_steps.h: eight vectors on the device, (I - P)
+// The device backend of engine/numeric/bicgstab_steps.h: eight vectors on the device, (I - P)
 // applied as a copy and one cusparseSpMV (y = -P x + y), dot products and largest
 // entries by cub::DeviceReduce into one device word read back at once.
 #include "engine/model/stopwatch.h"

@@ -1,5 +1,5 @@
 #pragma once
-// BiCGStab on a resident chunk (gpu/bicgstab_steps.h's steps over device vectors):
+// BiCGStab on a resident chunk (engine/numeric/bicgstab_steps.h's steps over device vectors):
 // the matrix-vector products by cuSPARSE, the reductions by CUB. Internal to gpu/.
 #include "gpu/cuda_support.cuh"
 

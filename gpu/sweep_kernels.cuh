@@ -2,7 +2,7 @@
 // The sweep kernels, one per method, each a few lines over gpu/state_reduce.cuh.
 // A new method's kernel goes here; its CPU reference is in engine/solve/bellman.h
 // and tests/device_solver_test.cpp holds them equivalent. Internal to gpu/.
-#include "gpu/optimistic_guess.h"
+#include "engine/numeric/optimistic_guess.h"
 #include "gpu/state_reduce.cuh"
 
 #include <limits>

@@ -1,7 +1,7 @@
 #pragma once
 // Expressions of PRISM's languages as trees: guards, updates, probabilities, rewards,
 // labels, and the state formulas of properties. Parsed by io/, resolved (constants,
-// formulas, renaming) and compiled for fast evaluation by engine/build/.
+// formulas, renaming) and compiled for fast evaluation by engine/explore/.
 #include "engine/model/value_type.h"
 
 #include <cstdint>

@@ -1,8 +1,8 @@
-// gpu/bicgstab_steps.h's decisions (convergence on the true residual, restarts after a
+// engine/numeric/bicgstab_steps.h's decisions (convergence on the true residual, restarts after a
 // breakdown, the iteration limit) on dense systems small enough to check by hand, and
 // the CPU backend (engine/solve/krylov_system.h) against a dense one.
 #include "engine/solve/krylov_system.h"
-#include "gpu/bicgstab_steps.h"
+#include "engine/numeric/bicgstab_steps.h"
 #include "random_systems.h"
 
 #include <gtest/gtest.h>

@@ -1,10 +1,11 @@
 // The chunk driver: planning with each method's footprint, chunked solving against
 // the unchunked CPU solve, on the CPU (always) and on the GPU (skipped without a
 // device), for every method.
+#include "engine/solve/method_requirements.h"
 #include "engine/solve/chunk_driver.h"
 #include "random_systems.h"
 #include "reference_instances.h"
-#include "tools/check_run.h"
+#include "engine/pipeline/check_run.h"
 
 #include <gtest/gtest.h>
 
@@ -132,7 +133,7 @@ TEST(SolveChunked, OnTheCpuEqualsTheUnchunkedSolveWithAnyBudget) {
       SolveRequest request = request_for(system, direction, method);
       SolveResult whole = solve(request, {SolverKind::cpu});
       EXPECT_EQ(whole.report.method, method);
-      EXPECT_EQ(whole.bounded(), is_sound(method));
+      EXPECT_EQ(whole.bounded(), requirements_of(method).gives_bounds);
       for (std::size_t budget : {std::size_t{1}, std::size_t{30000}, std::size_t{1} << 40}) {
         SolveResult chunked = solve(request, {SolverKind::cpu, budget});
         EXPECT_EQ(chunked.lower, whole.lower);  // the same SCC-by-SCC arithmetic
@@ -393,9 +394,9 @@ TEST(DeviceSolve, BenchmarkInstancesMatchReference) {
   for (const char* name : {"coin4_2", "csma2_6", "leader5", "wlan2", "wlan2_collide"}) {
     const nlohmann::json& expected = test::reference().at(name);
     for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{30000}}) {
-      tools::CheckOptions options = test::reference_check(expected);
+      pipeline::CheckOptions options = test::reference_check(expected);
       options.device = {SolverKind::gpu, limit};
-      tools::CheckReport report = tools::run_check(options);
+      pipeline::CheckReport report = pipeline::run_check(options);
       test::expect_matches_reference(report, expected);
       for (const auto& outcome : report.properties) {
         // Graph-only answers (P>=1, filters of state formulas) solve nothing; a

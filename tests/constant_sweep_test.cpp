@@ -1,10 +1,11 @@
 // PRISM's constant ranges: expansion, and the order of the settings (the model's
 // constants varying slowest, so each model is built once).
-#include "tools/constant_sweep.h"
+#include "engine/pipeline/constant_sweep.h"
+#include "engine/pipeline/option_text.h"
 
 #include <gtest/gtest.h>
 
-namespace mdpvi::tools {
+namespace mdpvi::pipeline {
 namespace {
 
 using Values = std::vector<std::string>;
@@ -42,5 +43,18 @@ TEST(ConstantSettings, ModelConstantsVarySlowest) {
   EXPECT_EQ(constant_settings({}, {}).size(), 1u);  // one setting of no constants
 }
 
+TEST(OptionText, ConstantDefinitionsSplitAtCommasAndTrim) {
+  const std::map<std::string, std::string> expected{{"K", "2"}, {"N", "3"}, {"k", "1:2"}};
+  EXPECT_EQ(parse_constant_definitions({"K = 2, N=3", " k=1:2 ", ""}), expected);
+  EXPECT_THROW(parse_constant_definitions({"K=2,K=3"}), std::invalid_argument);
+  EXPECT_THROW(parse_constant_definitions({"K"}), std::invalid_argument);
+  EXPECT_THROW(parse_constant_definitions({"=2"}), std::invalid_argument);
+}
+
+TEST(OptionText, InlinePropertiesSplitAtSemicolonsOutsideQuotes) {
+  const std::vector<std::string> expected{"P=? [ F \"a;b\" ]", "Pmax=? [ F x=1 ]"};
+  EXPECT_EQ(split_inline_properties({" P=? [ F \"a;b\" ] ;; Pmax=? [ F x=1 ];", "  "}), expected);
+}
+
 }  // namespace
-}  // namespace mdpvi::tools
+}  // namespace mdpvi::pipeline

@@ -5,7 +5,7 @@
 #include "gpu/allocation_faults.h"
 #include "gpu/device_solver.h"
 #include "reference_instances.h"
-#include "tools/check_run.h"
+#include "engine/pipeline/check_run.h"
 
 #include <gtest/gtest.h>
 
@@ -44,18 +44,18 @@ TEST(DeviceFallback, AnswersAreUnchangedWhenADeviceAllocationFails) {
   if (!test::have_shared()) GTEST_SKIP();
   const nlohmann::json& expected = test::reference().at("coin4_2");
   {
-    tools::CheckOptions options = test::reference_check(expected);
+    pipeline::CheckOptions options = test::reference_check(expected);
     options.device = {SolverKind::gpu, std::size_t{30000}};  // chunks, some of them prefetched
     options.search = graph::SearchKind::gpu;
     gpu::restart_device_allocation_count();
-    test::expect_matches_reference(tools::run_check(options), expected);
+    test::expect_matches_reference(pipeline::run_check(options), expected);
     const std::uint64_t allocations = gpu::device_allocations_counted();
     ASSERT_GT(allocations, 4u) << "the run must use the device";
     for (std::uint64_t n : failure_points(allocations)) {
       for (const std::string& value : {std::to_string(n), std::to_string(n) + "-"}) {
         SCOPED_TRACE("MDPVI_TEST_FAIL_DEVICE_ALLOCATIONS=" + value + " of " + std::to_string(allocations));
         InjectedFailures failures(value);
-        const tools::CheckReport report = tools::run_check(options);
+        const pipeline::CheckReport report = pipeline::run_check(options);
         EXPECT_EQ(test::expect_matches_reference(report, expected),
                   static_cast<int>(expected.at("properties").size()));
       }

@@ -2,6 +2,7 @@
 // model (gpu/device_system.h), against the host's build_maybe_system; and the
 // reachability solve that adopts it, against the same solve from the host's system.
 // Skipped without a device.
+#include "engine/solve/method_requirements.h"
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
 #include "engine/model/bit_words.h"

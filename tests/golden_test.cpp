@@ -1,7 +1,7 @@
 // PRISM's own exports of the benchmark instances (../shared/benchmarks/explicit)
 // against PRISM's counts and sound reference values (../shared/benchmarks/reference.json).
 #include "reference_instances.h"
-#include "tools/check_run.h"
+#include "engine/pipeline/check_run.h"
 
 #include "engine/model/sparse_mdp.h"
 #include "io/drn_reader.h"
@@ -29,10 +29,10 @@ class Golden : public ::testing::TestWithParam<Instance> {
 TEST_P(Golden, CountsAndPropertiesMatchPrism) {
   const Instance instance = GetParam();
   const nlohmann::json& expected = test::reference().at(instance.name);
-  tools::CheckOptions options =
+  pipeline::CheckOptions options =
       test::reference_check(expected, (kShared / "benchmarks/explicit" / instance.name).string());
   // Properties using model formulas cannot be answered from explicit files.
-  int answered = test::expect_matches_reference(tools::run_check(options), expected);
+  int answered = test::expect_matches_reference(pipeline::run_check(options), expected);
   EXPECT_EQ(answered, instance.answerable);
 }
 
@@ -47,9 +47,9 @@ INSTANTIATE_TEST_SUITE_P(Benchmarks, Golden,
 // carries them, and as many are answered as from the .tra files.
 void expect_export_matches_prism(const char* name, const std::string& extension, int answerable) {
   const nlohmann::json& expected = test::reference().at(name);
-  tools::CheckOptions options = test::reference_check(expected);
+  pipeline::CheckOptions options = test::reference_check(expected);
   options.model_file = (kShared / "benchmarks/explicit" / (std::string(name) + extension)).string();
-  const int answered = test::expect_matches_reference(tools::run_check(options), expected);
+  const int answered = test::expect_matches_reference(pipeline::run_check(options), expected);
   EXPECT_EQ(answered, answerable);
 }
 

@@ -1,6 +1,7 @@
 // The sound methods (interval iteration, and optimistic value iteration, the default)
 // bracket the truth where plain value iteration stops early, and bracket PRISM's
 // reference values within 2*epsilon, on the CPU and the GPU alike.
+#include "engine/solve/method_requirements.h"
 #include "engine/check/property_checker.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
@@ -99,20 +100,20 @@ struct SoundCase {
 
 void PrintTo(const SoundCase& c, std::ostream* os) { *os << c.instance << " " << to_string(c.method); }
 
-tools::CheckReport check_reference(const SoundCase& c, SolverKind solver, std::optional<std::size_t> memory_limit) {
-  tools::CheckOptions options = test::reference_check(test::reference().at(c.instance));
+pipeline::CheckReport check_reference(const SoundCase& c, SolverKind solver, std::optional<std::size_t> memory_limit) {
+  pipeline::CheckOptions options = test::reference_check(test::reference().at(c.instance));
   options.solver = SolverOptions{};  // relative 1e-6, the defaults
   options.solver.method = c.method;
   options.solver.stop.max_sweeps = default_max_sweeps(c.method);
   options.device.solver = solver;
   options.device.memory_limit_bytes = memory_limit;
-  return tools::run_check(options);
+  return pipeline::run_check(options);
 }
 
-void expect_brackets_reference(const tools::CheckReport& report, const nlohmann::json& properties, const char* where) {
+void expect_brackets_reference(const pipeline::CheckReport& report, const nlohmann::json& properties, const char* where) {
   ASSERT_EQ(report.properties.size(), properties.size()) << where;
   for (std::size_t i = 0; i < properties.size(); ++i) {
-    const tools::PropertyOutcome& outcome = report.properties[i];
+    const pipeline::PropertyOutcome& outcome = report.properties[i];
     ASSERT_TRUE(outcome.value) << where << ": " << outcome.property << ": " << outcome.error;
     const std::string reference = properties[i].at("reference").get<std::string>();
     if (outcome.value->kind == PropertyValue::Kind::boolean) {
@@ -130,7 +131,7 @@ void expect_brackets_reference(const tools::CheckReport& report, const nlohmann:
 // Two sound answers agree when each lies within the other's bound plus its own:
 // both intervals contain the truth, so their midpoints differ by at most the sum of
 // the half-widths.
-void expect_agree_within_bounds(const tools::CheckReport& a, const tools::CheckReport& b, const char* where) {
+void expect_agree_within_bounds(const pipeline::CheckReport& a, const pipeline::CheckReport& b, const char* where) {
   ASSERT_EQ(a.properties.size(), b.properties.size());
   for (std::size_t i = 0; i < a.properties.size(); ++i) {
     const PropertyValue& x = *a.properties[i].value;
@@ -158,12 +159,12 @@ class SoundReference : public ::testing::TestWithParam<SoundCase> {
 
 TEST_P(SoundReference, IntervalContainsReferenceOnCpuAndGpu) {
   const nlohmann::json& properties = test::reference().at(GetParam().instance).at("properties");
-  const tools::CheckReport cpu = check_reference(GetParam(), SolverKind::cpu, std::nullopt);
+  const pipeline::CheckReport cpu = check_reference(GetParam(), SolverKind::cpu, std::nullopt);
   expect_brackets_reference(cpu, properties, "cpu");
   if (!gpu::free_device_memory()) return;  // the CPU's part passed; the rest needs a device
   for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{30000}}) {
     const char* where = limit ? "gpu, chunked" : "gpu";
-    const tools::CheckReport gpu = check_reference(GetParam(), SolverKind::gpu, limit);
+    const pipeline::CheckReport gpu = check_reference(GetParam(), SolverKind::gpu, limit);
     expect_brackets_reference(gpu, properties, where);
     expect_agree_within_bounds(cpu, gpu, where);
   }

@@ -4,8 +4,8 @@
 #include "reference_instances.h"
 #include "same_model.h"
 
-#include "engine/build/masked_memo.h"
-#include "engine/build/model_builder.h"
+#include "engine/explore/masked_memo.h"
+#include "engine/explore/model_builder.h"
 
 #include <set>
 
@@ -30,7 +30,7 @@ TEST(LocalTransitions, ReferenceModelsAreTheSameBuiltEitherWay) {
   for (const auto& [name, instance] : test::reference().items()) {
     if (instance.at("states").get<std::uint64_t>() > 100000) continue;
     SCOPED_TRACE(name);
-    tools::CheckOptions options = test::reference_check(instance);
+    pipeline::CheckOptions options = test::reference_check(instance);
     ResolvedModel model = resolve_model(io::parse_model(io::TextFile::load(*options.model_file)), options.constants);
     test::expect_same_model(build(model, true), build(model, false));
     ++compared;

@@ -1,6 +1,6 @@
 // Parser and semantic errors of PRISM-language models: each names file:line:column
 // and says what was expected or what is wrong.
-#include "engine/build/model_builder.h"
+#include "engine/explore/model_builder.h"
 
 #include <gtest/gtest.h>
 

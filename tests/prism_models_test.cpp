@@ -2,9 +2,9 @@
 // counts, and every property mdpvi answers within 1e-6 of PRISM's sound value.
 #include "reference_instances.h"
 #include "same_model.h"
-#include "tools/check_run.h"
+#include "engine/pipeline/check_run.h"
 
-#include "engine/build/model_builder.h"
+#include "engine/explore/model_builder.h"
 #include "io/explicit_reader.h"
 
 
@@ -23,8 +23,8 @@ class PrismModel : public ::testing::TestWithParam<std::string> {
 // Every property of the benchmark files is answered.
 TEST_P(PrismModel, CountsAndPropertiesMatchPrism) {
   const nlohmann::json& expected = test::reference().at(GetParam());
-  tools::CheckReport report = tools::run_check(test::reference_check(expected));
-  for (const tools::PropertyOutcome& p : report.properties) EXPECT_EQ(p.error, "") << p.property;
+  pipeline::CheckReport report = pipeline::run_check(test::reference_check(expected));
+  for (const pipeline::PropertyOutcome& p : report.properties) EXPECT_EQ(p.error, "") << p.property;
   int answered = test::expect_matches_reference(report, expected);
   EXPECT_EQ(answered, static_cast<int>(expected.at("properties").size()));
 }

@@ -1,6 +1,7 @@
 #pragma once
 // ../shared/benchmarks/reference.json: PRISM's counts and sound values per instance.
-#include "tools/check_run.h"
+#include "engine/pipeline/check_run.h"
+#include "engine/pipeline/option_text.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -58,30 +59,30 @@ inline void expect_matches_reference_value(const PropertyValue& value, const nlo
 
 // The instance's model (PRISM language, or its explicit export when explicit_base is
 // given), properties file and constants, checked tightly enough for the comparisons.
-inline tools::CheckOptions reference_check(const nlohmann::json& instance,
+inline pipeline::CheckOptions reference_check(const nlohmann::json& instance,
                                            const std::optional<std::string>& explicit_base) {
-  tools::CheckOptions options;
+  pipeline::CheckOptions options;
   if (explicit_base) {
     options.explicit_base = explicit_base;
   } else {
     options.model_file = (kShared / "benchmarks" / instance.at("path").get<std::string>()).string();
   }
   options.properties_file = (kShared / "benchmarks" / instance.at("properties_path").get<std::string>()).string();
-  options.constants = tools::parse_constant_definitions({instance.at("constants").get<std::string>()});
+  options.constants = pipeline::parse_constant_definitions({instance.at("constants").get<std::string>()});
   options.solver = {Method::value_iteration, {ConvergenceCriterion::absolute, 1e-10, 1000000}};
   return options;
 }
 
 // The PRISM-language model. (No default argument: GCC 12 warns of a temporary empty
 // optional<string> as maybe uninitialized.)
-inline tools::CheckOptions reference_check(const nlohmann::json& instance) {
+inline pipeline::CheckOptions reference_check(const nlohmann::json& instance) {
   static const std::optional<std::string> none;
   return reference_check(instance, none);
 }
 
 // PRISM's counts, and each answered property within 1e-6 of its reference; returns
 // how many properties were answered.
-inline int expect_matches_reference(const tools::CheckReport& report, const nlohmann::json& instance) {
+inline int expect_matches_reference(const pipeline::CheckReport& report, const nlohmann::json& instance) {
   EXPECT_EQ(report.model.states, instance.at("states").get<std::uint64_t>());
   EXPECT_EQ(report.model.choices, instance.at("choices").get<std::uint64_t>());
   EXPECT_EQ(report.model.transitions, instance.at("transitions").get<std::uint64_t>());

@@ -3,7 +3,7 @@
 // the greedy choice is not optimal.
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
-#include "engine/build/model_builder.h"
+#include "engine/explore/model_builder.h"
 #include "engine/check/property_checker.h"
 #include "engine/check/scheduler.h"
 #include "io/property_parser.h"

@@ -240,12 +240,12 @@ TEST_P(SearchIsEquivalentToRef, EndComponents) {
 TEST_P(SearchIsEquivalentToRef, ReferenceInstances) {
   if (!test::have_shared()) GTEST_SKIP();
   for (const auto& [name, instance] : test::reference().items()) {
-    tools::CheckOptions options = test::reference_check(instance);
+    pipeline::CheckOptions options = test::reference_check(instance);
     options.device.solver = SolverKind::cpu;
     options.search = SearchKind::reference;
-    tools::CheckReport expected = tools::run_check(options);
+    pipeline::CheckReport expected = pipeline::run_check(options);
     options.search = GetParam();
-    tools::CheckReport actual = tools::run_check(options);
+    pipeline::CheckReport actual = pipeline::run_check(options);
     ASSERT_EQ(actual.properties.size(), expected.properties.size());
     for (std::size_t i = 0; i < actual.properties.size(); ++i) {
       const auto& a = actual.properties[i];

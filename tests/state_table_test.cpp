@@ -1,6 +1,6 @@
 // The state table's wave protocol: however threads interleave their look-ups, the new
 // states are numbered by the first position that reached them.
-#include "engine/build/state_table.h"
+#include "engine/explore/state_table.h"
 
 #include <gtest/gtest.h>
 #include <oneapi/tbb/parallel_for.h>

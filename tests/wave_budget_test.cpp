@@ -1,4 +1,4 @@
-#include "engine/build/wave_budget.h"
+#include "engine/explore/wave_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,16 @@
 // mdpvi: probabilistic model checking of MDPs by value iteration.
-#include "engine/build/model_builder.h"
-#include "gpu/device_solver.h"
+#include "engine/solve/method_requirements.h"
+#include "engine/explore/model_builder.h"
+#include "engine/pipeline/check_run.h"
+#include "engine/pipeline/memory_budget.h"
+#include "engine/pipeline/option_text.h"
 #include "gpu/device_info.h"
+#include "gpu/device_solver.h"
 #include "io/parse_error.h"
-#include "tools/check_run.h"
-#include "tools/memory_budget.h"
 #include "tools/option_aliases.h"
 #include "tools/report.h"
 #include "tools/results_export.h"
+#include "tools/run_exports.h"
 #include "tools/streaming_output.h"
 
 #include "git_commit.h"  // generated: MDPVI_GIT_COMMIT
@@ -80,7 +83,7 @@ const CLI::Validator positive_count(
     "COUNT");
 
 struct CheckArguments {
-  mdpvi::tools::CheckOptions options;
+  mdpvi::pipeline::CheckOptions options;
   std::string explicit_base;
   std::vector<std::string> constants;
   std::vector<std::string> properties;  // --prop, before splitting at ';'
@@ -90,6 +93,7 @@ struct CheckArguments {
   std::string export_results;
   std::string export_vector;
   std::string export_scheduler;
+  mdpvi::tools::ExportPaths exports;  // the export_* given, and --umb-compression
   std::vector<std::string> files;
   std::string json_path;
   std::string solver = "auto";
@@ -142,7 +146,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--export-model", args.export_model,
                     "Write the whole model (every label and reward structure), in the format of FILE's extension: "
                     "FILE.tra (PRISM's explicit files: FILE.tra, .lab, .sta, .srew, .trew), FILE.drn or FILE.umb");
-  check->add_option("--umb-compression", args.options.umb_compression,
+  check->add_option("--umb-compression", args.exports.umb_compression,
                     "How --export-model compresses FILE.umb: gzip (as PRISM, the default), xz, or none (the fastest to read)")
       ->check(CLI::IsMember({"gzip", "xz", "none"}));
   check->add_option("--export-vector", args.export_vector,
@@ -175,7 +179,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--state-limit", args.options.state_limit,
                     "Stop building past N states, with a message and exit status 1 (default: no limit)")
       ->check(positive_count);
-  args.options.memory_limit = mdpvi::tools::default_memory_limit();
+  args.options.memory_limit = mdpvi::pipeline::default_memory_limit();
   check->add_option("--memory-limit", args.options.memory_limit,
                     "Stop building once the process holds more than BYTES (K, M, G, T: powers of 1024), with a "
                     "message and exit status 1 (default: three quarters of the memory, or of the container's "
@@ -224,14 +228,15 @@ int run_check_command(CheckArguments& args) {
   }
   if (!files.empty()) args.options.properties_file = files.front();
   if (!args.format.empty()) args.options.format = args.format;
-  if (!args.export_states.empty()) args.options.export_states = args.export_states;
-  if (!args.export_transitions.empty()) args.options.export_transitions = args.export_transitions;
-  if (!args.export_model.empty()) args.options.export_model = args.export_model;
-  if (!args.export_vector.empty()) args.options.export_vector = args.export_vector;
-  if (!args.export_scheduler.empty()) args.options.export_scheduler = args.export_scheduler;
+  const auto given = [](const std::string& path) { return path.empty() ? std::nullopt : std::optional<std::string>(path); };
+  args.exports.states = given(args.export_states);
+  args.exports.transitions = given(args.export_transitions);
+  args.exports.model = given(args.export_model);
+  args.exports.vector = given(args.export_vector);
+  args.exports.scheduler = given(args.export_scheduler);
   try {
-    args.options.constants = tools::parse_constant_definitions(args.constants);
-    args.options.inline_properties = tools::split_inline_properties(args.properties);
+    args.options.constants = pipeline::parse_constant_definitions(args.constants);
+    args.options.inline_properties = pipeline::split_inline_properties(args.properties);
   } catch (const std::exception& error) {
     spdlog::error("{}", error.what());
     return kBadInput;
@@ -265,13 +270,15 @@ int run_check_command(CheckArguments& args) {
         oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(args.threads));
   }
 
-  tools::CheckReport report;
+  pipeline::CheckReport report;
   tools::StreamingOutput output(args.json_path);
   tools::stop_early_on_signals(args.timeout_s, kSomePropertyFailed);
   int failed = 0;
   run_with_large_stack([&] {
     try {
-      report = tools::run_check(args.options, &output);
+      tools::RunExports exports(args.exports, output);
+      exports.ask_for_what_is_exported(args.options);
+      report = pipeline::run_check(args.options, &exports);
     } catch (const mdpvi::BuildLimitReached& error) {  // the input is fine; the run could not finish
       spdlog::error("{}", error.what());
       failed = kSomePropertyFailed;

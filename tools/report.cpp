@@ -1,6 +1,6 @@
 #include "tools/report.h"
 
-#include "tools/constant_sweep.h"
+#include "engine/pipeline/constant_sweep.h"
 
 #include <cctype>
 #include <charconv>
@@ -50,7 +50,7 @@ std::string method_heading(Method method) {
 
 }  // namespace
 
-void write_model_text(std::ostream& out, const ModelSummary& model) {
+void write_model_text(std::ostream& out, const pipeline::ModelSummary& model) {
   out << "Model: " << model.source << "\n"
       << "Type:        " << to_string(model.type) << "\n"
       << "States:      " << model.states << " (" << model.initial_states << " initial)\n"
@@ -61,9 +61,9 @@ void write_model_text(std::ostream& out, const ModelSummary& model) {
   if (model.build_s > 0.0) out << "Time to build model: " << seconds(model.build_s) << "\n";
 }
 
-void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
+void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& outcome) {
   out << "\nModel checking: " << outcome.property << "\n";
-  if (!outcome.constants.empty()) out << "Constants: " << describe(outcome.constants) << "\n";
+  if (!outcome.constants.empty()) out << "Constants: " << pipeline::describe(outcome.constants) << "\n";
   if (!outcome.error.empty()) {
     out << "Error: " << outcome.error << "\n";
     return;
@@ -109,8 +109,8 @@ void write_property_text(std::ostream& out, const PropertyOutcome& outcome) {
       << "Time for model checking: " << seconds(outcome.time_s) << "\n";
 }
 
-nlohmann::json to_json(const CheckReport& report) {
-  const ModelSummary& m = report.model;
+nlohmann::json to_json(const pipeline::CheckReport& report) {
+  const pipeline::ModelSummary& m = report.model;
   nlohmann::json model = {{"source", m.source},
                           {"type", m.type == ModelType::mdp ? "mdp" : "dtmc"},
                           {"states", m.states},
@@ -128,9 +128,9 @@ nlohmann::json to_json(const CheckReport& report) {
                           {"graph_on", text_or_null(m.graph_on)},
                           {"graph_device_bytes", m.graph_device_bytes}};
   nlohmann::json properties = nlohmann::json::array();
-  for (const PropertyOutcome& p : report.properties) {
+  for (const pipeline::PropertyOutcome& p : report.properties) {
     nlohmann::json entry = {{"property", p.property},
-                            {"constants", constants_of(p, report.settings)},
+                            {"constants", pipeline::constants_of(p, report.settings)},
                             {"result", p.value ? value_json(*p.value) : nlohmann::json()},
                             {"result_scope", p.value ? nlohmann::json(p.value->scope) : nlohmann::json()},
                             {"listing", p.value && !p.value->listing.empty() ? nlohmann::json(p.value->listing) : nlohmann::json()},
@@ -177,22 +177,22 @@ nlohmann::json to_json(const CheckReport& report) {
     }
     properties.push_back(std::move(entry));
   }
-  const RunSettings& s = report.settings;
+  const pipeline::RunSettings& s = report.settings;
   nlohmann::json settings = {{"constants", s.constants},   {"method", s.method},
                              {"epsilon", s.epsilon},       {"criterion", s.criterion},
                              {"max_iterations", s.max_iterations}, {"version", s.version}};
   return {{"settings", std::move(settings)}, {"model", std::move(model)}, {"properties", std::move(properties)}};
 }
 
-void write_sweep_tables(std::ostream& out, const CheckReport& report) {
+void write_sweep_tables(std::ostream& out, const pipeline::CheckReport& report) {
   std::vector<std::string> order;  // the properties, as first answered
-  for (const PropertyOutcome& p : report.properties) {
+  for (const pipeline::PropertyOutcome& p : report.properties) {
     if (!p.constants.empty() && std::find(order.begin(), order.end(), p.property) == order.end()) order.push_back(p.property);
   }
   for (const std::string& property : order) {
     out << "\nResults of the sweep: " << property << "\n";
     bool header = false;
-    for (const PropertyOutcome& p : report.properties) {
+    for (const pipeline::PropertyOutcome& p : report.properties) {
       if (p.property != property || p.constants.empty()) continue;
       if (!header) {
         for (const auto& [name, value] : p.constants) out << name << "\t";

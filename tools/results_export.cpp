@@ -28,10 +28,10 @@ const Column kColumns[] = {{"property", false}, {"constants", false}, {"result",
 
 std::string number_text(double value) { return format_number(value); }
 
-ResultRow row_of(const PropertyOutcome& outcome, const RunSettings& settings) {
+ResultRow row_of(const pipeline::PropertyOutcome& outcome, const pipeline::RunSettings& settings) {
   ResultRow row;
   row.property = outcome.property;
-  row.constants = constants_of(outcome, settings);
+  row.constants = pipeline::constants_of(outcome, settings);
   if (outcome.value) {
     // A number bare, without the "(+/- ...)" that to_text adds to bounded ones.
     const bool number = outcome.value->kind == PropertyValue::Kind::number;
@@ -98,9 +98,9 @@ void write_json(std::ostream& out, const std::vector<ResultRow>& rows) {
 
 }  // namespace
 
-void export_results(const CheckReport& report, const std::string& path) {
+void export_results(const pipeline::CheckReport& report, const std::string& path) {
   std::vector<ResultRow> rows;
-  for (const PropertyOutcome& outcome : report.properties) rows.push_back(row_of(outcome, report.settings));
+  for (const pipeline::PropertyOutcome& outcome : report.properties) rows.push_back(row_of(outcome, report.settings));
   const bool json = path.ends_with(".json");  // "-" is CSV
   write_to_path(path, "results", [&](std::ostream& out) { json ? write_json(out, rows) : write_csv(out, rows); });
 }

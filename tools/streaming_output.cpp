@@ -38,19 +38,19 @@ StreamingOutput::StreamingOutput(std::string json_path) : json_path_(std::move(j
   }
 }
 
-void StreamingOutput::model_loaded(const CheckReport& report) {
+void StreamingOutput::model_loaded(const SparseMdp& /*mdp*/, const pipeline::CheckReport& report) {
   if (!json_to_stdout()) write_model_text(std::cout, report.model);
   std::cout.flush();
   save(report);
 }
 
-void StreamingOutput::property_answered(const CheckReport& report) {
+void StreamingOutput::property_answered(const pipeline::CheckReport& report) {
   if (!json_to_stdout()) write_property_text(std::cout, report.properties.back());
   std::cout.flush();
   save(report);
 }
 
-bool StreamingOutput::finish(const CheckReport& report) {
+bool StreamingOutput::finish(const pipeline::CheckReport& report) {
   if (json_to_stdout()) {
     std::cout << to_json(report).dump(2) << "\n";
   } else {
@@ -62,7 +62,7 @@ bool StreamingOutput::finish(const CheckReport& report) {
   return ok;
 }
 
-void StreamingOutput::save(const CheckReport& report) {
+void StreamingOutput::save(const pipeline::CheckReport& report) {
   if (json_path_.empty() || json_to_stdout()) return;
   const std::string temporary = json_path_ + ".partial";
   {

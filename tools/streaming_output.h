@@ -4,26 +4,26 @@
 // file rewritten after each property, through a temporary file and a rename, so a
 // run stopped early leaves a whole report of what it finished, never a half-written
 // one. And how it stops early (SIGINT, SIGTERM, --timeout) with that kept.
-#include "tools/check_run.h"
+#include "engine/pipeline/check_run.h"
 
 #include <string>
 
 namespace mdpvi::tools {
 
-class StreamingOutput final : public CheckListener {
+class StreamingOutput final : public pipeline::CheckListener {
  public:
   explicit StreamingOutput(std::string json_path);
 
-  void model_loaded(const CheckReport& report) override;
-  void property_answered(const CheckReport& report) override;
+  void model_loaded(const SparseMdp& mdp, const pipeline::CheckReport& report) override;
+  void property_answered(const pipeline::CheckReport& report) override;
 
   // The whole report at the end: on standard output, or the file's last version.
   // False (with the error logged) when the file could not be written.
-  bool finish(const CheckReport& report);
+  bool finish(const pipeline::CheckReport& report);
 
  private:
   bool json_to_stdout() const { return json_path_ == "-"; }
-  void save(const CheckReport& report);
+  void save(const pipeline::CheckReport& report);
 
   std::string json_path_;
   bool saved_ = false;

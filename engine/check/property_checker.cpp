@@ -1,5 +1,6 @@
 #include "engine/check/property_checker.h"
 
+#include "engine/solve/method_requirements.h"
 #include "engine/check/ctl.h"
 #include "engine/check/filter.h"
 #include "engine/check/rewards.h"
@@ -230,7 +231,7 @@ class Checker {
   StateValues solved(const Formula& f, Optimization dir, const SolverOptions& solver) {
     NumericResult result = numeric(f, dir, solver);
     StateValues values = StateValues::of_numbers(std::move(result.values));
-    if (is_sound(solver.method) && !result.long_run) {
+    if (requirements_of(solver.method).gives_bounds && !result.long_run) {
       // Exact values are their own bounds (copied on all cores: csma4_4's are 1.1 GB).
       const auto exact = [&] { return copy_of(values.numbers.data(), values.numbers.size()); };
       values.lower = result.lower.empty() ? exact() : std::move(result.lower);

@@ -2,6 +2,7 @@
 
 #include "engine/model/stopwatch.h"
 #include "engine/solve/end_component_quotient.h"
+#include "engine/solve/method_requirements.h"
 #include "graph/qualitative.h"
 #include "graph/scc.h"
 
@@ -27,7 +28,7 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
                           const graph::SccDecomposition& sccs, const SolverOptions& options,
                           const DeviceOptions& device) {
   return device.solver != SolverKind::cpu && search.device_graph() != nullptr && &model == &search.mdp() &&
-         options.method != Method::bicgstab && !options.stop.fixed_sweeps && !device.memory_limit_bytes &&
+         requirements_of(options.method).solves_by_levels && !options.stop.fixed_sweeps && !device.memory_limit_bytes &&
          !sccs.order.empty() && sccs.num_sccs() == sccs.order.size() &&
          acyclic_goes_to_device(sccs.order.size(), device.schedule);
 }
@@ -67,9 +68,9 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
                         to_string(search.kind())};
 
   start = std::chrono::steady_clock::now();
-  // The upper iterate of Pmax would stay at 1 in an end component of maybe-states.
+  const MethodRequirements needs = requirements_of(options.method);
   std::optional<CollapsedModel> collapsed;
-  if (is_sound(options.method) && direction == Optimization::maximize) {
+  if (needs.end_components_collapsed_when_maximizing && direction == Optimization::maximize) {
     graph::EndComponents components = graph::maximal_end_components(search, partition.maybe, all_states(mdp.num_choices()));
     if (components.count > 0) collapsed = collapse_end_components(mdp, components);
   }
@@ -89,7 +90,8 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   solve_system_into(
       system,
       [&](const MaybeSystem& s) {
-        return SolveRequest{.system = s, .direction = direction, .options = options, .known_upper_bound = 1.0};
+        const std::optional<double> upper = needs.uses_upper_bound ? std::optional<double>(1.0) : std::nullopt;
+        return SolveRequest{.system = s, .direction = direction, .options = options, .known_upper_bound = upper};
       },
       device, result, on_host);
   return result;

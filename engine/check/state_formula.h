@@ -1,9 +1,9 @@
 #pragma once
 // The values of a property's state expressions in every state: Boolean ones as a set
 // of states, numeric ones as a vector.
-#include "engine/build/compiled_expression.h"
+#include "engine/explore/compiled_expression.h"
 #include "io/property.h"
-#include "engine/build/resolved_model.h"
+#include "engine/explore/resolved_model.h"
 #include "engine/model/sparse_mdp.h"
 #include "engine/model/state_numbers.h"
 

@@ -1,5 +1,6 @@
 #include "engine/check/steady_state.h"
 
+#include "engine/solve/method_requirements.h"
 #include "engine/model/stopwatch.h"
 #include "engine/solve/krylov_system.h"
 #include "graph/scc.h"
@@ -139,7 +140,7 @@ NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend&
   for (const std::vector<std::uint32_t>& bottom : bottoms) {
     for (std::size_t i = 0; i < bottom.size(); ++i) local[bottom[i]] = static_cast<std::uint32_t>(i);
     std::optional<std::vector<double>> by_krylov;
-    if (options.method == Method::bicgstab && bottom.size() > 1) {
+    if (requirements_of(options.method).one_choice_per_state && bottom.size() > 1) {
       by_krylov = stationary_by_krylov(mdp, bottom, local, options, result.solve.stats);
     }
     // Power iteration where BiCGStab was not asked for, or gave up.

@@ -32,4 +32,11 @@ class LocatedError : public std::runtime_error {
   std::string message_;
 };
 
+// An expression names an identifier that nothing declares: for a property, most often
+// a constant the user has yet to give, which the command's message suggests.
+class UnknownIdentifierError : public LocatedError {
+ public:
+  using LocatedError::LocatedError;
+};
+
 }  // namespace mdpvi

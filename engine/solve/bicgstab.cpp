@@ -3,13 +3,13 @@
 // constants plus the entries into SCCs already solved. BiCGStab solves (I - M) x = c
 // with a Krylov method instead of Jacobi sweeps; trivial SCCs take their one exact
 // update, as in value iteration. On the device a chunk is one system, solved by
-// gpu/krylov.cu with the same steps (gpu/bicgstab_steps.h). Where BiCGStab breaks
+// gpu/krylov.cu with the same steps (engine/numeric/bicgstab_steps.h). Where BiCGStab breaks
 // down after its restarts or runs out of iterations, value iteration finishes from
 // where it got to. Like value iteration, it claims no bound: it stops when the true
 // residual is below epsilon (relative to the largest value, or absolute).
 #include "engine/solve/krylov_system.h"
 #include "engine/solve/method_policy.h"
-#include "gpu/bicgstab_steps.h"
+#include "engine/numeric/bicgstab_steps.h"
 
 #include <algorithm>
 #include <vector>

@@ -14,7 +14,7 @@
 #include "engine/solve/parallel_indices.h"
 #include "engine/solve/solve_progress.h"
 #include "engine/model/stopwatch.h"
-#include "gpu/optimistic_guess.h"
+#include "engine/numeric/optimistic_guess.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_reduce.h>

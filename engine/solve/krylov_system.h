@@ -1,12 +1,12 @@
 #pragma once
 // The linear system of a range of a DTMC's maybe-states (an SCC, or all of them) as
-// gpu/bicgstab_steps.h's vector backend on the CPU: x = M x + c in local indices
+// engine/numeric/bicgstab_steps.h's vector backend on the CPU: x = M x + c in local indices
 // 0..n-1, M the range's own entries, c its rows' constants plus the entries leaving
 // the range, whose values are final. (I - M) is applied and vectors are reduced in
 // parallel by oneTBB. The device's backend is gpu/krylov.cu.
 #include "engine/solve/bellman.h"
 #include "engine/solve/maybe_system.h"
-#include "gpu/bicgstab_steps.h"
+#include "engine/numeric/bicgstab_steps.h"
 
 #include <array>
 #include <cstdint>

@@ -1,5 +1,6 @@
 #include "engine/solve/method_policy.h"
 
+#include "engine/solve/method_requirements.h"
 #include "engine/solve/solve_progress.h"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -29,17 +30,46 @@ const char* to_string(Method method) {
   return "?";
 }
 
+const char* option_name(Method method) {
+  switch (method) {
+    case Method::value_iteration: return "vi";
+    case Method::interval_iteration: return "ii";
+    case Method::optimistic_value_iteration: return "ovi";
+    case Method::bicgstab: return "bicgstab";
+  }
+  return "?";
+}
+
+MethodRequirements requirements_of(Method method) {
+  MethodRequirements needs;
+  switch (method) {
+    case Method::value_iteration: break;
+    case Method::interval_iteration:
+    case Method::optimistic_value_iteration:
+      needs.gives_bounds = true;
+      needs.end_components_collapsed_when_maximizing = true;
+      needs.uses_upper_bound = true;
+      break;
+    case Method::bicgstab:
+      needs.one_choice_per_state = true;
+      needs.solves_by_levels = false;
+      break;
+  }
+  return needs;
+}
+
 std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request) {
   if (request.options.stop.fixed_sweeps) return make_value_iteration_policy(request);
-  switch (request.options.method) {
+  const Method method = request.options.method;
+  if (requirements_of(method).one_choice_per_state && request.system.num_rows() != request.system.num_states()) {
+    throw std::invalid_argument(std::string("--method ") + option_name(method) +
+                                " solves DTMCs (one choice per state); for an MDP use ovi, ii or vi");
+  }
+  switch (method) {
     case Method::value_iteration: return make_value_iteration_policy(request);
     case Method::interval_iteration: return make_interval_iteration_policy(request, false);
     case Method::optimistic_value_iteration: return make_interval_iteration_policy(request, true);
-    case Method::bicgstab:
-      if (request.system.num_rows() != request.system.num_states()) {
-        throw std::invalid_argument("--method bicgstab solves DTMCs (one choice per state); for an MDP use ovi, ii or vi");
-      }
-      return make_bicgstab_policy(request);
+    case Method::bicgstab: return make_bicgstab_policy(request);
   }
   return make_value_iteration_policy(request);
 }

@@ -31,11 +31,9 @@ enum class Method {
   bicgstab,
 };
 
-const char* to_string(Method method);  // "value iteration", "interval iteration", ...
-// Whether the method's results carry bounds that contain the truth.
-inline bool is_sound(Method method) {
-  return method == Method::interval_iteration || method == Method::optimistic_value_iteration;
-}
+const char* to_string(Method method);    // "value iteration", "interval iteration", ...
+const char* option_name(Method method);  // --method's: "vi", "ii", "ovi", "bicgstab"
+// What each method needs and gives: engine/solve/method_requirements.h.
 
 // How changes and widths are measured: absolute, or relative to the value (PRISM's default).
 enum class ConvergenceCriterion { relative, absolute };
@@ -58,11 +56,6 @@ struct StopRule {
     return rule;
   }
 };
-
-// The command's default max_sweeps: PRISM's 10000 for value iteration. A sound
-// answer is worth more sweeps: a bound verifies only once the lower iterate is well
-// converged (coin4_4's rewards need about 20000 per SCC).
-inline std::uint64_t default_max_sweeps(Method method) { return is_sound(method) ? 1000000 : 10000; }
 
 // What a user chooses: the method and when to stop.
 struct SolverOptions {

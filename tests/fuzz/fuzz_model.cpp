@@ -1,6 +1,6 @@
 // libFuzzer: PRISM-language models, parsed, resolved and built (at most 1,000 states,
 // one thread), as mdpvi check does.
-#include "engine/build/model_builder.h"
+#include "engine/explore/model_builder.h"
 #include "expected_errors.h"
 
 #include <cstddef>

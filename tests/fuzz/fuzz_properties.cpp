@@ -4,14 +4,14 @@
 // numbers of five digits or more are skipped: a step bound of 10^9 is slow, not wrong.
 // The answers a checker gives for bad properties (located errors, "not supported",
 // no convergence) end the input quietly; a logic_error or bad_alloc is a crash.
-#include "engine/build/model_builder.h"
+#include "engine/explore/model_builder.h"
 #include "engine/check/property_checker.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "io/prism_model.h"
 #include "io/property_parser.h"
 #include "io/property_references.h"
-#include "tools/property_scope.h"
+#include "engine/pipeline/property_scope.h"
 
 #include <spdlog/spdlog.h>
 
@@ -65,10 +65,10 @@ void make_fixed_model() {
 void check_all(const std::string& text) {
   io::PropertyFile file = io::parse_properties(io::TextFile::from_string("f.props", text));
   const std::vector<io::PropertyEntry> named = file.properties;
-  io::resolve_property_references(file.properties, named, tools::label_names(fixed_model->mdp, &file));
+  io::resolve_property_references(file.properties, named, pipeline::label_names(fixed_model->mdp, &file));
   PropertyScope scope = fixed_model->scope;
-  tools::add_property_constants(file, "f.props", {}, scope);
-  tools::add_property_labels(file, "f.props", fixed_model->mdp, scope);
+  pipeline::add_property_constants(file, "f.props", {}, scope);
+  pipeline::add_property_labels(file, "f.props", fixed_model->mdp, scope);
   for (const io::PropertyEntry& entry : file.properties) {
     if (!entry.formula) continue;
     CheckContext context{fixed_model->mdp, *fixed_model->search, scope, {}, {}};

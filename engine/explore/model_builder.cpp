@@ -1,0 +1,822 @@
+#include "engine/explore/model_builder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+
+#include <sys/resource.h>
+
+#include "engine/explore/masked_memo.h"
+#include "engine/explore/model_index.h"
+#include "engine/explore/state_expander.h"
+#include "engine/explore/state_table.h"
+#include "engine/model/process_memory.h"
+#include "engine/model/stopwatch.h"
+#include "engine/explore/wave_budget.h"
+
+#include <spdlog/spdlog.h>
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <limits>
+#include <span>
+
+namespace mdpvi {
+
+namespace {
+
+// The first of a block's successors equal to each: neighbouring states share many
+// successors (coin6: 6.2M successors, 2.5M distinct within blocks), and a repeat is
+// found in this small table, in cache, instead of the state table.
+class RepeatFinder {
+ public:
+  void reset(std::size_t count) {
+    std::size_t size = 16;
+    while (size < 2 * count) size *= 2;
+    slots_.assign(size, kEmpty);
+  }
+  // Index of the first successor equal to successor i (i itself if none), given its
+  // hash and same(j): whether successor j equals successor i. Successors come in order.
+  template <typename Same>
+  std::size_t first(std::uint64_t hash, std::size_t i, const Same& same) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = (hash >> 32) & mask;; slot = (slot + 1) & mask) {
+      if (slots_[slot] == kEmpty) {
+        slots_[slot] = static_cast<std::uint32_t>(i);
+        return i;
+      }
+      if (same(slots_[slot])) return slots_[slot];
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> slots_;
+};
+
+// Adds the time since the last lap to one of a few counters.
+class PartClock {
+ public:
+  explicit PartClock(std::atomic<std::int64_t>* totals) : totals_(totals), last_(std::chrono::steady_clock::now()) {}
+  void lap(int part) {
+    const auto now = std::chrono::steady_clock::now();
+    totals_[part].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count(),
+                            std::memory_order_relaxed);
+    last_ = now;
+  }
+
+ private:
+  std::atomic<std::int64_t>* totals_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Breadth-first exploration in waves of consecutive states, each wave in three
+// parallel passes over blocks of its states:
+// (A) each block expands its states into packed successors, looks them up in the
+//     state table, claiming the new ones with their position in the wave, and merges
+//     the equal successors of each choice;
+// (B) only now, every look-up done, is each claim's smallest position final: each
+//     block finds the claims it won and renames them in their slots to (block, rank);
+// (C) a prefix over the blocks gives each its first new index and its place in the
+//     CSR; each block numbers its new states (so the numbering is that of a
+//     sequential breadth-first search, whatever the threads did), gives every entry
+//     its index and writes its rows into the CSR.
+class LevelBuilder {
+ public:
+  LevelBuilder(const ResolvedModel& model, const BuildOptions& options)
+      : index_(model),
+        model_(model),
+        table_(index_.layout.words()),
+        experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
+        verbose_(options.verbose),
+        keep_actions_(options.keep_actions),
+        state_limit_(options.state_limit),
+        memory_limit_(options.memory_limit),
+        label_names_(options.labels) {}
+
+  BuiltModel run() {
+    auto start = std::chrono::steady_clock::now();
+    BuiltModel built;
+    SparseMdp& mdp = built.mdp;
+    mdp.type = model_.type;
+    if (keep_actions_) {
+      mdp.actions.emplace();
+      mdp.actions->names.push_back("");
+      mdp.actions->names.insert(mdp.actions->names.end(), model_.actions.begin(), model_.actions.end());
+    }
+    add_initial_states(mdp);
+    start_csr(mdp);
+    std::vector<ExpandedBlock> pool;  // grows to the widest wave, reused
+    ProgressClock progress;
+    // Waves of consecutive discovered states, in order: any such wave keeps the
+    // numbering of a sequential breadth-first search, and bounding it bounds the
+    // memory of the block pool.
+    for (std::uint64_t wave = 0; wave < table_.size(); ++built.statistics.waves) {
+      const std::uint64_t wave_end = std::min<std::uint64_t>(table_.size(), wave + next_wave_width(mdp, pool));
+      const std::uint64_t block_states = states_per_block(wave_end - wave);
+      const std::size_t count = (wave_end - wave + block_states - 1) / block_states;
+      if (pool.size() < count) pool.resize(count);
+      std::span<ExpandedBlock> blocks(pool.data(), count);
+      for (std::size_t b = 0; b < count; ++b) {
+        std::uint64_t first = wave + b * block_states;
+        blocks[b].reset(first, std::min(wave_end, first + block_states));
+      }
+      // Populating the wave's room runs beside all three phases: it takes one thread,
+      // and the claims and number-and-write phases leave threads idle (at 16 threads
+      // they keep them busy 35% and 70% of the time).
+      oneapi::tbb::task_group ahead;
+      ahead.run([this, room = room_ahead(mdp, wave_end - wave)] {
+        timed_into(populate_s_, [&] {
+          for (const PageRange& range : room) populate(range);
+        });
+      });
+      timed(0, [&] {
+        // Room for the wave's claims, guessed: a level is rarely more than twice the
+        // one before (take_room has more, and grow_in_wave the rest).
+        timed_into(table_growth_s_, [&] { table_.reserve(2 * (wave_end - wave)); });
+        expand_and_look_up(blocks);
+        finish_deferred_look_ups(blocks);
+      });
+      timed(1, [&] { count_won_claims(blocks); });
+      timed(2, [&] { number_and_write(blocks, mdp); });
+      timed_into(populate_wait_s_, [&] { ahead.wait(); });
+      widest_wave_ = std::max(widest_wave_, wave_end - wave);
+      wave = wave_end;
+      check_limits(mdp, pool, wave, built.statistics.waves + 1);
+      if (progress.due()) {
+        spdlog::info("building: {} states explored, {} found, {:.0f} s ({:.2g} states/s)", wave, table_.size(),
+                     progress.elapsed_s(), static_cast<double>(wave) / progress.elapsed_s());
+      }
+      built.statistics.table_bytes = std::max(built.statistics.table_bytes, table_.memory_bytes());
+    }
+    log("build: block pool of {} blocks, {:.1f} MB", pool.size(), pool_bytes(pool) / 1e6);
+    built.statistics.deadlocks = deadlocks_.size();
+    timed(3, [&] { finish(mdp); });
+    built.statistics.waves_growing_table = growths_in_waves_;
+    log("build: {} waves, the widest {} states, {} of them grew the table while claiming", built.statistics.waves,
+                  widest_wave_, growths_in_waves_);
+    log("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
+                  phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3]);
+    log("build growing the table {:.3f} s, populating ahead {:.3f} s, waited for it {:.3f} s", table_growth_s_,
+                  populate_s_, populate_wait_s_);
+    log("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", faults_[0],
+                  faults_[1], faults_[2], faults_[3]);
+    auto busy = [&](int phase) { return 100.0 * busy_ns_[phase] * 1e-9 / (phase_s_[phase] * threads()); };
+    log("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
+                  threads(), busy(0), busy(1), busy(2));
+    log("build thread time in the first phase: expand {:.3f} s, repeats {:.3f} s, look up {:.3f} s, merge {:.3f} s",
+                  part_ns_[0] * 1e-9, part_ns_[1] * 1e-9, part_ns_[2] * 1e-9, part_ns_[3] * 1e-9);
+    std::uint64_t lookups = 0, misses = 0;
+    for (const StateExpander& expander : experts_) {
+      lookups += expander.cache_statistics().first;
+      misses += expander.cache_statistics().second;
+    }
+    log("local transition caches: {} look-ups, {} misses", lookups, misses);
+    built.statistics.seconds = seconds_since(start);
+    return built;
+  }
+
+ private:
+  template <typename... Args>
+  void log(spdlog::format_string_t<Args...> format, Args&&... args) const {
+    if (verbose_) spdlog::info(format, std::forward<Args>(args)...);
+  }
+
+  // Blocks are the unit of parallel work. A wave is at most a breadth-first level,
+  // and levels are narrow (coin6: 149 levels of 8,400 states on average), so blocks
+  // shrink to give each thread several (512-state blocks left 16 threads one each).
+  // Larger blocks share more repeated successors (RepeatFinder), and at most
+  // kMostBlocks fit a wave position.
+  static constexpr std::uint64_t kBlockStates = 512, kLeastBlockStates = 32, kBlocksPerThread = 8;
+  static constexpr std::uint64_t kMostBlocks = 512;
+  std::uint64_t states_per_block(std::uint64_t wave_states) const {
+    auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+    const std::uint64_t least = std::max(kLeastBlockStates, ceil_div(wave_states, kMostBlocks));
+    return std::clamp(ceil_div(wave_states, threads() * kBlocksPerThread), least, kBlockStates);
+  }
+  // Waves of 2^14 states per thread, at most 2^18: wide enough that 16 threads share
+  // them with few barriers, narrow enough that the block pool stays small beside the
+  // model (wlan5, 1 thread: pool 33 MB with 2^16, 18 MB with 2^14, peak 177 -> 163 MB,
+  // time within the noise). Waves of 2^12 per thread cost csma3_6 20% at 16 threads
+  // (3.14 -> 3.76 s). A single thread waits for no other at a wave's end, so its waves
+  // are 2^12 states: wlan5's peak 120 -> 106 MB, leader6's 34.2 -> 33.4 MB, time
+  // within the noise.
+  static constexpr std::uint64_t kMostWaveStates = std::uint64_t{1} << 18;
+  static constexpr std::uint64_t kSingleThreadWaveStates = std::uint64_t{1} << 12;
+  // The arena build_model runs the builder in holds BuildOptions::threads.
+  static std::uint64_t threads() { return oneapi::tbb::this_task_arena::max_concurrency(); }
+  const std::uint64_t wave_states_ =
+      threads() == 1 ? kSingleThreadWaveStates : std::min((std::uint64_t{1} << 14) * threads(), kMostWaveStates);
+  // The block pool grows to hold the widest wave: wlan5's levels are up to 2^18 states
+  // wide, and at 16 threads its pool held 49 MB beside an 86 MB model (peak 1.93x the
+  // model; 1.24x at one thread). So waves are also held to a pool budget, an eighth of
+  // the model so far and at least 8 MB (see next_wave_states). The pool still ends at
+  // 2-3x its budget (a block keeps the capacity of the most it ever held), but wlan5's
+  // peak at 16 threads fell to 1.54x and wlan6's from 490 to 412 MB, in the same times
+  // (bench/NOTES.md, session 10). A single thread's waves are narrow already.
+  const WaveBudget wave_budget_{std::min(kSingleThreadWaveStates, wave_states_), wave_states_, std::size_t{8} << 20, 8};
+  std::uint64_t widest_wave_ = 0;  // the most states a wave held so far
+  std::uint64_t next_wave_width(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
+    return next_wave_states(wave_budget_, pool_bytes(pool), widest_wave_, model_bytes(mdp));
+  }
+  // Ends the build with BuildLimitReached past BuildOptions::state_limit or memory_limit.
+  void check_limits(const SparseMdp& mdp, std::span<const ExpandedBlock> pool, std::uint64_t explored,
+                    std::uint64_t waves) const {
+    auto so_far = [&] {
+      return std::to_string(table_.size()) + " states found, " + std::to_string(explored) + " of them explored in " +
+             std::to_string(waves) + " waves";
+    };
+    if (state_limit_ > 0 && table_.size() > state_limit_) {
+      throw BuildLimitReached("state limit reached: " + so_far() + " (--state-limit " + std::to_string(state_limit_) +
+                              ")");
+    }
+    if (memory_limit_ == 0) return;
+    const std::size_t bytes = memory_in_use(mdp, pool);
+    if (bytes > memory_limit_) {
+      throw BuildLimitReached("memory limit reached: the process takes " + megabytes(bytes) + " after " + so_far() +
+                              " (--memory-limit " + megabytes(memory_limit_) + ")");
+    }
+  }
+  // The process's resident memory, which the out-of-memory killer judges. The model's
+  // arrays and the pool alone were two thirds of it in a fast-growing build (40
+  // variables of 101 values: 2.1 GB of 3.2 GB); they count too, should /proc be missing.
+  std::size_t memory_in_use(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
+    return std::max(resident_bytes(), model_bytes(mdp) + pool_bytes(pool));
+  }
+  static std::string megabytes(std::size_t bytes) {
+    if (bytes < (1u << 20)) return std::to_string(bytes) + " bytes";
+    return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+  }
+  // The model's arrays and the state table (the builder's own buffers aside).
+  std::size_t model_bytes(const SparseMdp& mdp) const {
+    return 8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 12 * mdp.columns.size() +
+           table_.memory_bytes();
+  }
+  static std::size_t pool_bytes(std::span<const ExpandedBlock> pool) {
+    std::size_t bytes = 0;
+    for (const ExpandedBlock& block : pool) bytes += block.capacity_bytes();
+    return bytes;
+  }
+  // A successor's position in its wave, (block << kOffsetBits) | offset, orders the
+  // wave's successors as a sequential search meets them, and must fit a claim.
+  static constexpr std::uint32_t kOffsetBits = 22;
+  static constexpr std::uint64_t kMostBlockSuccessors = (std::uint64_t{1} << kOffsetBits) - 1;
+  static_assert(kMostWaveStates <= kMostBlocks * kBlockStates);
+  static_assert(((kMostBlocks - 1) << kOffsetBits | (kMostBlockSuccessors - 1)) <=
+                StateTable::kMaxPosition);
+  // A target not known before the wave: the table slot its state was claimed in.
+  static constexpr std::uint64_t kClaimedTarget = std::uint64_t{1} << 63;
+  // A repeated successor, with the offset of its first occurrence in the block.
+  static constexpr std::uint64_t kRepeatTarget = std::uint64_t{1} << 61;
+  // Room in the table is taken for this many claims at a time (take_room).
+  static constexpr std::uint64_t kRoomPerTake = 64;
+  // Rows up to this long are merged and sorted by insertion, longer ones by a sort.
+  static constexpr std::uint32_t kLongRow = 16;
+  // How far ahead look-ups have their state fetched into the cache; their slot is
+  // fetched twice as far ahead.
+  static constexpr std::size_t kPrefetchDistance = 8;
+
+  // work(b) for every block b of a wave, in parallel, adding the time spent in work
+  // to the phase's busy time: beside the phase's wall time it shows how much of the
+  // threads' time goes to waiting (-v prints both).
+  //
+  // One affinity partitioner for all phases: a block's phases then tend to run on one
+  // thread, whose cache holds what the previous phase wrote into the block. (At 16
+  // threads a block's work took twice as long as alone; with the affinity, csma3_4's
+  // expansion went from 0.046 to 0.035 s, the other models' within the noise.)
+  template <typename Work>
+  void each_block(std::size_t count, int phase, const Work& work) {
+    using Range = oneapi::tbb::blocked_range<std::size_t>;
+    oneapi::tbb::parallel_for(
+        Range(0, count, 1),
+        [&](const Range& range) {
+          PartClock clock(busy_ns_);
+          for (std::size_t b = range.begin(); b < range.end(); ++b) work(b);
+          clock.lap(phase);
+        },
+        affinity_);
+  }
+
+  template <typename Work>
+  static void timed_into(double& total, Work work) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    total += seconds_since(start);
+  }
+  static long minor_faults() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
+  }
+  // Adds a phase's wall time and, where -v will print them, its page faults (a 4 KiB
+  // fault costs 1.5 us alone and 3 us with 16 threads faulting on the H100 machine,
+  // 12 us on the development machine); counting them is two system calls a phase.
+  template <typename Work>
+  void timed(int phase, Work work) {
+    if (!count_faults_) return timed_into(phase_s_[phase], work);
+    const long faults = minor_faults();
+    timed_into(phase_s_[phase], work);
+    faults_[phase] += minor_faults() - faults;
+  }
+
+  void add_initial_states(SparseMdp& mdp) {
+    const std::vector<ResolvedVariable>& variables = model_.variables;
+    const StateLayout& layout = index_.layout;
+    std::vector<std::uint64_t> state(layout.words(), 0);
+    if (!model_.init) {
+      for (std::size_t v = 0; v < variables.size(); ++v) layout.set(state.data(), v, variables[v].init);
+      mdp.initial_states.push_back(table_.insert(state.data()).first);
+      return;
+    }
+    // init ... endinit: every valuation of the variables that satisfies it.
+    const std::size_t n = variables.size();
+    std::vector<std::int32_t> x(n);
+    std::vector<double> values(n);
+    for (std::size_t v = 0; v < n; ++v) x[v] = variables[v].low;
+    double combinations = 1;
+    for (const ResolvedVariable& v : variables) combinations *= double(v.high) - v.low + 1;
+    if (combinations > 1e8) {
+      throw LocatedError(model_.file, 0, 0, "init ... endinit over more than 10^8 valuations is not supported");
+    }
+    while (true) {
+      for (std::size_t v = 0; v < n; ++v) values[v] = x[v];
+      if (model_.init->holds(values.data())) {
+        for (std::size_t v = 0; v < n; ++v) layout.set(state.data(), v, x[v]);
+        mdp.initial_states.push_back(table_.insert(state.data()).first);
+      }
+      std::size_t v = 0;
+      while (v < n && x[v] == variables[v].high) x[v] = variables[v].low, ++v;
+      if (v == n) break;
+      ++x[v];
+    }
+    if (mdp.initial_states.empty()) throw LocatedError(model_.file, 0, 0, "no state satisfies the init ... endinit block");
+  }
+
+  // (A) Per block: expansion, look-ups, merging.
+  void expand_and_look_up(std::span<ExpandedBlock> blocks) {
+    each_block(blocks.size(), 0, [&](std::size_t b) {
+      StateExpander& expander = experts_.local();
+      ExpandedBlock& block = blocks[b];
+      PartClock clock(part_ns_);
+      for (std::uint64_t s = block.first_state; s < block.end_state; ++s) expander.expand(s, table_.state(s), block);
+      clock.lap(0);
+      if (block.probabilities.size() > kMostBlockSuccessors) {
+        throw LocatedError(model_.file, 0, 0,
+                           "states " + std::to_string(block.first_state) + ".." + std::to_string(block.end_state - 1) +
+                               " have more than " + std::to_string(kMostBlockSuccessors) + " successors together");
+      }
+      thread_local std::vector<std::uint64_t> hashes;
+      find_repeats(block, hashes);
+      clock.lap(1);
+      const bool looked_up = look_up(blocks, b, hashes.data());
+      clock.lap(2);
+      if (looked_up) merge_rows(block);
+      clock.lap(3);
+    });
+  }
+
+  static std::uint32_t position(std::size_t block, std::size_t offset) {
+    return static_cast<std::uint32_t>(block << kOffsetBits | offset);
+  }
+  auto key_at(std::span<ExpandedBlock> blocks) const {
+    return [blocks, words = table_.words()](std::uint32_t at) {
+      return &blocks[at >> kOffsetBits].keys[(at & kMostBlockSuccessors) * words];
+    };
+  }
+
+  // Marks each successor equal to an earlier one of its block as its repeat, and lists
+  // the others, the ones to look up, with their hashes.
+  void find_repeats(ExpandedBlock& block, std::vector<std::uint64_t>& hashes) const {
+    hashes.clear();
+    const std::uint32_t words = table_.words();
+    const std::size_t n = block.probabilities.size();
+    block.targets.resize(n);
+    thread_local RepeatFinder repeats;
+    repeats.reset(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t* key = &block.keys[i * words];
+      const std::uint64_t hash = table_.hash(key);
+      const std::size_t first =
+          repeats.first(hash, i, [&](std::size_t j) { return same_words(key, &block.keys[j * words], words); });
+      // A repeat takes its first occurrence's target, and never its own claim: one
+      // position per block can win.
+      if (first < i) {
+        block.targets[i] = kRepeatTarget | first;
+      } else {
+        block.distinct.push_back(static_cast<std::uint32_t>(i));
+        hashes.push_back(hash);
+      }
+    }
+  }
+
+  // Looks the block's distinct successors up, from where it stopped, claiming the new
+  // ones; then the repeats take their targets. hashes: per distinct successor, or null
+  // to compute them. False where the table ran out of room first
+  // (finish_deferred_look_ups goes on).
+  bool look_up(std::span<ExpandedBlock> blocks, std::size_t b, const std::uint64_t* hashes) {
+    ExpandedBlock& block = blocks[b];
+    const std::uint32_t words = table_.words();
+    const auto key_of = key_at(blocks);
+    const std::size_t m = block.distinct.size();
+    if (hashes == nullptr) {  // a deferred block goes on: its hashes afresh
+      thread_local std::vector<std::uint64_t> computed;
+      computed.resize(m);
+      for (std::size_t d = block.looked_up; d < m; ++d) computed[d] = table_.hash(&block.keys[std::size_t{block.distinct[d]} * words]);
+      hashes = computed.data();
+    }
+    std::uint64_t room = 0;
+    for (std::size_t d = block.looked_up; d < m; ++d) {
+      if (d + 2 * kPrefetchDistance < m) table_.prefetch_slot(hashes[d + 2 * kPrefetchDistance]);
+      if (d + kPrefetchDistance < m) table_.prefetch_state(hashes[d + kPrefetchDistance]);
+      if (room == 0) {
+        if (!table_.take_room(kRoomPerTake)) return false;
+        room = kRoomPerTake;
+      }
+      const std::uint32_t i = block.distinct[d];
+      const StateTable::Lookup found = table_.find_or_claim(&block.keys[i * words], hashes[d], position(b, i), key_of);
+      room -= found.fresh;
+      block.looked_up = d + 1;
+      if (found.known) {
+        block.targets[i] = found.value;
+      } else {
+        block.targets[i] = kClaimedTarget | found.value;
+        block.claims.push_back({found.value, i});
+      }
+    }
+    for (std::uint64_t& target : block.targets) {
+      if (target & kRepeatTarget) target = block.targets[target & ~kRepeatTarget];  // its first, a distinct one
+    }
+    return true;
+  }
+
+  // Blocks refused room (take_room) finish their look-ups once the table has grown,
+  // the claims made so far moved with it. Rare: the table is reserved for twice the
+  // wave's states before it (run()).
+  void finish_deferred_look_ups(std::span<ExpandedBlock> blocks) {
+    while (true) {
+      std::vector<std::size_t> deferred;
+      std::uint64_t remaining = 0;
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        if (blocks[b].all_looked_up()) continue;
+        deferred.push_back(b);
+        remaining += blocks[b].distinct.size() - blocks[b].looked_up;
+      }
+      if (deferred.empty()) return;
+      ++growths_in_waves_;
+      std::vector<std::uint32_t> moved;
+      table_.grow_in_wave(remaining, key_at(blocks), moved);
+      auto move = [&](std::uint64_t& target) {
+        if (target & kClaimedTarget) target = kClaimedTarget | moved[static_cast<std::uint32_t>(target)];
+      };
+      each_block(blocks.size(), 0, [&](std::size_t b) {
+        ExpandedBlock& block = blocks[b];
+        for (ExpandedBlock::Claim& claim : block.claims) claim.slot = moved[claim.slot];
+        if (block.all_looked_up()) {
+          for (std::uint64_t& target : block.targets) move(target);  // merged entries
+        } else {
+          for (std::size_t d = 0; d < block.looked_up; ++d) move(block.targets[block.distinct[d]]);
+        }
+      });
+      each_block(deferred.size(), 0, [&](std::size_t d) {
+        if (look_up(blocks, deferred[d], nullptr)) merge_rows(blocks[deferred[d]]);
+      });
+    }
+  }
+
+  // Equal successors of each choice merged into one entry, their probabilities added
+  // in the order they were reached (as PRISM adds them). Equal successors have equal
+  // targets: the same index, or the same claimed slot. Entries keep the order in
+  // which they were first reached until write_row sorts them by index.
+  static void merge_rows(ExpandedBlock& block) {
+    std::uint64_t* targets = block.targets.data();
+    double* probabilities = block.probabilities.data();
+    std::size_t read = 0, write = 0;
+    for (std::uint32_t& length : block.row_lengths) {
+      const std::uint32_t count = length;
+      length = merge_row(targets + read, probabilities + read, count, targets + write, probabilities + write);
+      read += count;
+      write += length;
+    }
+    block.targets.resize(write);
+    block.probabilities.resize(write);
+  }
+
+  // count successors merged into entries at out_targets/out_probabilities, which may
+  // be where they are or before; returns the number of entries. Rows are short (coin6:
+  // 1.2 successors per choice), so a search among the entries so far, and a sort for
+  // long rows.
+  static std::uint32_t merge_row(const std::uint64_t* targets, const double* probabilities, std::uint32_t count,
+                                 std::uint64_t* out_targets, double* out_probabilities) {
+    std::uint32_t length = 0;
+    if (count <= kLongRow) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint64_t target = targets[i];  // read before an entry is written over it
+        const double probability = probabilities[i];
+        std::uint32_t j = 0;
+        while (j < length && out_targets[j] != target) ++j;
+        if (j < length) {
+          out_probabilities[j] += probability;
+        } else {
+          out_targets[length] = target;
+          out_probabilities[length++] = probability;
+        }
+      }
+      return length;
+    }
+    struct Successor {
+      std::uint64_t target;
+      std::uint32_t order;
+      double probability;
+    };
+    thread_local std::vector<Successor> sorted;
+    sorted.clear();
+    for (std::uint32_t i = 0; i < count; ++i) sorted.push_back({targets[i], i, probabilities[i]});
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Successor& x, const Successor& y) { return std::tie(x.target, x.order) < std::tie(y.target, y.order); });
+    for (const Successor& successor : sorted) {
+      if (length > 0 && out_targets[length - 1] == successor.target) {
+        out_probabilities[length - 1] += successor.probability;
+      } else {
+        out_targets[length] = successor.target;
+        out_probabilities[length++] = successor.probability;
+      }
+    }
+    return length;
+  }
+
+  // (B) Which claims won: each block renames the claims it won, in order, to (block,
+  // rank among them), which tells every claimant the state's index once the blocks'
+  // first new indices are known.
+  void count_won_claims(std::span<ExpandedBlock> blocks) {
+    each_block(blocks.size(), 1, [&](std::size_t b) {
+      std::vector<ExpandedBlock::Claim>& claims = blocks[b].claims;
+      std::uint32_t won = 0;
+      for (std::size_t c = 0; c < claims.size(); ++c) {
+        if (c + kPrefetchDistance < claims.size()) table_.prefetch_claim(claims[c + kPrefetchDistance].slot);
+        const ExpandedBlock::Claim claim = claims[c];
+        // A renamed claim never reads as a claim of another block's position.
+        if (table_.claimed_at(claim.slot, position(b, claim.offset))) {
+          table_.rename_claim(claim.slot, position(b, won));
+          claims[won++] = claim;
+        }
+      }
+      claims.resize(won);
+    });
+  }
+
+  // (C) Each block numbers the states it won and writes its rows, with indices, at its
+  // place in the CSR. The arrays have address space to grow in place
+  // (reserve_address_space): growing never copies what they hold.
+  void number_and_write(std::span<ExpandedBlock> blocks, SparseMdp& mdp) {
+    struct Offsets {
+      std::uint64_t states, rows, entries;
+    };
+    std::vector<Offsets> at(blocks.size() + 1);
+    at[0] = {mdp.row_group_starts.size() - 1, mdp.row_starts.size() - 1, mdp.columns.size()};
+    std::uint64_t next = table_.size();
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      ExpandedBlock& block = blocks[b];
+      block.first_new = next;
+      next += block.claims.size();
+      at[b + 1] = {at[b].states + block.choices_per_state.size(), at[b].rows + block.row_lengths.size(),
+                   at[b].entries + block.targets.size()};
+    }
+    const std::uint64_t new_states = next - table_.size();
+    table_.add_room(new_states);
+    mdp.row_group_starts.resize(at.back().states + 1);
+    mdp.row_starts.resize(at.back().rows + 1);
+    mdp.columns.resize(at.back().entries);
+    mdp.values.resize(at.back().entries);
+    if (mdp.actions) mdp.actions->of_choice.resize(at.back().rows);
+    // A structure has a state reward for every state or for none, and a choice
+    // reward for every row or for none (see add_rewards).
+    for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
+      RewardStructure& structure = mdp.rewards[r];
+      if (!model_.rewards[r].state_items.empty()) structure.state_rewards.resize(at.back().states);
+      if (!model_.rewards[r].transition_items.empty()) structure.choice_rewards.resize(at.back().rows);
+    }
+    const std::uint32_t words = table_.words();
+    each_block(blocks.size(), 2, [&](std::size_t b) {
+      const ExpandedBlock& block = blocks[b];
+      for (std::size_t rank = 0; rank < block.claims.size(); ++rank) {
+        const ExpandedBlock::Claim claim = block.claims[rank];
+        table_.number(claim.slot, block.first_new + rank, &block.keys[std::size_t{claim.offset} * words]);
+      }
+      std::uint64_t row = at[b].rows, entry = at[b].entries, state = at[b].states;
+      std::size_t choice = 0;
+      for (std::uint32_t choices : block.choices_per_state) {
+        for (std::uint32_t c = 0; c < choices; ++c) {
+          const std::uint32_t length = block.row_lengths[choice++];
+          const std::size_t k = entry - at[b].entries;
+          write_row(blocks, &block.targets[k], &block.probabilities[k], length, &mdp.columns[entry], &mdp.values[entry]);
+          mdp.row_starts[++row] = (entry += length);
+        }
+        mdp.row_group_starts[++state] = row;
+      }
+      if (mdp.actions) {  // kNoAction (-1) becomes names[0], ""
+        for (std::size_t c = 0; c < block.actions.size(); ++c) {
+          mdp.actions->of_choice[at[b].rows + c] = static_cast<std::uint32_t>(block.actions[c] + 1);
+        }
+      }
+      for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
+        const std::vector<double>& state_rewards = block.state_rewards[r];
+        const std::vector<double>& choice_rewards = block.choice_rewards[r];
+        if (!state_rewards.empty()) {
+          std::memcpy(&mdp.rewards[r].state_rewards[at[b].states], state_rewards.data(), state_rewards.size() * 8);
+        }
+        if (!choice_rewards.empty()) {
+          std::memcpy(&mdp.rewards[r].choice_rewards[at[b].rows], choice_rewards.data(), choice_rewards.size() * 8);
+        }
+      }
+    });
+    table_.finish_wave(new_states);
+    for (const ExpandedBlock& block : blocks) {
+      deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
+      for (std::size_t r = 0; r < block.negative_reward.size(); ++r) {  // the first in state order
+        std::string& first = mdp.rewards[r].first_negative;
+        if (first.empty()) first = block.negative_reward[r];
+      }
+    }
+  }
+
+  // The index a target stands for. A claimed slot holds the index once numbered,
+  // before that the tag (block, rank) its winner renamed it to.
+  std::uint32_t index_of(std::span<const ExpandedBlock> blocks, std::uint64_t target) const {
+    if (!(target & kClaimedTarget)) return static_cast<std::uint32_t>(target);
+    const StateTable::Claim claim = table_.claim_in(static_cast<std::uint32_t>(target));
+    return claim.numbered
+               ? claim.value
+               : static_cast<std::uint32_t>(blocks[claim.value >> kOffsetBits].first_new + (claim.value & kMostBlockSuccessors));
+  }
+
+  // One merged row into the CSR, sorted by index: insertion for short rows.
+  void write_row(std::span<const ExpandedBlock> blocks, const std::uint64_t* targets, const double* probabilities,
+                 std::uint32_t length, std::uint32_t* columns, double* values) const {
+    if (length <= kLongRow) {
+      for (std::uint32_t i = 0; i < length; ++i) {
+        const std::uint32_t column = index_of(blocks, targets[i]);
+        std::uint32_t j = i;
+        for (; j > 0 && columns[j - 1] > column; --j) columns[j] = columns[j - 1], values[j] = values[j - 1];
+        columns[j] = column;
+        values[j] = probabilities[i];
+      }
+      return;
+    }
+    thread_local std::vector<std::pair<std::uint32_t, double>> sorted;
+    sorted.clear();
+    for (std::uint32_t i = 0; i < length; ++i) sorted.emplace_back(index_of(blocks, targets[i]), probabilities[i]);
+    std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::uint32_t i = 0; i < length; ++i) columns[i] = sorted[i].first, values[i] = sorted[i].second;
+  }
+
+  // The arrays' room for the coming wave, to back with memory beside its phases
+  // (populate): as many states as the wave holds, with the choices and transitions per
+  // state seen so far and a quarter more.
+  std::vector<PageRange> room_ahead(const SparseMdp& mdp, std::uint64_t wave_states) const {
+    const double states = static_cast<double>(mdp.row_group_starts.size() - 1);
+    if (states == 0) return {};
+    auto expected = [&](double per_state) { return static_cast<std::size_t>(1.25 * per_state * wave_states) + 64; };
+    const std::size_t rows = expected((mdp.row_starts.size() - 1) / states);
+    const std::size_t entries = expected(mdp.columns.size() / states);
+    std::vector<PageRange> room = {mdpvi::room_ahead(mdp.row_group_starts, expected(1)),
+                                   mdpvi::room_ahead(mdp.row_starts, rows), mdpvi::room_ahead(mdp.columns, entries),
+                                   mdpvi::room_ahead(mdp.values, entries), table_.room_ahead(expected(1))};
+    for (const RewardStructure& structure : mdp.rewards) {
+      if (!structure.state_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.state_rewards, expected(1)));
+      if (!structure.choice_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.choice_rewards, rows));
+    }
+    return room;
+  }
+
+  void start_csr(SparseMdp& mdp) {
+    for (auto* offsets : {&mdp.row_group_starts, &mdp.row_starts}) {
+      reserve_address_space(*offsets);
+      offsets->push_back(0);
+    }
+    reserve_address_space(mdp.columns);
+    reserve_address_space(mdp.values);
+    for (const ResolvedReward& reward : model_.rewards) {
+      RewardStructure structure{reward.name, {}, {}};
+      if (!reward.state_items.empty()) reserve_address_space(structure.state_rewards);
+      if (!reward.transition_items.empty()) reserve_address_space(structure.choice_rewards);
+      mdp.rewards.push_back(std::move(structure));
+    }
+  }
+
+  // Labels and valuations.
+  void finish(SparseMdp& mdp) {
+    add_labels(mdp);
+    StateValuations valuations;
+    for (const ResolvedVariable& v : model_.variables) {
+      valuations.variables.push_back(v.name);
+      valuations.types.push_back(v.type);
+    }
+    valuations.layout = index_.layout;
+    valuations.packed = table_.release_states();
+    mdp.valuations = std::move(valuations);
+  }
+
+  // "init", "deadlock" and the model's labels asked for (BuildOptions::labels). Each
+  // state is decoded once for all labels, and each task takes whole 64-bit words so
+  // that no two share a word.
+  void add_labels(SparseMdp& mdp) {
+    const std::uint64_t n = table_.size();
+    std::vector<std::size_t> wanted;  // indices into model_.labels
+    for (std::size_t l = 0; l < model_.labels.size(); ++l) {
+      if (!label_names_ || label_names_->count(model_.labels[l].first)) wanted.push_back(l);
+    }
+    check_label_memory(mdp, wanted.size() + 2);
+    Label init{"init", StateSet(n)};
+    for (std::uint32_t s : mdp.initial_states) init.states.set(s);
+    Label deadlock{"deadlock", StateSet(n)};
+    for (std::uint32_t s : deadlocks_) deadlock.states.set(s);
+    mdp.labels.push_back(std::move(init));
+    mdp.labels.push_back(std::move(deadlock));
+    const std::size_t first = mdp.labels.size();
+    for (std::size_t l : wanted) mdp.labels.push_back({model_.labels[l].first, StateSet(n)});
+    if (wanted.empty()) return;
+    // A label reads a few variables: its value is remembered per valuation of them.
+    std::vector<std::vector<std::uint64_t>> masks;
+    for (std::size_t l : wanted) {
+      std::vector<bool> read(model_.variables.size(), false);
+      for (const CompiledExpression& conjunct : model_.labels[l].second.conjuncts()) conjunct.mark_variables(read);
+      masks.push_back(index_.layout.mask(read));
+    }
+    oneapi::tbb::enumerable_thread_specific<std::vector<MaskedMemo<bool>>> memos([&] {
+      return std::vector<MaskedMemo<bool>>(masks.begin(), masks.end());
+    });
+    using Words = oneapi::tbb::blocked_range<std::uint64_t>;
+    oneapi::tbb::parallel_for(Words(0, (n + 63) / 64), [&](const Words& words) {
+      std::vector<MaskedMemo<bool>>& memo = memos.local();
+      std::vector<double> values(model_.variables.size());
+      for (std::uint64_t s = words.begin() * 64; s < std::min(n, words.end() * 64); ++s) {
+        bool decoded = false;
+        for (std::size_t w = 0; w < wanted.size(); ++w) {
+          const bool holds = memo[w].find(table_.state(s), [&] {
+            if (!decoded) index_.layout.decode(table_.state(s), values.data());
+            decoded = true;
+            return model_.labels[wanted[w]].second.holds(values.data());
+          });
+          if (holds) mdp.labels[first + w].states.set(s);
+        }
+      }
+    });
+  }
+
+  // Labels are a bit per state each: checked against the memory limit before any is
+  // made, since a model may declare many.
+  void check_label_memory(const SparseMdp& mdp, std::size_t labels) const {
+    if (memory_limit_ == 0) return;
+    const std::size_t bytes = labels * ((table_.size() + 63) / 64 * 8);
+    const std::size_t in_use = memory_in_use(mdp, {});
+    if (in_use + bytes > memory_limit_) {
+      throw BuildLimitReached("memory limit reached: " + std::to_string(labels) + " labels of " +
+                              std::to_string(table_.size()) + " states would take " + megabytes(bytes) +
+                              " beside the process's " + megabytes(in_use) + " (--memory-limit " +
+                              megabytes(memory_limit_) + ")");
+    }
+  }
+
+  ModelIndex index_;
+  const ResolvedModel& model_;
+  StateTable table_;
+  oneapi::tbb::enumerable_thread_specific<StateExpander> experts_;
+  std::vector<std::uint32_t> deadlocks_;
+  double phase_s_[4] = {0, 0, 0, 0};  // for -v: expand and look up, claims, number and write, finish
+  long faults_[4] = {0, 0, 0, 0};  // for -v: the process's minor page faults in each
+  const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
+  const bool keep_actions_;  // BuildOptions::keep_actions
+  const std::uint64_t state_limit_;  // BuildOptions::state_limit
+  const std::size_t memory_limit_;   // BuildOptions::memory_limit
+  const std::optional<std::set<std::string>> label_names_;  // BuildOptions::labels
+  const bool count_faults_ = verbose_;
+  // For -v, work outside the blocks: growing (rehashing) the table in the first phase,
+  // populating ahead (beside the three phases), and the waves' wait for that.
+  double table_growth_s_ = 0, populate_s_ = 0, populate_wait_s_ = 0;
+  oneapi::tbb::affinity_partitioner affinity_;  // see each_block
+  std::atomic<std::int64_t> busy_ns_[3] = {0, 0, 0};  // for -v: the blocks' work in the first three
+  std::uint64_t growths_in_waves_ = 0;  // for -v: see finish_deferred_look_ups
+  // For -v: the threads' time in the parts of the first phase (expand, repeats, look
+  // up, merge), which tells which part slows down when many threads share the table.
+  std::atomic<std::int64_t> part_ns_[4] = {0, 0, 0, 0};
+};
+
+}  // namespace
+
+BuiltModel build_model(const ResolvedModel& model, const BuildOptions& options) {
+  oneapi::tbb::task_arena arena(options.threads > 0 ? options.threads : oneapi::tbb::task_arena::automatic);
+  return arena.execute([&] {
+    if (!options.build_rewards && !model.rewards.empty()) {
+      ResolvedModel without_rewards = model;  // the description only: small beside a build
+      without_rewards.rewards.clear();
+      return LevelBuilder(without_rewards, options).run();
+    }
+    return LevelBuilder(model, options).run();
+  });
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,123 @@
+#include "engine/pipeline/constant_sweep.h"
+
+#include "engine/model/property_value.h"
+
+#include <cmath>
+#include <charconv>
+#include <stdexcept>
+
+namespace mdpvi::pipeline {
+
+namespace {
+
+constexpr std::size_t kMostValues = 1'000'000;
+
+std::vector<std::string> split_at_colons(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t colon = text.find(':'); colon != std::string::npos; colon = text.find(':', start)) {
+    parts.push_back(text.substr(start, colon - start));
+    start = colon + 1;
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+bool is_integer(const std::string& text, long long& value) {
+  const char* end = text.data() + text.size();
+  auto [at, error] = std::from_chars(text.data(), end, value);
+  return error == std::errc() && at == end;
+}
+
+double number(const std::string& name, const std::string& text, const std::string& range) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value)) {
+    throw std::invalid_argument("--const " + name + "=" + range + ": expected a number, found '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_constant_range(const std::string& name, const std::string& text) {
+  std::vector<std::string> parts = split_at_colons(text);
+  if (parts.size() == 1) return parts;
+  if (parts.size() > 3) throw std::invalid_argument("--const " + name + "=" + text + ": expected a:b or a:step:b");
+  const std::string step_text = parts.size() == 3 ? parts[1] : "1";
+  const std::string& first_text = parts.front();
+  const std::string& last_text = parts.back();
+  long long first = 0, step = 0, last = 0;
+  std::vector<std::string> values;
+  const auto check_count = [&](double count) {
+    if (!(count >= 0)) throw std::invalid_argument("--const " + name + "=" + text + ": the range is empty");
+    if (count >= kMostValues) throw std::invalid_argument("--const " + name + "=" + text + ": more than a million values");
+  };
+  if (is_integer(first_text, first) && is_integer(step_text, step) && is_integer(last_text, last)) {
+    if (step == 0) throw std::invalid_argument("--const " + name + "=" + text + ": a step of 0");
+    check_count(std::floor((static_cast<double>(last) - static_cast<double>(first)) / static_cast<double>(step)));
+    for (long long v = first; step > 0 ? v <= last : v >= last; v += step) values.push_back(std::to_string(v));
+    return values;
+  }
+  const double a = number(name, first_text, text), s = number(name, step_text, text), b = number(name, last_text, text);
+  if (s == 0) throw std::invalid_argument("--const " + name + "=" + text + ": a step of 0");
+  // a + i*s rather than repeated sums, so the error does not grow along the range; the
+  // last value is kept when rounding leaves it a hair beyond b.
+  const double count = std::floor((b - a) / s + 1e-9);
+  check_count(count);
+  for (double i = 0; i <= count; ++i) values.push_back(format_number(a + i * s));
+  return values;
+}
+
+std::vector<ConstantSetting> constant_settings(const std::map<std::string, std::string>& given,
+                                               const std::set<std::string>& model_constants) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;  // slowest first
+  for (bool model : {true, false}) {
+    for (const auto& [name, text] : given) {
+      if (model_constants.count(name) == static_cast<std::size_t>(model)) axes.emplace_back(name, expand_constant_range(name, text));
+    }
+  }
+  std::vector<ConstantSetting> settings{ConstantSetting{}};
+  for (const auto& [name, values] : axes) {
+    std::vector<ConstantSetting> longer;
+    if (settings.size() * values.size() > kMostValues) {
+      throw std::invalid_argument("--const: more than a million combinations of the constants' values");
+    }
+    for (const ConstantSetting& setting : settings) {
+      for (const std::string& value : values) {
+        longer.push_back(setting);
+        longer.back()[name] = value;
+      }
+    }
+    settings = std::move(longer);
+  }
+  return settings;
+}
+
+ConstantSetting model_part(const ConstantSetting& setting, const std::set<std::string>& model_constants) {
+  ConstantSetting part;
+  for (const auto& [name, value] : setting) {
+    if (model_constants.count(name)) part[name] = value;
+  }
+  return part;
+}
+
+std::string describe(const ConstantSetting& setting) {
+  std::string text;
+  for (const auto& [name, value] : setting) text += (text.empty() ? "" : ",") + name + "=" + value;
+  return text;
+}
+
+bool has_range(const std::map<std::string, std::string>& given) {
+  for (const auto& [name, text] : given) {
+    if (text.find(':') != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace mdpvi::pipeline

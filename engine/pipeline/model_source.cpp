@@ -1,0 +1,81 @@
+#include "engine/pipeline/model_source.h"
+
+#include "engine/explore/model_builder.h"
+#include "engine/model/process_memory.h"
+#include "engine/model/stopwatch.h"
+#include "engine/pipeline/name_checks.h"
+#include "engine/pipeline/property_scope.h"
+#include "io/model_files.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace mdpvi::pipeline {
+
+namespace {
+
+io::ModelFormat model_format(const CheckOptions& options) {
+  const std::string& path = options.explicit_base ? *options.explicit_base : *options.model_file;
+  return io::model_format(path, options.format, options.explicit_base.has_value());
+}
+
+}  // namespace
+
+ModelSource read_model_source(const CheckOptions& options) {
+  ModelSource source;
+  auto start = std::chrono::steady_clock::now();
+  const io::ModelFormat format = model_format(options);
+  if (format == io::ModelFormat::prism) {
+    source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
+    source.description = io::parse_model(io::TextFile::load(*options.model_file));
+    for (const auto& c : source.description->constants) source.constants.insert(c.name);
+  } else {  // an explicit model: read, not built
+    source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
+    source.mdp = io::read_model_file(format, source.name);
+  }
+  source.parse_s = seconds_since(start);
+  return source;
+}
+
+LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSummary& summary,
+                       ParsedProperties& properties, bool first) {
+  LoadedModel loaded;
+  summary.source = source.name;
+  summary.parse_s = source.parse_s;
+  if (!source.description) {
+    loaded.mdp = std::move(*source.mdp);
+    if (first) resolve_references(properties, label_names(loaded.mdp, properties.file ? &*properties.file : nullptr));
+    return loaded;
+  }
+  ResolvedModel resolved = resolve_model(*source.description, options.constants);
+  if (first) {
+    const KnownNames names = known_names(resolved, properties, options);
+    resolve_references(properties, names.labels);
+    check_property_names(properties, names);
+  }
+  summary.resident_bytes_before_build = resident_bytes();
+  auto start = std::chrono::steady_clock::now();
+  BuildOptions build_options;
+  build_options.build_rewards = properties.use_rewards || options.whole_model;
+  build_options.threads = options.threads;
+  build_options.state_limit = options.state_limit;
+  build_options.memory_limit = options.memory_limit;
+  if (!options.whole_model) build_options.labels = labels_to_build(properties);
+  build_options.verbose = options.verbose;
+  build_options.keep_actions = options.keep_actions || options.whole_model;
+  BuiltModel built = build_model(resolved, build_options);
+  summary.build_s = seconds_since(start);
+  summary.deadlocks = built.statistics.deadlocks;
+  summary.state_table_bytes = built.statistics.table_bytes;
+  summary.peak_bytes_after_build = peak_resident_bytes();
+  if (built.statistics.deadlocks > 0) {
+    spdlog::warn("{} deadlock states were given a self-loop (as PRISM does)", built.statistics.deadlocks);
+  }
+  loaded.mdp = std::move(built.mdp);
+  loaded.scope.constants = resolved.constants;
+  loaded.scope.formulas = resolved.formulas;
+  return loaded;
+}
+
+}  // namespace mdpvi::pipeline

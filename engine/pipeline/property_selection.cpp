@@ -1,0 +1,89 @@
+#include "engine/pipeline/property_selection.h"
+
+#include "engine/pipeline/property_names.h"
+#include "io/property_references.h"
+
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+namespace mdpvi::pipeline {
+
+namespace {
+
+// A --prop that selects a property of the file: a bare number N (PRISM's habit:
+// the N-th property, 1-based) or a property's name, quoted or not. nullopt for a
+// property to check as written.
+std::optional<std::size_t> selected_index(const std::string& text, const std::vector<io::PropertyEntry>& all,
+                                          bool have_file) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (!have_file) throw std::invalid_argument("--prop " + text + ": a number selects a property of the properties file, and none is given");
+    const std::size_t index = text.size() > 18 ? 0 : std::stoull(text);
+    if (index < 1 || index > all.size()) {
+      throw std::invalid_argument("--prop " + text + ": the properties file has " + std::to_string(all.size()) +
+                                  " properties (numbered from 1)");
+    }
+    return index - 1;
+  }
+  const std::string name = text.size() > 1 && text.front() == '"' && text.back() == '"' ? text.substr(1, text.size() - 2) : text;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!all[i].name.empty() && all[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+// The file's properties that --prop selects, in that order, then the other --prop
+// properties; all of the file's when none is selected. Throws std::invalid_argument
+// for N out of range, or a number without a file.
+std::vector<io::PropertyEntry> chosen_properties(std::vector<io::PropertyEntry> file, std::vector<io::PropertyEntry> given,
+                                                 const std::vector<std::string>& inline_texts, bool have_file) {
+  std::vector<io::PropertyEntry> chosen, written;
+  for (std::size_t i = 0; i < inline_texts.size(); ++i) {
+    if (const std::optional<std::size_t> index = selected_index(inline_texts[i], file, have_file)) {
+      chosen.push_back(file[*index]);
+    } else {
+      written.push_back(std::move(given[i]));
+    }
+  }
+  if (chosen.empty()) chosen = std::move(file);
+  std::move(written.begin(), written.end(), std::back_inserter(chosen));
+  return chosen;
+}
+
+bool uses_rewards(const Formula& formula) {
+  if (formula.kind == Formula::Kind::temporal && formula.temporal.kind == TemporalOperator::Kind::reward) return true;
+  return std::any_of(formula.operands.begin(), formula.operands.end(), uses_rewards);
+}
+
+}  // namespace
+
+void resolve_references(ParsedProperties& properties, const std::set<std::string>& labels) {
+  io::resolve_property_references(properties.entries, properties.named, labels);
+  properties.use_rewards = std::any_of(properties.entries.begin(), properties.entries.end(),
+                                       [](const io::PropertyEntry& e) { return e.formula && uses_rewards(*e.formula); });
+}
+
+ParsedProperties parse_all_properties(const CheckOptions& options) {
+  ParsedProperties parsed;
+  std::vector<io::PropertyEntry> given, in_file;
+  if (options.properties_file) {
+    parsed.file = io::parse_properties(io::TextFile::load(*options.properties_file));
+    in_file = std::move(parsed.file->properties);
+  }
+  for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
+    given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
+  }
+  parsed.named = in_file;  // references are resolved once the model's labels are known
+  parsed.entries = chosen_properties(std::move(in_file), std::move(given), options.inline_properties, parsed.file.has_value());
+  return parsed;  // use_rewards is known once references are resolved (resolve_references)
+}
+
+std::set<std::string> labels_to_build(const ParsedProperties& properties) {
+  std::vector<const Formula*> formulas;
+  for (const io::PropertyEntry& entry : properties.entries) {
+    if (entry.formula) formulas.push_back(&*entry.formula);
+  }
+  return labels_named(formulas, properties.file ? &*properties.file : nullptr);
+}
+
+}  // namespace mdpvi::pipeline

@@ -1,0 +1,36 @@
+#pragma once
+// Which properties a run checks, parsed (syntax only) before the model is built: a
+// bad declaration then fails before a long build, and the builder can leave out the
+// reward structures when no property asks for rewards.
+#include "engine/pipeline/check_run.h"
+#include "io/property_parser.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mdpvi::pipeline {
+
+struct ParsedProperties {
+  std::optional<io::PropertyFile> file;    // its constants and labels (its properties moved to entries)
+  std::vector<io::PropertyEntry> entries;  // to check, in order: the selected ones
+  std::vector<io::PropertyEntry> named;    // the file's properties, which entries may refer to
+  bool use_rewards = false;                // known once references are resolved
+};
+
+// The file's properties and --prop's. A --prop that is a bare number N (PRISM's
+// habit: the N-th property, 1-based) or a property's name, quoted or not, selects a
+// property of the file; selected ones come first, in that order, then the other
+// --prop properties; all of the file's when none is selected. Throws
+// std::invalid_argument for N out of range, or a number without a file.
+ParsedProperties parse_all_properties(const CheckOptions& options);
+
+// Resolves the entries' references to named properties (io/property_references.h),
+// given every label's name, and then tells whether any entry needs rewards.
+void resolve_references(ParsedProperties& properties, const std::set<std::string>& labels);
+
+// The model's labels the properties may read.
+std::set<std::string> labels_to_build(const ParsedProperties& properties);
+
+}  // namespace mdpvi::pipeline
