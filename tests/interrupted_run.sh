@@ -1,7 +1,7 @@
 #!/bin/sh
 # Issue 24: a run stopped while its second property is still solving keeps the first
 # one's result, printed at once and in the JSON file (rewritten after each property),
-# and says why it stopped.
+# and says why it stopped. Exits with mdpvi's status.
 # Usage: interrupted_run.sh MDPVI MODEL
 mdpvi=$1 model=$2
 dir=$(mktemp -d) || exit 2
@@ -17,7 +17,9 @@ while ! grep -q "Result: true" "$dir/out.txt" && [ $i -lt 200 ]; do sleep 0.1; i
 echo "name: $(cat /proc/$pid/comm)"  # kept across the huge-page restart
 kill -TERM $pid
 wait $pid
-echo "exit $?"
+status=$?
+echo "exit $status"
 cat "$dir/out.txt"
 echo "--- json"
 cat "$dir/report.json"
+exit $status
