@@ -1,14 +1,14 @@
 #pragma once
 // The host loop every device method runs its sweeps in, written once. Reading a
-// sweep's result back costs a round trip (~20-30 us), as much as a sweep of a level
-// of 200K states, so sweeps run in batches, each sweep writing its result to its own
+// sweep's result back costs a round trip, as much as a sweep of a level of a few
+// hundred thousand states, so sweeps run in batches, each sweep writing its result to its own
 // slot, and a batch is read as a whole while the next batch runs: the device does not
 // wait for the host. That next batch is the price of stopping; batches grow with the
 // sweeps done so far (a twentieth of them, at most kMaxBatch), so that the sweeps
 // past convergence, within the batch that converged and the one after it, stay
-// under ~10%. They only bring the values closer to the fixed point.
-// (Read in turn, one batch at a time, leader8's 29 levels with cycles waited on
-// read-backs for most of their 0.12 s.) Internal to gpu/.
+// under ~10%. They only bring the values closer to the fixed point. (Read in turn,
+// one batch at a time, levels with cycles spend most of their time waiting on
+// read-backs.) Internal to gpu/.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -18,13 +18,12 @@ ChunkSolveStats& ChunkSolveStats::operator+=(const ChunkSolveStats& later) {
   return *this;
 }
 
-// Measured on an H100 (bench/NOTES.md, issue 22), value iteration as one chunk:
-// - where states have several short rows (coin6_4: 4.8 rows of 1.24 entries), two
-//   lanes taking whole rows in turn: a sweep of coin8_2 in 1.29 ms against a thread
-//   per state's 4.76 ms (and 2 lanes over each row's entries: 1.71 ms), leader8 1.22x,
-//   coin6_4 equal; 4 and 8 lanes over rows lose everywhere;
+// The lanes per state of a chunk's sweeps (the measurements that chose these rules:
+// bench/NOTES.md, issue 22):
+// - where states have several short rows, two lanes taking whole rows in turn (a
+//   thread per state, or more lanes over rows, lose there);
 // - otherwise lanes over each row's entries, as many as give each lane at least two
-//   entries of a row (on coin6_4, a thread per state beat 32 lanes 10x).
+//   entries of a row (idle lanes cost more than they share).
 namespace {
 
 // typical_row: the entries per row the lanes are sized for, each lane taking at
@@ -47,18 +46,13 @@ GroupShape choose_group_shape(const ChunkMatrix& chunk) {
   return shape_for(chunk.num_states, chunk.num_rows, chunk.num_entries, mean_row, 2.0);
 }
 
-// Measured on an H100 (bench/NOTES.md, issue 22): wlan6's one level with cycles,
-// 52,392 states whose 66,478 rows are 52,532 of one entry and 13,946 of 9-64 entries
-// (mean 10.2, mean per entry 32): its 14,036 interval sweeps took 0.385 s with one
-// lane, 0.250 s with 2 (the mean row's choice), 0.174 s with 8 (4 entries of the
-// entries' mean row per lane), 0.297 s with 32.
-// Such a window fills a fraction of the device, so a sweep lasts as long as its
-// slowest group: the lanes follow the row of a typical entry, which the long rows
-// dominate. A window that fills the device is bound by throughput, as a whole chunk.
-// And one that 8 lanes per state leave within two waves of the device (wlan6's 4,799
-// acyclic levels, 1,000 states on average, up to tens of thousands) takes 8 at least:
-// wlan6's device time was 0.171 s with 8 lanes everywhere, against 0.211-0.217 s
-// with 8 lanes up to one wave and 0.226-0.246 s with lanes sized by the rows alone.
+// A level window (bench/NOTES.md, issue 22, has the measurements on wlan6's levels,
+// most rows of one entry and a few long ones). Such a window fills a fraction of the
+// device, so a sweep lasts as long as its slowest group: the lanes follow the row of
+// a typical entry, which the long rows dominate, rather than the mean row. A window
+// that fills the device is bound by throughput, as a whole chunk. And one that 8
+// lanes per state leave within two waves of the device takes 8 at least: small
+// windows are latency-bound, and wider groups finish them sooner.
 GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
                                std::uint64_t concurrent_threads) {
   end = std::min<std::uint64_t>(end, chunk.num_states);

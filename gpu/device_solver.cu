@@ -110,7 +110,7 @@ class DeviceIterate {
   double* d_second() const { return d_second_.get(); }
   void swap() { std::swap(d_in_, d_out_); }
   // The vector last written (after swap(): the one being read), through locked pieces.
-  // (Through the driver's staging buffer, pageable memory came back at 7 GB/s.)
+  // (Through the driver's staging buffer, pageable memory comes back far slower.)
   void download(double* host, detail::HostCopies& copies) const { copies.to_host(host, d_in_, n_ * sizeof(double)); }
   // States [first, end) of the vector last written, copied into the other buffer.
   void settle(std::uint64_t first, std::uint64_t end, cudaStream_t stream) {
@@ -159,8 +159,8 @@ class CudaDeviceSolver final : public DeviceSolver {
     auto slot = std::make_unique<Resident>(chunk, shape.lanes > 0 ? shape : choose_group_shape(chunk));
     slot->shape_forced = shape.lanes > 0;
     check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
-    // The copy runs beside the caller, who prepares the chunk's vectors meanwhile
-    // (leader8: 1.6 GB, 0.2 s): locking pages keeps a host thread busy, and copies
+    // The copy runs beside the caller, who prepares the chunk's vectors meanwhile:
+    // locking pages keeps a host thread busy, and copies
     // from pageable memory would too. The first call that needs the chunk waits.
     Resident* r = slot.get();
     int device = 0;
@@ -189,8 +189,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     if (ticket >= 0 && ticket <= 1) slots_[ticket].reset();
   }
 
-  // The vectors upload beside the matrix, which only the sweeps wait for (leader8:
-  // 0.6 GB of vectors after 1.6 GB of matrix took 0.045 s more).
+  // The vectors upload beside the matrix, which only the sweeps wait for.
   void bind(int ticket, const BoundInputs& in) override {
     Resident& chunk = resident(ticket);
     chunk.bound.reset();
@@ -621,8 +620,8 @@ class CudaDeviceSolver final : public DeviceSolver {
   // Sweeps over a window: as above, and where neither the call nor the upload named a
   // shape, a window short of the whole chunk gets one of its own (a level's rows may
   // be unlike the chunk's).
-  // A chunk whose lanes go over rows keeps them in every window: leader8's levels
-  // took 0.128 s so against 0.216 s with shapes of their own (bench/NOTES.md).
+  // A chunk whose lanes go over rows keeps them in every window: its levels are
+  // faster so than with shapes of their own (bench/NOTES.md, issue 22).
   GroupShape group_of(const Resident& chunk, GroupShape asked, detail::Window window) const {
     // An adopted chunk has no host arrays to size a window's lanes from.
     if (asked.lanes > 0 || chunk.shape_forced || chunk.shape.over_rows || chunk.adopted()) return group_of(chunk, asked);

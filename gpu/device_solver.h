@@ -175,9 +175,9 @@ class DeviceSolver {
   // Vectors kept on the device with a resident chunk, for a chunk solved in many
   // calls (level by level, or a guess and its verification): the calls below given
   // no b then use these, start from where the last call left them, and keep their
-  // result on the device until read_bound brings the iterates back, once. (Bringing
-  // back each call's window through pageable memory, 7 GB/s, and copying the iterates
-  // in and out of the chunk's own host vectors took leader8 about 0.2 s.)
+  // result on the device until read_bound brings the iterates back, once (rather than
+  // each call's window through pageable memory, and the iterates copied in and out of
+  // the chunk's own host vectors).
   struct BoundInputs {
     const double* b_lower = nullptr;  // num_rows
     const double* b_upper = nullptr;  // num_rows, or none (value iteration)
@@ -185,7 +185,7 @@ class DeviceSolver {
     const double* lower = nullptr;    // num_states, or none: lower_constant everywhere
     const double* upper = nullptr;    // num_states, or none: upper_constant everywhere (with b_upper)
     // Where the iterates start without host values: filled on the device, not copied
-    // (csma4_4's two iterates are 1.9 GB, and an acyclic chunk overwrites them all).
+    // (two model-sized iterates, which an acyclic chunk overwrites whole).
     double lower_constant = 0.0;
     double upper_constant = 0.0;
     // An adopted chunk's own b for every iterate, in place of b_lower and b_upper;
@@ -199,8 +199,8 @@ class DeviceSolver {
   virtual void bind_targets(int ticket, const double* targets) = 0;
   // The width targets computed on the device instead (gpu/level_targets.cuh), for a
   // chunk that is the whole system: per state 2 * epsilon * level / H, as
-  // engine/solve/interval_iteration.cpp's scc_width_targets gives per SCC (leader8:
-  // 0.1-0.19 s on the host, a pass over the matrix a height level at a time).
+  // engine/solve/interval_iteration.cpp's scc_width_targets gives per SCC (which takes
+  // the host a pass over the matrix a height level at a time).
   virtual LevelTargets bind_level_targets(int ticket, const LevelTargetInputs& inputs) = 0;
   // The bound iterates into lower and upper (num_states each; upper none: not read).
   virtual void read_bound(int ticket, double* lower, double* upper) = 0;

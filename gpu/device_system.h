@@ -1,8 +1,8 @@
 #pragma once
 // A reachability property's maybe-state system built on the device, from the model
 // whose structure the graph searches hold there (gpu/graph_search.h): its matrix and
-// b never cross PCIe. csma4_4's are 5.8 GB, which took 0.14-0.2 s to upload against
-// 0.03 s of passes, and 1.2 s to build on 16 cores (bench/NOTES.md). A DeviceSolver
+// b never cross PCIe: for a large acyclic system, building it on the host and
+// uploading it takes far longer than solving it (bench/NOTES.md, issue 22). A DeviceSolver
 // adopts it as a resident chunk (gpu/device_solver.h). Plain C++ header.
 #include <cstdint>
 #include <vector>

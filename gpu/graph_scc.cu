@@ -273,7 +273,7 @@ __global__ void frontier_sizes(const std::uint32_t* d_frontier, unsigned size, c
 // SCC spreads over many threads): an SCC whose last leaving edge is released gets
 // height one more than this level's and joins the next. The members are counted
 // here, from the running total, not on the host: reading them back was a second
-// wait per level (wlan6: 6,261 levels).
+// wait per level, and a model may have thousands of levels.
 __global__ void height_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
                              unsigned size, const std::uint32_t* running_total,
                              const std::uint32_t* scc, const std::uint32_t* group_states, const std::uint32_t* starts,

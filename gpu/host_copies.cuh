@@ -1,11 +1,11 @@
 #pragma once
 // Copies of large arrays between pageable host memory (the maybe-state system, b, the
 // iterates) and the device, either way. The driver copies pageable memory through its
-// own staging buffer at about 7 GB/s on the H100 machine, whatever the number of host
-// threads; pages locked with cudaHostRegister copy at 54 GB/s, and locking runs at
-// 17-22 GB/s (36 GB/s on huge pages, as PodVector's). So each 64 MiB piece is locked
-// and its copy enqueued while the pieces before it copy: 19 GB/s for 3.4 GB against 7
-// (tools/bench/transfer_bench.cu, bench/NOTES.md). Internal to gpu/.
+// own staging buffer, slowly whatever the number of host threads; pages locked with
+// cudaHostRegister copy several times faster, and locking them is faster still on
+// huge pages (as PodVector's). So each 64 MiB piece is locked and its copy enqueued
+// while the pieces before it copy (the rates: tools/bench/transfer_bench.cu,
+// bench/NOTES.md). Internal to gpu/.
 #include <cuda_runtime.h>
 
 #include <cstddef>

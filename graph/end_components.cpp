@@ -15,7 +15,7 @@ namespace mdpvi::graph {
 namespace {
 
 // A flag any thread may raise, written once: every thread storing to one shared
-// line, once per dropped row, cost leader8 3 s of its 3.9 s (16 threads).
+// line, once per dropped row, made the contention most of the decomposition's time.
 class Flag {
  public:
   void raise() {
@@ -88,8 +88,8 @@ EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, St
     // Dropping a row whose edges all leave its SCC (or loop) splits no SCC, and a
     // state left without rows was an SCC of its own (else one of its rows led to
     // another member): the partition stands, and so does every row kept. Only a
-    // dropped edge inside an SCC calls for another round (leader8 Rmin: one round
-    // instead of two).
+    // dropped edge inside an SCC calls for another round (which saves a round where
+    // only leaving rows were dropped).
     changed = split.raised();
   }
   spdlog::debug("end components: {} rounds, {:.3f} s, of which SCC labels {:.3f} s", rounds, seconds_since(start), labels_s);

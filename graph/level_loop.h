@@ -2,9 +2,9 @@
 // The loop every oneTBB graph algorithm here is built on: a worklist processed a level
 // at a time, each level in parallel, each thread pushing what it claims onto its own
 // part of the next level. Levels narrower than a few hundred vertices run on the
-// calling thread: a parallel level costs ~10-20 us of overhead, and searches of the
-// benchmark models have thousands of narrow levels. (A barrier-free worklist,
-// tbb::parallel_for_each with a feeder, measured 1.5-3x slower: a task per vertex.)
+// calling thread: a parallel level costs tens of microseconds of overhead, and
+// searches of the benchmark models have thousands of narrow levels. (A barrier-free
+// worklist, tbb::parallel_for_each with a feeder, was slower: a task per vertex.)
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>

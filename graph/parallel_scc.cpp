@@ -13,7 +13,8 @@
 //      SCC after those it reaches. Ties go by representative (a singleton's state, a
 //      colored SCC's root), so the order does not depend on the threads.
 // SCCs are labelled by their representative while the decomposition runs: numbering
-// them from one shared counter cost csma4_4 (121M singletons) 12 s of contention.
+// them from one shared counter costs seconds of contention where most SCCs are
+// single states.
 #include "graph/parallel_scc.h"
 
 #include "engine/model/stopwatch.h"
@@ -166,7 +167,7 @@ class Decomposer {
   }
 
   // Each live vertex's color: the largest live vertex that reaches it. Propagating
-  // every label at once (Orzan) raised a coin6_4 state's color 25 times on average.
+  // every label at once (Orzan) raises a state's color many times over.
   // Here labels go out largest first, in batches of 1, 2, 4, ... sources (the largest
   // live vertices not yet colored): a vertex first reached in a batch is colored
   // within it, and no later batch has a label that large, so it is never visited
@@ -283,7 +284,7 @@ SccMembers members_of(const Vertices& scc_of, std::uint32_t count) {
 }
 
 // SCC numbers by height, numbers of one height in increasing order: a stable counting
-// sort on all cores (serially, csma4_4's 121M SCCs took seconds). Each of a few
+// sort on all cores (serially, a hundred million SCCs take seconds). Each of a few
 // blocks of consecutive numbers counts its heights; the counts' running total in
 // (height, block) order is where each block puts its SCCs of each height. Fewer blocks
 // where the heights are many (a long chain), so that the counts stay within 4n.

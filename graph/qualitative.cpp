@@ -13,7 +13,7 @@ namespace mdpvi::graph {
 
 // Built on all cores: the edges into a state are counted and placed with atomics, so
 // their order within the state's list varies from run to run; no search depends on it.
-// (Sequential, the two passes took 7 s of coin8_2's run on the H100 machine.)
+// (Sequential, the two passes took seconds of a large model's run.)
 ChoicePredecessorGraph build_choice_predecessor_graph(const SparseMdp& mdp) {
   const std::uint64_t states = mdp.num_states();
   const std::uint64_t choices = mdp.num_choices();
@@ -60,7 +60,8 @@ StateSet prob1a(const SearchBackend& search, const StateSet& phi, const StateSet
 
 // The nested fixed point: U starts as the states that can reach psi at all; each
 // round keeps the states that reach psi inside U by choices that stay inside U
-// (SearchBackend::stay_and_reach). Rounds repeat until U no longer shrinks (coin6_2: 28).
+// (SearchBackend::stay_and_reach). Rounds repeat until U no longer shrinks (tens of
+// rounds on the consensus models).
 StateSet prob1e(const SearchBackend& search, const StateSet& phi, const StateSet& psi, const StateSet& prob0a_states) {
   return search.stay_and_reach(psi, phi | psi, ~prob0a_states);
 }

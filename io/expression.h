@@ -17,7 +17,7 @@ struct SourcePosition {
 
 struct Expression {
   // nested: a P or R operator inside a property's state formula; value holds its index
-  // in the enclosing Formula's operands (engine/property.h).
+  // in the enclosing Formula's operands (io/property.h).
   enum class Kind { literal, identifier, label, operation, nested };
   enum class Op {
     none,

@@ -316,9 +316,8 @@ int run_devices_command(bool bandwidth) {
 }
 
 
-// Builds fault in gigabytes of fresh memory; with 4 KiB pages the faults took half of
-// a build on the development VM (coin6_2: 85,638 faults, 1.75 s -> 1.25 s with huge
-// pages; bench/NOTES.md). glibc's malloc asks for transparent huge pages when the
+// Builds fault in gigabytes of fresh memory; with 4 KiB pages the faults can take half
+// of a build (bench/NOTES.md). glibc's malloc asks for transparent huge pages when the
 // tunable glibc.malloc.hugetlb=1 is set, and it reads tunables only when a process
 // starts: so mdpvi sets it and executes itself again, once. Where exec fails, or the
 // C library is not glibc, mdpvi simply runs on.

@@ -232,7 +232,7 @@ class Checker {
     NumericResult result = numeric(f, dir, solver);
     StateValues values = StateValues::of_numbers(std::move(result.values));
     if (requirements_of(solver.method).gives_bounds && !result.long_run) {
-      // Exact values are their own bounds (copied on all cores: csma4_4's are 1.1 GB).
+      // Exact values are their own bounds (copied on all cores: they are model-sized).
       const auto exact = [&] { return copy_of(values.numbers.data(), values.numbers.size()); };
       values.lower = result.lower.empty() ? exact() : std::move(result.lower);
       values.upper = result.upper.empty() ? exact() : std::move(result.upper);

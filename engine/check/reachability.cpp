@@ -101,8 +101,8 @@ namespace {
 
 // The system's solution into the model's states (local state i is model state
 // model_states[i]), the bounds' other states as result.values has them. On all cores:
-// the solving order is random in the model's (csma4_4's 121M states), and one thread
-// writing three model-sized vectors took seconds.
+// the solving order is random in the model's, and one thread writing three
+// model-sized vectors takes seconds on a large model.
 void scatter_solution(const std::vector<std::uint32_t>& model_states, const SolveResult& solution,
                       NumericResult& result) {
   const bool bounded = solution.bounded();

@@ -41,8 +41,8 @@ bool reads_variables(const CompiledExpression& compiled, std::size_t variables) 
 }
 
 // A Boolean combination of labels and Boolean literals, on whole 64-state words of the
-// label sets rather than state by state (the interpreter took about 1 s of csma3_6's
-// two labels on 2 threads); nullopt for anything else, which the interpreter then
+// label sets rather than state by state (the interpreter's per-state calls cost a
+// large model seconds); nullopt for anything else, which the interpreter then
 // evaluates (and reports, for an unknown label).
 std::optional<StateSet> label_logic(const Expression& e, std::size_t n, const NameScope& names) {
   using Op = Expression::Op;
@@ -107,7 +107,7 @@ StateValues evaluate_state_expression(const Expression& expression, const Sparse
     result.numbers.resize(n);
   }
   // In parallel over whole 64-state words of the result, so that no two tasks write
-  // one word (serially, csma4_4's two labels took 12 s of each property).
+  // one word (serially, a large model's labels took seconds of each property).
   BitWords truth(result.boolean ? n : 0);
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, (std::uint64_t{n} + 63) / 64, 256),
                             [&](const auto& words) {

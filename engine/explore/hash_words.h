@@ -17,7 +17,7 @@ inline std::uint64_t hash_words(const std::uint64_t* words, std::uint32_t count)
 }
 
 // Whether two packed states are equal: states are a word or two, and a call to
-// memcmp per comparison cost more than the comparison (leader7: 7% of a build).
+// memcmp per comparison costs more than the comparison.
 inline bool same_words(const std::uint64_t* a, const std::uint64_t* b, std::uint32_t count) {
   for (std::uint32_t w = 0; w < count; ++w) {
     if (a[w] != b[w]) return false;

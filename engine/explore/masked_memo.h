@@ -4,8 +4,8 @@
 // models have millions of states but a few hundred such local valuations. Per
 // thread; bounded: past kMostEntries values it starts afresh.
 //
-// A mask of at most kMostDirectBits bits (a coin6 process reads 9, a leader6 process
-// 15) indexes a table directly with the masked bits moved together: a few shifts
+// A mask of at most kMostDirectBits bits (a module of the consensus or leader
+// protocols reads a dozen or so) indexes a table directly with the masked bits moved together: a few shifts
 // instead of a hash, a probe and a key comparison, for every module of every state.
 #include "engine/explore/hash_words.h"
 
@@ -20,11 +20,11 @@
 namespace mdpvi {
 
 // A table of zeros that the kernel commits a page at a time, as entries are first
-// written. A direct table has an entry for every valuation of its mask's bits (2^15
-// for a leader6 process), but a model reaches a few hundred of them: filled by a
-// vector, each module's table committed 128 KB in every thread. Small tables come from
-// the heap: a mapping costs a page at least, and a model with 100,000 labels of one
-// variable each held 400 MB of such pages.
+// written. A direct table has an entry for every valuation of its mask's bits, but
+// a model reaches a few hundred of them: filled by a vector, each module's table
+// would be committed whole in every thread. Small tables come from the heap: a
+// mapping costs a page at least, which a model with very many one-variable labels
+// multiplies.
 class LazyZeros {
  public:
   LazyZeros() = default;

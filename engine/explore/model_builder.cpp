@@ -30,7 +30,7 @@ namespace mdpvi {
 namespace {
 
 // The first of a block's successors equal to each: neighbouring states share many
-// successors (coin6: 6.2M successors, 2.5M distinct within blocks), and a repeat is
+// successors (often fewer than half of a block's are distinct), and a repeat is
 // found in this small table, in cache, instead of the state table.
 class RepeatFinder {
  public:
@@ -187,8 +187,8 @@ class LevelBuilder {
   }
 
   // Blocks are the unit of parallel work. A wave is at most a breadth-first level,
-  // and levels are narrow (coin6: 149 levels of 8,400 states on average), so blocks
-  // shrink to give each thread several (512-state blocks left 16 threads one each).
+  // and levels can be narrow, so blocks shrink to give each thread several (else
+  // many threads get one block each, or none).
   // Larger blocks share more repeated successors (RepeatFinder), and at most
   // kMostBlocks fit a wave position.
   static constexpr std::uint64_t kBlockStates = 512, kLeastBlockStates = 32, kBlocksPerThread = 8;
@@ -198,26 +198,23 @@ class LevelBuilder {
     const std::uint64_t least = std::max(kLeastBlockStates, ceil_div(wave_states, kMostBlocks));
     return std::clamp(ceil_div(wave_states, threads() * kBlocksPerThread), least, kBlockStates);
   }
-  // Waves of 2^14 states per thread, at most 2^18: wide enough that 16 threads share
-  // them with few barriers, narrow enough that the block pool stays small beside the
-  // model (wlan5, 1 thread: pool 33 MB with 2^16, 18 MB with 2^14, peak 177 -> 163 MB,
-  // time within the noise). Waves of 2^12 per thread cost csma3_6 20% at 16 threads
-  // (3.14 -> 3.76 s). A single thread waits for no other at a wave's end, so its waves
-  // are 2^12 states: wlan5's peak 120 -> 106 MB, leader6's 34.2 -> 33.4 MB, time
-  // within the noise.
+  // Waves of 2^14 states per thread, at most 2^18: wide enough that many threads
+  // share them with few barriers, narrow enough that the block pool stays small
+  // beside the model; narrower waves cost time in barriers. A single thread waits for
+  // no other at a wave's end, so its waves are 2^12 states, which lowers the peak for
+  // free. (The measurements behind these sizes: bench/NOTES.md.)
   static constexpr std::uint64_t kMostWaveStates = std::uint64_t{1} << 18;
   static constexpr std::uint64_t kSingleThreadWaveStates = std::uint64_t{1} << 12;
   // The arena build_model runs the builder in holds BuildOptions::threads.
   static std::uint64_t threads() { return oneapi::tbb::this_task_arena::max_concurrency(); }
   const std::uint64_t wave_states_ =
       threads() == 1 ? kSingleThreadWaveStates : std::min((std::uint64_t{1} << 14) * threads(), kMostWaveStates);
-  // The block pool grows to hold the widest wave: wlan5's levels are up to 2^18 states
-  // wide, and at 16 threads its pool held 49 MB beside an 86 MB model (peak 1.93x the
-  // model; 1.24x at one thread). So waves are also held to a pool budget, an eighth of
-  // the model so far and at least 8 MB (see next_wave_states). The pool still ends at
-  // 2-3x its budget (a block keeps the capacity of the most it ever held), but wlan5's
-  // peak at 16 threads fell to 1.54x and wlan6's from 490 to 412 MB, in the same times
-  // (bench/NOTES.md, session 10). A single thread's waves are narrow already.
+  // The block pool grows to hold the widest wave, and with wide levels and many
+  // threads it held half the model's size again. So waves are also held to a pool
+  // budget, an eighth of the model so far and at least 8 MB (see next_wave_states).
+  // The pool still ends at 2-3x its budget (a block keeps the capacity of the most it
+  // ever held), but the peak fell at no cost in time (bench/NOTES.md, session 10). A
+  // single thread's waves are narrow already.
   const WaveBudget wave_budget_{std::min(kSingleThreadWaveStates, wave_states_), wave_states_, std::size_t{8} << 20, 8};
   std::uint64_t widest_wave_ = 0;  // the most states a wave held so far
   std::uint64_t next_wave_width(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
@@ -242,8 +239,8 @@ class LevelBuilder {
     }
   }
   // The process's resident memory, which the out-of-memory killer judges. The model's
-  // arrays and the pool alone were two thirds of it in a fast-growing build (40
-  // variables of 101 values: 2.1 GB of 3.2 GB); they count too, should /proc be missing.
+  // arrays and the pool alone are most of it in a fast-growing build; they count too,
+  // should /proc be missing.
   std::size_t memory_in_use(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
     return std::max(resident_bytes(), model_bytes(mdp) + pool_bytes(pool));
   }
@@ -285,9 +282,8 @@ class LevelBuilder {
   // threads' time goes to waiting (-v prints both).
   //
   // One affinity partitioner for all phases: a block's phases then tend to run on one
-  // thread, whose cache holds what the previous phase wrote into the block. (At 16
-  // threads a block's work took twice as long as alone; with the affinity, csma3_4's
-  // expansion went from 0.046 to 0.035 s, the other models' within the noise.)
+  // thread, whose cache holds what the previous phase wrote into the block (with many
+  // threads a block's work otherwise takes far longer than alone).
   template <typename Work>
   void each_block(std::size_t count, int phase, const Work& work) {
     using Range = oneapi::tbb::blocked_range<std::size_t>;
@@ -312,9 +308,9 @@ class LevelBuilder {
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_minflt;
   }
-  // Adds a phase's wall time and, where -v will print them, its page faults (a 4 KiB
-  // fault costs 1.5 us alone and 3 us with 16 threads faulting on the H100 machine,
-  // 12 us on the development machine); counting them is two system calls a phase.
+  // Adds a phase's wall time and, where -v will print them, its page faults (a fault
+  // costs microseconds, more with many threads faulting at once); counting them is
+  // two system calls a phase.
   template <typename Work>
   void timed(int phase, Work work) {
     if (!count_faults_) return timed_into(phase_s_[phase], work);
@@ -506,9 +502,9 @@ class LevelBuilder {
   }
 
   // count successors merged into entries at out_targets/out_probabilities, which may
-  // be where they are or before; returns the number of entries. Rows are short (coin6:
-  // 1.2 successors per choice), so a search among the entries so far, and a sort for
-  // long rows.
+  // be where they are or before; returns the number of entries. Rows are mostly short
+  // (a successor or two per choice), so a search among the entries so far, and a sort
+  // for long rows.
   static std::uint32_t merge_row(const std::uint64_t* targets, const double* probabilities, std::uint32_t count,
                                  std::uint64_t* out_targets, double* out_probabilities) {
     std::uint32_t length = 0;

@@ -31,7 +31,7 @@ void StateTable::reserve(std::uint64_t extra) {
 
 // In place: the states are inserted afresh from states_, so the slots can be cleared
 // and reused, and only the added half is fresh memory (which the kernel must zero:
-// a new array per doubling doubled that, measured 16 MB more for coin6).
+// a new array per doubling would double that).
 void StateTable::rehash(std::uint64_t slot_count) {
   slots_.resize(slot_count);
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, slot_count), [&](const auto& range) {

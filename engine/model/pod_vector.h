@@ -9,8 +9,8 @@
 // reserve_address_space() can give an array of unknown final size room to grow to
 // any size that fits in memory: pages are committed only when first written, and
 // the array never moves. A vector's doubling instead copies each array about once
-// more and writes up to twice its size of fresh pages, which the kernel must zero:
-// measured, a third of a build's time on the development machine.
+// more and writes up to twice its size of fresh pages, which the kernel must zero
+// (bench/NOTES.md has what that cost a build).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -46,9 +46,9 @@ class DefaultInitAllocator : public std::allocator<T> {
   T* allocate(std::size_t n) {
     if (n * sizeof(T) < kMapBytes) return std::allocator<T>::allocate(n);
     void* p = map_aligned(n * sizeof(T));
-    // Huge pages past the first 2 MiB only: a small model's array uses a few KiB of
-    // its room, and a huge page there zeroed 2 MiB per array at every build (a fifth
-    // of the property fuzzer's time, which builds a 60-state model per input).
+    // Huge pages past the first huge page only: a small model's array uses a little
+    // of its room, and a huge page there would zero a whole huge page per array at
+    // every build (the property fuzzer builds a tiny model per input).
     if (n * sizeof(T) > kHugePage) madvise(static_cast<char*>(p) + kHugePage, n * sizeof(T) - kHugePage, MADV_HUGEPAGE);
     return static_cast<T*>(p);
   }
@@ -59,8 +59,7 @@ class DefaultInitAllocator : public std::allocator<T> {
 
   // A mapping of bytes that starts on a huge-page boundary. The kernel places
   // mappings on 4 KiB boundaries, and a huge page then also covers the address space
-  // before the array's start, which is of no use to anyone but is committed with it:
-  // leader6's arrays held 5 MB more than they used for their first pages alone.
+  // before the array's start, which is of no use to anyone but is committed with it.
   static void* map_aligned(std::size_t bytes) {
     const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     const std::size_t length = (bytes + page - 1) / page * page;
@@ -128,9 +127,9 @@ PageRange room_ahead(const PodVector<T>& vector, std::size_t count) {
 }
 
 // Has the kernel back range with memory now, so that the threads filling it later meet
-// no page fault. Zeroing a fresh 2 MiB page takes the thread that first touches it
-// about 0.1 ms while the other threads wait for it at the next barrier: done ahead,
-// beside other work, that wait goes away. Where the kernel cannot (before Linux 5.14),
+// no page fault. Zeroing a fresh huge page holds up the thread that first touches it
+// while the other threads wait for it at the next barrier: done ahead, beside other
+// work, that wait goes away. Where the kernel cannot (before Linux 5.14),
 // the pages fault in as they would have; pages already there stay as they are.
 inline void populate(PageRange range) {
 #ifdef MADV_POPULATE_WRITE

@@ -2,8 +2,8 @@
 // A number per state, of a model (a property's values and their bounds) or of a
 // system (a solver's iterates), and the passes that fill and copy one on all cores.
 // Its constructor and resize leave the numbers unset: a model-sized vector is first
-// written by every core, not zeroed and faulted in by one (csma3_6's property spent
-// 2 s of 16-core time that way, three vectors of 85M states written by one thread).
+// written by every core, not zeroed and faulted in by one, which leaves the other
+// cores waiting on a large model.
 #include "engine/model/pod_vector.h"
 #include "engine/model/state_set.h"
 

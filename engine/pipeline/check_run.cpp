@@ -145,8 +145,12 @@ struct ModelInUse {
 }  // namespace
 
 CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
-  if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
-    throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
+  if (options.device.solver != SolverKind::cpu && !gpu::free_device_memory()) {
+    if (options.device.solver == SolverKind::gpu) {
+      throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
+    }
+    // The documented fallback of --solver auto: said in the debug log (-v) only.
+    spdlog::debug("no usable CUDA device: solving on the CPU");
   }
   CheckReport report;
   report.settings = run_settings(options);

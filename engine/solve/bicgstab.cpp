@@ -59,7 +59,7 @@ class BicgstabPolicy final : public MethodPolicy {
     stats.add_run(krylov.stats.iterations);
     stats.iterated_sccs += count_iterated(r_.system, job.first_scc, job.end_scc);
     if (!krylov.stats.converged) {
-      const gpu::ChunkSolveStats sweeps = job.device.iterate(job.ticket, b, sweep_settings(r_), values);
+      const gpu::ChunkSolveStats sweeps = job.device.iterate(job.ticket, b, sweep_settings(r_, progress_), values);
       total += sweeps;
       stats.add_run(sweeps.iterations);
       if (!sweeps.converged) {
@@ -83,7 +83,7 @@ class BicgstabPolicy final : public MethodPolicy {
     if (run.converged) return;
     // Broken down after its restarts, or out of iterations: value iteration finishes
     // from here.
-    const LowerRun sweeps = sweep_lower(r_, range, x, stop_.epsilon, stop_.max_sweeps);
+    const LowerRun sweeps = sweep_lower(r_, progress_, range, x, stop_.epsilon, stop_.max_sweeps);
     stats.add_run(sweeps.sweeps);
     if (sweeps.change >= stop_.epsilon) {
       report_not_converged(stats, {"BiCGStab, then value iteration", "an SCC", run.iterations + sweeps.sweeps,

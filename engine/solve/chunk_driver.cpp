@@ -28,8 +28,8 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
 // A chunk as a square system of its own (indices rebased). Its entries into earlier
 // chunks are kept aside: they become part of b once those chunks are solved. (It was
 // in pinned memory once, to upload while the chunk before it iterated; but pinned
-// allocations run at 2 GB/s on the H100 machine, and the upload locks pageable
-// memory at 19 GB/s: gpu/host_copies.cuh.)
+// allocations are far slower than locking pageable memory as the upload does:
+// gpu/host_copies.cuh, and bench/NOTES.md for the rates.)
 struct PreparedChunk {
   PodVector<std::uint64_t> row_group_starts, row_starts;
   PodVector<std::uint32_t> columns;
@@ -101,13 +101,8 @@ std::unique_ptr<gpu::DeviceSolver> open_device(const DeviceOptions& options) {
     throw std::runtime_error("--solver gpu: no usable CUDA device" +
                              std::string(gpu::free_device_memory() ? "" : " (none found, or mdpvi was built without CUDA)"));
   }
-  if (!device) {
-    // The documented fallback of --solver auto: said in the debug log (-v) only,
-    // once per run, not once per property.
-    static bool said = false;
-    if (!said) spdlog::debug("no usable CUDA device: solving on the CPU");
-    said = true;
-  }
+  // The documented fallback of --solver auto is said once per run, by the pipeline
+  // (engine/pipeline/check_run.cpp), not once per solve.
   return device;
 }
 
@@ -142,12 +137,10 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 // Whether a chunk goes to the device. One of trivial SCCs only is solved exactly,
 // one pass per level: on the device where it spans several levels and holds at least
 // kAcyclicOnDeviceFrom states (or levels are asked for), else by the CPU's
-// level-parallel pass; never iterated
-// as a whole (csma3_6: 1.37 s), which takes as many sweeps as levels. Measured solves
-// (H100 machine, bench/NOTES.md), device against CPU: csma3_4 (761K states) 0.029 s
-// against 0.018 s, csma3_6 (24.7M) 0.18-0.24 s against 0.25-0.29 s, csma4_4 (121M)
-// 0.97-1.80 s against 1.07-1.44 s: the device's fixed cost, about 15 ms, pays from a
-// few million states; beyond, the host's traffic over the vectors decides on both sides.
+// level-parallel pass; never iterated as a whole, which takes as many sweeps as
+// levels. The device's fixed cost pays from a few million states; beyond, the host's
+// traffic over the vectors decides on both sides (the measured solves, device
+// against CPU: bench/NOTES.md, issue 22).
 constexpr std::uint64_t kAcyclicOnDeviceFrom = 4'000'000;
 }  // namespace
 
@@ -207,7 +200,7 @@ class ChunkFeeder {
   }
 
   // Starts uploading the first chunk that goes to the device, before take asks for
-  // it: the upload then runs while the iterates are made (leader8: 0.02 s).
+  // it: the upload then runs while the iterates are made.
   void start() { prefetch_from(0); }
 
   // After a failure: nothing stays on the device.
@@ -278,8 +271,8 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries);
   report.rows = rows;
   report.entries = entries;
-  // Every SCC, wherever it is solved (in parallel: csma4_4 has 121M), unless each
-  // is one state.
+  // Every SCC, wherever it is solved (in parallel: a system may have as many SCCs as
+  // states), unless each is one state.
   const bool singletons = chunk.end_scc - chunk.first_scc == report.states;
   const std::uint64_t largest = singletons ? std::min<std::uint64_t>(report.states, 1) : oneapi::tbb::parallel_reduce(
       oneapi::tbb::blocked_range<std::size_t>(chunk.first_scc, chunk.end_scc, 1 << 16), std::uint64_t{0},
@@ -385,6 +378,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   SolveReport& report = result.report;
   report.method = request.options.stop.fixed_sweeps ? Method::value_iteration : request.options.method;
   SolveProgress progress(to_string(report.method), system.num_states());
+  method->report_progress_to(&progress);
   if (device) report.device = device->name();
   if (system.on_device) {
     const gpu::DeviceSystem& built = *system.on_device;

@@ -72,8 +72,8 @@ PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double 
 }
 
 // The same levels, a height level at a time: the SCCs of one (MaybeSystem::level_starts)
-// read only lower ones, so they are computed in parallel (leader8: 14M SCCs, 68M rows;
-// the serial pass took about a second).
+// read only lower ones, so they are computed in parallel (serially, a pass over a
+// large system's rows takes seconds).
 PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, double epsilon) {
   const std::size_t n = system.num_sccs();
   if (system.level_starts.empty() && n > 0) return scc_width_targets_reference(system, epsilon);
@@ -86,8 +86,8 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector
     return targets;
   }
   // Each state holds its SCC's level, so that a column's level is one read, and an
-  // SCC being a range of states, whether a column is inside it is a comparison
-  // (leader8: about 0.2 s with an SCC index per state and a level per SCC, two reads).
+  // SCC being a range of states, whether a column is inside it is a comparison (an
+  // SCC index per state and a level per SCC would take two dependent reads).
   const std::uint64_t states = system.scc_starts[n];  // the SCCs' (a test's system may list no model states)
   PodVector<std::uint32_t> level(states);
   const std::uint64_t first_read = system.scc_starts[system.level_starts[first_cyclic]];
@@ -224,11 +224,11 @@ IntervalRun run_interval_iteration(IntervalUnit& unit, std::uint64_t max_sweeps,
 // One SCC on the CPU, its sweeps parallel over its states.
 class CpuSccUnit final : public IntervalUnit {
  public:
-  CpuSccUnit(const SolveRequest& request, StateRange range, double target, Iterates& x)
-      : r_(request), range_(range), target_(target), x_(x) {}
+  CpuSccUnit(const SolveRequest& request, SolveProgress* progress, StateRange range, double target, Iterates& x)
+      : r_(request), progress_(progress), range_(range), target_(target), x_(x) {}
 
   LowerRun iterate_lower(double precision, std::uint64_t budget) override {
-    return sweep_lower(r_, range_, x_, precision, budget);
+    return sweep_lower(r_, progress_, range_, x_, precision, budget);
   }
 
   std::uint64_t guess_upper(double bound, double rate) override {
@@ -256,7 +256,7 @@ class CpuSccUnit final : public IntervalUnit {
       x_.swap_both();
       ++run.sweeps;
       run.width = last.width;
-      SolveProgress::note(1, last.width);
+      note_progress(progress_, 1, last.width);
       if (!run.verified) {
         if (!last.upper_raised) {
           run.verified = true;
@@ -281,6 +281,7 @@ class CpuSccUnit final : public IntervalUnit {
   ConvergenceCriterion criterion() const { return r_.options.stop.criterion; }
 
   const SolveRequest& r_;
+  SolveProgress* progress_;
   StateRange range_;
   double target_;
   Iterates& x_;
@@ -289,7 +290,7 @@ class CpuSccUnit final : public IntervalUnit {
 // What a chunk resident on the device needs beside its matrix: both b (fixed:
 // earlier chunks are final) and, for a chunk with iterated levels, the width targets
 // per state. The iterates are bound from the system's own and read back into them
-// at the end, with no copies of their own (leader8's two took 0.1 s each way).
+// at the end, with no copies of their own (which would cost a model-sized copy each way).
 struct DeviceChunkVectors {
   DeviceChunkVectors(const DeviceChunkJob& job, const Iterates& x) {
     if (job.b_on_device) return;
@@ -361,8 +362,10 @@ struct WindowTargets {
 class DeviceWindowUnit final : public IntervalUnit {
  public:
   // tightest: the tightest positive target of its SCCs (0: none), see tightest_target.
-  DeviceWindowUnit(const SolveRequest& request, const DeviceChunkJob& job, const LevelSegment& window, double tightest)
-      : r_(request), job_(job), first_(window.level_starts.front()), end_(window.level_starts.back()), tightest_(tightest) {}
+  DeviceWindowUnit(const SolveRequest& request, SolveProgress* progress, const DeviceChunkJob& job,
+                   const LevelSegment& window, double tightest)
+      : r_(request), progress_(progress), job_(job), first_(window.level_starts.front()), end_(window.level_starts.back()),
+        tightest_(tightest) {}
 
   LowerRun iterate_lower(double precision, std::uint64_t budget) override {
     gpu::SweepSettings plain = settings();
@@ -405,13 +408,14 @@ class DeviceWindowUnit final : public IntervalUnit {
 
  private:
   gpu::SweepSettings settings() const {
-    gpu::SweepSettings s = sweep_settings(r_);
+    gpu::SweepSettings s = sweep_settings(r_, progress_);
     s.first_state = first_;
     s.end_state = end_;
     return s;
   }
 
   const SolveRequest& r_;
+  SolveProgress* progress_;
   const DeviceChunkJob& job_;
   std::uint32_t first_, end_;
   double tightest_;
@@ -447,7 +451,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
         [&](std::size_t scc) {
           const StateRange range = range_of(scc);
           ++stats.iterated_sccs;
-          CpuSccUnit unit(r_, range, targets()[scc], x);
+          CpuSccUnit unit(r_, progress_, range, targets()[scc], x);
           IntervalRun run =
               run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, "for an SCC");
           if (!run.converged) {
@@ -458,8 +462,8 @@ class IntervalIterationPolicy final : public MethodPolicy {
   }
 
   // The width targets: for a chunk that is the whole system, computed on the device
-  // once its matrix is there (leader8: 0.1-0.19 s on the host, a pass over the
-  // matrix); otherwise on a thread of their own while the iterates upload and the
+  // once its matrix is there (on the host they take a pass over the matrix);
+  // otherwise on a thread of their own while the iterates upload and the
   // acyclic levels below the first iterated one are passed. Bound before the first
   // iterated window; never made for a chunk with none.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
@@ -501,7 +505,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
                   passes_s, windows_s, windows_device_s);
     if (!iterated && job.states.begin == 0 && job.states.end == r_.system.num_states()) {
       // Exact passes over the whole system leave both iterates equal: the lower one
-      // alone comes back (csma4_4: 0.97 GB less), and the solution is exact, without
+      // alone comes back (a model-sized vector less), and the solution is exact, without
       // bounds to carry into the model's states.
       job.device.read_bound(job.ticket, x.lower.data(), nullptr);
       x.upper = {};
@@ -548,7 +552,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   // The states of one window (the chunk, or a level with cycles): its SCCs'.
   gpu::ChunkSolveStats solve_window(const DeviceChunkJob& job, const LevelSegment& window, double tightest,
                                     const char* where, SolveStats& stats) {
-    DeviceWindowUnit unit(r_, job, window, tightest);
+    DeviceWindowUnit unit(r_, progress_, job, window, tightest);
     IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, where);
     stats.add_run(run.sweeps);
     stats.iterated_sccs += job.by_levels ? count_iterated(r_.system, window.first_scc, window.end_scc)

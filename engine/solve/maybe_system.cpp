@@ -101,8 +101,8 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition scc
   return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return outside_values[t]; }, rewards);
 }
 
-// The yes-set read in place: a per-state array of values would cost csma3_6 680 MB
-// and a pass to fill them.
+// The yes-set read in place: a per-state array of values would cost a model-sized
+// vector and a pass to fill it.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
                                graph::SccDecomposition sccs) {
   return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr);

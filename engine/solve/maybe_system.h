@@ -23,7 +23,7 @@ namespace mdpvi {
 
 struct MaybeSystem {
   // PodVector: filled in parallel after one resize, with no serial zeroing first
-  // (csma4_4's system has 250M entries).
+  // (a large system has hundreds of millions of entries).
   PodVector<std::uint64_t> row_group_starts;  // local states + 1
   PodVector<std::uint64_t> row_starts;        // rows + 1
   PodVector<std::uint32_t> columns;           // local state indices
@@ -53,7 +53,7 @@ struct MaybeSystem {
 // no other row keeps one, and its value is infinite.
 // Pre: outside_values has one entry per model state (those of the system's states
 // are not read).
-// The system takes over the decomposition's arrays (move it in: csma4_4's are 1.5 GB).
+// The system takes over the decomposition's arrays (move it in: they are model-sized).
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
                                const StateNumbers& outside_values, const RewardStructure* rewards = nullptr);
 

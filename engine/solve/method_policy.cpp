@@ -145,8 +145,8 @@ std::size_t plain_sweep_bytes(std::uint64_t states, std::uint64_t rows, std::uin
   return matrix_bytes(states, rows, entries) + rows * sizeof(double) + 2 * states * sizeof(double);
 }
 
-LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x, double precision,
-                     std::uint64_t budget, bool fixed) {
+LowerRun sweep_lower(const SolveRequest& request, SolveProgress* progress, StateRange range, Iterates& x,
+                     double precision, std::uint64_t budget, bool fixed) {
   // The rate is measured over the last kWindow sweeps: the largest change of an MDP
   // need not fall every sweep (periodic chains alternate).
   constexpr std::uint64_t kWindow = 8;
@@ -158,7 +158,7 @@ LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x,
     x.swap_lower();
     recent[run.sweeps % kWindow] = run.change;
     ++run.sweeps;
-    SolveProgress::note(1, run.change);
+    note_progress(progress, 1, run.change);
   } while ((fixed || run.change >= precision) && run.sweeps < budget);
   x.sync(range);
   const std::uint64_t gap = std::min(run.sweeps - 1, kWindow - 1);
@@ -175,7 +175,7 @@ double change_within(double distance, double rate) {
   return rate >= 1.0 ? 0.0 : distance * (1.0 - rate) / rate;
 }
 
-gpu::SweepSettings sweep_settings(const SolveRequest& request) {
+gpu::SweepSettings sweep_settings(const SolveRequest& request, SolveProgress* progress) {
   const StopRule& stop = request.options.stop;
   gpu::SweepSettings settings;
   settings.maximize = request.direction == Optimization::maximize;
@@ -183,7 +183,9 @@ gpu::SweepSettings sweep_settings(const SolveRequest& request) {
   settings.epsilon = stop.epsilon;
   settings.max_sweeps = stop.max_sweeps;
   settings.fixed_sweeps = stop.fixed_sweeps;
-  settings.on_batch = SolveProgress::note;
+  if (progress != nullptr) {
+    settings.on_batch = [progress](std::uint64_t sweeps, double measure) { progress->note(sweeps, measure); };
+  }
   return settings;
 }
 

@@ -4,6 +4,7 @@
 // on the device. Everything else (planning, preparing and uploading chunks, the
 // fallback to the CPU, reports) is the driver's, shared by every method.
 #include "engine/solve/bellman.h"
+#include "engine/solve/solve_progress.h"
 #include "engine/solve/solve_request.h"
 #include "engine/model/state_numbers.h"
 #include "gpu/device_solver.h"
@@ -19,14 +20,14 @@ namespace mdpvi {
 // the CPU's sweeps. Outside the SCC being solved both buffers of a pair agree, so a
 // sweep may read any column from either. Value iteration uses lower alone. The
 // second buffers are made when a CPU solve first needs them: a system solved on the
-// device never does (leader8's four buffers took 0.46 s to fill, one thread each).
+// device never does (filling them costs a pass over four model-sized vectors).
 struct Iterates {
   PodVector<double> lower, lower_next, upper, upper_next;
   // The value every state of an iterate starts at, where it is one (a chunk not yet
   // solved still holds it: the device fills it rather than copying it).
   std::optional<double> lower_start, upper_start;
 
-  // upper_unwritten: the upper iterate sized, not written (csma4_4: 0.97 GB), for a
+  // upper_unwritten: the upper iterate sized, not written (a pass saved), for a
   // system built on the device, which starts its own there and brings back the lower
   // one alone.
   Iterates(const SolveRequest& request, bool with_upper, bool upper_unwritten = false);
@@ -81,7 +82,7 @@ struct LevelSegment {
 };
 
 // Per level of the system: 1 where some SCC of it is not trivial (computed in
-// parallel: csma4_4 has 121M SCCs).
+// parallel: a system may have as many SCCs as states).
 std::vector<std::uint8_t> cyclic_levels(const MaybeSystem& system);
 
 // The segments of the chunk of SCCs [first_scc, end_scc), in chunk-local states.
@@ -115,6 +116,9 @@ class MethodPolicy {
  public:
   virtual ~MethodPolicy() = default;
 
+  // Where the sweeps are told of (the chunk driver's SolveProgress; none: not told).
+  void report_progress_to(SolveProgress* progress) { progress_ = progress; }
+
   virtual bool has_upper_iterate() const = 0;
   // False for a method with no device kernels: the driver keeps every chunk on the CPU.
   virtual bool runs_on_device() const { return true; }
@@ -127,6 +131,9 @@ class MethodPolicy {
   virtual void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) = 0;
   // Solves a chunk on the device into x (same pre and post). Throws gpu::DeviceError.
   virtual gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) = 0;
+
+ protected:
+  SolveProgress* progress_ = nullptr;
 };
 
 // The policy of request's method (value iteration whenever the stop rule fixes the
@@ -149,8 +156,8 @@ struct LowerRun {
   double change = 0.0;  // the last sweep's largest change
   double rate = 1.0;    // the factor by which the largest change fell per sweep, lately (1: unknown)
 };
-LowerRun sweep_lower(const SolveRequest& request, StateRange range, Iterates& x, double precision,
-                     std::uint64_t budget, bool fixed = false);
+LowerRun sweep_lower(const SolveRequest& request, SolveProgress* progress, StateRange range, Iterates& x,
+                     double precision, std::uint64_t budget, bool fixed = false);
 
 // The per-sweep factor by which the largest change fell from earlier to last over
 // gap sweeps; 1 where that says nothing (no gap, no change, or no fall).
@@ -163,7 +170,7 @@ double change_within(double distance, double rate);
 
 // gpu::SweepSettings of a request (no group shape: each resident chunk has its own,
 // given at upload).
-gpu::SweepSettings sweep_settings(const SolveRequest& request);
+gpu::SweepSettings sweep_settings(const SolveRequest& request, SolveProgress* progress);
 
 // Solves a trivial SCC (one state without a self-loop) by its one Bellman update of the
 // lower iterate, from the final values it depends on.

@@ -31,7 +31,7 @@ MethodRequirements requirements_of(Method method);
 
 // The command's default max_sweeps: PRISM's 10000 for value iteration. A sound
 // answer is worth more sweeps: a bound verifies only once the lower iterate is well
-// converged (coin4_4's rewards need about 20000 per SCC).
+// converged, which can take tens of thousands of sweeps per SCC.
 inline std::uint64_t default_max_sweeps(Method method) { return requirements_of(method).gives_bounds ? 1000000 : 10000; }
 
 }  // namespace mdpvi

@@ -9,18 +9,14 @@ namespace {
 constexpr auto kQuietFor = std::chrono::seconds(1);
 constexpr auto kInterval = std::chrono::seconds(5);
 
-std::atomic<SolveProgress*> g_active{nullptr};
-
 }  // namespace
 
 SolveProgress::SolveProgress(std::string method, std::uint64_t states)
     : method_(std::move(method)), states_(states) {
-  g_active.store(this);
   reporter_ = std::thread([this] { report_until_stopped(); });
 }
 
 SolveProgress::~SolveProgress() {
-  g_active.store(nullptr);
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -30,10 +26,8 @@ SolveProgress::~SolveProgress() {
 }
 
 void SolveProgress::note(std::uint64_t sweeps, double measure) {
-  SolveProgress* active = g_active.load(std::memory_order_relaxed);
-  if (active == nullptr) return;
-  active->sweeps_.fetch_add(sweeps, std::memory_order_relaxed);
-  active->measure_.store(measure, std::memory_order_relaxed);
+  sweeps_.fetch_add(sweeps, std::memory_order_relaxed);
+  measure_.store(measure, std::memory_order_relaxed);
 }
 
 void SolveProgress::report_until_stopped() {

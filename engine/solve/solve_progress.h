@@ -16,14 +16,14 @@ namespace mdpvi {
 
 class SolveProgress {
  public:
-  // Reports for the solve that runs while it lives; one at a time.
+  // Reports for the solve that runs while it lives.
   explicit SolveProgress(std::string method, std::uint64_t states);
   ~SolveProgress();
   SolveProgress(const SolveProgress&) = delete;
   SolveProgress& operator=(const SolveProgress&) = delete;
 
-  // sweeps more, the last one's largest change or width; no-op when no solve is active.
-  static void note(std::uint64_t sweeps, double measure);
+  // sweeps more, the last one's largest change or width (from any thread).
+  void note(std::uint64_t sweeps, double measure);
 
  private:
   void report_until_stopped();
@@ -38,5 +38,11 @@ class SolveProgress {
   bool stopping_ = false;
   std::thread reporter_;
 };
+
+// progress->note, where there is a progress to tell (a solve made outside the chunk
+// driver, in a test, has none).
+inline void note_progress(SolveProgress* progress, std::uint64_t sweeps, double measure) {
+  if (progress != nullptr) progress->note(sweeps, measure);
+}
 
 }  // namespace mdpvi

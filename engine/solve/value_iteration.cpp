@@ -31,7 +31,7 @@ class ValueIterationPolicy final : public MethodPolicy {
         [&](std::size_t scc) {
           const StateRange range = range_of(scc);
           ++stats.iterated_sccs;
-          const LowerRun run = sweep_lower(r_, range, x, stop_.epsilon, stop_.max_sweeps, stop_.fixed_sweeps);
+          const LowerRun run = sweep_lower(r_, progress_, range, x, stop_.epsilon, stop_.max_sweeps, stop_.fixed_sweeps);
           if (!stop_.fixed_sweeps && run.change >= stop_.epsilon) {
             report_not_converged(stats, {"value iteration", "an SCC", run.sweeps, range.size(), "last change", run.change,
                                          stop_.epsilon});
@@ -54,7 +54,7 @@ class ValueIterationPolicy final : public MethodPolicy {
  private:
   // The chunk as one Jacobi system.
   gpu::ChunkSolveStats solve_whole(const DeviceChunkJob& job, const double* b, double* values, SolveStats& stats) {
-    gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_), values);
+    gpu::ChunkSolveStats s = job.device.iterate(job.ticket, b, sweep_settings(r_, progress_), values);
     stats.add_run(s.iterations);
     stats.iterated_sccs += job.end_scc - job.first_scc;
     if (!s.converged && !stop_.fixed_sweeps) {
@@ -75,7 +75,7 @@ class ValueIterationPolicy final : public MethodPolicy {
         total += pass_acyclic_segment(job, segment, r_.direction);
         continue;
       }
-      gpu::SweepSettings settings = sweep_settings(r_);
+      gpu::SweepSettings settings = sweep_settings(r_, progress_);
       settings.first_state = segment.level_starts.front();
       settings.end_state = segment.level_starts.back();
       const gpu::ChunkSolveStats s = job.device.iterate(job.ticket, nullptr, settings, nullptr);
