@@ -5,11 +5,13 @@
 #include <chrono>
 #include <cstring>
 
-#include <sys/resource.h>
-
-#include "engine/explore/masked_memo.h"
+#include "engine/explore/block_rows.h"
+#include "engine/explore/build_limits.h"
+#include "engine/explore/build_phases.h"
+#include "engine/explore/initial_states.h"
 #include "engine/explore/model_index.h"
 #include "engine/explore/state_expander.h"
+#include "engine/explore/state_labels.h"
 #include "engine/explore/state_table.h"
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
@@ -28,51 +30,6 @@
 namespace mdpvi {
 
 namespace {
-
-// The first of a block's successors equal to each: neighbouring states share many
-// successors (often fewer than half of a block's are distinct), and a repeat is
-// found in this small table, in cache, instead of the state table.
-class RepeatFinder {
- public:
-  void reset(std::size_t count) {
-    std::size_t size = 16;
-    while (size < 2 * count) size *= 2;
-    slots_.assign(size, kEmpty);
-  }
-  // Index of the first successor equal to successor i (i itself if none), given its
-  // hash and same(j): whether successor j equals successor i. Successors come in order.
-  template <typename Same>
-  std::size_t first(std::uint64_t hash, std::size_t i, const Same& same) {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t slot = (hash >> 32) & mask;; slot = (slot + 1) & mask) {
-      if (slots_[slot] == kEmpty) {
-        slots_[slot] = static_cast<std::uint32_t>(i);
-        return i;
-      }
-      if (same(slots_[slot])) return slots_[slot];
-    }
-  }
-
- private:
-  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> slots_;
-};
-
-// Adds the time since the last lap to one of a few counters.
-class PartClock {
- public:
-  explicit PartClock(std::atomic<std::int64_t>* totals) : totals_(totals), last_(std::chrono::steady_clock::now()) {}
-  void lap(int part) {
-    const auto now = std::chrono::steady_clock::now();
-    totals_[part].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count(),
-                            std::memory_order_relaxed);
-    last_ = now;
-  }
-
- private:
-  std::atomic<std::int64_t>* totals_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 // Breadth-first exploration in waves of consecutive states, each wave in three
 // parallel passes over blocks of its states:
@@ -94,8 +51,7 @@ class LevelBuilder {
         experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
         verbose_(options.verbose),
         keep_actions_(options.keep_actions),
-        state_limit_(options.state_limit),
-        memory_limit_(options.memory_limit),
+        limits_{options.state_limit, options.memory_limit},
         label_names_(options.labels) {}
 
   BuiltModel run() {
@@ -130,20 +86,20 @@ class LevelBuilder {
       // they keep them busy 35% and 70% of the time).
       oneapi::tbb::task_group ahead;
       ahead.run([this, room = room_ahead(mdp, wave_end - wave)] {
-        timed_into(populate_s_, [&] {
+        timed_into(phases_.populate_s, [&] {
           for (const PageRange& range : room) populate(range);
         });
       });
       timed(0, [&] {
         // Room for the wave's claims, guessed: a level is rarely more than twice the
         // one before (take_room has more, and grow_in_wave the rest).
-        timed_into(table_growth_s_, [&] { table_.reserve(2 * (wave_end - wave)); });
+        timed_into(phases_.table_growth_s, [&] { table_.reserve(2 * (wave_end - wave)); });
         expand_and_look_up(blocks);
         finish_deferred_look_ups(blocks);
       });
       timed(1, [&] { count_won_claims(blocks); });
       timed(2, [&] { number_and_write(blocks, mdp); });
-      timed_into(populate_wait_s_, [&] { ahead.wait(); });
+      timed_into(phases_.populate_wait_s, [&] { ahead.wait(); });
       widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
       check_limits(mdp, pool, wave, built.statistics.waves + 1);
@@ -159,17 +115,7 @@ class LevelBuilder {
     built.statistics.waves_growing_table = growths_in_waves_;
     log("build: {} waves, the widest {} states, {} of them grew the table while claiming", built.statistics.waves,
                   widest_wave_, growths_in_waves_);
-    log("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
-                  phase_s_[0], phase_s_[1], phase_s_[2], phase_s_[3]);
-    log("build growing the table {:.3f} s, populating ahead {:.3f} s, waited for it {:.3f} s", table_growth_s_,
-                  populate_s_, populate_wait_s_);
-    log("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", faults_[0],
-                  faults_[1], faults_[2], faults_[3]);
-    auto busy = [&](int phase) { return 100.0 * busy_ns_[phase] * 1e-9 / (phase_s_[phase] * threads()); };
-    log("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
-                  threads(), busy(0), busy(1), busy(2));
-    log("build thread time in the first phase: expand {:.3f} s, repeats {:.3f} s, look up {:.3f} s, merge {:.3f} s",
-                  part_ns_[0] * 1e-9, part_ns_[1] * 1e-9, part_ns_[2] * 1e-9, part_ns_[3] * 1e-9);
+    log_phases();
     std::uint64_t lookups = 0, misses = 0;
     for (const StateExpander& expander : experts_) {
       lookups += expander.cache_statistics().first;
@@ -184,6 +130,21 @@ class LevelBuilder {
   template <typename... Args>
   void log(spdlog::format_string_t<Args...> format, Args&&... args) const {
     if (verbose_) spdlog::info(format, std::forward<Args>(args)...);
+  }
+
+  void log_phases() const {
+    const BuildPhases& p = phases_;
+    log("build phases: expand and look up {:.3f} s, claims {:.3f} s, number and write {:.3f} s, finish {:.3f} s",
+        p.seconds[0], p.seconds[1], p.seconds[2], p.seconds[3]);
+    log("build growing the table {:.3f} s, populating ahead {:.3f} s, waited for it {:.3f} s", p.table_growth_s,
+        p.populate_s, p.populate_wait_s);
+    log("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", p.faults[0], p.faults[1],
+        p.faults[2], p.faults[3]);
+    auto busy = [&](int phase) { return 100.0 * p.busy_ns[phase] * 1e-9 / (p.seconds[phase] * threads()); };
+    log("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
+        threads(), busy(0), busy(1), busy(2));
+    log("build thread time in the first phase: expand {:.3f} s, repeats {:.3f} s, look up {:.3f} s, merge {:.3f} s",
+        p.part_ns[0] * 1e-9, p.part_ns[1] * 1e-9, p.part_ns[2] * 1e-9, p.part_ns[3] * 1e-9);
   }
 
   // Blocks are the unit of parallel work. A wave is at most a breadth-first level,
@@ -223,30 +184,8 @@ class LevelBuilder {
   // Ends the build with BuildLimitReached past BuildOptions::state_limit or memory_limit.
   void check_limits(const SparseMdp& mdp, std::span<const ExpandedBlock> pool, std::uint64_t explored,
                     std::uint64_t waves) const {
-    auto so_far = [&] {
-      return std::to_string(table_.size()) + " states found, " + std::to_string(explored) + " of them explored in " +
-             std::to_string(waves) + " waves";
-    };
-    if (state_limit_ > 0 && table_.size() > state_limit_) {
-      throw BuildLimitReached("state limit reached: " + so_far() + " (--state-limit " + std::to_string(state_limit_) +
-                              ")");
-    }
-    if (memory_limit_ == 0) return;
-    const std::size_t bytes = memory_in_use(mdp, pool);
-    if (bytes > memory_limit_) {
-      throw BuildLimitReached("memory limit reached: the process takes " + megabytes(bytes) + " after " + so_far() +
-                              " (--memory-limit " + megabytes(memory_limit_) + ")");
-    }
-  }
-  // The process's resident memory, which the out-of-memory killer judges. The model's
-  // arrays and the pool alone are most of it in a fast-growing build; they count too,
-  // should /proc be missing.
-  std::size_t memory_in_use(const SparseMdp& mdp, std::span<const ExpandedBlock> pool) const {
-    return std::max(resident_bytes(), model_bytes(mdp) + pool_bytes(pool));
-  }
-  static std::string megabytes(std::size_t bytes) {
-    if (bytes < (1u << 20)) return std::to_string(bytes) + " bytes";
-    return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+    const bool memory_counts = limits_.memory > 0;  // reading /proc costs a system call a wave
+    limits_.check_wave(table_.size(), explored, waves, memory_counts ? memory_in_use(model_bytes(mdp) + pool_bytes(pool)) : 0);
   }
   // The model's arrays and the state table (the builder's own buffers aside).
   std::size_t model_bytes(const SparseMdp& mdp) const {
@@ -271,8 +210,6 @@ class LevelBuilder {
   static constexpr std::uint64_t kRepeatTarget = std::uint64_t{1} << 61;
   // Room in the table is taken for this many claims at a time (take_room).
   static constexpr std::uint64_t kRoomPerTake = 64;
-  // Rows up to this long are merged and sorted by insertion, longer ones by a sort.
-  static constexpr std::uint32_t kLongRow = 16;
   // How far ahead look-ups have their state fetched into the cache; their slot is
   // fetched twice as far ahead.
   static constexpr std::size_t kPrefetchDistance = 8;
@@ -290,7 +227,7 @@ class LevelBuilder {
     oneapi::tbb::parallel_for(
         Range(0, count, 1),
         [&](const Range& range) {
-          PartClock clock(busy_ns_);
+          PartClock clock(phases_.busy_ns);
           for (std::size_t b = range.begin(); b < range.end(); ++b) work(b);
           clock.lap(phase);
         },
@@ -298,58 +235,12 @@ class LevelBuilder {
   }
 
   template <typename Work>
-  static void timed_into(double& total, Work work) {
-    auto start = std::chrono::steady_clock::now();
-    work();
-    total += seconds_since(start);
-  }
-  static long minor_faults() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_minflt;
-  }
-  // Adds a phase's wall time and, where -v will print them, its page faults (a fault
-  // costs microseconds, more with many threads faulting at once); counting them is
-  // two system calls a phase.
-  template <typename Work>
   void timed(int phase, Work work) {
-    if (!count_faults_) return timed_into(phase_s_[phase], work);
-    const long faults = minor_faults();
-    timed_into(phase_s_[phase], work);
-    faults_[phase] += minor_faults() - faults;
+    phases_.timed(phase, work);
   }
 
   void add_initial_states(SparseMdp& mdp) {
-    const std::vector<ResolvedVariable>& variables = model_.variables;
-    const StateLayout& layout = index_.layout;
-    std::vector<std::uint64_t> state(layout.words(), 0);
-    if (!model_.init) {
-      for (std::size_t v = 0; v < variables.size(); ++v) layout.set(state.data(), v, variables[v].init);
-      mdp.initial_states.push_back(table_.insert(state.data()).first);
-      return;
-    }
-    // init ... endinit: every valuation of the variables that satisfies it.
-    const std::size_t n = variables.size();
-    std::vector<std::int32_t> x(n);
-    std::vector<double> values(n);
-    for (std::size_t v = 0; v < n; ++v) x[v] = variables[v].low;
-    double combinations = 1;
-    for (const ResolvedVariable& v : variables) combinations *= double(v.high) - v.low + 1;
-    if (combinations > 1e8) {
-      throw LocatedError(model_.file, 0, 0, "init ... endinit over more than 10^8 valuations is not supported");
-    }
-    while (true) {
-      for (std::size_t v = 0; v < n; ++v) values[v] = x[v];
-      if (model_.init->holds(values.data())) {
-        for (std::size_t v = 0; v < n; ++v) layout.set(state.data(), v, x[v]);
-        mdp.initial_states.push_back(table_.insert(state.data()).first);
-      }
-      std::size_t v = 0;
-      while (v < n && x[v] == variables[v].high) x[v] = variables[v].low, ++v;
-      if (v == n) break;
-      ++x[v];
-    }
-    if (mdp.initial_states.empty()) throw LocatedError(model_.file, 0, 0, "no state satisfies the init ... endinit block");
+    mdp.initial_states = insert_initial_states(model_, index_.layout, table_);
   }
 
   // (A) Per block: expansion, look-ups, merging.
@@ -357,7 +248,7 @@ class LevelBuilder {
     each_block(blocks.size(), 0, [&](std::size_t b) {
       StateExpander& expander = experts_.local();
       ExpandedBlock& block = blocks[b];
-      PartClock clock(part_ns_);
+      PartClock clock(phases_.part_ns);
       for (std::uint64_t s = block.first_state; s < block.end_state; ++s) expander.expand(s, table_.state(s), block);
       clock.lap(0);
       if (block.probabilities.size() > kMostBlockSuccessors) {
@@ -501,49 +392,6 @@ class LevelBuilder {
     block.probabilities.resize(write);
   }
 
-  // count successors merged into entries at out_targets/out_probabilities, which may
-  // be where they are or before; returns the number of entries. Rows are mostly short
-  // (a successor or two per choice), so a search among the entries so far, and a sort
-  // for long rows.
-  static std::uint32_t merge_row(const std::uint64_t* targets, const double* probabilities, std::uint32_t count,
-                                 std::uint64_t* out_targets, double* out_probabilities) {
-    std::uint32_t length = 0;
-    if (count <= kLongRow) {
-      for (std::uint32_t i = 0; i < count; ++i) {
-        const std::uint64_t target = targets[i];  // read before an entry is written over it
-        const double probability = probabilities[i];
-        std::uint32_t j = 0;
-        while (j < length && out_targets[j] != target) ++j;
-        if (j < length) {
-          out_probabilities[j] += probability;
-        } else {
-          out_targets[length] = target;
-          out_probabilities[length++] = probability;
-        }
-      }
-      return length;
-    }
-    struct Successor {
-      std::uint64_t target;
-      std::uint32_t order;
-      double probability;
-    };
-    thread_local std::vector<Successor> sorted;
-    sorted.clear();
-    for (std::uint32_t i = 0; i < count; ++i) sorted.push_back({targets[i], i, probabilities[i]});
-    std::sort(sorted.begin(), sorted.end(),
-              [](const Successor& x, const Successor& y) { return std::tie(x.target, x.order) < std::tie(y.target, y.order); });
-    for (const Successor& successor : sorted) {
-      if (length > 0 && out_targets[length - 1] == successor.target) {
-        out_probabilities[length - 1] += successor.probability;
-      } else {
-        out_targets[length] = successor.target;
-        out_probabilities[length++] = successor.probability;
-      }
-    }
-    return length;
-  }
-
   // (B) Which claims won: each block renames the claims it won, in order, to (block,
   // rank among them), which tells every claimant the state's index once the blocks'
   // first new indices are known.
@@ -649,24 +497,10 @@ class LevelBuilder {
                : static_cast<std::uint32_t>(blocks[claim.value >> kOffsetBits].first_new + (claim.value & kMostBlockSuccessors));
   }
 
-  // One merged row into the CSR, sorted by index: insertion for short rows.
+  // One merged row into the CSR, sorted by index.
   void write_row(std::span<const ExpandedBlock> blocks, const std::uint64_t* targets, const double* probabilities,
                  std::uint32_t length, std::uint32_t* columns, double* values) const {
-    if (length <= kLongRow) {
-      for (std::uint32_t i = 0; i < length; ++i) {
-        const std::uint32_t column = index_of(blocks, targets[i]);
-        std::uint32_t j = i;
-        for (; j > 0 && columns[j - 1] > column; --j) columns[j] = columns[j - 1], values[j] = values[j - 1];
-        columns[j] = column;
-        values[j] = probabilities[i];
-      }
-      return;
-    }
-    thread_local std::vector<std::pair<std::uint32_t, double>> sorted;
-    sorted.clear();
-    for (std::uint32_t i = 0; i < length; ++i) sorted.emplace_back(index_of(blocks, targets[i]), probabilities[i]);
-    std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (std::uint32_t i = 0; i < length; ++i) columns[i] = sorted[i].first, values[i] = sorted[i].second;
+    write_sorted_row(targets, probabilities, length, [&](std::uint64_t t) { return index_of(blocks, t); }, columns, values);
   }
 
   // The arrays' room for the coming wave, to back with memory beside its phases
@@ -716,65 +550,14 @@ class LevelBuilder {
     mdp.valuations = std::move(valuations);
   }
 
-  // "init", "deadlock" and the model's labels asked for (BuildOptions::labels). Each
-  // state is decoded once for all labels, and each task takes whole 64-bit words so
-  // that no two share a word.
+  // "init", "deadlock" and the model's labels asked for (BuildOptions::labels).
   void add_labels(SparseMdp& mdp) {
-    const std::uint64_t n = table_.size();
     std::vector<std::size_t> wanted;  // indices into model_.labels
     for (std::size_t l = 0; l < model_.labels.size(); ++l) {
       if (!label_names_ || label_names_->count(model_.labels[l].first)) wanted.push_back(l);
     }
-    check_label_memory(mdp, wanted.size() + 2);
-    Label init{"init", StateSet(n)};
-    for (std::uint32_t s : mdp.initial_states) init.states.set(s);
-    Label deadlock{"deadlock", StateSet(n)};
-    for (std::uint32_t s : deadlocks_) deadlock.states.set(s);
-    mdp.labels.push_back(std::move(init));
-    mdp.labels.push_back(std::move(deadlock));
-    const std::size_t first = mdp.labels.size();
-    for (std::size_t l : wanted) mdp.labels.push_back({model_.labels[l].first, StateSet(n)});
-    if (wanted.empty()) return;
-    // A label reads a few variables: its value is remembered per valuation of them.
-    std::vector<std::vector<std::uint64_t>> masks;
-    for (std::size_t l : wanted) {
-      std::vector<bool> read(model_.variables.size(), false);
-      for (const CompiledExpression& conjunct : model_.labels[l].second.conjuncts()) conjunct.mark_variables(read);
-      masks.push_back(index_.layout.mask(read));
-    }
-    oneapi::tbb::enumerable_thread_specific<std::vector<MaskedMemo<bool>>> memos([&] {
-      return std::vector<MaskedMemo<bool>>(masks.begin(), masks.end());
-    });
-    using Words = oneapi::tbb::blocked_range<std::uint64_t>;
-    oneapi::tbb::parallel_for(Words(0, (n + 63) / 64), [&](const Words& words) {
-      std::vector<MaskedMemo<bool>>& memo = memos.local();
-      std::vector<double> values(model_.variables.size());
-      for (std::uint64_t s = words.begin() * 64; s < std::min(n, words.end() * 64); ++s) {
-        bool decoded = false;
-        for (std::size_t w = 0; w < wanted.size(); ++w) {
-          const bool holds = memo[w].find(table_.state(s), [&] {
-            if (!decoded) index_.layout.decode(table_.state(s), values.data());
-            decoded = true;
-            return model_.labels[wanted[w]].second.holds(values.data());
-          });
-          if (holds) mdp.labels[first + w].states.set(s);
-        }
-      }
-    });
-  }
-
-  // Labels are a bit per state each: checked against the memory limit before any is
-  // made, since a model may declare many.
-  void check_label_memory(const SparseMdp& mdp, std::size_t labels) const {
-    if (memory_limit_ == 0) return;
-    const std::size_t bytes = labels * ((table_.size() + 63) / 64 * 8);
-    const std::size_t in_use = memory_in_use(mdp, {});
-    if (in_use + bytes > memory_limit_) {
-      throw BuildLimitReached("memory limit reached: " + std::to_string(labels) + " labels of " +
-                              std::to_string(table_.size()) + " states would take " + megabytes(bytes) +
-                              " beside the process's " + megabytes(in_use) + " (--memory-limit " +
-                              megabytes(memory_limit_) + ")");
-    }
+    if (limits_.memory > 0) limits_.check_labels(wanted.size() + 2, table_.size(), memory_in_use(model_bytes(mdp)));
+    mdpvi::add_labels(mdp, model_, index_, table_, wanted, deadlocks_);
   }
 
   ModelIndex index_;
@@ -782,23 +565,13 @@ class LevelBuilder {
   StateTable table_;
   oneapi::tbb::enumerable_thread_specific<StateExpander> experts_;
   std::vector<std::uint32_t> deadlocks_;
-  double phase_s_[4] = {0, 0, 0, 0};  // for -v: expand and look up, claims, number and write, finish
-  long faults_[4] = {0, 0, 0, 0};  // for -v: the process's minor page faults in each
   const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
   const bool keep_actions_;  // BuildOptions::keep_actions
-  const std::uint64_t state_limit_;  // BuildOptions::state_limit
-  const std::size_t memory_limit_;   // BuildOptions::memory_limit
+  const BuildLimits limits_;  // BuildOptions::state_limit and memory_limit
   const std::optional<std::set<std::string>> label_names_;  // BuildOptions::labels
-  const bool count_faults_ = verbose_;
-  // For -v, work outside the blocks: growing (rehashing) the table in the first phase,
-  // populating ahead (beside the three phases), and the waves' wait for that.
-  double table_growth_s_ = 0, populate_s_ = 0, populate_wait_s_ = 0;
+  BuildPhases phases_{verbose_};  // for -v
   oneapi::tbb::affinity_partitioner affinity_;  // see each_block
-  std::atomic<std::int64_t> busy_ns_[3] = {0, 0, 0};  // for -v: the blocks' work in the first three
   std::uint64_t growths_in_waves_ = 0;  // for -v: see finish_deferred_look_ups
-  // For -v: the threads' time in the parts of the first phase (expand, repeats, look
-  // up, merge), which tells which part slows down when many threads share the table.
-  std::atomic<std::int64_t> part_ns_[4] = {0, 0, 0, 0};
 };
 
 }  // namespace
