@@ -2,6 +2,7 @@
 #include "engine/model/stopwatch.h"
 #include "gpu/batch_loop.h"
 #include "gpu/cuda_support.cuh"
+#include "gpu/device_iterates.cuh"
 #include "gpu/device_system.cuh"
 #include "gpu/device_solver.h"
 #include "gpu/krylov.cuh"
@@ -22,110 +23,11 @@ namespace mdpvi::gpu {
 
 namespace {
 
+using detail::BatchResults;
 using detail::check;
+using detail::DeviceIterate;
 using detail::DeviceArray;
 using detail::kBlockSize;
-
-// Per-sweep results on the device: a largest change (or width) and a word of flags
-// per sweep, in two halves of kMaxBatch slots (a batch read while the next runs),
-// each half copied back into pinned memory and cleared once read.
-class BatchResults {
- public:
-  explicit BatchResults(cudaStream_t stream) : d_largest_(detail::kBatchSlots), d_flags_(detail::kBatchSlots) {
-    check(cudaMallocHost(&host_largest_, detail::kBatchSlots * sizeof(unsigned long long)), "cudaMallocHost");
-    check(cudaMallocHost(&host_flags_, detail::kBatchSlots * sizeof(unsigned)), "cudaMallocHost");
-    for (cudaEvent_t& e : copied_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
-    clear(0, detail::kBatchSlots, stream);
-  }
-  ~BatchResults() {
-    for (cudaEvent_t e : copied_) cudaEventDestroy(e);
-    cudaFreeHost(host_largest_);
-    cudaFreeHost(host_flags_);
-  }
-  BatchResults(const BatchResults&) = delete;
-  BatchResults& operator=(const BatchResults&) = delete;
-
-  unsigned long long* largest(std::size_t slot) const { return d_largest_.get() + slot; }
-  unsigned* flags(std::size_t slot) const { return d_flags_.get() + slot; }
-
-  // Enqueues the copy back of slots [first, first + count) (one half).
-  void send(std::size_t first, std::size_t count, cudaStream_t stream) {
-    check(cudaMemcpyAsync(host_largest_ + first, d_largest_.get() + first, count * sizeof(unsigned long long),
-                          cudaMemcpyDeviceToHost, stream),
-          "download");
-    check(cudaMemcpyAsync(host_flags_ + first, d_flags_.get() + first, count * sizeof(unsigned), cudaMemcpyDeviceToHost,
-                          stream),
-          "download");
-    check(cudaEventRecord(copied_[first / detail::kMaxBatch], stream), "cudaEventRecord");
-    clear(first, count, stream);  // after the copy, in stream order
-  }
-  // Waits for the copy of slots [first, first + count) that send enqueued.
-  void receive(std::size_t first, std::size_t count, std::vector<double>& largest, std::vector<unsigned>& flags) const {
-    check(cudaEventSynchronize(copied_[first / detail::kMaxBatch]), "reading sweep results");
-    largest.resize(count);
-    std::memcpy(largest.data(), host_largest_ + first, count * sizeof(double));
-    flags.assign(host_flags_ + first, host_flags_ + first + count);
-  }
-  // A batch of count sweeps in the first slots, sent and received.
-  void read(std::size_t count, cudaStream_t stream, std::vector<double>& largest, std::vector<unsigned>& flags) {
-    send(0, count, stream);
-    receive(0, count, largest, flags);
-  }
-  // Every slot cleared: a run that stopped with a batch unread leaves its results.
-  void clear_all(cudaStream_t stream) { clear(0, detail::kBatchSlots, stream); }
-
- private:
-  void clear(std::size_t first, std::size_t count, cudaStream_t stream) {
-    check(cudaMemsetAsync(d_largest_.get() + first, 0, count * sizeof(unsigned long long), stream), "cudaMemset");
-    check(cudaMemsetAsync(d_flags_.get() + first, 0, count * sizeof(unsigned), stream), "cudaMemset");
-  }
-
-  DeviceArray<unsigned long long> d_largest_;
-  DeviceArray<unsigned> d_flags_;
-  unsigned long long* host_largest_ = nullptr;
-  unsigned* host_flags_ = nullptr;
-  cudaEvent_t copied_[2] = {nullptr, nullptr};
-};
-
-// An iterate on the device: two buffers, the one being read and the one being written.
-class DeviceIterate {
- public:
-  // Both buffers hold the start, host's or, without one, constant everywhere: a
-  // sweep over a window of the states leaves the others as they are in either buffer.
-  DeviceIterate(const double* host, double constant, std::size_t n, cudaStream_t stream, detail::HostCopies& uploads)
-      : n_(n), d_first_(n), d_second_(n) {
-    if (n == 0) return;
-    if (!host) {
-      detail::fill_kernel<<<kFillBlocks, kBlockSize, 0, stream>>>({0, n}, constant, d_first_.get(), d_second_.get());
-      check(cudaGetLastError(), "fill kernel launch");
-      return;
-    }
-    d_first_.upload(host, n, uploads);
-    check(cudaMemcpyAsync(d_second_.get(), d_first_.get(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream), "copy");
-  }
-  static constexpr unsigned kFillBlocks = 1024;  // grid-stride: enough to fill any device
-  double* d_in() const { return d_in_; }
-  double* d_out() const { return d_out_; }
-  double* d_first() const { return d_first_.get(); }
-  double* d_second() const { return d_second_.get(); }
-  void swap() { std::swap(d_in_, d_out_); }
-  // The vector last written (after swap(): the one being read), through locked pieces.
-  // (Through the driver's staging buffer, pageable memory comes back far slower.)
-  void download(double* host, detail::HostCopies& copies) const { copies.to_host(host, d_in_, n_ * sizeof(double)); }
-  // States [first, end) of the vector last written, copied into the other buffer.
-  void settle(std::uint64_t first, std::uint64_t end, cudaStream_t stream) {
-    if (end > first) {
-      check(cudaMemcpyAsync(d_out_ + first, d_in_ + first, (end - first) * sizeof(double), cudaMemcpyDeviceToDevice,
-                            stream),
-            "settle");
-    }
-  }
- private:
-  std::size_t n_;
-  DeviceArray<double> d_first_, d_second_;
-  double* d_in_ = d_first_.get();
-  double* d_out_ = d_second_.get();
-};
 
 class CudaDeviceSolver final : public DeviceSolver {
  public:

@@ -7,6 +7,8 @@
 // oneTBB version (tested equal).
 #include "gpu/graph_scc.cuh"
 
+#include "gpu/scc_kernels.cuh"
+
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
@@ -20,117 +22,7 @@ namespace mdpvi::gpu::detail {
 
 namespace {
 
-constexpr std::uint32_t kLive = 0xffffffffu;  // in the set, SCC not known yet
-using Labels = std::uint32_t*;
-
-__device__ inline bool in_set(std::uint32_t label) { return label != kOutsideSet; }
-
-__global__ void label_members(std::uint32_t n, const unsigned long long* d_states, Labels scc) {
-  for (std::uint64_t s = thread_index(); s < n; s += grid_stride()) scc[s] = test_bit(d_states, s) ? kLive : kOutsideSet;
-}
-
-// Each live state's live neighbours other than itself, out and in, counted on the
-// same walk (the release below walks the same edges, so counts and releases agree).
-__global__ void count_live_edges(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* scc,
-                                 std::uint32_t* in_count, std::uint32_t* out_count) {
-  for (std::uint64_t i = thread_index(); i < g.num_states; i += grid_stride()) {
-    const auto s = static_cast<std::uint32_t>(i);
-    if (scc[s] != kLive) continue;
-    std::uint32_t out = 0;
-    g.each_successor(s, d_rows, [&](std::uint32_t w) {
-      if (w == s || scc[w] != kLive) return;
-      ++out;
-      atomicAdd(in_count + w, 1u);
-    });
-    out_count[s] = out;
-  }
-}
-
-// A live state without live neighbours in or out is an SCC of its own.
-__global__ void seed_singletons(std::uint32_t n, Labels scc, const std::uint32_t* in_count,
-                                const std::uint32_t* out_count, std::uint32_t* d_queue, unsigned* d_count) {
-  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) {
-    const auto s = static_cast<std::uint32_t>(i);
-    if (scc[s] == kLive && (in_count[s] == 0 || out_count[s] == 0)) {
-      scc[s] = s;
-      push(d_queue, d_count, s);
-    }
-  }
-}
-
-// A singleton leaves: each live neighbour loses one count, and at 0 is one too.
-__device__ inline void release(std::uint32_t w, Labels scc, std::uint32_t* counts, std::uint32_t* d_next,
-                               unsigned* d_count) {
-  if (scc[w] == kLive && atomicSub(counts + w, 1u) == 1u && atomicCAS(scc + w, kLive, w) == kLive) push(d_next, d_count, w);
-}
-
-__global__ void trim_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                           unsigned size, Labels scc, std::uint32_t* in_count, std::uint32_t* out_count,
-                           std::uint32_t* d_next, unsigned* d_count) {
-  for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    const std::uint32_t v = d_frontier[i];
-    g.each_successor(v, d_rows, [&](std::uint32_t w) {
-      if (w != v) release(w, scc, in_count, d_next, d_count);
-    });
-    g.each_predecessor(v, d_rows, [&](std::uint32_t u) {
-      if (u != v) release(u, scc, out_count, d_next, d_count);
-    });
-  }
-}
-
-// The live states onto the queue, each colored with its own index.
-__global__ void gather_live(std::uint32_t n, const std::uint32_t* scc, std::uint32_t* color, std::uint32_t* d_queue,
-                            unsigned* d_count) {
-  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) {
-    const auto s = static_cast<std::uint32_t>(i);
-    if (scc[s] != kLive) continue;
-    color[s] = s;
-    push(d_queue, d_count, s);
-  }
-}
-
-// Max-label propagation: a state whose color rose goes onto the next level once
-// (stamp holds the last level it was queued for; levels never repeat a mark).
-__global__ void color_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                            unsigned size, const std::uint32_t* scc, std::uint32_t* color, std::uint32_t* stamp,
-                            std::uint32_t mark, std::uint32_t* d_next, unsigned* d_count) {
-  for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    const std::uint32_t v = d_frontier[i];
-    const std::uint32_t c = color[v];
-    g.each_successor(v, d_rows, [&](std::uint32_t w) {
-      if (scc[w] == kLive && atomicMax(color + w, c) < c && atomicExch(stamp + w, mark) != mark) push(d_next, d_count, w);
-    });
-  }
-}
-
-// A live state that kept its own color is the largest of its SCC: its root.
-__global__ void take_roots(std::uint32_t n, Labels scc, const std::uint32_t* color, std::uint32_t* d_queue,
-                           unsigned* d_count) {
-  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) {
-    const auto s = static_cast<std::uint32_t>(i);
-    if (scc[s] == kLive && color[s] == s) {
-      scc[s] = s;
-      push(d_queue, d_count, s);
-    }
-  }
-}
-
-// A root's SCC: the states of its color that reach it backwards.
-__global__ void peel_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                           unsigned size, Labels scc, const std::uint32_t* color, std::uint32_t* d_next,
-                           unsigned* d_count) {
-  for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    const std::uint32_t v = d_frontier[i];
-    const std::uint32_t c = color[v];
-    g.each_predecessor(v, d_rows, [&](std::uint32_t u) {
-      if (scc[u] == kLive && color[u] == c && atomicCAS(scc + u, kLive, c) == kLive) push(d_next, d_count, u);
-    });
-  }
-}
-
-__global__ void iota_kernel(std::uint32_t* d_out, std::uint64_t n) {
-  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) d_out[i] = static_cast<std::uint32_t>(i);
-}
+using namespace scc_kernels;
 
 // Trimming, coloring and peeling until every state of the set has its SCC.
 class Decomposer {
@@ -141,51 +33,51 @@ class Decomposer {
     check(cudaMemset(stamp_.get(), 0, std::size_t{g.num_states} * 4), "cudaMemset");
   }
 
-  SccWork run(Labels scc) {
+  SccWork run(std::uint32_t* d_scc) {
     SccWork work;
     for (;;) {
       ++work.rounds;
-      work.levels += trim(scc);
-      const unsigned coloring = color(scc);
+      work.levels += trim(d_scc);
+      const unsigned coloring = color(d_scc);
       if (coloring == 0) return work;
-      work.levels += coloring + peel(scc);
+      work.levels += coloring + peel(d_scc);
     }
   }
 
  private:
   // Each returns the levels it ran.
-  unsigned trim(Labels scc) {
+  unsigned trim(std::uint32_t* d_scc) {
     check(cudaMemset(in_.get(), 0, std::size_t{g_.num_states} * 4), "cudaMemset");
-    count_live_edges<<<blocks_, kBlockSize>>>(g_, rows_, scc, in_.get(), out_.get());
+    count_live_edges<<<blocks_, kBlockSize>>>(g_, rows_, d_scc, in_.get(), out_.get());
     return queues_.run(
         [&](std::uint32_t* d_queue, unsigned* d_count) {
-          seed_singletons<<<blocks_, kBlockSize>>>(g_.num_states, scc, in_.get(), out_.get(), d_queue, d_count);
+          seed_singletons<<<blocks_, kBlockSize>>>(g_.num_states, d_scc, in_.get(), out_.get(), d_queue, d_count);
         },
         [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-          trim_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, scc, in_.get(), out_.get(),
+          trim_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, in_.get(), out_.get(),
                                                                  d_next, d_count);
         });
   }
 
   // 0 when no state is left live.
-  unsigned color(Labels scc) {
+  unsigned color(std::uint32_t* d_scc) {
     return queues_.run(
         [&](std::uint32_t* d_queue, unsigned* d_count) {
-          gather_live<<<blocks_, kBlockSize>>>(g_.num_states, scc, color_.get(), d_queue, d_count);
+          gather_live<<<blocks_, kBlockSize>>>(g_.num_states, d_scc, color_.get(), d_queue, d_count);
         },
         [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-          color_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, scc, color_.get(),
+          color_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, color_.get(),
                                                                   stamp_.get(), ++mark_, d_next, d_count);
         });
   }
 
-  unsigned peel(Labels scc) {
+  unsigned peel(std::uint32_t* d_scc) {
     return queues_.run(
         [&](std::uint32_t* d_queue, unsigned* d_count) {
-          take_roots<<<blocks_, kBlockSize>>>(g_.num_states, scc, color_.get(), d_queue, d_count);
+          take_roots<<<blocks_, kBlockSize>>>(g_.num_states, d_scc, color_.get(), d_queue, d_count);
         },
         [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-          peel_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, scc, color_.get(), d_next,
+          peel_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, color_.get(), d_next,
                                                                  d_count);
         });
   }
@@ -209,10 +101,6 @@ struct Groups {
   DeviceArray<std::uint32_t> states, sizes, starts, slot;
   Groups(std::uint32_t n, std::uint32_t members) : states(n), sizes(members), starts(members), slot(n) {}
 };
-
-__global__ void slot_of_representative(const std::uint32_t* representatives, std::uint32_t count, std::uint32_t* slot) {
-  for (std::uint64_t c = thread_index(); c < count; c += grid_stride()) slot[representatives[c]] = static_cast<std::uint32_t>(c);
-}
 
 Groups group_members(std::uint32_t n, const std::uint32_t* d_scc, std::uint32_t members, int sm_count) {
   Groups groups(n, members);
@@ -240,82 +128,6 @@ Groups group_members(std::uint32_t n, const std::uint32_t* d_scc, std::uint32_t 
                                          static_cast<std::int64_t>(groups.count));
   });
   return groups;
-}
-
-// Per SCC, its edges to other SCCs of the set.
-__global__ void count_leaving_edges(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* scc,
-                                    const std::uint32_t* slot, std::uint32_t* leaving) {
-  for (std::uint64_t i = thread_index(); i < g.num_states; i += grid_stride()) {
-    const auto s = static_cast<std::uint32_t>(i);
-    if (!in_set(scc[s])) continue;
-    std::uint32_t count = 0;
-    g.each_successor(s, d_rows, [&](std::uint32_t w) { count += in_set(scc[w]) && scc[w] != scc[s]; });
-    if (count > 0) atomicAdd(leaving + slot[scc[s]], count);
-  }
-}
-
-__global__ void seed_sinks(std::uint32_t count, const std::uint32_t* leaving, std::uint32_t* height, std::uint32_t* d_queue,
-                           unsigned* d_count) {
-  for (std::uint64_t c = thread_index(); c < count; c += grid_stride()) {
-    if (leaving[c] != 0) continue;
-    height[c] = 0;
-    push(d_queue, d_count, static_cast<std::uint32_t>(c));
-  }
-}
-
-__global__ void frontier_sizes(const std::uint32_t* d_frontier, unsigned size, const std::uint32_t* sizes,
-                               std::uint32_t* d_out) {
-  for (std::uint64_t j = thread_index(); j < size; j += grid_stride()) d_out[j] = sizes[d_frontier[j]];
-}
-
-// Kahn's algorithm a level at a time, a thread per member of the level's SCCs (the
-// member found by binary search in the running total of their sizes, so a large
-// SCC spreads over many threads): an SCC whose last leaving edge is released gets
-// height one more than this level's and joins the next. The members are counted
-// here, from the running total, not on the host: reading them back was a second
-// wait per level, and a model may have thousands of levels.
-__global__ void height_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                             unsigned size, const std::uint32_t* running_total,
-                             const std::uint32_t* scc, const std::uint32_t* group_states, const std::uint32_t* starts,
-                             const std::uint32_t* slot, std::uint32_t* leaving, std::uint32_t* height,
-                             std::uint32_t* d_next, unsigned* d_count) {
-  const std::uint32_t level_members = running_total[size - 1];
-  for (std::uint64_t i = thread_index(); i < level_members; i += grid_stride()) {
-    unsigned lo = 0, hi = size - 1;  // the first j with running_total[j] > i
-    while (lo < hi) {
-      const unsigned mid = (lo + hi) / 2;
-      if (running_total[mid] > i) hi = mid; else lo = mid + 1;
-    }
-    const std::uint32_t c = d_frontier[lo];
-    const std::uint32_t before = lo == 0 ? 0 : running_total[lo - 1];
-    const std::uint32_t v = group_states[starts[c] + (i - before)];
-    g.each_predecessor(v, d_rows, [&](std::uint32_t u) {
-      if (!in_set(scc[u]) || scc[u] == scc[v]) return;
-      const std::uint32_t p = slot[scc[u]];
-      if (atomicSub(leaving + p, 1u) == 1u) {
-        height[p] = height[c] + 1;
-        push(d_next, d_count, p);
-      }
-    });
-  }
-}
-
-__global__ void rank_groups(std::uint32_t count, const std::uint32_t* ranked, const std::uint32_t* sizes,
-                            std::uint32_t* rank_of, std::uint32_t* ranked_sizes) {
-  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
-    rank_of[ranked[i]] = static_cast<std::uint32_t>(i);
-    ranked_sizes[i] = sizes[ranked[i]];
-  }
-}
-
-__global__ void scatter_in_order(std::uint32_t members, const std::uint32_t* group_states, const std::uint32_t* scc,
-                                 const std::uint32_t* slot, const std::uint32_t* starts, const std::uint32_t* rank_of,
-                                 const std::uint64_t* ranked_starts, std::uint32_t* order) {
-  for (std::uint64_t k = thread_index(); k < members; k += grid_stride()) {
-    const std::uint32_t v = group_states[k];
-    const std::uint32_t c = slot[scc[v]];
-    order[ranked_starts[rank_of[c]] + (k - starts[c])] = v;
-  }
 }
 
 // Each SCC's height (numbered as in groups).
@@ -367,18 +179,12 @@ std::vector<T> download(const DeviceArray<T>& d_from, std::size_t size, std::siz
 
 DeviceArray<std::uint32_t> scc_representatives(const DeviceGraph& g, const unsigned long long* d_states,
                                                const unsigned long long* d_rows, int sm_count, SccWork& work) {
-  DeviceArray<std::uint32_t> scc(std::max<std::uint32_t>(g.num_states, 1));
-  label_members<<<grid_for(g.num_states, sm_count), kBlockSize>>>(g.num_states, d_states, scc.get());
+  DeviceArray<std::uint32_t> d_scc(std::max<std::uint32_t>(g.num_states, 1));
+  label_members<<<grid_for(g.num_states, sm_count), kBlockSize>>>(g.num_states, d_states, d_scc.get());
   check(cudaGetLastError(), "labelling the set");
   Decomposer decomposer(g, d_rows, sm_count);
-  work = decomposer.run(scc.get());
-  return scc;
-}
-
-__global__ void outside_as_none(std::uint32_t n, std::uint32_t* scc) {
-  for (std::uint64_t s = thread_index(); s < n; s += grid_stride()) {
-    if (scc[s] == kOutsideSet) scc[s] = 0xffffffffu;
-  }
+  work = decomposer.run(d_scc.get());
+  return d_scc;
 }
 
 void download_representatives(DeviceArray<std::uint32_t>& d_scc, std::uint32_t n, std::uint32_t* representative,

@@ -100,15 +100,15 @@ __global__ void fill_predecessors(DeviceGraph g, unsigned long long* d_fill, std
   }
 }
 
-__global__ void and_words(const unsigned long long* a, const unsigned long long* b, unsigned long long* out,
+__global__ void and_words(const unsigned long long* d_a, const unsigned long long* d_b, unsigned long long* d_out,
                           std::uint64_t words) {
-  for (std::uint64_t w = thread_index(); w < words; w += grid_stride()) out[w] = a[w] & b[w];
+  for (std::uint64_t w = thread_index(); w < words; w += grid_stride()) d_out[w] = d_a[w] & d_b[w];
 }
 
-__global__ void differ_words(const unsigned long long* a, const unsigned long long* b, std::uint64_t words,
+__global__ void differ_words(const unsigned long long* d_a, const unsigned long long* d_b, std::uint64_t words,
                              unsigned* d_differ) {
   for (std::uint64_t w = thread_index(); w < words; w += grid_stride()) {
-    if (a[w] != b[w]) *d_differ = 1;
+    if (d_a[w] != d_b[w]) *d_differ = 1;
   }
 }
 

@@ -31,10 +31,10 @@ void check_sparse(cusparseStatus_t status, const char* what) {
   throw DeviceError(message);
 }
 
-__global__ void narrow_offsets(std::uint64_t count, const std::uint64_t* __restrict__ in, int* __restrict__ out) {
+__global__ void narrow_offsets(std::uint64_t count, const std::uint64_t* __restrict__ d_in, int* __restrict__ d_out) {
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-    out[i] = static_cast<int>(in[i]);
+    d_out[i] = static_cast<int>(d_in[i]);
   }
 }
 
@@ -47,16 +47,16 @@ __device__ void for_each_index(std::uint64_t n, Body body) {
   }
 }
 
-__global__ void combine_kernel(std::uint64_t n, double* y, const double* a, double s, const double* b) {
-  for_each_index(n, [&](std::uint64_t i) { y[i] = a[i] + s * b[i]; });
+__global__ void combine_kernel(std::uint64_t n, double* d_y, const double* d_a, double s, const double* d_b) {
+  for_each_index(n, [&](std::uint64_t i) { d_y[i] = d_a[i] + s * d_b[i]; });
 }
-__global__ void direction_kernel(std::uint64_t n, double* p, const double* r, const double* v, double beta,
+__global__ void direction_kernel(std::uint64_t n, double* d_p, const double* d_r, const double* d_v, double beta,
                                  double omega) {
-  for_each_index(n, [&](std::uint64_t i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); });
+  for_each_index(n, [&](std::uint64_t i) { d_p[i] = d_r[i] + beta * (d_p[i] - omega * d_v[i]); });
 }
-__global__ void solution_kernel(std::uint64_t n, double* x, const double* p, const double* s, double alpha,
+__global__ void solution_kernel(std::uint64_t n, double* d_x, const double* d_p, const double* d_s, double alpha,
                                 double omega) {
-  for_each_index(n, [&](std::uint64_t i) { x[i] += alpha * p[i] + omega * s[i]; });
+  for_each_index(n, [&](std::uint64_t i) { d_x[i] += alpha * d_p[i] + omega * d_s[i]; });
 }
 
 struct Product {

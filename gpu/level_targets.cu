@@ -31,7 +31,7 @@ struct SccView {
 };
 
 // The SCC of each state: the last SCC starting at or before it.
-__global__ void scc_of_kernel(SccView sccs, std::uint64_t n, std::uint32_t* __restrict__ scc_of) {
+__global__ void scc_of_kernel(SccView sccs, std::uint64_t n, std::uint32_t* __restrict__ d_scc_of) {
   for (std::uint64_t s = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; s < n;
        s += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
     std::uint64_t low = 0, high = sccs.num_sccs;  // starts[low] <= s < starts[high]
@@ -39,46 +39,46 @@ __global__ void scc_of_kernel(SccView sccs, std::uint64_t n, std::uint32_t* __re
       const std::uint64_t mid = (low + high) / 2;
       if (sccs.starts[mid] <= s) low = mid; else high = mid;
     }
-    scc_of[s] = static_cast<std::uint32_t>(low);
+    d_scc_of[s] = static_cast<std::uint32_t>(low);
   }
 }
 
 // First launch of a height level: the successors' maximum outside the SCC.
-__global__ void successors_kernel(DeviceChunk m, SccView sccs, Window w, const std::uint32_t* __restrict__ scc_of,
-                                  std::uint32_t* __restrict__ level, std::uint32_t* __restrict__ scc_level) {
+__global__ void successors_kernel(DeviceChunk m, SccView sccs, Window w, const std::uint32_t* __restrict__ d_scc_of,
+                                  std::uint32_t* __restrict__ d_level, std::uint32_t* __restrict__ d_scc_level) {
   for (std::uint64_t s = w.first + blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; s < w.end;
        s += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-    const std::uint32_t c = scc_of[s];
+    const std::uint32_t c = d_scc_of[s];
     const std::uint64_t first = sccs.starts[c], end = sccs.starts[c + 1];
     std::uint32_t below = 0;
     bool self_loop = false;
     for (std::uint64_t k = m.d_row_starts[m.d_row_group_starts[s]]; k < m.d_row_starts[m.d_row_group_starts[s + 1]]; ++k) {
       const std::uint32_t column = m.d_columns[k];
       if (column < first || column >= end) {
-        below = max(below, level[column]);
+        below = max(below, d_level[column]);
       } else if (column == s) {
         self_loop = true;
       }
     }
     if (end - first == 1) {
-      level[s] = below + (self_loop ? 1u : 0u);
+      d_level[s] = below + (self_loop ? 1u : 0u);
     } else {
-      atomicMax(scc_level + c, below);
+      atomicMax(d_scc_level + c, below);
     }
   }
 }
 
 // Second launch: the SCC's maximum plus one for the states of SCCs of several
 // states; every state's level folded into the largest and the level's least positive.
-__global__ void finish_kernel(SccView sccs, Window w, const std::uint32_t* __restrict__ scc_of,
-                              const std::uint32_t* __restrict__ scc_level, std::uint32_t* __restrict__ level,
-                              std::uint32_t* __restrict__ highest, std::uint32_t* __restrict__ least) {
+__global__ void finish_kernel(SccView sccs, Window w, const std::uint32_t* __restrict__ d_scc_of,
+                              const std::uint32_t* __restrict__ d_scc_level, std::uint32_t* __restrict__ d_level,
+                              std::uint32_t* __restrict__ d_highest, std::uint32_t* __restrict__ d_least) {
   std::uint32_t most = 0, fewest = kNoLevel;
   for (std::uint64_t s = w.first + blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; s < w.end;
        s += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-    const std::uint32_t c = scc_of[s];
-    if (sccs.starts[c + 1] - sccs.starts[c] > 1) level[s] = scc_level[c] + 1;
-    const std::uint32_t own = level[s];
+    const std::uint32_t c = d_scc_of[s];
+    if (sccs.starts[c + 1] - sccs.starts[c] > 1) d_level[s] = d_scc_level[c] + 1;
+    const std::uint32_t own = d_level[s];
     most = max(most, own);
     if (own > 0) fewest = min(fewest, own);
   }
@@ -88,17 +88,17 @@ __global__ void finish_kernel(SccView sccs, Window w, const std::uint32_t* __res
   __syncthreads();
   const std::uint32_t block_fewest = BlockReduce(scratch).Reduce(fewest, Fewest());
   if (threadIdx.x == 0) {
-    atomicMax(highest, block_most);
-    atomicMin(least, block_fewest);
+    atomicMax(d_highest, block_most);
+    atomicMin(d_least, block_fewest);
   }
 }
 
-__global__ void targets_kernel(std::uint64_t n, const std::uint32_t* __restrict__ level,
-                               const std::uint32_t* __restrict__ highest, double epsilon, double* __restrict__ targets) {
-  const double h = static_cast<double>(max(*highest, 1u));
+__global__ void targets_kernel(std::uint64_t n, const std::uint32_t* __restrict__ d_level,
+                               const std::uint32_t* __restrict__ d_highest, double epsilon, double* __restrict__ d_targets) {
+  const double h = static_cast<double>(max(*d_highest, 1u));
   for (std::uint64_t s = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; s < n;
        s += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-    targets[s] = 2.0 * epsilon * static_cast<double>(level[s]) / h;
+    d_targets[s] = 2.0 * epsilon * static_cast<double>(d_level[s]) / h;
   }
 }
 

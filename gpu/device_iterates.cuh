@@ -1,0 +1,119 @@
+#pragma once
+// What the CUDA backend's sweeps run on beside the matrix: an iterate's two buffers on
+// the device, and the per-sweep results that batch_loop.h reads back. Internal to gpu/.
+#include "gpu/batch_loop.h"
+#include "gpu/cuda_support.cuh"
+#include "gpu/host_copies.cuh"
+#include "gpu/sweep_kernels.cuh"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace mdpvi::gpu::detail {
+
+// Per-sweep results on the device: a largest change (or width) and a word of flags
+// per sweep, in two halves of kMaxBatch slots (a batch read while the next runs),
+// each half copied back into pinned memory and cleared once read.
+class BatchResults {
+ public:
+  explicit BatchResults(cudaStream_t stream) : d_largest_(kBatchSlots), d_flags_(kBatchSlots) {
+    check(cudaMallocHost(&host_largest_, kBatchSlots * sizeof(unsigned long long)), "cudaMallocHost");
+    check(cudaMallocHost(&host_flags_, kBatchSlots * sizeof(unsigned)), "cudaMallocHost");
+    for (cudaEvent_t& e : copied_) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    clear(0, kBatchSlots, stream);
+  }
+  ~BatchResults() {
+    for (cudaEvent_t e : copied_) cudaEventDestroy(e);
+    cudaFreeHost(host_largest_);
+    cudaFreeHost(host_flags_);
+  }
+  BatchResults(const BatchResults&) = delete;
+  BatchResults& operator=(const BatchResults&) = delete;
+
+  unsigned long long* largest(std::size_t slot) const { return d_largest_.get() + slot; }
+  unsigned* flags(std::size_t slot) const { return d_flags_.get() + slot; }
+
+  // Enqueues the copy back of slots [first, first + count) (one half).
+  void send(std::size_t first, std::size_t count, cudaStream_t stream) {
+    check(cudaMemcpyAsync(host_largest_ + first, d_largest_.get() + first, count * sizeof(unsigned long long),
+                          cudaMemcpyDeviceToHost, stream),
+          "download");
+    check(cudaMemcpyAsync(host_flags_ + first, d_flags_.get() + first, count * sizeof(unsigned), cudaMemcpyDeviceToHost,
+                          stream),
+          "download");
+    check(cudaEventRecord(copied_[first / kMaxBatch], stream), "cudaEventRecord");
+    clear(first, count, stream);  // after the copy, in stream order
+  }
+  // Waits for the copy of slots [first, first + count) that send enqueued.
+  void receive(std::size_t first, std::size_t count, std::vector<double>& largest, std::vector<unsigned>& flags) const {
+    check(cudaEventSynchronize(copied_[first / kMaxBatch]), "reading sweep results");
+    largest.resize(count);
+    std::memcpy(largest.data(), host_largest_ + first, count * sizeof(double));
+    flags.assign(host_flags_ + first, host_flags_ + first + count);
+  }
+  // A batch of count sweeps in the first slots, sent and received.
+  void read(std::size_t count, cudaStream_t stream, std::vector<double>& largest, std::vector<unsigned>& flags) {
+    send(0, count, stream);
+    receive(0, count, largest, flags);
+  }
+  // Every slot cleared: a run that stopped with a batch unread leaves its results.
+  void clear_all(cudaStream_t stream) { clear(0, kBatchSlots, stream); }
+
+ private:
+  void clear(std::size_t first, std::size_t count, cudaStream_t stream) {
+    check(cudaMemsetAsync(d_largest_.get() + first, 0, count * sizeof(unsigned long long), stream), "cudaMemset");
+    check(cudaMemsetAsync(d_flags_.get() + first, 0, count * sizeof(unsigned), stream), "cudaMemset");
+  }
+
+  DeviceArray<unsigned long long> d_largest_;
+  DeviceArray<unsigned> d_flags_;
+  unsigned long long* host_largest_ = nullptr;
+  unsigned* host_flags_ = nullptr;
+  cudaEvent_t copied_[2] = {nullptr, nullptr};
+};
+
+// An iterate on the device: two buffers, the one being read and the one being written.
+class DeviceIterate {
+ public:
+  // Both buffers hold the start, host's or, without one, constant everywhere: a
+  // sweep over a window of the states leaves the others as they are in either buffer.
+  DeviceIterate(const double* host, double constant, std::size_t n, cudaStream_t stream, HostCopies& uploads)
+      : n_(n), d_first_(n), d_second_(n) {
+    if (n == 0) return;
+    if (!host) {
+      fill_kernel<<<kFillBlocks, kBlockSize, 0, stream>>>({0, n}, constant, d_first_.get(), d_second_.get());
+      check(cudaGetLastError(), "fill kernel launch");
+      return;
+    }
+    d_first_.upload(host, n, uploads);
+    check(cudaMemcpyAsync(d_second_.get(), d_first_.get(), n * sizeof(double), cudaMemcpyDeviceToDevice, stream), "copy");
+  }
+  static constexpr unsigned kFillBlocks = 1024;  // grid-stride: enough to fill any device
+  double* d_in() const { return d_in_; }
+  double* d_out() const { return d_out_; }
+  double* d_first() const { return d_first_.get(); }
+  double* d_second() const { return d_second_.get(); }
+  void swap() { std::swap(d_in_, d_out_); }
+  // The vector last written (after swap(): the one being read), through locked pieces.
+  // (Through the driver's staging buffer, pageable memory comes back far slower.)
+  void download(double* host, HostCopies& copies) const { copies.to_host(host, d_in_, n_ * sizeof(double)); }
+  // States [first, end) of the vector last written, copied into the other buffer.
+  void settle(std::uint64_t first, std::uint64_t end, cudaStream_t stream) {
+    if (end > first) {
+      check(cudaMemcpyAsync(d_out_ + first, d_in_ + first, (end - first) * sizeof(double), cudaMemcpyDeviceToDevice,
+                            stream),
+            "settle");
+    }
+  }
+ private:
+  std::size_t n_;
+  DeviceArray<double> d_first_, d_second_;
+  double* d_in_ = d_first_.get();
+  double* d_out_ = d_second_.get();
+};
+
+}  // namespace mdpvi::gpu::detail
