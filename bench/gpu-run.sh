@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -166,6 +166,26 @@ for part in "$@"; do
         run "coin6_2 all $solver" $M/consensus/coin6.nm $M/consensus/coin.pctl --const K=2,k=10 --solver $solver
         run "csma3_4 all $solver" $M/csma/csma3_4.nm $M/csma/csma.pctl --const k=2 --solver $solver
         run "leader7 all $solver" $M/leader_async/leader7.nm $M/leader_async/leader_fixed.pctl --const K=20 --solver $solver
+      done
+      ;;
+    same)
+      # Issue 38: no behaviour change against $OLD_MDPVI. The medium suite on the GPU
+      # and the CPU with each binary (answers compared bit for bit afterwards), then
+      # the large suite's representative properties interleaved, twice, for the times.
+      for which in old new; do
+        bin=$mdpvi; [ $which = old ] && bin=$OLD_MDPVI
+        python3 tools/bench/bench.py run --suite medium --solvers gpu,cpu --mdpvi "$bin" --out "$out/same/medium-$which" \
+          2>>"$out/errors.txt" | tail -1
+      done
+      for repeat in 1 2; do
+        for which in new old; do
+          bin=$mdpvi; [ $which = old ] && bin=$OLD_MDPVI
+          for inst in ${SAME_INSTANCES:-coin6_4 leader8 csma3_6 wlan6 csma4_4}; do
+            suite_args $inst
+            echo "### same $which $inst repeat $repeat" >>"$out/results.txt"
+            peak timeout 300 "$bin" check "${args[@]}" --max-iters 1000000 --json - >>"$out/results.txt" 2>&1
+          done
+        done
       done
       ;;
     seam)
@@ -385,6 +405,9 @@ done
 if ls "$out"/log-*.txt >/dev/null 2>&1; then
   tar czf "$out/logs.tgz" -C "$out" $(cd "$out" && ls log-*.txt) && rm -f "$out"/log-*.txt
 fi  # logs packed
+if [ -d "$out/same" ]; then
+  tar czf "$out/same.tgz" -C "$out" same && rm -rf "$out/same"
+fi
 if [ -d "$out/costs" ]; then
   tar czf "$out/costs.tgz" -C "$out" costs && rm -rf "$out/costs"
 fi
