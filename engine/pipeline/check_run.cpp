@@ -38,6 +38,14 @@ graph::SearchKind search_kind(const CheckOptions& options) {
   return options.device.solver == SolverKind::cpu ? graph::SearchKind::cpu_parallel : graph::SearchKind::gpu;
 }
 
+// The documented fallback of --solver auto, said once per run in the debug log (-v):
+// where the graph searches run on the device, there is one; else it is asked (the
+// first device call of the run, which the graph phase's time then holds).
+void say_where_solves_run(const CheckOptions& options, const graph::SearchBackend& search) {
+  if (options.device.solver != SolverKind::automatic || search.kind() == graph::SearchKind::gpu) return;
+  if (!gpu::free_device_memory()) spdlog::debug("no usable CUDA device: solving on the CPU");
+}
+
 // A property's answer: the outcome the report keeps, and the per-state results the
 // listener may take (kept where the options ask).
 struct Answer {
@@ -145,12 +153,8 @@ struct ModelInUse {
 }  // namespace
 
 CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
-  if (options.device.solver != SolverKind::cpu && !gpu::free_device_memory()) {
-    if (options.device.solver == SolverKind::gpu) {
-      throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
-    }
-    // The documented fallback of --solver auto: said in the debug log (-v) only.
-    spdlog::debug("no usable CUDA device: solving on the CPU");
+  if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
+    throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
   }
   CheckReport report;
   report.settings = run_settings(options);
@@ -186,6 +190,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       if (parsed.entries.empty()) continue;
       auto start = std::chrono::steady_clock::now();
       current->search = graph::make_search_backend(mdp, search_kind(options), current->host_graph);
+      if (first) say_where_solves_run(options, *current->search);
       report.model.graph_s = seconds_since(start);
       report.model.graph_on = to_string(current->search->kind());
       report.model.graph_device_bytes = current->search->device_bytes();
