@@ -246,6 +246,22 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
 }
 
 // A fixed number of sweeps is exact whatever the method: it runs as value iteration.
+// Two consecutive chunks on the device at once; a chunk on the CPU holds none and
+// separates its neighbours.
+TEST(SolveReport, PeakDeviceBytesIsTheLargestPairOfNeighboursOnTheDevice) {
+  const auto chunk = [](std::size_t bytes, bool on_gpu) {
+    ChunkReport c;
+    c.footprint_bytes = bytes;
+    c.on_gpu = on_gpu;
+    return c;
+  };
+  EXPECT_EQ(peak_device_bytes({}), 0u);
+  EXPECT_EQ(peak_device_bytes({chunk(7, true)}), 7u);
+  EXPECT_EQ(peak_device_bytes({chunk(7, false)}), 0u);
+  EXPECT_EQ(peak_device_bytes({chunk(5, true), chunk(6, true), chunk(100, false), chunk(9, true)}), 11u);
+  EXPECT_EQ(peak_device_bytes({chunk(5, true), chunk(100, false), chunk(9, true), chunk(4, true)}), 13u);
+}
+
 TEST(SolveChunked, FixedSweepsRunAsValueIteration) {
   MaybeSystem system = test::random_system(101, 4);
   SolveRequest request = request_for(system, Optimization::maximize, Method::interval_iteration);
@@ -312,6 +328,13 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
       EXPECT_TRUE(some_on_cpu) << "the big SCC exceeds the budget and must go to the CPU";
       expect_near_all(chunked.lower, cpu.lower, 1e-10);
       expect_near_all(chunked.upper, cpu.upper, 1e-10);
+      // The memory accounting: one chunk holds its footprint; chunks at most two of
+      // theirs, within twice the budget; the CPU none.
+      EXPECT_EQ(whole.report.peak_device_bytes, whole_bytes);
+      EXPECT_GT(chunked.report.peak_device_bytes, 0u);
+      EXPECT_LE(chunked.report.peak_device_bytes, 2 * (whole_bytes / 40));
+      EXPECT_EQ(cpu.report.peak_device_bytes, 0u);
+      EXPECT_GT(whole.report.peak_host_bytes, 0u);
     }
   }
 }

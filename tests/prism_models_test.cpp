@@ -97,6 +97,28 @@ TEST(ParallelBuilder, ModelIsTheSameWithOneThreadAndWithMany) {
   test::expect_same_model(built_with(1), built_with(8));
 }
 
+// A deep, narrow model (a wave per state, each of one block, built without the
+// parallel scaffolding) numbers its states in breadth-first order too, with a memory
+// limit that the builder checks every wave (the process's memory read now and then).
+TEST(Builder, DeepChainNumbersItsStatesInOrder) {
+  constexpr int n = 20000;
+  const std::string text = "dtmc\nmodule m\n  x : [0.." + std::to_string(n) + "] init 0;\n  [] x<" + std::to_string(n) +
+                           " -> 0.5:(x'=x+1) + 0.5:(x'=x);\nendmodule\n";
+  BuildOptions options;
+  options.memory_limit = std::size_t{64} << 30;
+  const BuiltModel built = build_model(resolve_model(io::parse_model(io::TextFile::from_string("chain.pm", text)), {}), options);
+  const SparseMdp& mdp = built.mdp;
+  ASSERT_EQ(mdp.num_states(), std::uint32_t{n + 1});
+  EXPECT_EQ(built.statistics.waves, std::uint64_t{n + 1});
+  for (std::uint32_t s = 0; s < n; ++s) {
+    ASSERT_EQ(mdp.row_starts[mdp.row_group_starts[s] + 1] - mdp.row_starts[mdp.row_group_starts[s]], 2u) << s;
+    const std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]];
+    ASSERT_EQ(mdp.columns[k], s) << s;
+    ASSERT_EQ(mdp.columns[k + 1], s + 1) << s;
+  }
+  EXPECT_EQ(built.statistics.deadlocks, 1u);  // x=n, given a self-loop
+}
+
 // Equal successors of a choice become one entry, their probabilities added: in a row
 // longer than the insertion merge handles (32 updates) and in a short one.
 TEST(Builder, EqualSuccessorsOfAChoiceAreMerged) {

@@ -126,7 +126,15 @@ nlohmann::json to_json(const pipeline::CheckReport& report) {
                           {"build_time_s", m.build_s},
                           {"graph_time_s", m.graph_s},
                           {"graph_on", text_or_null(m.graph_on)},
-                          {"graph_device_bytes", m.graph_device_bytes}};
+                          {"graph_device_bytes", m.graph_device_bytes},
+                          {"peak_bytes_after_graph", m.peak_bytes_after_graph}};
+  // The build's peak per state and per transition, the measure of a model's footprint.
+  const auto per = [](std::size_t bytes, std::uint64_t count) {
+    return count ? nlohmann::json(double(bytes) / double(count)) : nlohmann::json();
+  };
+  model["host_bytes_per_state"] = per(m.peak_bytes_after_build, m.states);
+  model["host_bytes_per_transition"] = per(m.peak_bytes_after_build, m.transitions);
+  model["graph_device_bytes_per_transition"] = per(m.graph_device_bytes, m.transitions);
   nlohmann::json properties = nlohmann::json::array();
   for (const pipeline::PropertyOutcome& p : report.properties) {
     nlohmann::json entry = {{"property", p.property},
@@ -140,7 +148,7 @@ nlohmann::json to_json(const pipeline::CheckReport& report) {
     // Every entry has every key (null where a property has no such stage), so that a
     // failed or graph-decided property reads like the others.
     for (const char* key : {"converged", "method", "lower", "upper", "phases", "qualitative_on", "sccs_on", "states",
-                            "sccs", "device"}) {
+                            "sccs", "device", "memory"}) {
       entry[key] = nullptr;
     }
     entry["chunks"] = nlohmann::json::array();
@@ -152,6 +160,14 @@ nlohmann::json to_json(const pipeline::CheckReport& report) {
         entry["upper"] = number_json(*p.value->upper_bound);
       }
       entry["phases"] = {{"qualitative_s", d->qualitative.time_s}, {"scc_s", d->sccs.time_s}, {"solve_s", d->solve.time_s}};
+      // The process's peak at the end of each stage; the system's and the solve's where
+      // they ran.
+      entry["memory"] = {{"qualitative_peak_host_bytes", d->qualitative.peak_host_bytes}};
+      if (solved(*d)) {
+        entry["memory"]["system_peak_host_bytes"] = d->sccs.peak_host_bytes;
+        entry["memory"]["solve_peak_host_bytes"] = d->solve.peak_host_bytes;
+        entry["memory"]["solve_peak_device_bytes"] = d->solve.peak_device_bytes;
+      }
       entry["qualitative_on"] = text_or_null(d->qualitative.ran_on);
       entry["sccs_on"] = text_or_null(d->sccs.ran_on);
       entry["states"] = {{"yes", d->qualitative.yes}, {"no", d->qualitative.no}, {"maybe", d->qualitative.maybe}};

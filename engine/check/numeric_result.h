@@ -1,6 +1,7 @@
 #pragma once
 // What a numerical operator (P or R over a path formula) computes: a value per model
 // state, and each stage's named result, which the reports print.
+#include "engine/model/process_memory.h"
 #include "engine/model/state_numbers.h"
 #include "engine/solve/solve_request.h"
 
@@ -12,6 +13,10 @@
 
 namespace mdpvi {
 
+// Each stage's summary is made at the end of its stage, from its counts and time; its
+// peak_host_bytes, the process's peak resident memory so far, is taken then too (the
+// member's initializer), so the peak of each stage is known without a call per stage.
+
 // The graph analysis: which states are decided without numbers.
 struct QualitativeSummary {
   std::uint64_t yes = 0;    // probability 1 (rewards: the target, value 0)
@@ -19,6 +24,7 @@ struct QualitativeSummary {
   std::uint64_t maybe = 0;  // left to the solver
   double time_s = 0.0;
   std::string ran_on{};  // graph::to_string(SearchKind): "gpu", "cpu-parallel", "cpu-reference"
+  std::size_t peak_host_bytes = peak_resident_bytes();
 };
 
 // The maybe-states' SCCs in solving order and the system built on them.
@@ -26,6 +32,7 @@ struct SccPlanSummary {
   std::size_t num_sccs = 0;
   double time_s = 0.0;
   std::string ran_on{};  // "gpu", "cpu-parallel" or "cpu-reference" (graph/scc.h)
+  std::size_t peak_host_bytes = peak_resident_bytes();
 };
 
 struct NumericResult {

@@ -13,11 +13,14 @@
 
 namespace mdpvi {
 
-// Adds the time since the last lap to one of a few counters.
+// Adds the time since the last lap to one of a few counters (none: reads no clock).
 class PartClock {
  public:
-  explicit PartClock(std::atomic<std::int64_t>* totals) : totals_(totals), last_(std::chrono::steady_clock::now()) {}
+  explicit PartClock(std::atomic<std::int64_t>* totals) : totals_(totals) {
+    if (totals_ != nullptr) last_ = std::chrono::steady_clock::now();
+  }
   void lap(int part) {
+    if (totals_ == nullptr) return;
     const auto now = std::chrono::steady_clock::now();
     totals_[part].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count(),
                             std::memory_order_relaxed);
@@ -37,20 +40,29 @@ void timed_into(double& total, Work work) {
 }
 
 // The phases: 0 expand and look up, 1 claims, 2 number and write, 3 finish; the
-// first three run over blocks.
+// first three run over blocks. Counted only for -v (verbose): a deep, narrow model
+// has a wave per state, and on some machines a clock read costs more than a state.
 struct BuildPhases {
-  explicit BuildPhases(bool count_faults) : count_faults(count_faults) {}
+  explicit BuildPhases(bool verbose) : verbose(verbose) {}
 
-  // Adds a phase's wall time and, where -v will print them, its page faults (a fault
-  // costs microseconds, more with many threads faulting at once); counting them is
-  // two system calls a phase.
+  // Adds a phase's wall time and its page faults (a fault costs microseconds, more
+  // with many threads faulting at once); counting them is two system calls a phase.
   template <typename Work>
   void timed(int phase, Work work) {
-    if (!count_faults) return timed_into(seconds[phase], work);
+    if (!verbose) return work();
     const long before = minor_faults();
     timed_into(seconds[phase], work);
     faults[phase] += minor_faults() - before;
   }
+  // Adds work's wall time to total.
+  template <typename Work>
+  void add(double& total, Work work) {
+    if (!verbose) return work();
+    timed_into(total, work);
+  }
+  // The counters a PartClock adds to: none where nothing is counted.
+  std::atomic<std::int64_t>* busy_clock() { return verbose ? busy_ns : nullptr; }
+  std::atomic<std::int64_t>* part_clock() { return verbose ? part_ns : nullptr; }
 
   static long minor_faults() {
     rusage usage{};
@@ -58,7 +70,7 @@ struct BuildPhases {
     return usage.ru_minflt;
   }
 
-  const bool count_faults;
+  const bool verbose;
   double seconds[4] = {0, 0, 0, 0};
   long faults[4] = {0, 0, 0, 0};                       // the process's minor page faults in each
   std::atomic<std::int64_t> busy_ns[3] = {0, 0, 0};    // the blocks' work in the first three

@@ -82,28 +82,33 @@ class LevelBuilder {
         blocks[b].reset(first, std::min(wave_end, first + block_states));
       }
       // Populating the wave's room runs beside all three phases: it takes one thread,
-      // and the claims and number-and-write phases leave threads idle (at 16 threads
-      // they keep them busy 35% and 70% of the time).
+      // and the claims and number-and-write phases leave threads idle. A wave of one
+      // block has one thread at work, which may as well meet its pages itself: a deep,
+      // narrow model has a wave per state, and the system calls would cost more than
+      // the wave.
       oneapi::tbb::task_group ahead;
-      ahead.run([this, room = room_ahead(mdp, wave_end - wave)] {
-        timed_into(phases_.populate_s, [&] {
-          for (const PageRange& range : room) populate(range);
+      if (count > 1) {
+        ahead.run([this, room = room_ahead(mdp, wave_end - wave)] {
+          phases_.add(phases_.populate_s, [&] {
+            for (const PageRange& range : room) populate(range);
+          });
         });
-      });
+      }
       timed(0, [&] {
         // Room for the wave's claims, guessed: a level is rarely more than twice the
         // one before (take_room has more, and grow_in_wave the rest).
-        timed_into(phases_.table_growth_s, [&] { table_.reserve(2 * (wave_end - wave)); });
+        phases_.add(phases_.table_growth_s, [&] { table_.reserve(2 * (wave_end - wave)); });
         expand_and_look_up(blocks);
         finish_deferred_look_ups(blocks);
       });
       timed(1, [&] { count_won_claims(blocks); });
       timed(2, [&] { number_and_write(blocks, mdp); });
-      timed_into(phases_.populate_wait_s, [&] { ahead.wait(); });
+      phases_.add(phases_.populate_wait_s, [&] { ahead.wait(); });
       widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
       check_limits(mdp, pool, wave, built.statistics.waves + 1);
-      if (progress.due()) {
+      // A clock read a wave would cost a deep, narrow model (a wave per state) dearly.
+      if ((count > 1 || built.statistics.waves % 64 == 0) && progress.due()) {
         spdlog::info("building: {} states explored, {} found, {:.0f} s ({:.2g} states/s)", wave, table_.size(),
                      progress.elapsed_s(), static_cast<double>(wave) / progress.elapsed_s());
       }
@@ -182,11 +187,27 @@ class LevelBuilder {
     return next_wave_states(wave_budget_, pool_bytes(pool), widest_wave_, model_bytes(mdp));
   }
   // Ends the build with BuildLimitReached past BuildOptions::state_limit or memory_limit.
+  // The arrays are counted every wave; the process's resident memory, which costs
+  // system calls to read, after the first wave, then once they have grown by a 256th
+  // of the limit (at least 1 MiB) since it was last read, or every kWavesPerReading
+  // waves: a deep, narrow model has a wave per state.
   void check_limits(const SparseMdp& mdp, std::span<const ExpandedBlock> pool, std::uint64_t explored,
-                    std::uint64_t waves) const {
-    const bool memory_counts = limits_.memory > 0;  // reading /proc costs a system call a wave
-    limits_.check_wave(table_.size(), explored, waves, memory_counts ? memory_in_use(model_bytes(mdp) + pool_bytes(pool)) : 0);
+                    std::uint64_t waves) {
+    const std::size_t arrays = model_bytes(mdp) + pool_bytes(pool);
+    std::size_t in_use = arrays;
+    const std::size_t step = std::max<std::size_t>(limits_.memory / 256, std::size_t{1} << 20);
+    const bool due = waves_at_reading_ == 0 || arrays >= arrays_at_reading_ + step ||
+                     waves >= waves_at_reading_ + kWavesPerReading;
+    if (limits_.memory > 0 && due) {
+      in_use = memory_in_use(arrays);
+      arrays_at_reading_ = arrays;
+      waves_at_reading_ = waves;
+    }
+    limits_.check_wave(table_.size(), explored, waves, in_use);
   }
+  static constexpr std::uint64_t kWavesPerReading = 1024;
+  std::size_t arrays_at_reading_ = 0;   // the arrays' bytes when the resident memory was last read
+  std::uint64_t waves_at_reading_ = 0;  // and the waves then (0: not read yet)
   // The model's arrays and the state table (the builder's own buffers aside).
   std::size_t model_bytes(const SparseMdp& mdp) const {
     return 8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 12 * mdp.columns.size() +
@@ -223,11 +244,17 @@ class LevelBuilder {
   // threads a block's work otherwise takes far longer than alone).
   template <typename Work>
   void each_block(std::size_t count, int phase, const Work& work) {
+    if (count == 1) {  // a narrow wave: no scheduling for one block
+      PartClock clock(phases_.busy_clock());
+      work(0);
+      clock.lap(phase);
+      return;
+    }
     using Range = oneapi::tbb::blocked_range<std::size_t>;
     oneapi::tbb::parallel_for(
         Range(0, count, 1),
         [&](const Range& range) {
-          PartClock clock(phases_.busy_ns);
+          PartClock clock(phases_.busy_clock());
           for (std::size_t b = range.begin(); b < range.end(); ++b) work(b);
           clock.lap(phase);
         },
@@ -248,7 +275,7 @@ class LevelBuilder {
     each_block(blocks.size(), 0, [&](std::size_t b) {
       StateExpander& expander = experts_.local();
       ExpandedBlock& block = blocks[b];
-      PartClock clock(phases_.part_ns);
+      PartClock clock(phases_.part_clock());
       for (std::uint64_t s = block.first_state; s < block.end_state; ++s) expander.expand(s, table_.state(s), block);
       clock.lap(0);
       if (block.probabilities.size() > kMostBlockSuccessors) {

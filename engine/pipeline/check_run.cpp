@@ -1,6 +1,7 @@
 #include "engine/pipeline/check_run.h"
 
 #include "engine/model/located_error.h"
+#include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "engine/pipeline/constant_sweep.h"
 #include "engine/pipeline/model_source.h"
@@ -44,6 +45,26 @@ graph::SearchKind search_kind(const CheckOptions& options) {
 void say_where_solves_run(const CheckOptions& options, const graph::SearchBackend& search) {
   if (options.device.solver != SolverKind::automatic || search.kind() == graph::SearchKind::gpu) return;
   if (!gpu::free_device_memory()) spdlog::debug("no usable CUDA device: solving on the CPU");
+}
+
+// -v: the build's and the graph's peaks, whole and per state and transition.
+void log_model_memory(const ModelSummary& m) {
+  const auto per = [](std::size_t bytes, std::uint64_t count) { return count ? double(bytes) / double(count) : 0.0; };
+  spdlog::debug("memory: build peak {:.3f} GB ({:.1f} bytes a state, {:.1f} a transition), graph peak {:.3f} GB, graph "
+                "on the device {:.3f} GB ({:.1f} bytes a transition)",
+                m.peak_bytes_after_build / 1e9, per(m.peak_bytes_after_build, m.states),
+                per(m.peak_bytes_after_build, m.transitions), m.peak_bytes_after_graph / 1e9, m.graph_device_bytes / 1e9,
+                per(m.graph_device_bytes, m.transitions));
+}
+
+// -v: a property's peaks at the end of each stage, and the solve's on the device.
+void log_property_memory(const PropertyOutcome& outcome) {
+  if (!outcome.computation) return;
+  const NumericResult& d = *outcome.computation;
+  spdlog::debug("memory of {}: host peak after the graph analysis {:.3f} GB, the system {:.3f} GB, the solve {:.3f} GB; "
+                "device {:.3f} GB for the solve",
+                outcome.property, d.qualitative.peak_host_bytes / 1e9, d.sccs.peak_host_bytes / 1e9,
+                d.solve.peak_host_bytes / 1e9, d.solve.peak_device_bytes / 1e9);
 }
 
 // A property's answer: the outcome the report keeps, and the per-state results the
@@ -194,6 +215,8 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       report.model.graph_s = seconds_since(start);
       report.model.graph_on = to_string(current->search->kind());
       report.model.graph_device_bytes = current->search->device_bytes();
+      report.model.peak_bytes_after_graph = peak_resident_bytes();
+      log_model_memory(report.model);
     }
     const PropertyScope scope = property_scope(current->model, source, parsed, fixed);
     for (std::size_t i = 0; i < parsed.entries.size(); ++i) {
@@ -206,6 +229,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       if (listener && answered.outcome.error.empty()) {
         listener->property_results(answered.outcome.property, answered.result, current->model.mdp);
       }
+      log_property_memory(answered.outcome);
       report.properties.push_back(std::move(answered.outcome));
       if (listener) listener->property_answered(report);
     }

@@ -65,6 +65,7 @@ struct ModelSummary {
   double graph_s = 0.0;         // building the search graph shared by all properties (and uploading it)
   std::string graph_on;         // where the graph searches run: gpu, cpu-parallel, cpu-reference
   std::size_t graph_device_bytes = 0;  // the device memory the graph holds for the whole run (GPU searches)
+  std::size_t peak_bytes_after_graph = 0;  // the process's peak resident memory once the graph is built
 };
 
 struct PropertyOutcome {

@@ -1,5 +1,6 @@
 #include "engine/solve/chunk_driver.h"
 
+#include "engine/model/process_memory.h"
 #include "engine/solve/solve_progress.h"
 
 #include "engine/model/stopwatch.h"
@@ -367,6 +368,27 @@ gpu::ChunkSolveStats solve_built_on_device(const SolveRequest& request, const De
   }
 }
 
+namespace {
+
+// The solve's time and memory, at its end.
+void close_report(SolveReport& report, std::chrono::steady_clock::time_point start) {
+  report.time_s = seconds_since(start);
+  report.peak_host_bytes = peak_resident_bytes();
+  report.peak_device_bytes = peak_device_bytes(report.chunks);
+}
+
+}  // namespace
+
+std::size_t peak_device_bytes(const std::vector<ChunkReport>& chunks) {
+  std::size_t peak = 0, previous = 0;
+  for (const ChunkReport& chunk : chunks) {
+    const std::size_t here = chunk.on_gpu ? chunk.footprint_bytes : 0;
+    peak = std::max(peak, previous + here);
+    previous = here;
+  }
+  return peak;
+}
+
 SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
@@ -393,7 +415,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     report.chunks.push_back(chunk_report);
     result.lower = std::move(x.lower);
     result.upper = std::move(x.upper);
-    report.time_s = seconds_since(start);
+    close_report(report, start);
     return result;
   }
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
@@ -440,7 +462,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   }
   result.lower = std::move(x.lower);
   result.upper = std::move(x.upper);
-  report.time_s = seconds_since(start);
+  close_report(report, start);
   return result;
 }
 

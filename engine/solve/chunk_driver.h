@@ -57,4 +57,9 @@ class DeviceSystemFailed : public std::runtime_error {
 // failures otherwise fall back to the CPU with a warning, same answer.
 SolveResult solve(const SolveRequest& request, const DeviceOptions& device);
 
+// The most device memory a solve's chunks held at once: two consecutive chunks on the
+// device, the one solving and the next uploading beside it (the feeder's prefetch);
+// chunks solved on the CPU hold none.
+std::size_t peak_device_bytes(const std::vector<ChunkReport>& chunks);
+
 }  // namespace mdpvi

@@ -1,0 +1,78 @@
+// The pipeline stage (engine/pipeline/check_run.h) as a library caller uses it: what
+// the listener is told and when, and the memory accounting of each stage.
+#include "engine/pipeline/check_run.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace mdpvi::pipeline {
+namespace {
+
+const std::string kResend = std::string(MDPVI_SOURCE_DIR) + "/models/resend/resend.nm";
+
+CheckOptions resend_on_the_cpu(std::vector<std::string> properties) {
+  CheckOptions options;
+  options.model_file = kResend;
+  options.inline_properties = std::move(properties);
+  options.device.solver = SolverKind::cpu;
+  return options;
+}
+
+// Records what it is told, in order.
+class Recorder final : public CheckListener {
+ public:
+  void model_loaded(const SparseMdp& mdp, const CheckReport&) override {
+    events.push_back("model " + std::to_string(mdp.num_states()));
+  }
+  void property_results(const std::string& property, const PropertyResult& result, const SparseMdp&) override {
+    events.push_back("results " + property + (result.state_values ? " values" : "") + (result.scheduler ? " scheduler" : ""));
+  }
+  void property_answered(const CheckReport& report) override { events.push_back("answered " + report.properties.back().property); }
+  std::vector<std::string> events;
+};
+
+TEST(Pipeline, TellsTheListenerEachModelAndResultInOrder) {
+  CheckOptions options = resend_on_the_cpu({"Pmax=? [ F delivered ]", "P=? [ F nonsense ]"});
+  options.keep_state_values = true;
+  options.keep_schedulers = true;
+  Recorder recorder;
+  const CheckReport report = run_check(options, &recorder);
+  ASSERT_EQ(report.properties.size(), 2u);
+  EXPECT_FALSE(report.all_answered());
+  // The failed property has no results to hand over; the answered one has both.
+  const std::vector<std::string> expected{"model 7", "results Pmax=? [ F delivered ] values scheduler",
+                                          "answered Pmax=? [ F delivered ]", "answered P=? [ F nonsense ]"};
+  EXPECT_EQ(recorder.events, expected);
+}
+
+TEST(Pipeline, KeepsPerStateResultsOnlyWhereAsked) {
+  Recorder recorder;
+  run_check(resend_on_the_cpu({"Pmax=? [ F delivered ]"}), &recorder);
+  ASSERT_EQ(recorder.events.size(), 3u);
+  EXPECT_EQ(recorder.events[1], "results Pmax=? [ F delivered ]");
+}
+
+// Each stage's peak is the process's peak at its end: they never fall, stage by
+// stage, and a solve on the CPU holds no device memory.
+TEST(Pipeline, ReportsThePeakOfEachStage) {
+  const CheckReport report = run_check(resend_on_the_cpu({"Pmin=? [ F delivered ]", "R{\"cost\"}max=? [ F delivered ]"}));
+  const ModelSummary& m = report.model;
+  EXPECT_GT(m.resident_bytes_before_build, 0u);
+  EXPECT_GE(m.peak_bytes_after_build, m.resident_bytes_before_build);
+  EXPECT_GE(m.peak_bytes_after_graph, m.peak_bytes_after_build);
+  std::size_t before = m.peak_bytes_after_graph;
+  for (const PropertyOutcome& p : report.properties) {
+    ASSERT_TRUE(p.computation) << p.property << ": " << p.error;
+    const NumericResult& d = *p.computation;
+    EXPECT_GE(d.qualitative.peak_host_bytes, before) << p.property;
+    EXPECT_GE(d.sccs.peak_host_bytes, d.qualitative.peak_host_bytes) << p.property;
+    EXPECT_GE(d.solve.peak_host_bytes, d.sccs.peak_host_bytes) << p.property;
+    EXPECT_EQ(d.solve.peak_device_bytes, 0u) << p.property;
+    before = d.solve.peak_host_bytes;
+  }
+}
+
+}  // namespace
+}  // namespace mdpvi::pipeline
