@@ -17,6 +17,12 @@
       The cost table of issue 21: each run folder's solve time per instance
       (summed over its properties) and its ratio to the first folder's, with the
       median ratio; only instances where every run converged on every property.
+  bench.py memory DIR [--solver gpu]
+      The memory table of issue 39: per instance its states and transitions, the
+      process's peak (whole, and per state and per transition), the peaks at the end
+      of each stage (build, graph, and the largest over the properties of the graph
+      analysis, the system and the solve), and the device's bytes: the graph's copy
+      of the model and the solve's chunks, per transition.
   bench.py report DIR... [--report bench/REPORT.md]
       Writes the report (tables beside the seed thesis' published numbers and
       PRISM's times) and the PNG plots next to it, from one or more run folders.
@@ -144,6 +150,13 @@ def rows_of(inst, solver, repeat, report, peak, wall):
             "device_bytes": model.get("graph_device_bytes", 0) + max((c["footprint_bytes"] for c in on_gpu), default=0),
             "achieved_bandwidth": moved / gpu_solve if gpu_solve > 0 else None,
             "peak_host_bytes": peak, "wall_s": wall, "result": p["result"], "error": p["error"],
+            # Each stage's peak (the process's peak at its end; absent from older mdpvi).
+            "build_peak_bytes": model.get("peak_bytes_after_build"), "graph_peak_bytes": model.get("peak_bytes_after_graph"),
+            "qualitative_peak_bytes": (p.get("memory") or {}).get("qualitative_peak_host_bytes"),
+            "system_peak_bytes": (p.get("memory") or {}).get("system_peak_host_bytes"),
+            "solve_peak_bytes": (p.get("memory") or {}).get("solve_peak_host_bytes"),
+            "graph_device_bytes": model.get("graph_device_bytes", 0),
+            "solve_device_bytes": (p.get("memory") or {}).get("solve_peak_device_bytes"),
             "lower": p.get("lower"), "upper": p.get("upper"), "device": p.get("device"),
             "reference": ref, "distance": d, "matches": matches(p, ref, d),
         }
@@ -263,6 +276,29 @@ def costs(args):
     return 0
 
 
+def memory(args):
+    """Prints issue 39's memory table (markdown) of a run folder: a row per instance."""
+    data = json.loads((Path(args.run) / "results.json").read_text())
+    rows = [r for r in data["rows"] if r["solver"] == args.solver and r["repeat"] == 0]
+    gb = lambda b: f"{b / 1e9:.2f}" if b else "-"
+    most = lambda rs, key: max((r.get(key) or 0 for r in rs), default=0)
+    print("| instance | states | transitions | peak host GB | host B/state | host B/transition | build GB | graph GB |"
+          " graph analysis GB | system GB | solve GB | device graph GB | device solve GB | device B/transition |")
+    print("|---" * 14 + "|")
+    for name in dict.fromkeys(r["instance"] for r in rows):
+        rs = [r for r in rows if r["instance"] == name]
+        first = rs[0]
+        peak, device = most(rs, "peak_host_bytes"), first.get("graph_device_bytes") or 0
+        solve_device = most(rs, "solve_device_bytes")
+        cells = [name, str(first["states"]), str(first["transitions"]), gb(peak),
+                 f"{peak / first['states']:.0f}", f"{peak / max(first['transitions'], 1):.1f}",
+                 gb(first.get("build_peak_bytes")), gb(first.get("graph_peak_bytes")), gb(most(rs, "qualitative_peak_bytes")),
+                 gb(most(rs, "system_peak_bytes")), gb(most(rs, "solve_peak_bytes")), gb(device), gb(solve_device),
+                 f"{(device + solve_device) / max(first['transitions'], 1):.1f}"]
+        print("| " + " | ".join(cells) + " |")
+    return 0
+
+
 def memory_study(args, inst):
     """The same instance with the device budget at 100%, 50%, 25% and 12.5% of its footprint."""
     out, rc, _, _ = run_mdpvi(command_for(inst, args.mdpvi, "gpu"), args.timeout)
@@ -295,6 +331,9 @@ def main():
     r.add_argument("--check", action="store_true")
     r.add_argument("--method", choices=("ovi", "ii", "vi"), help="mdpvi's --method (default: mdpvi's, ovi)")
     r.add_argument("--max-iters", type=int, help="mdpvi's --max-iters (the same for every method compared)")
+    m = sub.add_parser("memory")
+    m.add_argument("run")
+    m.add_argument("--solver", default="gpu")
     c = sub.add_parser("costs")
     c.add_argument("runs", nargs="+")
     c.add_argument("--solver", default="cpu")
@@ -306,6 +345,8 @@ def main():
         return run(args)
     if args.command == "costs":
         return costs(args)
+    if args.command == "memory":
+        return memory(args)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from report import write_report  # tools/bench/report.py
     return write_report([Path(d) for d in args.runs], Path(args.report), BENCH)
