@@ -3,6 +3,7 @@
 // device), for every method.
 #include "engine/solve/method_requirements.h"
 #include "engine/solve/chunk_driver.h"
+#include "engine/solve/prepared_chunk.h"
 #include "random_systems.h"
 #include "reference_instances.h"
 #include "engine/pipeline/check_run.h"
@@ -246,6 +247,53 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
 }
 
 // A fixed number of sweeps is exact whatever the method: it runs as value iteration.
+void expect_same_prepared(const PreparedChunk& a, const PreparedChunk& b) {
+  const auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin());
+  };
+  EXPECT_TRUE(same(a.row_group_starts, b.row_group_starts));
+  EXPECT_TRUE(same(a.row_starts, b.row_starts));
+  EXPECT_TRUE(same(a.columns, b.columns));
+  EXPECT_TRUE(same(a.values, b.values));
+  EXPECT_TRUE(same(a.outside_starts, b.outside_starts));
+  EXPECT_TRUE(same(a.outside_columns, b.outside_columns));
+  EXPECT_TRUE(same(a.outside_values, b.outside_values));
+}
+
+// A chunk prepared on all cores equals the serial pass, array for array, and so does
+// its b, bit for bit: chunks of every size down to one state (more chunks than some
+// blocks hold states), rows empty, long (over a warp and over a block) and
+// self-looping, one large system whose chunks span several blocks of rows.
+TEST(PreparedChunk, IsEquivalentToRef) {
+  for (std::uint32_t n : {1u, 7u, 300u, 40000u}) {
+    std::vector<std::uint32_t> blocks;
+    for (std::uint32_t left = n, size = 1; left > 0; size = size * 3 % 97 + 1) {
+      blocks.push_back(std::min(size, left));
+      left -= blocks.back();
+    }
+    const MaybeSystem system = test::random_system(n, 5 + n, blocks);
+    std::vector<double> final(n);
+    for (std::uint32_t s = 0; s < n; ++s) final[s] = 1.0 / (s + 3);
+    std::vector<Chunk> chunks;
+    for (std::uint64_t first = 0; first < n;) {  // chunks of 1, 2, 3, ... states, then the rest
+      const std::uint64_t end = std::min<std::uint64_t>(n, first + 1 + chunks.size() * 997);
+      chunks.push_back({0, 0, first, end, 0, true});
+      first = end;
+    }
+    for (const Chunk& chunk : chunks) {
+      SCOPED_TRACE(std::to_string(n) + " states, chunk from " + std::to_string(chunk.first_state));
+      const PreparedChunk parallel = prepare_chunk(system, chunk);
+      const PreparedChunk reference = prepare_chunk_reference(system, chunk);
+      expect_same_prepared(parallel, reference);
+      std::vector<double> b, b_reference;
+      parallel.row_constants(system, chunk, final.data(), b);
+      reference.row_constants_reference(system, chunk, final.data(), b_reference);
+      ASSERT_EQ(b.size(), b_reference.size());
+      EXPECT_TRUE(std::equal(b.begin(), b.end(), b_reference.begin()));
+    }
+  }
+}
+
 // Two consecutive chunks on the device at once; a chunk on the CPU holds none and
 // separates its neighbours.
 TEST(SolveReport, PeakDeviceBytesIsTheLargestPairOfNeighboursOnTheDevice) {

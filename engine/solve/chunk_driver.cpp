@@ -1,6 +1,7 @@
 #include "engine/solve/chunk_driver.h"
 
 #include "engine/model/process_memory.h"
+#include "engine/solve/prepared_chunk.h"
 #include "engine/solve/solve_progress.h"
 
 #include "engine/model/stopwatch.h"
@@ -24,61 +25,6 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
   std::uint64_t rows = system.row_group_starts[end] - system.row_group_starts[first];
   std::uint64_t entries = system.row_starts[system.row_group_starts[end]] - system.row_starts[system.row_group_starts[first]];
   return method.footprint_bytes(end - first, rows, entries);
-}
-
-// A chunk as a square system of its own (indices rebased). Its entries into earlier
-// chunks are kept aside: they become part of b once those chunks are solved. (It was
-// in pinned memory once, to upload while the chunk before it iterated; but pinned
-// allocations are far slower than locking pageable memory as the upload does:
-// gpu/host_copies.cuh, and bench/NOTES.md for the rates.)
-struct PreparedChunk {
-  PodVector<std::uint64_t> row_group_starts, row_starts;
-  PodVector<std::uint32_t> columns;
-  PodVector<double> values;
-  std::vector<std::uint64_t> outside_starts{0};  // per row, into outside_*
-  std::vector<std::uint32_t> outside_columns;
-  std::vector<double> outside_values;
-
-  gpu::ChunkMatrix view() const {
-    return {static_cast<std::uint32_t>(row_group_starts.size() - 1), row_starts.size() - 1, columns.size(),
-            row_group_starts.data(), row_starts.data(), columns.data(), values.data()};
-  }
-
-  // Pre: the states before the chunk are final in `final`.
-  void row_constants(const MaybeSystem& system, const Chunk& chunk, const double* final,
-                     std::vector<double>& b) const {
-    const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
-    b.resize(row_starts.size() - 1);
-    for (std::size_t r = 0; r < b.size(); ++r) {
-      b[r] = system.row_constants[first_row + r];
-      for (std::uint64_t k = outside_starts[r]; k < outside_starts[r + 1]; ++k) {
-        b[r] += outside_values[k] * final[outside_columns[k]];
-      }
-    }
-  }
-};
-
-PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
-  PreparedChunk p;
-  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
-  const std::uint64_t end_row = system.row_group_starts[chunk.end_state];
-  for (std::uint64_t s = chunk.first_state; s <= chunk.end_state; ++s) p.row_group_starts.push_back(system.row_group_starts[s] - first_row);
-  p.row_starts.push_back(0);
-  for (std::uint64_t r = first_row; r < end_row; ++r) {
-    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) {
-      std::uint32_t column = system.columns[k];
-      if (column >= chunk.first_state) {
-        p.columns.push_back(static_cast<std::uint32_t>(column - chunk.first_state));
-        p.values.push_back(system.values[k]);
-      } else {
-        p.outside_columns.push_back(column);
-        p.outside_values.push_back(system.values[k]);
-      }
-    }
-    p.row_starts.push_back(p.columns.size());
-    p.outside_starts.push_back(p.outside_columns.size());
-  }
-  return p;
 }
 
 // The first chunk needs no copy: its rows are a prefix of the system's, and nothing

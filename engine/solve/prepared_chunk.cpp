@@ -1,0 +1,133 @@
+#include "engine/solve/prepared_chunk.h"
+
+#include "engine/solve/parallel_indices.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+
+namespace mdpvi {
+
+namespace {
+
+// Rows a block of the parallel pass takes: enough work to outweigh its scheduling.
+constexpr std::uint64_t kRowsPerBlock = 1 << 14;
+
+// Entries of a range of the chunk's rows that stay inside the chunk and that go before it.
+struct Counts {
+  std::uint64_t inside = 0, outside = 0;
+};
+
+Counts count_rows(const MaybeSystem& system, std::uint64_t first_state, std::uint64_t first_row, std::uint64_t end_row) {
+  Counts c;
+  for (std::uint64_t k = system.row_starts[first_row]; k < system.row_starts[end_row]; ++k) {
+    if (system.columns[k] >= first_state) {
+      ++c.inside;
+    } else {
+      ++c.outside;
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+PreparedChunk prepare_chunk_reference(const MaybeSystem& system, const Chunk& chunk) {
+  PreparedChunk p;
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  const std::uint64_t end_row = system.row_group_starts[chunk.end_state];
+  for (std::uint64_t s = chunk.first_state; s <= chunk.end_state; ++s) p.row_group_starts.push_back(system.row_group_starts[s] - first_row);
+  p.row_starts.push_back(0);
+  p.outside_starts.push_back(0);
+  for (std::uint64_t r = first_row; r < end_row; ++r) {
+    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) {
+      const std::uint32_t column = system.columns[k];
+      if (column >= chunk.first_state) {
+        p.columns.push_back(static_cast<std::uint32_t>(column - chunk.first_state));
+        p.values.push_back(system.values[k]);
+      } else {
+        p.outside_columns.push_back(column);
+        p.outside_values.push_back(system.values[k]);
+      }
+    }
+    p.row_starts.push_back(p.columns.size());
+    p.outside_starts.push_back(p.outside_columns.size());
+  }
+  return p;
+}
+
+PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
+  PreparedChunk p;
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  const std::uint64_t rows = system.row_group_starts[chunk.end_state] - first_row;
+  const std::uint64_t states = chunk.end_state - chunk.first_state;
+  p.row_group_starts.resize(states + 1);
+  parallel_indices(0, states + 1, 1 << 16, [&](std::size_t s) {
+    p.row_group_starts[s] = system.row_group_starts[chunk.first_state + s] - first_row;
+  });
+  // Per block of rows, its entries inside and outside; their running totals are where
+  // each block writes.
+  const std::uint64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  std::vector<Counts> at(blocks + 1);
+  parallel_indices(0, blocks, 1, [&](std::size_t b) {
+    const std::uint64_t begin = first_row + b * kRowsPerBlock;
+    at[b + 1] = count_rows(system, chunk.first_state, begin, std::min(begin + kRowsPerBlock, first_row + rows));
+  });
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    at[b + 1].inside += at[b].inside;
+    at[b + 1].outside += at[b].outside;
+  }
+  p.row_starts.resize(rows + 1);
+  p.outside_starts.resize(rows + 1);
+  p.columns.resize(at[blocks].inside);
+  p.values.resize(at[blocks].inside);
+  p.outside_columns.resize(at[blocks].outside);
+  p.outside_values.resize(at[blocks].outside);
+  p.row_starts[0] = 0;
+  p.outside_starts[0] = 0;
+  parallel_indices(0, blocks, 1, [&](std::size_t b) {
+    std::uint64_t inside = at[b].inside, outside = at[b].outside;
+    const std::uint64_t begin = b * kRowsPerBlock, end = std::min(begin + kRowsPerBlock, rows);
+    for (std::uint64_t r = begin; r < end; ++r) {
+      for (std::uint64_t k = system.row_starts[first_row + r]; k < system.row_starts[first_row + r + 1]; ++k) {
+        const std::uint32_t column = system.columns[k];
+        if (column >= chunk.first_state) {
+          p.columns[inside] = static_cast<std::uint32_t>(column - chunk.first_state);
+          p.values[inside++] = system.values[k];
+        } else {
+          p.outside_columns[outside] = column;
+          p.outside_values[outside++] = system.values[k];
+        }
+      }
+      p.row_starts[r + 1] = inside;
+      p.outside_starts[r + 1] = outside;
+    }
+  });
+  return p;
+}
+
+void PreparedChunk::row_constants_reference(const MaybeSystem& system, const Chunk& chunk, const double* final,
+                                            std::vector<double>& b) const {
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  b.resize(row_starts.size() - 1);
+  for (std::size_t r = 0; r < b.size(); ++r) {
+    b[r] = system.row_constants[first_row + r];
+    for (std::uint64_t k = outside_starts[r]; k < outside_starts[r + 1]; ++k) {
+      b[r] += outside_values[k] * final[outside_columns[k]];
+    }
+  }
+}
+
+void PreparedChunk::row_constants(const MaybeSystem& system, const Chunk& chunk, const double* final,
+                                  std::vector<double>& b) const {
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  b.resize(row_starts.size() - 1);
+  parallel_indices(0, b.size(), 1 << 14, [&](std::size_t r) {
+    double sum = system.row_constants[first_row + r];
+    for (std::uint64_t k = outside_starts[r]; k < outside_starts[r + 1]; ++k) sum += outside_values[k] * final[outside_columns[k]];
+    b[r] = sum;
+  });
+}
+
+}  // namespace mdpvi

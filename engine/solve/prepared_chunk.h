@@ -1,0 +1,42 @@
+#pragma once
+// A chunk of the maybe-state system as a square system of its own, for the device
+// (the chunk driver's chunks after the first): its states' rows with columns rebased
+// to the chunk, and aside, its entries into earlier chunks, which become part of b
+// once those chunks are solved.
+#include "engine/solve/chunk_driver.h"
+#include "engine/solve/maybe_system.h"
+#include "gpu/device_solver.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi {
+
+struct PreparedChunk {
+  PodVector<std::uint64_t> row_group_starts, row_starts;
+  PodVector<std::uint32_t> columns;
+  PodVector<double> values;
+  PodVector<std::uint64_t> outside_starts;  // per row + 1, into outside_*
+  PodVector<std::uint32_t> outside_columns;  // states of the system, before the chunk
+  PodVector<double> outside_values;
+
+  gpu::ChunkMatrix view() const {
+    return {static_cast<std::uint32_t>(row_group_starts.size() - 1), row_starts.size() - 1, columns.size(),
+            row_group_starts.data(), row_starts.data(), columns.data(), values.data()};
+  }
+
+  // b of the chunk's rows: the system's, plus each entry into an earlier chunk times
+  // that state's final value. Pre: the states before the chunk are final in `final`.
+  // On all cores; each row sums in the reference's order (bit-identical).
+  void row_constants(const MaybeSystem& system, const Chunk& chunk, const double* final, std::vector<double>& b) const;
+  void row_constants_reference(const MaybeSystem& system, const Chunk& chunk, const double* final,
+                               std::vector<double>& b) const;
+};
+
+// The chunk's rows rebased, entries in the system's order, inside and outside apart.
+// On all cores (counts per block of rows, their running totals, then each block
+// fills its part); prepare_chunk_reference is the serial pass it is tested against.
+PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk);
+PreparedChunk prepare_chunk_reference(const MaybeSystem& system, const Chunk& chunk);
+
+}  // namespace mdpvi
