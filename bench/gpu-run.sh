@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -167,6 +167,46 @@ for part in "$@"; do
         run "csma3_4 all $solver" $M/csma/csma3_4.nm $M/csma/csma.pctl --const k=2 --solver $solver
         run "leader7 all $solver" $M/leader_async/leader7.nm $M/leader_async/leader_fixed.pctl --const K=20 --solver $solver
       done
+      ;;
+    chain)
+      # Issue 39: the 1,000,000-state chain's build, the new binary against $OLD_MDPVI,
+      # interleaved, twice.
+      cat >"$out/chain.pm" <<'CHAIN'
+dtmc
+
+module m
+  x : [0..1000000] init 0;
+  [] x<1000000 -> (x'=x+1);
+endmodule
+CHAIN
+      for repeat in 1 2; do
+        for which in new old; do
+          bin=$mdpvi; [ $which = old ] && bin=$OLD_MDPVI
+          echo "### chain $which repeat $repeat" >>"$out/results.txt"
+          peak timeout 120 "$bin" check "$out/chain.pm" --prop 'P=? [ F x=1000000 ]' >>"$out/results.txt" 2>&1
+        done
+      done
+      rm -f "$out/chain.pm"
+      ;;
+    leader9-chunks)
+      # Issue 39: leader9 Rmin as one chunk and with an 8 GB budget (the new binary),
+      # and with the budget before (\$OLD_MDPVI); -v for the phases and the memory.
+      for which in "new one" "new budget" "old budget"; do
+        read -r who mode <<<"$which"
+        bin=$mdpvi; [ $who = old ] && bin=$OLD_MDPVI
+        budget=(); [ $mode = budget ] && budget=(--gpu-memory-limit 8000000000)
+        echo "### leader9 $which" >>"$out/results.txt"
+        peak timeout 200 "$bin" -v check $M/leader_async/leader9.nm --prop 'Rmin=? [ F "elected" ]' "${budget[@]}" \
+          --json - >>"$out/results.txt" 2>"$out/log-leader9-$who-$mode.txt"
+        tail -1 "$out/log-leader9-$who-$mode.txt" >>"$out/results.txt"
+      done
+      ;;
+    memory)
+      # Issue 39: the large suite's memory table, the new binary on the GPU.
+      python3 tools/bench/bench.py run --suite large --solvers gpu --mdpvi "$mdpvi" --timeout 150 --out "$out/memory" \
+        2>>"$out/errors.txt" | tail -1
+      python3 tools/bench/bench.py memory "$out/memory" >"$out/memory.md"
+      cp "$out/memory/results.json" "$out/memory-results.json" && rm -rf "$out/memory"
       ;;
     same)
       # Issue 38: no behaviour change against $OLD_MDPVI. The medium suite on the GPU
