@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <future>
+#include <memory>
 #include <stdexcept>
 
 namespace mdpvi {
@@ -62,15 +64,15 @@ std::optional<std::size_t> device_budget(const DeviceOptions& options, const gpu
   return free_bytes > margin ? free_bytes - margin : 0;
 }
 
-// One chunk when everything fits (or there is no budget), else chunks of budget/2:
-// two chunks are on the device at once, the one iterating and the next uploading.
+// One chunk when everything fits (or there is no budget), else chunks of the budget:
+// they are on the device one at a time (ChunkFeeder).
 std::vector<Chunk> plan_for(const MaybeSystem& system, const MethodPolicy& method, const DeviceOptions& options,
                             const gpu::DeviceSolver* device) {
   if (system.num_sccs() == 0) return {};
   const std::size_t whole = scc_footprint(system, 0, system.num_sccs(), method);
   std::optional<std::size_t> budget = device_budget(options, device);
   if (!budget || whole <= *budget) return {{0, system.num_sccs(), 0, system.num_states(), whole, true}};
-  return plan_chunks(system, std::max<std::size_t>(*budget / 2, 1), method);
+  return plan_chunks(system, std::max<std::size_t>(*budget, 1), method);
 }
 
 // Whether the device solves the chunk level by level. Iterated as a whole, a chunk
@@ -107,9 +109,11 @@ bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
   return acyclic_goes_to_device(chunk.end_state - chunk.first_state, schedule) && by_levels(system, chunk, request, schedule);
 }
 
-// Puts the plan's chunks on the device in turn: the first from the system's own
-// arrays, the others prepared as systems of their own, each next one uploaded before
-// the current one is solved.
+// Puts the plan's chunks on the device in turn, one at a time: the first from the
+// system's own arrays (uploaded before it is asked for), the others prepared as
+// systems of their own on the host while the chunk before them is solved, and
+// uploaded when they are asked for (the copy then runs beside the binding of their
+// vectors).
 class ChunkFeeder {
  public:
   // on_device(chunk): whether the chunk goes to the device (the others are not uploaded).
@@ -117,24 +121,25 @@ class ChunkFeeder {
               gpu::GroupShape shape, std::function<bool(const Chunk&)> on_device)
       : system_(system), plan_(plan), device_(device), shape_(shape), on_device_(std::move(on_device)) {}
   ~ChunkFeeder() {
+    if (preparing_.valid()) preparing_.wait();
     release(current_);
-    release(next_);
+    release(first_);
   }
   ChunkFeeder(const ChunkFeeder&) = delete;
   ChunkFeeder& operator=(const ChunkFeeder&) = delete;
 
-  // plan[index] on the device, as a job for a method; starts uploading the next
-  // chunk that will go to the device. Valid until the next call. Throws gpu::DeviceError.
+  // plan[index] on the device, as a job for a method; starts preparing the next chunk
+  // that will go to the device. Valid until the next call. Throws gpu::DeviceError.
   DeviceChunkJob take(std::size_t index) {
     release(current_);
-    if (next_.index == index) {
-      current_ = std::move(next_);
-      next_ = {};
+    if (first_.index == index) {
+      current_ = std::move(first_);
+      first_ = {};
     } else {
-      release(next_);
-      current_ = upload(index);
+      release(first_);
+      current_ = upload(index, prepared(index));
     }
-    prefetch_after(index);
+    prepare_after(index);
     const Chunk& chunk = plan_[index];
     const PreparedChunk* prepared = current_.prepared.get();
     DeviceChunkJob job{device_, current_.ticket, {chunk.first_state, chunk.end_state}, chunk.first_scc, chunk.end_scc, {}};
@@ -148,44 +153,60 @@ class ChunkFeeder {
 
   // Starts uploading the first chunk that goes to the device, before take asks for
   // it: the upload then runs while the iterates are made.
-  void start() { prefetch_from(0); }
+  void start() {
+    const std::size_t first = next_on_device(0);
+    if (first == plan_.size()) return;
+    try {
+      first_ = upload(first, first == 0 ? nullptr : std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[first])));
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("{}; the first chunk will be uploaded when it is solved", error.what());
+    }
+    prepare_after(first);
+  }
 
   // After a failure: nothing stays on the device.
   void drop() {
     release(current_);
-    release(next_);
+    release(first_);
   }
 
  private:
   struct Resident {
     std::size_t index = static_cast<std::size_t>(-1);
     int ticket = -1;
-    std::unique_ptr<PreparedChunk> prepared;  // null for the first chunk (the system's arrays)
+    std::unique_ptr<PreparedChunk> prepared;  // null for chunk 0 (the system's arrays)
   };
 
-  Resident upload(std::size_t index) {
+  // Chunk 0 needs no copy; another is taken from its preparation under way, else made now.
+  std::unique_ptr<PreparedChunk> prepared(std::size_t index) {
+    if (index == 0) return nullptr;
+    if (preparing_.valid() && preparing_index_ == index) return preparing_.get();
+    if (preparing_.valid()) preparing_.wait();  // another one's: not needed after all
+    return std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[index]));
+  }
+
+  Resident upload(std::size_t index, std::unique_ptr<PreparedChunk> prepared) {
     Resident r;
     r.index = index;
-    if (index == 0) {
-      r.ticket = device_.upload(prefix_view(system_, plan_[0]), shape_);
-    } else {
-      r.prepared = std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[index]));
-      r.ticket = device_.upload(r.prepared->view(), shape_);
-    }
+    r.prepared = std::move(prepared);
+    r.ticket = device_.upload(r.prepared ? r.prepared->view() : prefix_view(system_, plan_[0]), shape_);
     return r;
   }
 
-  void prefetch_after(std::size_t index) { prefetch_from(index + 1); }
-  void prefetch_from(std::size_t first) {
-    for (std::size_t i = first; i < plan_.size(); ++i) {
-      if (!on_device_(plan_[i])) continue;
-      try {
-        next_ = upload(i);
-      } catch (const gpu::DeviceError& error) {
-        spdlog::warn("{}; the next chunk will be uploaded when it is solved", error.what());
-      }
-      return;
-    }
+  std::size_t next_on_device(std::size_t first) const {
+    while (first < plan_.size() && !on_device_(plan_[first])) ++first;
+    return first;
+  }
+
+  // The next chunk for the device after index, prepared on a thread of its own.
+  void prepare_after(std::size_t index) {
+    const std::size_t next = next_on_device(index + 1);
+    if (next == plan_.size() || (preparing_.valid() && preparing_index_ == next)) return;
+    if (preparing_.valid()) preparing_.wait();
+    preparing_index_ = next;
+    preparing_ = std::async(std::launch::async, [this, next] {
+      return std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[next]));
+    });
   }
 
   void release(Resident& r) {
@@ -198,7 +219,9 @@ class ChunkFeeder {
   gpu::DeviceSolver& device_;
   gpu::GroupShape shape_;
   std::function<bool(const Chunk&)> on_device_;
-  Resident current_, next_;
+  Resident current_, first_;
+  std::future<std::unique_ptr<PreparedChunk>> preparing_;
+  std::size_t preparing_index_ = 0;
 };
 
 ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats& stats) {
@@ -246,7 +269,13 @@ void record_device_run(const gpu::ChunkSolveStats& s, ChunkReport& report) {
 
 }  // namespace
 
-std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method) {
+namespace {
+
+// plan_chunks's loop, given how a chunk that starts at an SCC and fits grows: to the
+// end SCC it returns.
+template <typename Grow>
+std::vector<Chunk> plan_chunks_by(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method,
+                                  const Grow& grow) {
   std::vector<Chunk> chunks;
   std::size_t scc = 0;
   while (scc < system.num_sccs()) {
@@ -254,21 +283,43 @@ std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_byt
     chunk.first_scc = scc;
     chunk.footprint_bytes = scc_footprint(system, scc, scc + 1, method);
     chunk.fits = chunk.footprint_bytes <= budget_bytes;
-    ++scc;
-    if (chunk.fits) {
-      while (scc < system.num_sccs()) {
-        std::size_t grown = scc_footprint(system, chunk.first_scc, scc + 1, method);
-        if (grown > budget_bytes) break;
-        chunk.footprint_bytes = grown;
-        ++scc;
-      }
-    }
+    scc = chunk.fits ? grow(scc) : scc + 1;
+    if (chunk.fits) chunk.footprint_bytes = scc_footprint(system, chunk.first_scc, scc, method);
     chunk.end_scc = scc;
     chunk.first_state = system.scc_starts[chunk.first_scc];
     chunk.end_state = system.scc_starts[chunk.end_scc];
     chunks.push_back(chunk);
   }
   return chunks;
+}
+
+}  // namespace
+
+std::vector<Chunk> plan_chunks_reference(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method) {
+  return plan_chunks_by(system, budget_bytes, method, [&](std::size_t first) {
+    std::size_t end = first + 1;
+    while (end < system.num_sccs() && scc_footprint(system, first, end + 1, method) <= budget_bytes) ++end;
+    return end;
+  });
+}
+
+// A chunk's footprint grows with the SCCs it takes (states, rows and entries only
+// grow), so its last end within the budget is found by bisection: the reference's
+// chunks, in log time per chunk rather than a step per SCC (a system may have a
+// hundred million SCCs).
+std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method) {
+  return plan_chunks_by(system, budget_bytes, method, [&](std::size_t first) {
+    std::size_t fits = first + 1, over = system.num_sccs() + 1;  // [first, fits) fits; [first, over) does not
+    while (over - fits > 1) {
+      const std::size_t mid = fits + (over - fits) / 2;
+      if (scc_footprint(system, first, mid, method) <= budget_bytes) {
+        fits = mid;
+      } else {
+        over = mid;
+      }
+    }
+    return fits;
+  });
 }
 
 namespace {
@@ -326,11 +377,9 @@ void close_report(SolveReport& report, std::chrono::steady_clock::time_point sta
 }  // namespace
 
 std::size_t peak_device_bytes(const std::vector<ChunkReport>& chunks) {
-  std::size_t peak = 0, previous = 0;
+  std::size_t peak = 0;
   for (const ChunkReport& chunk : chunks) {
-    const std::size_t here = chunk.on_gpu ? chunk.footprint_bytes : 0;
-    peak = std::max(peak, previous + here);
-    previous = here;
+    if (chunk.on_gpu) peak = std::max(peak, chunk.footprint_bytes);
   }
   return peak;
 }

@@ -24,8 +24,11 @@ struct Chunk {
   bool fits = true;                 // false: a single SCC over the budget
 };
 
-// Pre: budget_bytes > 0. The footprints are the method's.
+// Consecutive SCCs in chunks, each as many as fit the budget (an SCC alone over it is a
+// chunk that does not fit). Pre: budget_bytes > 0. The footprints are the method's.
+// The reference takes SCCs one at a time; plan_chunks bisects, with the same chunks.
 std::vector<Chunk> plan_chunks(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method);
+std::vector<Chunk> plan_chunks_reference(const MaybeSystem& system, std::size_t budget_bytes, const MethodPolicy& method);
 
 enum class SolverKind { automatic, gpu, cpu };
 
@@ -57,9 +60,8 @@ class DeviceSystemFailed : public std::runtime_error {
 // failures otherwise fall back to the CPU with a warning, same answer.
 SolveResult solve(const SolveRequest& request, const DeviceOptions& device);
 
-// The most device memory a solve's chunks held at once: two consecutive chunks on the
-// device, the one solving and the next uploading beside it (the feeder's prefetch);
-// chunks solved on the CPU hold none.
+// The most device memory a solve's chunks held at once: the largest chunk on the
+// device (they are there one at a time); chunks solved on the CPU hold none.
 std::size_t peak_device_bytes(const std::vector<ChunkReport>& chunks);
 
 }  // namespace mdpvi

@@ -125,8 +125,7 @@ struct SolveReport {
   double time_s = 0.0;
   std::size_t peak_host_bytes = 0;  // the process's peak resident memory at the solve's end
   // The most device memory the solve's chunks held at once (the graph searches' copy of
-  // the model aside): the footprint of the two largest chunks on the device, the one
-  // solving and the next uploading (one, where there is one chunk).
+  // the model aside): the largest chunk's footprint (chunks are there one at a time).
   std::size_t peak_device_bytes = 0;
 };
 
