@@ -191,10 +191,13 @@ CHAIN
     leader9-chunks)
       # Issue 39: leader9 Rmin as one chunk and with an 8 GB budget (the new binary),
       # and with the budget before (\$OLD_MDPVI); -v for the phases and the memory.
-      for which in "new one" "new budget" "old budget"; do
+      # LEADER9_RUNS: which runs, comma-separated ("new one,new budget4": 4 GB).
+      IFS=, read -ra leader9_runs <<<"${LEADER9_RUNS:-new one,new budget,old budget}"
+      for which in "${leader9_runs[@]}"; do
         read -r who mode <<<"$which"
         bin=$mdpvi; [ $who = old ] && bin=$OLD_MDPVI
         budget=(); [ $mode = budget ] && budget=(--gpu-memory-limit 8000000000)
+        [ $mode = budget4 ] && budget=(--gpu-memory-limit 4000000000)
         echo "### leader9 $which" >>"$out/results.txt"
         peak timeout 200 "$bin" -v check $M/leader_async/leader9.nm --prop 'Rmin=? [ F "elected" ]' "${budget[@]}" \
           --json - >>"$out/results.txt" 2>"$out/log-leader9-$who-$mode.txt"
