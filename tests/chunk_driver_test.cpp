@@ -309,7 +309,7 @@ TEST(PreparedChunk, IsEquivalentToRef) {
       const PreparedChunk parallel = prepare_chunk(system, chunk);
       const PreparedChunk reference = prepare_chunk_reference(system, chunk);
       expect_same_prepared(parallel, reference);
-      std::vector<double> b, b_reference;
+      PodVector<double> b, b_reference;
       parallel.row_constants(system, chunk, final.data(), b);
       reference.row_constants_reference(system, chunk, final.data(), b_reference);
       ASSERT_EQ(b.size(), b_reference.size());

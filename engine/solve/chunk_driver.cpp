@@ -143,7 +143,7 @@ class ChunkFeeder {
     const Chunk& chunk = plan_[index];
     const PreparedChunk* prepared = current_.prepared.get();
     DeviceChunkJob job{device_, current_.ticket, {chunk.first_state, chunk.end_state}, chunk.first_scc, chunk.end_scc, {}};
-    job.row_constants = [this, &chunk, prepared](const double* final, std::vector<double>& storage) {
+    job.row_constants = [this, &chunk, prepared](const double* final, PodVector<double>& storage) {
       if (!prepared) return system_.row_constants.data() + system_.row_group_starts[chunk.first_state];
       prepared->row_constants(system_, chunk, final, storage);
       return static_cast<const double*>(storage.data());

@@ -318,7 +318,7 @@ struct DeviceChunkVectors {
     x.sync(job.states);
   }
 
-  std::vector<double> b_lower_storage, b_upper_storage;
+  PodVector<double> b_lower_storage, b_upper_storage;  // filled in parallel, never zeroed first
   const double* b_lower = nullptr;
   const double* b_upper = nullptr;
 };

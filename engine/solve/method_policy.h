@@ -58,7 +58,7 @@ struct DeviceChunkJob {
   // b of the chunk's rows, with its entries into earlier chunks taken from `final`
   // (an iterate of the whole system, final before the chunk). Returns the system's
   // own b where nothing precedes the chunk, else fills and returns storage.
-  std::function<const double*(const double* final, std::vector<double>& storage)> row_constants;
+  std::function<const double*(const double* final, PodVector<double>& storage)> row_constants;
   // The chunk's b is its own on the device (a system built there, MaybeSystem::on_device):
   // row_constants is not called, and the vectors are bound with own_b (bound_inputs).
   bool b_on_device = false;

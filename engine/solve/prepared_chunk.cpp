@@ -108,7 +108,7 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
 }
 
 void PreparedChunk::row_constants_reference(const MaybeSystem& system, const Chunk& chunk, const double* final,
-                                            std::vector<double>& b) const {
+                                            PodVector<double>& b) const {
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
   b.resize(row_starts.size() - 1);
   for (std::size_t r = 0; r < b.size(); ++r) {
@@ -120,7 +120,7 @@ void PreparedChunk::row_constants_reference(const MaybeSystem& system, const Chu
 }
 
 void PreparedChunk::row_constants(const MaybeSystem& system, const Chunk& chunk, const double* final,
-                                  std::vector<double>& b) const {
+                                  PodVector<double>& b) const {
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
   b.resize(row_starts.size() - 1);
   parallel_indices(0, b.size(), 1 << 14, [&](std::size_t r) {

@@ -27,10 +27,11 @@ struct PreparedChunk {
 
   // b of the chunk's rows: the system's, plus each entry into an earlier chunk times
   // that state's final value. Pre: the states before the chunk are final in `final`.
-  // On all cores; each row sums in the reference's order (bit-identical).
-  void row_constants(const MaybeSystem& system, const Chunk& chunk, const double* final, std::vector<double>& b) const;
+  // On all cores, into a vector not zeroed first (its pages fault in on every core);
+  // each row sums in the reference's order (bit-identical).
+  void row_constants(const MaybeSystem& system, const Chunk& chunk, const double* final, PodVector<double>& b) const;
   void row_constants_reference(const MaybeSystem& system, const Chunk& chunk, const double* final,
-                               std::vector<double>& b) const;
+                               PodVector<double>& b) const;
 };
 
 // The chunk's rows rebased, entries in the system's order, inside and outside apart.

@@ -43,7 +43,7 @@ class ValueIterationPolicy final : public MethodPolicy {
   // The chunk's iterate goes to the device from the system's own and comes back into
   // it, with no copy of its own.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
-    std::vector<double> storage;
+    PodVector<double> storage;
     const double* b = job.b_on_device ? nullptr : job.row_constants(x.lower.data(), storage);
     double* values = x.lower.data() + job.states.begin;
     gpu::ChunkSolveStats s = job.by_levels ? solve_by_levels(job, b, x, stats) : solve_whole(job, b, values, stats);
