@@ -97,6 +97,26 @@ TEST(ParallelBuilder, ModelIsTheSameWithOneThreadAndWithMany) {
   test::expect_same_model(built_with(1), built_with(8));
 }
 
+// A deadlock's added self-loop earns no transition reward, even from `[] true : r`,
+// which rewards every unlabelled command; the state's own state reward stands.
+TEST(Builder, DeadlockSelfLoopEarnsNoTransitionReward) {
+  for (const char* type : {"mdp", "dtmc"}) {
+    const std::string text = std::string(type) +
+                             "\nmodule m\n  s : [0..1] init 0;\n  [] s=0 -> (s'=1);\nendmodule\n"
+                             "rewards\n  [] true : 2;\n  s=1 : 5;\nendrewards\n";
+    BuildOptions options;
+    options.build_rewards = true;
+    const BuiltModel built = build_model(resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {}), options);
+    const SparseMdp& mdp = built.mdp;
+    ASSERT_EQ(built.statistics.deadlocks, 1u) << type;
+    ASSERT_EQ(mdp.rewards.size(), 1u);
+    ASSERT_EQ(mdp.rewards[0].choice_rewards.size(), 2u);
+    EXPECT_EQ(mdp.rewards[0].choice_rewards[0], 2.0) << type;  // the command
+    EXPECT_EQ(mdp.rewards[0].choice_rewards[1], 0.0) << type;  // the self-loop
+    EXPECT_EQ(mdp.rewards[0].state_rewards[1], 5.0) << type;
+  }
+}
+
 // A deep, narrow model (a wave per state, each of one block, built without the
 // parallel scaffolding) numbers its states in breadth-first order too, with a memory
 // limit that the builder checks every wave (the process's memory read now and then).

@@ -23,6 +23,7 @@ void StateExpander::expand(std::uint64_t state, const std::uint64_t* words, Expa
   words_ = words;
   out_ = &out;
   decoded_ = false;
+  deadlock_ = false;
   choices_.clear();
   const std::size_t first_successor = out.probabilities.size();
   if (caches_.empty() || !combine_cached()) {
@@ -34,6 +35,7 @@ void StateExpander::expand(std::uint64_t state, const std::uint64_t* words, Expa
     explore();
   }
   if (choices_.empty()) {
+    deadlock_ = true;
     out.deadlocks.push_back(static_cast<std::uint32_t>(state));
     out.keys.insert(out.keys.end(), words, words + layout_.words());
     out.probabilities.push_back(1.0);
@@ -352,7 +354,9 @@ void StateExpander::apply(const ResolvedCommand& command, std::size_t update, bo
   }
 }
 
-// A DTMC row's reward is the average over the choices it mixes.
+// A DTMC row's reward is the average over the choices it mixes. A deadlock's added
+// self-loop is no command: it earns no transition reward, even where `[] true : r`
+// rewards every unlabelled one (PRISM, issue #29); its state rewards stand.
 void StateExpander::add_rewards(ExpandedBlock& out) {
   out.state_rewards.resize(model_.rewards.size());
   out.choice_rewards.resize(model_.rewards.size());
@@ -367,7 +371,9 @@ void StateExpander::add_rewards(ExpandedBlock& out) {
       out.state_rewards[r].push_back(total);
     }
     if (reward.transition_items.empty()) continue;
-    if (model_.type == ModelType::dtmc) {
+    if (deadlock_) {
+      out.choice_rewards[r].push_back(0.0);
+    } else if (model_.type == ModelType::dtmc) {
       double total = 0.0;
       for (const ChoiceSpan& c : choices_) total += transition_reward(reward, c.action, out.negative_reward[r]);
       out.choice_rewards[r].push_back(total / static_cast<double>(choices_.size()));

@@ -138,6 +138,7 @@ class StateExpander {
   std::vector<std::size_t> pick_, update_pick_;
   std::uint32_t single_[1] = {0};
   bool decoded_ = false;  // values_ holds the current state
+  bool deadlock_ = false;  // the current state has no choice of its own: its one is the added self-loop
 
   // The cached way (combine_cached): one cache per module, the current state's entries.
   std::vector<LocalTransitionCache> caches_;
