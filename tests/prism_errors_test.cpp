@@ -100,6 +100,65 @@ TEST(PrismErrors, IntegerPowWithANegativeExponent) {
             "no error");
 }
 
+// |, &, => and ?: evaluate left to right and stop once the result is known (issue 42,
+// fix 2): what they skip is type-checked but never evaluated, in constants (c=0
+// decides at compile time) and in states (x=0 decides where the state has it).
+TEST(PrismErrors, LogicalOperatorsAndConditionalsShortCircuit) {
+  const std::string module = with_module("  [] true -> (x'=1-x);").substr(4);
+  for (const char* constant : {"const bool b = c=0 | pow(2, c-1) > 0;", "const bool b = !(c!=0 & pow(2, c-1) > 0);",
+                               "const bool b = c!=0 => pow(2, c-1) > 0;", "const bool b = c=0 ? true : pow(2, c-1) > 0;",
+                               "const bool b = c!=0 ? pow(2, c-1) > 0 : true;"}) {
+    SCOPED_TRACE(constant);
+    const std::string text = "mdp\nconst int c;\n" + std::string(constant) + "\nlabel \"b\" = b;\n" + module;
+    EXPECT_EQ(error_of(text, {{"c", "0"}}), "no error");
+    EXPECT_EQ(error_of(text, {{"c", "1"}}), "no error");  // evaluated, and pow(2, 0) is fine
+  }
+  // In a state: x=0 skips the power that would be pow(2, -1).
+  EXPECT_EQ(error_of(with_module("  [] x=0 | pow(2, x-1) > 0 -> (x'=1-x);")), "no error");
+  EXPECT_EQ(error_of(with_module("  [] true -> (x'=x=0 ? 1 : pow(2, x-1));")), "no error");
+  EXPECT_EQ(error_of(with_module("  [] x!=0 => pow(2, x-1) > 0 -> (x'=1-x);")), "no error");
+  // Where nothing skips it, the error stands; a skipped operand's type error stands too.
+  EXPECT_EQ(error_of(with_module("  [] x=1 | pow(2, x-1) > 0 -> (x'=1-x);")),
+            "m.nm:4:12: pow of integers with the negative exponent -1 has no integer value (write the base as a double)");
+  EXPECT_EQ(error_of(with_module("  [] true | 3 -> (x'=1);")),
+            "m.nm:4:11: type error: expected Boolean operands for '|', found int");
+}
+
+// The values themselves, short-circuited: each operator against its truth table, on
+// the four valuations of x and y (at run time) and on constant operands (decided when
+// compiled), and ?: choosing its branch.
+TEST(PrismErrors, ShortCircuitOperatorsKeepTheirTruthTables) {
+  const auto table = [](const std::string& op, bool a, bool b) { return op == "|" ? (a || b) : op == "&" ? (a && b) : (!a || b); };
+  for (const std::string op : {"|", "&", "=>"}) {
+    SCOPED_TRACE(op);
+    std::string text = "mdp\nmodule m\n  x : [0..1] init 0;\n  y : [0..1] init 0;\n  [] true -> (x'=1-x);\n"
+                       "  [] true -> (y'=1-y);\nendmodule\nlabel \"x1\" = x=1;\nlabel \"y1\" = y=1;\n"
+                       "label \"e\" = x=1 " + op + " y=1;\nlabel \"c\" = (x=1 ? y : 1-y) = 1;\n";
+    for (int a = 0; a < 2; ++a) {
+      for (int b = 0; b < 2; ++b) {
+        text += "label \"k" + std::to_string(a) + std::to_string(b) + "\" = " + (a ? "true " : "false ") + op +
+                (b ? " true;\n" : " false;\n");
+      }
+    }
+    const SparseMdp mdp = build_model(resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {})).mdp;
+    ASSERT_EQ(mdp.num_states(), 4u);
+    const auto label = [&](const std::string& name) -> const StateSet& {
+      for (const Label& l : mdp.labels) {
+        if (l.name == name) return l.states;
+      }
+      throw std::runtime_error("no label " + name);
+    };
+    for (std::uint32_t s = 0; s < 4; ++s) {
+      const bool x = label("x1").test(s), y = label("y1").test(s);
+      EXPECT_EQ(label("e").test(s), table(op, x, y)) << "state " << s;
+      EXPECT_EQ(label("c").test(s), x ? y : !y) << "state " << s;
+      for (int a = 0; a < 2; ++a) {
+        for (int b = 0; b < 2; ++b) EXPECT_EQ(label("k" + std::to_string(a) + std::to_string(b)).test(s), table(op, a, b));
+      }
+    }
+  }
+}
+
 // A reward that is NaN (0/0) or infinite (1/0) where its guard holds is an error
 // naming the item, as in PRISM; the build stops there.
 TEST(PrismErrors, RewardsMustBeFinite) {

@@ -24,8 +24,23 @@ inline double compare(Op op, double left, double right) { return CompiledExpress
 double CompiledExpression::run(const double* variables, std::uint64_t state) const {
   double stack[kStackSize];
   std::size_t top = 0;  // number of values on the stack
-  for (const Instruction& in : code_) {
+  for (std::size_t pc = 0; pc < code_.size(); ++pc) {
+    const Instruction& in = code_[pc];
     switch (in.kind) {
+      case Kind::short_circuit: {
+        const bool left = stack[top - 1] != 0.0;
+        if (in.op == Op::logical_or ? left : !left) {  // true | _, false & _, false => _
+          stack[top - 1] = in.op == Op::logical_and ? 0.0 : 1.0;
+          pc += in.index - 1;
+        } else {
+          --top;
+        }
+        continue;
+      }
+      case Kind::branch_if_false:
+        if (stack[--top] == 0.0) pc += in.index - 1;
+        continue;
+      case Kind::jump: pc += in.index - 1; continue;
       case Kind::constant: stack[top++] = in.value; continue;
       case Kind::variable: stack[top++] = variables[in.index]; continue;
       case Kind::label: stack[top++] = labels_[in.index]->test(state) ? 1.0 : 0.0; continue;
@@ -106,7 +121,7 @@ class ExpressionCompiler {
     ValueType type = emit_unfolded(e, depth);
     bool constant = std::all_of(out_.code_.begin() + start, out_.code_.end(),
                                 [](const auto& in) { return in.kind == Kind::constant || in.kind == Kind::operation; });
-    if (constant && out_.code_.size() - start > 1) {
+    if (constant && out_.code_.size() - start > 1 && dead_ == 0) {
       CompiledExpression part;
       part.code_.assign(out_.code_.begin() + start, out_.code_.end());
       double value = part.evaluate(nullptr);
@@ -127,7 +142,75 @@ class ExpressionCompiler {
     }
   }
 
+  // |, &, => and ?: as PRISM evaluates them: left to right, stopping once the left
+  // operand (the condition) decides. Where it is a constant, the operand it makes
+  // dead is type-checked but never evaluated (its evaluation errors, such as a
+  // negative integer exponent, are none) and leaves no code; else the code branches.
+  ValueType emit_short_circuit(const Expression& e, std::size_t depth) {
+    auto& code = out_.code_;
+    const std::size_t start = code.size();
+    std::vector<ValueType> types{emit(e.operands[0], depth)};
+    if (code.size() == start + 1 && code.back().kind == Kind::constant) {
+      const bool condition = code.back().value != 0.0;
+      code.pop_back();
+      return emit_decided(e, depth, condition, types);
+    }
+    const std::size_t branch = code.size();
+    if (e.op == Op::conditional) {
+      code.push_back({e.op, Kind::branch_if_false, 0, 0.0});
+      types.push_back(emit(e.operands[1], depth));
+      const std::size_t jump = code.size();
+      code.push_back({Op::none, Kind::jump, 0, 0.0});
+      code[branch].index = static_cast<std::uint32_t>(jump + 1 - branch);
+      types.push_back(emit(e.operands[2], depth));
+      code[jump].index = static_cast<std::uint32_t>(code.size() - jump);
+    } else {
+      code.push_back({e.op, Kind::short_circuit, 0, 0.0});
+      types.push_back(emit(e.operands[1], depth));
+      code[branch].index = static_cast<std::uint32_t>(code.size() - branch);
+    }
+    return result_type(e, types);
+  }
+
+  // e's operands after a constant condition: the one whose value is the result, where
+  // there is one, emitted; the other dead; else the decided value.
+  ValueType emit_decided(const Expression& e, std::size_t depth, bool condition, std::vector<ValueType>& types) {
+    auto& code = out_.code_;
+    const auto emit_dead = [&](const Expression& operand) {
+      const std::size_t mark = code.size();
+      ++dead_;
+      types.push_back(emit(operand, depth));
+      --dead_;
+      code.resize(mark);
+    };
+    if (e.op == Op::conditional) {
+      if (condition) {
+        types.push_back(emit(e.operands[1], depth));
+        emit_dead(e.operands[2]);
+      } else {
+        emit_dead(e.operands[1]);
+        types.push_back(emit(e.operands[2], depth));
+      }
+      return result_type(e, types);
+    }
+    const bool decides = e.op == Op::logical_or ? condition : !condition;
+    if (!decides) {
+      types.push_back(emit(e.operands[1], depth));  // false | b, true & b, true => b: b
+      return result_type(e, types);
+    }
+    emit_dead(e.operands[1]);
+    code.push_back({Op::none, Kind::constant, 0, e.op == Op::logical_and ? 0.0 : 1.0});
+    return result_type(e, types);
+  }
+
+  static bool short_circuits(Op op) {
+    return op == Op::logical_or || op == Op::logical_and || op == Op::implies || op == Op::conditional;
+  }
+
   ValueType emit_unfolded(const Expression& e, std::size_t depth) {
+    if (e.kind == Expression::Kind::operation && short_circuits(e.op) && e.operands.size() == (e.op == Op::conditional ? 3u : 2u)) {
+      return emit_short_circuit(e, depth);
+    }
     switch (e.kind) {
       case Expression::Kind::literal:
         out_.code_.push_back({Op::none, Kind::constant, 0, e.value});
@@ -179,7 +262,7 @@ class ExpressionCompiler {
     // As in PRISM: pow of integers is an integer, which a negative exponent does not
     // give. A constant exponent is checked here, any other where it is evaluated.
     if (e.op == Op::pow && type == ValueType::integer) {
-      if (code[n - 1].kind == Kind::constant && code[n - 1].value < 0) {
+      if (code[n - 1].kind == Kind::constant && code[n - 1].value < 0 && dead_ == 0) {
         fail(e, "pow of integers with the negative exponent " + std::to_string(static_cast<long long>(code[n - 1].value)) +
                     " has no integer value (write the base as a double)");
       }
@@ -262,6 +345,7 @@ class ExpressionCompiler {
 
   const NameScope& scope_;
   CompiledExpression& out_;
+  int dead_ = 0;  // inside an operand a constant condition makes dead: never evaluated
 };
 
 CompiledExpression compile(const Expression& expression, const NameScope& scope) {

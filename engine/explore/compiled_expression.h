@@ -45,9 +45,18 @@ class CompiledExpression {
     // compare_variable: "variable op constant" in one step, the commonest guard atom;
     // offset_variable: "variable + value" (x+1, x-1), the commonest update.
     // state_number: a nested operator's value in the state (numbers_).
-    enum class Kind : std::uint8_t { constant, variable, label, state_number, operation, compare_variable, offset_variable } kind;
+    // short_circuit (op |, & or =>): where the value on top decides the operation, it
+    // becomes the result and the right operand is skipped; else it is dropped and the
+    // right operand's value is the result. branch_if_false pops a condition and skips
+    // the then-branch where it is false; jump skips the else-branch. PRISM evaluates
+    // these left to right and stops once the result is known.
+    enum class Kind : std::uint8_t {
+      constant, variable, label, state_number, operation, compare_variable, offset_variable,
+      short_circuit, branch_if_false, jump
+    } kind;
     // Variable, label or numbers index; operand count for min/max; for pow of integers,
-    // kIntegerPow | its site (integer_pow_sites_), checked for negative exponents.
+    // kIntegerPow | its site (integer_pow_sites_), checked for negative exponents; for
+    // the three above, how many instructions on the next one is.
     std::uint32_t index;
     double value;         // constant
   };
