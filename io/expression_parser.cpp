@@ -170,7 +170,7 @@ class ExpressionParser {
     std::size_t min_args, max_args;
   };
   static constexpr Function kFunctions[] = {
-      {"min", Op::min, 2, 1000}, {"max", Op::max, 2, 1000}, {"floor", Op::floor, 1, 1}, {"ceil", Op::ceil, 1, 1},
+      {"min", Op::min, 1, 1000}, {"max", Op::max, 1, 1000}, {"floor", Op::floor, 1, 1}, {"ceil", Op::ceil, 1, 1},
       {"round", Op::round, 1, 1}, {"pow", Op::pow, 2, 2},    {"mod", Op::mod, 2, 2},     {"log", Op::log, 2, 2}};
 
   static const Function* function_named(std::string_view name) {

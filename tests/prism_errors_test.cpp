@@ -124,6 +124,23 @@ TEST(PrismErrors, LogicalOperatorsAndConditionalsShortCircuit) {
             "m.nm:4:11: type error: expected Boolean operands for '|', found int");
 }
 
+// min and max of one argument are that argument, as PRISM takes them (issue 42, fix 3),
+// in either call form; of none, a located error.
+TEST(PrismErrors, MinAndMaxOfOneArgument) {
+  const std::string text = "mdp\nconst int k = min(3) + max(4) + func(max, 5);\nmodule m\n  x : [0..12] init 0;\n"
+                           "  [] x<k -> (x'=min(x+1));\nendmodule\nlabel \"top\" = max(x)=k;\n";
+  const SparseMdp mdp = build_model(resolve_model(io::parse_model(io::TextFile::from_string("m.nm", text)), {})).mdp;
+  EXPECT_EQ(mdp.num_states(), 13u);  // x = 0..12, k = 3 + 4 + 5
+  for (const Label& l : mdp.labels) {
+    if (l.name == "top") {
+      EXPECT_EQ(l.states.count(), 1u);
+    }
+  }
+  EXPECT_EQ(error_of(with_module("  [] min()=0 -> (x'=1);")), "m.nm:4:10: expected an expression, found ')'");
+  EXPECT_EQ(error_of(with_module("  [] min(true) -> (x'=1);")),
+            "m.nm:4:6: type error: expected numeric operands for 'min', found bool");
+}
+
 // The values themselves, short-circuited: each operator against its truth table, on
 // the four valuations of x and y (at run time) and on constant operands (decided when
 // compiled), and ?: choosing its branch.
