@@ -198,7 +198,14 @@ class PropertyParser {
     }
     Formula left = state_formula();
     const Token& u = t_.peek();
-    if (!u.is_word("U") && !u.is_word("W") && !u.is_word("R")) t_.fail_expected("'U', 'W' or 'R'", u);
+    if (!u.is_word("U") && !u.is_word("W") && !u.is_word("R")) {
+      // A bare state formula, as PRISM reads P=? [ s=1 ] and E [ s=0 ]: the paths where
+      // it holds now, which are those of phi U phi.
+      if (!u.is("]") && !u.is(")") && !u.is("{")) t_.fail_expected("'U', 'W' or 'R'", u);
+      f.operands.push_back(left);
+      f.operands.push_back(std::move(left));
+      return;
+    }
     t_.next();
     step_bounds(op);
     Formula right = state_formula();

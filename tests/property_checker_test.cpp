@@ -215,6 +215,21 @@ TEST(Ctl, PathQuantifiersOverAllPaths) {
   EXPECT_EQ(error(die, "E [ F[2,1] \"one\" ]"), "p:1:9: the step interval [2, 1] is empty");
 }
 
+// A bare state formula as the path (issue 42, fix 4): the paths where it holds now,
+// for P (and its min, max and bounds), E and A, also in parentheses and filters.
+TEST(PathOperators, BareStateFormulaHoldsInTheFirstState) {
+  SparseMdp mdp = make_mdp({{{{1, 0.5}, {2, 0.5}}, {{0, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"goal", {1}}});
+  EXPECT_EQ(number(mdp, "Pmax=? [ \"goal\" ]"), 0.0);
+  EXPECT_EQ(number(mdp, "Pmin=? [ !\"goal\" ]"), 1.0);
+  EXPECT_EQ(number(mdp, "Pmax=? [ (\"goal\" | true) ]"), 1.0);
+  EXPECT_EQ(number(mdp, "filter(sum, Pmin=? [ \"goal\" ], true)"), 1.0);  // state 1 alone
+  EXPECT_FALSE(truth(mdp, "E [ \"goal\" ]"));
+  EXPECT_TRUE(truth(mdp, "A [ !\"goal\" ]"));
+  EXPECT_TRUE(truth(mdp, "filter(forall, \"goal\" <=> E [ \"goal\" ])"));
+  EXPECT_TRUE(truth(mdp, "Pmin>=1 [ !\"goal\" ]"));
+  EXPECT_EQ(error(mdp, "Pmax=? [ \"goal\" \"goal\" ]"), "p:1:17: expected 'U', 'W' or 'R', found \"goal\"");
+}
+
 // Counted over all states of the die, whose loops are 1-3 and 2-6: A [ F done ] holds
 // where neither can be entered (4, 5 and the six faces), E [ G !done ] where one can.
 TEST(Ctl, ForallUntilHoldsExactlyWhereNoPathAvoidsTheTarget) {
