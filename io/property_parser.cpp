@@ -450,6 +450,18 @@ bool continues(const std::vector<Token>& statement) {
 }
 bool closes(const Token& t) { return t.is("]") || t.is(")") || t.is("}"); }
 
+// A line that starts with a binary operator goes on with the statement before it, as
+// PRISM reads a long conjunction broken before its "&". ("-" and "!" may start a
+// statement, and "R" a reward property: they do not count.)
+bool continues_the_line_before(const Token& first) {
+  if (first.is_word("U") || first.is_word("W")) return true;
+  if (first.kind != Token::Kind::symbol) return false;
+  for (std::string_view op : {"&", "|", "=>", "<=>", "+", "*", "/", "^", "=", "!=", "<", "<=", ">", ">=", "?", ":", ","}) {
+    if (first.is(op)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 PropertyFile parse_properties(const TextFile& file) {
@@ -474,8 +486,15 @@ PropertyFile parse_properties(const TextFile& file) {
     }
     statement.clear();
   };
-  for (const Token& token : tokens) {
-    bool line_end = token.kind == Token::Kind::end_of_line && depth == 0 && !continues(statement);
+  // The first token after tokens[i] that is not a line's end (the input's end at the latest).
+  const auto next_on_a_line = [&](std::size_t i) -> const Token& {
+    while (i + 1 < tokens.size() && tokens[i + 1].kind == Token::Kind::end_of_line) ++i;
+    return tokens[std::min(i + 1, tokens.size() - 1)];
+  };
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Token& token = tokens[i];
+    bool line_end = token.kind == Token::Kind::end_of_line && depth == 0 && !continues(statement) &&
+                    !continues_the_line_before(next_on_a_line(i));
     if (token.is(";") || line_end || token.kind == Token::Kind::end_of_input) {
       flush();
       continue;

@@ -229,6 +229,21 @@ TEST(ParseProperties, ContinuesAfterATrailingOperatorAndTakesCarriageReturns) {
   EXPECT_TRUE(both.formula) << both.error;
 }
 
+// A line that starts with a binary operator goes on with the one before (issue 42,
+// fix 5): a long S conjunction broken before its "&" is one property; a line starting
+// with "!", "-" or R starts the next.
+TEST(ParseProperties, ContinuesBeforeALeadingOperator) {
+  io::PropertyFile file = io::parse_properties(io::TextFile::from_string(
+      "c.props", "S=? [ \"a\"\n  & \"b\"\n\n  | \"c\" ]\nP>=0.5 [ F \"a\" ]\n  => P<=0.9 [ F \"b\" ]\n"
+                 "!\"a\"\nR=? [ F \"a\" ]\nPmax=? [ \"a\"\n  U \"b\" ]\n"));
+  ASSERT_EQ(file.properties.size(), 5u);
+  for (const io::PropertyEntry& p : file.properties) EXPECT_TRUE(p.formula) << p.text << ": " << p.error;
+  EXPECT_EQ(file.properties[0].text, "S=? [ \"a\"   & \"b\"    | \"c\" ]");  // line ends read as spaces
+  EXPECT_EQ(file.properties[1].formula->kind, Formula::Kind::state);  // P => P
+  EXPECT_EQ(file.properties[2].text, "!\"a\"");
+  EXPECT_EQ(file.properties[3].text, "R=? [ F \"a\" ]");
+}
+
 TEST(ParseProperty, ReadsVariableComparisonsAndArithmetic) {
   Formula f = parsed("Pmax=? [ true U s1=12&s2=12 | min(a,b+1)<=k ]");
   EXPECT_EQ(right(f).op, Op::logical_or);
