@@ -1,6 +1,7 @@
 #include "io/property_parser.h"
 
 #include "io/lexer.h"
+#include "io/parse_error.h"
 #include "io/token_stream.h"
 
 namespace mdpvi::io {
@@ -11,7 +12,7 @@ using Path = TemporalOperator::Path;
 using Op = Expression::Op;
 
 [[noreturn]] void unsupported(TokenStream& t, const Token& at, const std::string& what) {
-  t.fail(at, "not supported yet: " + what);
+  throw UnsupportedError(t.file(), at.line, at.column, "not supported yet: " + what);
 }
 
 bool is_comparison(const Token& t) { return t.is("<") || t.is("<=") || t.is(">") || t.is(">="); }
@@ -395,6 +396,9 @@ PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens) {
   TokenStream stream = statement_stream(file, std::move(tokens));
   try {
     entry.formula = PropertyParser(stream).property();
+  } catch (const UnsupportedError& error) {
+    entry.error = error.what();
+    entry.unsupported = true;
   } catch (const ParseError& error) {
     entry.error = error.what();
   }

@@ -27,6 +27,7 @@ struct PropertyEntry {
   std::optional<Formula> formula;  // set when the property was understood
   std::string error;               // "file:line:column: ..." otherwise
   std::string source;              // the file name, for later errors
+  bool unsupported = false;        // the error is "not supported yet" (the text is well formed)
 };
 
 struct PropertyFile {

@@ -54,13 +54,13 @@ CASES = [
     ("megabyte_sum_of_constants_works", {"m.nm": "mdp\nconst int c = " + "+".join(["1"] * 500000) + ";\n" + MDP[4:]}, ["m.nm", "--prop", "P>=1 [ F c>0 ]"], 0, r"Result: true"),
     ("long_sum_of_a_variable_works", {"m.nm": model("  [] " + "+".join(["x"] * 100000) + ">=0 -> true;")}, ["m.nm"], 0, r"States: +1 "),
     # Properties
-    ("property_syntax_error", {"m.nm": MDP}, ["m.nm", "--prop", "Pmax=? [ F x=2"], 1, r"--prop 1:1:15: expected"),
+    ("property_syntax_error", {"m.nm": MDP}, ["m.nm", "--prop", "Pmax=? [ F x=2"], 2, r"--prop 1:1:15: expected"),
     ("property_unknown_label", {"m.nm": MDP}, ["m.nm", "--prop", 'Pmax=? [ F "goal" ]'], 1, r'--prop 1:1:12: unknown label "goal"'),
     ("property_bound_nan", {"m.nm": MDP}, ["m.nm", "--prop", "P>=0/0 [ F x=2 ]"], 1, r"--prop 1:1:5: the bound is not a number \(NaN\)"),
     ("property_bound_above_one", {"m.nm": MDP}, ["m.nm", "--prop", "P>=2 [ F x=2 ]"], 1, r"--prop 1:1:4: a probability bound must lie in \[0, 1\]"),
     ("property_unsupported", {"m.nm": MDP}, ["m.nm", "--prop", "S=? [ x=2 ]"], 1, r"--prop 1:1:1: not supported"),
     ("property_unknown_reward", {"m.nm": MDP}, ["m.nm", "--prop", 'R{"cost"}max=? [ F x=2 ]'], 1, r'the model has no reward structure "cost"'),
-    ("property_deep_nesting", {"m.nm": MDP}, ["m.nm", "--prop", "(" * 1000 + "true" + ")" * 1000], 1, r"nested deeper than 200 levels"),
+    ("property_deep_nesting", {"m.nm": MDP}, ["m.nm", "--prop", "(" * 1000 + "true" + ")" * 1000], 2, r"nested deeper than 200 levels"),
     # PRISM's explicit files
     ("tra_declares_huge_state_count", {"e.tra": "2000000000 1 1\n0 0 0 1\n", "e.lab": GOOD_LAB}, ["e.tra"], 2, r"e\.tra:1:1: the header declares 2000000000 states, but the file has 2 lines"),
     ("tra_probability_above_one", {"e.tra": "2 2 2\n0 0 1 1.5\n1 0 1 1\n", "e.lab": GOOD_LAB}, ["e.tra"], 2, r"e\.tra:2:7: probability 1\.5 outside \(0,1\]"),

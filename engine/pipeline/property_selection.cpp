@@ -73,6 +73,18 @@ ParsedProperties parse_all_properties(const CheckOptions& options) {
   for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
     given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
   }
+  // A property that cannot be read leaves the file unread, as PRISM's: said before the
+  // model is built (a property asking for what mdpvi lacks is only that property's error).
+  for (const std::vector<io::PropertyEntry>* entries : {&in_file, &given}) {
+    for (const io::PropertyEntry& entry : *entries) {
+      if (!entry.formula && !entry.unsupported) throw std::invalid_argument(entry.error);
+    }
+  }
+  // A properties file that holds no property, and nothing else to check: the run would
+  // say nothing and succeed, which hides a wrong file.
+  if (parsed.file && in_file.empty() && given.empty()) {
+    throw std::invalid_argument(*options.properties_file + ": no property in the properties file (nothing to check)");
+  }
   parsed.named = in_file;  // references are resolved once the model's labels are known
   parsed.entries = chosen_properties(std::move(in_file), std::move(given), options.inline_properties, parsed.file.has_value());
   return parsed;  // use_rewards is known once references are resolved (resolve_references)

@@ -23,7 +23,8 @@ struct ParsedProperties {
 // habit: the N-th property, 1-based) or a property's name, quoted or not, selects a
 // property of the file; selected ones come first, in that order, then the other
 // --prop properties; all of the file's when none is selected. Throws
-// std::invalid_argument for N out of range, or a number without a file.
+// std::invalid_argument for N out of range, a number without a file, or a property
+// that cannot be read (a syntax error; "not supported yet" stays that property's).
 ParsedProperties parse_all_properties(const CheckOptions& options);
 
 // Resolves the entries' references to named properties (io/property_references.h),
