@@ -14,6 +14,12 @@ TEST(OptionAliases, PrismSpellings) {
   EXPECT_EQ(resolve_option_aliases({"-exportresults", "r.csv:csv", "-exportstrat", "s.txt:type=actions", "-relative"}),
             (Args{"--export-results", "r.csv", "--export-scheduler", "s.txt", "--relative"}));
   EXPECT_EQ(resolve_option_aliases({"-exportvector=v:x.txt"}), (Args{"--export-vector=v:x.txt"}));  // not options: kept
+  // A property as text, and PRISM's "stdout" for standard output (issue 44).
+  EXPECT_EQ(resolve_option_aliases({"-pf", "P=? [ F x=1 ]", "-pctl", "Pmax=? [ F a ]", "-csl", "S=? [ a ]"}),
+            (Args{"--prop", "P=? [ F x=1 ]", "--prop", "Pmax=? [ F a ]", "--prop", "S=? [ a ]"}));
+  EXPECT_EQ(resolve_option_aliases({"-exportresults", "stdout", "-exportvector", "stdout:csv", "-exportstates=stdout"}),
+            (Args{"--export-results", "-", "--export-vector", "-", "--export-states=-"}));
+  EXPECT_EQ(resolve_option_aliases({"-exportresults", "stdout.csv"}), (Args{"--export-results", "stdout.csv"}));
 }
 
 TEST(OptionAliases, StormSpellings) {

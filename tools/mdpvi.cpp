@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace {
@@ -128,6 +129,20 @@ const char* unknown_long_option(CLI::App& app, int argc, char** argv) {
     if (!known) return argv[i];
   }
   return nullptr;
+}
+
+// Where the first word is no command (PRISM's habit: `prism model.nm props.pctl`),
+// what to say instead of CLI11's "A subcommand is required".
+std::optional<std::string> missing_command(const std::vector<std::string>& arguments) {
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    const std::string& word = arguments[i];
+    if (word.empty() || word[0] == '-') continue;
+    if (word == "check" || word == "devices") return std::nullopt;
+    std::string rest;
+    for (std::size_t j = i; j < arguments.size(); ++j) rest += " " + arguments[j];
+    return "'" + word + "' is no command; the commands are check and devices (did you mean: mdpvi check" + rest + "?)";
+  }
+  return std::nullopt;
 }
 
 void add_check_command(CLI::App& app, CheckArguments& args) {
@@ -365,6 +380,10 @@ int main(int argc, char** argv) {
   resolved_argv.push_back(nullptr);
   if (const char* unknown = unknown_long_option(app, resolved_argc, resolved_argv.data())) {
     spdlog::error("unknown option {} (see --help)", unknown);
+    return kBadInput;
+  }
+  if (const std::optional<std::string> said = missing_command(arguments)) {
+    spdlog::error("{}", *said);
     return kBadInput;
   }
   try {

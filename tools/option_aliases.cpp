@@ -19,6 +19,9 @@ constexpr Alias kAliases[] = {
     {"-const", "--const"},
     {"-prop", "--prop"},
     {"-property", "--prop"},
+    {"-pf", "--prop"},    // a property given as text
+    {"-pctl", "--prop"},
+    {"-csl", "--prop"},
     {"-epsilon", "--epsilon"},
     {"-maxiters", "--max-iters"},
     {"-timeout", "--timeout"},
@@ -43,15 +46,17 @@ constexpr Alias kAliases[] = {
     {"--prism", ""},
 };
 
-// "out.csv:csv" -> "out.csv", "s.txt:type=actions" -> "s.txt": PRISM's export options.
+// "out.csv:csv" -> "out.csv", "s.txt:type=actions" -> "s.txt": PRISM's export options;
+// and PRISM's "stdout" (also "stdout:csv") is mdpvi's "-", standard output.
 std::string without_export_options(const std::string& value) {
   const std::size_t colon = value.rfind(':');
-  if (colon == std::string::npos || colon == 0) return value;
-  const std::string_view options = std::string_view(value).substr(colon + 1);
+  const std::string_view options =
+      colon == std::string::npos || colon == 0 ? std::string_view() : std::string_view(value).substr(colon + 1);
   const bool words = !options.empty() && std::all_of(options.begin(), options.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || c == '=' || c == ',';
   });
-  return words ? value.substr(0, colon) : value;
+  const std::string file = words ? value.substr(0, colon) : value;
+  return file == "stdout" ? "-" : file;
 }
 
 }  // namespace
