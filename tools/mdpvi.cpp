@@ -30,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <thread>
 
 namespace {
 
@@ -277,7 +278,13 @@ int run_check_command(CheckArguments& args) {
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;
   if (args.graph == "reference") args.options.search = graph::SearchKind::reference;
   // The builder takes its threads from the options; the graph searches and the
-  // solvers' parallel sweeps are limited through oneTBB's global control.
+  // solvers' parallel sweeps are limited through oneTBB's global control. More than
+  // the machine's hardware threads only oversubscribe it (and thousands fail to start).
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (args.threads > hardware) {
+    spdlog::warn("--threads {}: this machine has {} hardware threads; using {}", args.threads, hardware, hardware);
+    args.threads = hardware;
+  }
   args.options.threads = args.threads;
   std::unique_ptr<oneapi::tbb::global_control> thread_limit;
   if (args.threads > 0) {

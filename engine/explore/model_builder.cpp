@@ -26,6 +26,7 @@
 
 #include <limits>
 #include <span>
+#include <thread>
 
 namespace mdpvi {
 
@@ -604,7 +605,10 @@ class LevelBuilder {
 }  // namespace
 
 BuiltModel build_model(const ResolvedModel& model, const BuildOptions& options) {
-  oneapi::tbb::task_arena arena(options.threads > 0 ? options.threads : oneapi::tbb::task_arena::automatic);
+  // At most the machine's hardware threads: more only oversubscribe it, and thousands
+  // fail to start.
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  oneapi::tbb::task_arena arena(options.threads > 0 ? std::min(options.threads, hardware) : oneapi::tbb::task_arena::automatic);
   return arena.execute([&] {
     if (!options.build_rewards && !model.rewards.empty()) {
       ResolvedModel without_rewards = model;  // the description only: small beside a build
