@@ -20,9 +20,14 @@ TEST(ConstantRange, ExpandsIntegerRanges) {
   EXPECT_EQ(expand_constant_range("b", "true"), (Values{"true"}));
 }
 
+// In the decimals the range is written in, as PRISM prints them (issue 44); in the
+// shortest text that reads back where its numbers have an exponent.
 TEST(ConstantRange, ExpandsRealRangesWithoutDrift) {
-  EXPECT_EQ(expand_constant_range("p", "0:0.1:0.3"), (Values{"0", "0.1", "0.2", "0.30000000000000004"}));
+  EXPECT_EQ(expand_constant_range("p", "0:0.1:0.3"), (Values{"0", "0.1", "0.2", "0.3"}));
   EXPECT_EQ(expand_constant_range("p", "0.5:0.25:1"), (Values{"0.5", "0.75", "1"}));
+  EXPECT_EQ(expand_constant_range("p", "1:-0.1:0.7"), (Values{"1", "0.9", "0.8", "0.7"}));
+  EXPECT_EQ(expand_constant_range("p", "-0.2:0.1:0"), (Values{"-0.2", "-0.1", "0"}));
+  EXPECT_EQ(expand_constant_range("p", "0:1e-1:0.3"), (Values{"0", "0.1", "0.2", "0.30000000000000004"}));
 }
 
 TEST(ConstantRange, RejectsBadRanges) {

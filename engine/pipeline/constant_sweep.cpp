@@ -2,6 +2,10 @@
 
 #include "engine/model/property_value.h"
 
+#include <optional>
+#include <cstdio>
+#include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <charconv>
 #include <stdexcept>
@@ -43,6 +47,32 @@ double number(const std::string& name, const std::string& text, const std::strin
   return value;
 }
 
+// The most digits after the point among plain decimals ("0.25": 2); nullopt where a
+// number is written otherwise (an exponent), or has more places than a double keeps.
+std::optional<int> decimal_places(std::initializer_list<std::string> texts) {
+  int most = 0;
+  for (const std::string& text : texts) {
+    if (text.find_first_not_of("+-0123456789.") != std::string::npos) return std::nullopt;
+    const std::size_t point = text.find('.');
+    if (point != std::string::npos) most = std::max(most, static_cast<int>(text.size() - point - 1));
+  }
+  if (most > 15) return std::nullopt;
+  return most;
+}
+
+// value rounded to places decimals, without trailing zeros ("0.50" is "0.5", "1.0" "1").
+std::string in_decimals(double value, int places) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", places, value);
+  std::string result(text);
+  if (result.find('.') != std::string::npos) {
+    result.erase(result.find_last_not_of('0') + 1);
+    if (result.back() == '.') result.pop_back();
+  }
+  if (result == "-0") result = "0";
+  return result;
+}
+
 }  // namespace
 
 std::vector<std::string> expand_constant_range(const std::string& name, const std::string& text) {
@@ -67,10 +97,13 @@ std::vector<std::string> expand_constant_range(const std::string& name, const st
   const double a = number(name, first_text, text), s = number(name, step_text, text), b = number(name, last_text, text);
   if (s == 0) throw std::invalid_argument("--const " + name + "=" + text + ": a step of 0");
   // a + i*s rather than repeated sums, so the error does not grow along the range; the
-  // last value is kept when rounding leaves it a hair beyond b.
+  // last value is kept when rounding leaves it a hair beyond b. Values are the decimals
+  // the range is written in (0:0.1:1 gives 0.3, as PRISM, not a + 3s's
+  // 0.30000000000000004), where its numbers are plain decimals.
   const double count = std::floor((b - a) / s + 1e-9);
   check_count(count);
-  for (double i = 0; i <= count; ++i) values.push_back(format_number(a + i * s));
+  const std::optional<int> places = decimal_places({first_text, step_text, last_text});
+  for (double i = 0; i <= count; ++i) values.push_back(places ? in_decimals(a + i * s, *places) : format_number(a + i * s));
   return values;
 }
 
