@@ -293,7 +293,7 @@ int run_check_command(CheckArguments& args) {
   }
 
   pipeline::CheckReport report;
-  tools::StreamingOutput output(args.json_path);
+  tools::StreamingOutput output(args.json_path, args.export_results);
   tools::stop_early_on_signals(args.timeout_s, kSomePropertyFailed);
   int failed = 0;
   run_with_large_stack([&] {
@@ -311,14 +311,6 @@ int run_check_command(CheckArguments& args) {
   });
   if (failed) return failed;
   if (!output.finish(report)) return kBadInput;
-  if (!args.export_results.empty()) {
-    try {
-      tools::export_results(report, args.export_results);
-    } catch (const std::exception& error) {
-      spdlog::error("{}", error.what());
-      return kBadInput;
-    }
-  }
   return report.all_answered() ? 0 : kSomePropertyFailed;
 }
 

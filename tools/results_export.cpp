@@ -98,10 +98,10 @@ void write_json(std::ostream& out, const std::vector<ResultRow>& rows) {
 
 }  // namespace
 
-void export_results(const pipeline::CheckReport& report, const std::string& path) {
+void export_results(const pipeline::CheckReport& report, const std::string& path, const std::string& format_of) {
   std::vector<ResultRow> rows;
   for (const pipeline::PropertyOutcome& outcome : report.properties) rows.push_back(row_of(outcome, report.settings));
-  const bool json = path.ends_with(".json");  // "-" is CSV
+  const bool json = (format_of.empty() ? path : format_of).ends_with(".json");  // "-" is CSV
   write_to_path(path, "results", [&](std::ostream& out) { json ? write_json(out, rows) : write_csv(out, rows); });
 }
 

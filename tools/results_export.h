@@ -9,7 +9,8 @@
 
 namespace mdpvi::tools {
 
-// Throws std::runtime_error when FILE cannot be written.
-void export_results(const pipeline::CheckReport& report, const std::string& path);
+// Throws std::runtime_error when FILE cannot be written. format_of: the name whose
+// extension says the format, where FILE is a temporary beside it (empty: FILE's).
+void export_results(const pipeline::CheckReport& report, const std::string& path, const std::string& format_of = "");
 
 }  // namespace mdpvi::tools

@@ -1,6 +1,7 @@
 #include "tools/streaming_output.h"
 
 #include "tools/report.h"
+#include "tools/results_export.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@ namespace {
 // What the signal handler needs, set beforehand: it may only make async-signal-safe
 // calls (write, unlink, _exit).
 char g_partial_json[4096] = {};
+char g_partial_results[4096] = {};
 int g_timeout_status = 1;
 
 void stop_early(int signal_number) {
@@ -26,16 +28,37 @@ void stop_early(int signal_number) {
                          : "error: interrupted; the properties finished before it are reported\n";
   (void)!write(STDERR_FILENO, text, std::strlen(text));
   if (g_partial_json[0] != '\0') unlink(g_partial_json);
+  if (g_partial_results[0] != '\0') unlink(g_partial_results);
   _exit(signal_number == SIGALRM ? g_timeout_status : 128 + signal_number);
 }
 
 }  // namespace
 
-StreamingOutput::StreamingOutput(std::string json_path) : json_path_(std::move(json_path)) {
-  const std::string partial = json_path_ + ".partial";
-  if (!json_path_.empty() && !json_to_stdout() && partial.size() < sizeof g_partial_json) {
-    std::memcpy(g_partial_json, partial.c_str(), partial.size() + 1);
+// Keeps path + ".partial" where the signal handler finds it (a file, not "-").
+void remember_partial(const std::string& path, char (&where)[4096]) {
+  const std::string partial = path + ".partial";
+  if (!path.empty() && path != "-" && partial.size() < sizeof where) std::memcpy(where, partial.c_str(), partial.size() + 1);
+}
+
+// Writes path through path.partial and a rename; false where either failed.
+template <typename Write>
+bool replace_file(const std::string& path, Write write) {
+  const std::string temporary = path + ".partial";
+  bool written = false;
+  try {
+    write(temporary);
+    written = true;
+  } catch (const std::exception&) {
   }
+  std::error_code error;
+  if (written) std::filesystem::rename(temporary, path, error);
+  return written && !error;
+}
+
+StreamingOutput::StreamingOutput(std::string json_path, std::string results_path)
+    : json_path_(std::move(json_path)), results_path_(std::move(results_path)) {
+  remember_partial(json_path_, g_partial_json);
+  remember_partial(results_path_, g_partial_results);
 }
 
 void StreamingOutput::model_loaded(const SparseMdp& /*mdp*/, const pipeline::CheckReport& report) {
@@ -57,21 +80,34 @@ bool StreamingOutput::finish(const pipeline::CheckReport& report) {
     write_sweep_tables(std::cout, report);
   }
   save(report);
-  const bool ok = json_path_.empty() || json_to_stdout() || saved_;
+  bool ok = json_path_.empty() || json_to_stdout() || saved_;
   if (!ok) spdlog::error("{}: cannot write the JSON report", json_path_);
+  if (results_path_ == "-") {
+    try {
+      export_results(report, results_path_);
+    } catch (const std::exception& error) {
+      spdlog::error("{}", error.what());
+      ok = false;
+    }
+  } else if (!results_path_.empty() && !results_saved_) {
+    spdlog::error("{}: cannot write the results", results_path_);
+    ok = false;
+  }
   return ok;
 }
 
 void StreamingOutput::save(const pipeline::CheckReport& report) {
-  if (json_path_.empty() || json_to_stdout()) return;
-  const std::string temporary = json_path_ + ".partial";
-  {
-    std::ofstream out(temporary);
-    saved_ = static_cast<bool>(out << to_json(report).dump(2) << "\n");
+  if (!json_path_.empty() && !json_to_stdout()) {
+    saved_ = replace_file(json_path_, [&](const std::string& file) {
+      std::ofstream out(file);
+      if (!(out << to_json(report).dump(2) << "\n")) throw std::runtime_error(file);
+    });
   }
-  std::error_code error;
-  if (saved_) std::filesystem::rename(temporary, json_path_, error);
-  saved_ = saved_ && !error;
+  if (!results_path_.empty() && results_path_ != "-") {
+    // Named like the file, with ".partial" after it: export_results reads the format
+    // from the extension, so it writes the final name's format into the temporary.
+    results_saved_ = replace_file(results_path_, [&](const std::string& file) { export_results(report, file, results_path_); });
+  }
 }
 
 void stop_early_on_signals(unsigned timeout_s, int timeout_status) {

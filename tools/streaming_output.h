@@ -1,9 +1,10 @@
 #pragma once
 // How the check command reports while it runs: each result printed and flushed as
 // soon as it is known (unless the JSON report goes to standard output), and the JSON
-// file rewritten after each property, through a temporary file and a rename, so a
-// run stopped early leaves a whole report of what it finished, never a half-written
-// one. And how it stops early (SIGINT, SIGTERM, --timeout) with that kept.
+// file and the --export-results file rewritten after each property, through a
+// temporary file and a rename, so a run stopped early leaves a whole report of what
+// it finished, never a half-written one. And how it stops early (SIGINT, SIGTERM,
+// --timeout) with that kept.
 #include "engine/pipeline/check_run.h"
 
 #include <string>
@@ -12,21 +13,22 @@ namespace mdpvi::tools {
 
 class StreamingOutput final : public pipeline::CheckListener {
  public:
-  explicit StreamingOutput(std::string json_path);
+  // Empty paths: no such file. results_path "-": standard output, at the end.
+  StreamingOutput(std::string json_path, std::string results_path);
 
   void model_loaded(const SparseMdp& mdp, const pipeline::CheckReport& report) override;
   void property_answered(const pipeline::CheckReport& report) override;
 
-  // The whole report at the end: on standard output, or the file's last version.
-  // False (with the error logged) when the file could not be written.
+  // The whole report at the end: on standard output, or the files' last versions.
+  // False (with the error logged) when a file could not be written.
   bool finish(const pipeline::CheckReport& report);
 
  private:
   bool json_to_stdout() const { return json_path_ == "-"; }
   void save(const pipeline::CheckReport& report);
 
-  std::string json_path_;
-  bool saved_ = false;
+  std::string json_path_, results_path_;
+  bool saved_ = false, results_saved_ = true;
 };
 
 // From now on SIGINT and SIGTERM, and SIGALRM after timeout_s seconds (0: never),
