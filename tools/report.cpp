@@ -109,6 +109,25 @@ void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& out
       << "Time for model checking: " << seconds(outcome.time_s) << "\n";
 }
 
+namespace {
+
+nlohmann::json chunk_json(const ChunkReport& c) {
+  nlohmann::json chunk = {{"states", c.states},         {"rows", c.rows}, {"entries", c.entries}, {"sccs", c.sccs},
+                          {"footprint_bytes", c.footprint_bytes}, {"on_gpu", c.on_gpu},
+                          {"iterations", c.iterations}, {"upload_s", c.upload_s},
+                          {"solve_s", c.solve_s},       {"download_s", c.download_s},
+                          {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}, {"built_on_device", c.built_on_device},
+                          {"group_lanes", c.group_lanes}, {"lanes_over_rows", c.lanes_over_rows}};
+  // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.
+  if (c.on_gpu && !c.by_levels && c.iterations > 0 && c.solve_s > 0) {
+    chunk["sweep_s"] = c.solve_s / static_cast<double>(c.iterations);
+    chunk["achieved_bandwidth_bytes_per_s"] = static_cast<double>(c.bytes_per_sweep) * c.iterations / c.solve_s;
+  }
+  return chunk;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const pipeline::CheckReport& report) {
   const pipeline::ModelSummary& m = report.model;
   nlohmann::json model = {{"source", m.source},
@@ -174,22 +193,7 @@ nlohmann::json to_json(const pipeline::CheckReport& report) {
       entry["sccs"] = {{"count", d->sccs.num_sccs}, {"iterated", d->solve.stats.iterated_sccs}, {"largest", d->solve.stats.largest_scc},
                        {"max_iterations", d->solve.stats.max_scc_iterations}};
       entry["device"] = text_or_null(d->solve.device);
-      nlohmann::json chunks = nlohmann::json::array();
-      for (const ChunkReport& c : d->solve.chunks) {
-        nlohmann::json chunk = {{"states", c.states},         {"rows", c.rows}, {"entries", c.entries}, {"sccs", c.sccs},
-                                {"footprint_bytes", c.footprint_bytes}, {"on_gpu", c.on_gpu},
-                                {"iterations", c.iterations}, {"upload_s", c.upload_s},
-                                {"solve_s", c.solve_s},       {"download_s", c.download_s},
-                                {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}, {"built_on_device", c.built_on_device},
-                                {"group_lanes", c.group_lanes}, {"lanes_over_rows", c.lanes_over_rows}};
-        // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.
-        if (c.on_gpu && !c.by_levels && c.iterations > 0 && c.solve_s > 0) {
-          chunk["sweep_s"] = c.solve_s / static_cast<double>(c.iterations);
-          chunk["achieved_bandwidth_bytes_per_s"] = static_cast<double>(c.bytes_per_sweep) * c.iterations / c.solve_s;
-        }
-        chunks.push_back(std::move(chunk));
-      }
-      entry["chunks"] = std::move(chunks);
+      for (const ChunkReport& c : d->solve.chunks) entry["chunks"].push_back(chunk_json(c));
     }
     properties.push_back(std::move(entry));
   }

@@ -41,4 +41,18 @@ std::uint32_t merge_row(const std::uint64_t* targets, const double* probabilitie
   return length;
 }
 
+void merge_block_rows(ExpandedBlock& block) {
+  std::uint64_t* targets = block.targets.data();
+  double* probabilities = block.probabilities.data();
+  std::size_t read = 0, write = 0;
+  for (std::uint32_t& length : block.row_lengths) {
+    const std::uint32_t count = length;
+    length = merge_row(targets + read, probabilities + read, count, targets + write, probabilities + write);
+    read += count;
+    write += length;
+  }
+  block.targets.resize(write);
+  block.probabilities.resize(write);
+}
+
 }  // namespace mdpvi

@@ -2,6 +2,8 @@
 // The per-block row work of the parallel builder (model_builder.cpp), apart from the
 // state table: finding repeated successors, merging the equal successors of a
 // choice, and writing a merged row sorted by column.
+#include "engine/explore/state_expander.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
@@ -49,6 +51,12 @@ class RepeatFinder {
 // choice), so a search among the entries so far, and a sort for long rows.
 std::uint32_t merge_row(const std::uint64_t* targets, const double* probabilities, std::uint32_t count,
                         std::uint64_t* out_targets, double* out_probabilities);
+
+// Equal successors of each choice of the block merged into one entry (merge_row), its
+// row lengths and arrays shortened to match. Equal successors have equal targets: the
+// same index, or the same claimed slot. Entries keep the order in which they were
+// first reached until write_sorted_row sorts them by column.
+void merge_block_rows(ExpandedBlock& block);
 
 // A merged row into the CSR, sorted by column: column_of(target) gives each entry's
 // column. Insertion for short rows.

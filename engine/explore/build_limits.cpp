@@ -6,8 +6,16 @@
 
 namespace mdpvi {
 
-void BuildLimits::check_wave(std::uint64_t found, std::uint64_t explored, std::uint64_t waves,
-                             std::size_t bytes_in_use) const {
+void BuildLimits::check_wave(std::uint64_t found, std::uint64_t explored, std::uint64_t waves, std::size_t arrays_bytes) {
+  std::size_t bytes_in_use = arrays_bytes;
+  const std::size_t step = std::max<std::size_t>(memory / 256, std::size_t{1} << 20);
+  const bool due = waves_at_reading_ == 0 || arrays_bytes >= arrays_at_reading_ + step ||
+                   waves >= waves_at_reading_ + kWavesPerReading;
+  if (memory > 0 && due) {
+    bytes_in_use = memory_in_use(arrays_bytes);
+    arrays_at_reading_ = arrays_bytes;
+    waves_at_reading_ = waves;
+  }
   auto so_far = [&] {
     return std::to_string(found) + " states found, " + std::to_string(explored) + " of them explored in " +
            std::to_string(waves) + " waves";

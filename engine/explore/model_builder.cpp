@@ -52,7 +52,7 @@ class LevelBuilder {
         experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
         verbose_(options.verbose),
         keep_actions_(options.keep_actions),
-        limits_{options.state_limit, options.memory_limit},
+        limits_(options.state_limit, options.memory_limit),
         label_names_(options.labels) {}
 
   BuiltModel run() {
@@ -188,27 +188,10 @@ class LevelBuilder {
     return next_wave_states(wave_budget_, pool_bytes(pool), widest_wave_, model_bytes(mdp));
   }
   // Ends the build with BuildLimitReached past BuildOptions::state_limit or memory_limit.
-  // The arrays are counted every wave; the process's resident memory, which costs
-  // system calls to read, after the first wave, then once they have grown by a 256th
-  // of the limit (at least 1 MiB) since it was last read, or every kWavesPerReading
-  // waves: a deep, narrow model has a wave per state.
   void check_limits(const SparseMdp& mdp, std::span<const ExpandedBlock> pool, std::uint64_t explored,
                     std::uint64_t waves) {
-    const std::size_t arrays = model_bytes(mdp) + pool_bytes(pool);
-    std::size_t in_use = arrays;
-    const std::size_t step = std::max<std::size_t>(limits_.memory / 256, std::size_t{1} << 20);
-    const bool due = waves_at_reading_ == 0 || arrays >= arrays_at_reading_ + step ||
-                     waves >= waves_at_reading_ + kWavesPerReading;
-    if (limits_.memory > 0 && due) {
-      in_use = memory_in_use(arrays);
-      arrays_at_reading_ = arrays;
-      waves_at_reading_ = waves;
-    }
-    limits_.check_wave(table_.size(), explored, waves, in_use);
+    limits_.check_wave(table_.size(), explored, waves, model_bytes(mdp) + pool_bytes(pool));
   }
-  static constexpr std::uint64_t kWavesPerReading = 1024;
-  std::size_t arrays_at_reading_ = 0;   // the arrays' bytes when the resident memory was last read
-  std::uint64_t waves_at_reading_ = 0;  // and the waves then (0: not read yet)
   // The model's arrays and the state table (the builder's own buffers aside).
   std::size_t model_bytes(const SparseMdp& mdp) const {
     return 8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 12 * mdp.columns.size() +
@@ -289,7 +272,7 @@ class LevelBuilder {
       clock.lap(1);
       const bool looked_up = look_up(blocks, b, hashes.data());
       clock.lap(2);
-      if (looked_up) merge_rows(block);
+      if (looked_up) merge_block_rows(block);
       clock.lap(3);
     });
   }
@@ -397,27 +380,9 @@ class LevelBuilder {
         }
       });
       each_block(deferred.size(), 0, [&](std::size_t d) {
-        if (look_up(blocks, deferred[d], nullptr)) merge_rows(blocks[deferred[d]]);
+        if (look_up(blocks, deferred[d], nullptr)) merge_block_rows(blocks[deferred[d]]);
       });
     }
-  }
-
-  // Equal successors of each choice merged into one entry, their probabilities added
-  // in the order they were reached (as PRISM adds them). Equal successors have equal
-  // targets: the same index, or the same claimed slot. Entries keep the order in
-  // which they were first reached until write_row sorts them by index.
-  static void merge_rows(ExpandedBlock& block) {
-    std::uint64_t* targets = block.targets.data();
-    double* probabilities = block.probabilities.data();
-    std::size_t read = 0, write = 0;
-    for (std::uint32_t& length : block.row_lengths) {
-      const std::uint32_t count = length;
-      length = merge_row(targets + read, probabilities + read, count, targets + write, probabilities + write);
-      read += count;
-      write += length;
-    }
-    block.targets.resize(write);
-    block.probabilities.resize(write);
   }
 
   // (B) Which claims won: each block renames the claims it won, in order, to (block,
@@ -595,7 +560,7 @@ class LevelBuilder {
   std::vector<std::uint32_t> deadlocks_;
   const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
   const bool keep_actions_;  // BuildOptions::keep_actions
-  const BuildLimits limits_;  // BuildOptions::state_limit and memory_limit
+  BuildLimits limits_;  // BuildOptions::state_limit and memory_limit
   const std::optional<std::set<std::string>> label_names_;  // BuildOptions::labels
   BuildPhases phases_{verbose_};  // for -v
   oneapi::tbb::affinity_partitioner affinity_;  // see each_block
