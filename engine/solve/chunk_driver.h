@@ -5,9 +5,9 @@
 // no device, when the CPU is asked for, when a single SCC alone exceeds the budget,
 // when it holds trivial SCCs only (one exact pass), or when the device fails. A
 // chunk's entries into states of earlier chunks are final by then and become part
-// of its b. With several chunks, the next chunk's matrix is prepared and uploaded
-// before the current one is solved (two chunks on the device at once, so chunks are
-// planned for half the budget).
+// of its b. With several chunks, they are on the device one at a time, each as large
+// as the budget allows; the next one's matrix is prepared on the host while the
+// current one is solved.
 #include "engine/solve/method_policy.h"
 #include "engine/solve/solve_request.h"
 
