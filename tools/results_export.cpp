@@ -5,8 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <set>
 
 namespace mdpvi::tools {
 
@@ -62,12 +65,41 @@ std::string csv_cell(const std::string& text) {
   return quoted + "\"";
 }
 
+// "K=2,k=10" -> {K: 2, k: 10} (pipeline::describe's text).
+std::map<std::string, std::string> constants_in(const std::string& text) {
+  std::map<std::string, std::string> values;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::size_t equals = text.find('=', start);
+    if (equals < end) values[text.substr(start, equals - start)] = text.substr(equals + 1, end - equals - 1);
+    start = end + 1;
+  }
+  return values;
+}
+
+// As PRISM's exported results: a column per constant (every one the rows name, in
+// name order; empty where a row's property does not depend on it) in place of the
+// JSON's one "constants" text.
 void write_csv(std::ostream& out, const std::vector<ResultRow>& rows) {
-  for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i ? "," : "") << kColumns[i].name;
-  out << "\n";
+  std::vector<std::map<std::string, std::string>> constants;
+  std::set<std::string> names;
   for (const ResultRow& row : rows) {
-    const std::vector<std::string> values = cells(row);
-    for (std::size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << csv_cell(values[i]);
+    constants.push_back(constants_in(row.constants));
+    for (const auto& [name, value] : constants.back()) names.insert(name);
+  }
+  out << kColumns[0].name;
+  for (const std::string& name : names) out << "," << csv_cell(name);
+  for (std::size_t i = 2; i < std::size(kColumns); ++i) out << "," << kColumns[i].name;
+  out << "\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const std::vector<std::string> values = cells(rows[r]);
+    out << csv_cell(values[0]);
+    for (const std::string& name : names) {
+      const auto value = constants[r].find(name);
+      out << "," << (value == constants[r].end() ? "" : csv_cell(value->second));
+    }
+    for (std::size_t i = 2; i < values.size(); ++i) out << "," << csv_cell(values[i]);
     out << "\n";
   }
 }

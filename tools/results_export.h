@@ -1,8 +1,9 @@
 #pragma once
 // --export-results FILE: one row per property with what it depends on (property,
 // constants, result, bounds, method, epsilon, criterion, time, error, version), for
-// spreadsheets and scripts. JSON (an array of objects) when FILE ends in .json, else
-// CSV (RFC 4180 quoting); "-" is CSV on standard output.
+// spreadsheets and scripts. JSON (an array of objects, "constants" as text) when FILE
+// ends in .json, else CSV (RFC 4180 quoting) with a column per constant, as PRISM's;
+// "-" is CSV on standard output.
 #include "engine/pipeline/check_run.h"
 
 #include <string>
