@@ -12,6 +12,11 @@ VectorExport::VectorExport(const std::string& path) : out_(path, "vector") {}
 void VectorExport::write(const std::string& property, const StateValues& values, const SparseMdp& mdp) {
   std::ostream& out = out_.stream();
   out << "# " << property << "\n";
+  if (mdp.valuations) {  // what the valuations below name, as PRISM's .sta header
+    out << "# (";
+    for (std::size_t v = 0; v < mdp.valuations->variables.size(); ++v) out << (v ? "," : "") << mdp.valuations->variables[v];
+    out << ")\n";
+  }
   for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
     io::write_state_key(mdp, s, out);
     out << "=";

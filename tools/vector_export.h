@@ -1,6 +1,7 @@
 #pragma once
 // --export-vector FILE: every state's value of each property (not filters), after a
-// "# PROPERTY" line, one state a line: "index:(valuation)=value", the valuation where
+// "# PROPERTY" line and, where the model has valuations, a "# (x,y,...)" line naming
+// their variables, one state a line: "index:(valuation)=value", the valuation where
 // the model has one, and " [lower,upper]" where the value has bounds. "-" is standard
 // output.
 #include "engine/check/state_formula.h"
