@@ -17,6 +17,8 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace mdpvi::io {
@@ -40,7 +42,85 @@ struct Index {
   std::uint64_t choice_actions = 0, branch_actions = 0;
   bool dtmc = false;
   std::vector<Annotation> aps, rewards;
+  std::unordered_set<std::string> ap_ids, reward_ids;  // the annotations' ids, looked up per entry
   std::vector<umb::Field> valuation;  // empty: no valuations
+};
+
+// index.json as an ordered_json, built in time linear in its size: nlohmann's own
+// parse inserts each key of an ordered_json object by a search among the keys before
+// it, which made a file of 100,000 labels take most of a minute. A key given twice
+// keeps its last value, as that parse does.
+class OrderedJsonBuilder {
+ public:
+  explicit OrderedJsonBuilder(json& root) : root_(root) {}
+  bool null() { return put(json(nullptr)); }
+  bool boolean(bool value) { return put(json(value)); }
+  bool number_integer(json::number_integer_t value) { return put(json(value)); }
+  bool number_unsigned(json::number_unsigned_t value) { return put(json(value)); }
+  bool number_float(json::number_float_t value, const json::string_t&) { return put(json(value)); }
+  bool string(json::string_t& value) { return put(json(std::move(value))); }
+  bool binary(json::binary_t& value) { return put(json(json::binary_t(std::move(value)))); }
+  bool start_object(std::size_t) { return open(json::object()); }
+  bool key(json::string_t& key) {
+    key_ = std::move(key);
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(json::array()); }
+  bool end_array() { return close(); }
+  // The parser's exception, with its type (parse_error carries the byte).
+  [[noreturn]] bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
+    if (const auto* parse = dynamic_cast<const json::parse_error*>(&error)) throw *parse;
+    if (const auto* range = dynamic_cast<const json::out_of_range*>(&error)) throw *range;
+    throw std::runtime_error(error.what());
+  }
+
+ private:
+  struct Frame {
+    json* value;
+    std::unordered_map<std::string, std::size_t> keys;  // an object's: where each key is
+  };
+
+  bool open(json&& container) {
+    json* at = place(std::move(container));
+    frames_.push_back({at, {}});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  bool put(json&& value) {
+    place(std::move(value));
+    return true;
+  }
+  // Where value goes: the root, an array's end, or under the pending key (appended, or
+  // over the value an earlier copy of the key had).
+  json* place(json&& value) {
+    if (frames_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Frame& frame = frames_.back();
+    if (frame.value->is_array()) {
+      json::array_t& array = frame.value->get_ref<json::array_t&>();
+      array.push_back(std::move(value));
+      return &array.back();
+    }
+    json::object_t& object = frame.value->get_ref<json::object_t&>();
+    const auto [known, added] = frame.keys.try_emplace(key_, object.size());
+    if (!added) {
+      json& earlier = (object.begin() + static_cast<std::ptrdiff_t>(known->second))->second;
+      earlier = std::move(value);
+      return &earlier;
+    }
+    object.emplace_back(std::move(key_), std::move(value));  // the vector's: no search among the keys
+    return &object.back().second;
+  }
+
+  json& root_;
+  std::vector<Frame> frames_;
+  std::string key_;
 };
 
 // Where a byte offset of a text is: its 1-based line and column, for errors.
@@ -111,7 +191,8 @@ class UmbReader {
   void parse_index(const std::string& text) {
     json root;
     try {
-      root = json::parse(text);
+      OrderedJsonBuilder builder(root);
+      json::sax_parse(text, &builder);
     } catch (const json::parse_error& error) {
       const auto [line, column] = line_and_column(text, error.byte == 0 ? 0 : error.byte - 1);
       throw ParseError(archive_.path() + ":index.json", line, column, "not valid JSON");
@@ -197,9 +278,11 @@ class UmbReader {
         if (group == "aps") {
           if (type.value("type", std::string()) != "bool") fail("index.json", where + ": expected type bool, found " + type.dump());
           if (a.applies_to != std::vector<std::string>{"states"}) fail("index.json", where + ": only propositions on states are supported");
+          index.ap_ids.insert(a.id);
           index.aps.push_back(std::move(a));
         } else {
           check_double_type(type, where + ".type");
+          index.reward_ids.insert(a.id);
           index.rewards.push_back(std::move(a));
         }
       }
@@ -354,10 +437,10 @@ class UmbReader {
     const std::string id = name.substr(group_end + 1, id_end - group_end - 1);
     const std::string entity = name.substr(id_end + 1, entity_end - id_end - 1);
     if (group == "aps") {
-      if (!find(index_->aps, id)) fail(name, "index.json declares no proposition \"" + id + "\"");
+      if (!index_->ap_ids.count(id)) fail(name, "index.json declares no proposition \"" + id + "\"");
       if (entity == "states") ap_values_[id] = read_bits(name, size, index_->states, read);
     } else if (group == "rewards") {
-      if (!find(index_->rewards, id)) fail(name, "index.json declares no reward \"" + id + "\"");
+      if (!index_->reward_ids.count(id)) fail(name, "index.json declares no reward \"" + id + "\"");
       const std::uint64_t items = entity == "states" ? index_->states : entity == "choices" ? index_->choices : index_->branches;
       if (entity != "states" && entity != "choices" && entity != "branches") return;
       PodVector<double>& values = reward_values_[id][entity];
@@ -366,11 +449,6 @@ class UmbReader {
         if (!std::isfinite(values[i])) fail(name, "the reward of " + entity + " " + std::to_string(i) + " is not finite");
       }
     }
-  }
-
-  static const Annotation* find(const std::vector<Annotation>& annotations, const std::string& id) {
-    auto at = std::find_if(annotations.begin(), annotations.end(), [&](const Annotation& a) { return a.id == id; });
-    return at == annotations.end() ? nullptr : &*at;
   }
 
   // ---- checks and the model ----

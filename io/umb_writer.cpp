@@ -129,8 +129,11 @@ class UmbWriter {
                  {"transition-system", ts}};
     json aps = json::object(), rewards = json::object();
     std::size_t a = 0;
+    // Appended, not assigned by key: the ids are distinct (unique_id), and an
+    // ordered_json's operator[] searches the keys before it (100,000 labels: minutes).
+    json::object_t& ap_entries = aps.get_ref<json::object_t&>();
     for (const Label& label : mdp_.labels) {
-      if (label.name != "init") aps[ap_ids_[a++]] = annotation(label.name, {"states"}, "bool", 1);
+      if (label.name != "init") ap_entries.emplace_back(ap_ids_[a++], annotation(label.name, {"states"}, "bool", 1));
     }
     for (std::size_t r = 0; r < mdp_.rewards.size(); ++r) rewards[reward_ids_[r]] = annotation(mdp_.rewards[r].name, reward_entities(mdp_.rewards[r]), "double", 64);
     if (!aps.empty() || !rewards.empty()) root["annotations"] = json::object();

@@ -126,6 +126,27 @@ TEST_F(UmbFiles, ReadsAnMdpWithActionsRewardsAndValuations) {
   EXPECT_EQ(mdp.valuations->value(1, 1), 0);
 }
 
+// index.json is read in time linear in its keys (issue 44: 100,000 labels took most of
+// a minute), as nlohmann's parse reads it: a key given twice keeps its last value, and
+// the propositions keep their order.
+TEST_F(UmbFiles, IndexKeepsOrderAndTheLastOfATwiceGivenKey) {
+  Entries entries = small_mdp();
+  std::string index = index_json();
+  const std::string aps = R"("aps": {"goal": )";
+  index.replace(index.find(aps), aps.size(),
+                R"("aps": {"zeta": {"alias": "zeta", "applies-to": ["states"], "type": {"type": "bool", "size": 1}}, )"
+                R"("goal": {"alias": "wrong", "applies-to": ["states"], "type": {"type": "bool", "size": 1}}, "goal": )");
+  index.replace(index.find(R"("#players": 1)"), 13, R"("#players": 0, "#players": 1)");
+  entries[0].second = index;
+  entries.push_back({"annotations/aps/zeta/states/values.bin", bytes_of(std::vector<std::uint64_t>{1})});
+  const SparseMdp mdp = io::read_umb_model(write(entries));
+  EXPECT_EQ(mdp.type, ModelType::mdp);  // the last #players
+  ASSERT_EQ(mdp.labels.size(), 3u);
+  EXPECT_EQ(mdp.labels[1].name, "zeta");
+  EXPECT_EQ(mdp.labels[2].name, "goal");  // the last "goal", in its first place
+  EXPECT_TRUE(mdp.labels[1].states.test(0));
+}
+
 TEST_F(UmbFiles, EntriesBeforeTheIndexAreReadToo) {
   Entries entries = small_mdp();
   std::rotate(entries.begin(), entries.begin() + 1, entries.end());  // index.json last
