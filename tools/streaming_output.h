@@ -1,12 +1,14 @@
 #pragma once
 // How the check command reports while it runs: each result printed and flushed as
 // soon as it is known (unless the JSON report goes to standard output), and the JSON
-// file and the --export-results file rewritten after each property, through a
-// temporary file and a rename, so a run stopped early leaves a whole report of what
+// file and the --export-results file rewritten after each property (spaced where
+// rewriting would take more than a tenth of the run), through a temporary file and a
+// rename, so a run stopped early leaves a whole report of what
 // it finished, never a half-written one. And how it stops early (SIGINT, SIGTERM,
 // --timeout) with that kept.
 #include "engine/pipeline/check_run.h"
 
+#include <chrono>
 #include <string>
 
 namespace mdpvi::tools {
@@ -25,10 +27,13 @@ class StreamingOutput final : public pipeline::CheckListener {
 
  private:
   bool json_to_stdout() const { return json_path_ == "-"; }
-  void save(const pipeline::CheckReport& report);
+  void save(const pipeline::CheckReport& report);      // save_now, timed
+  void save_now(const pipeline::CheckReport& report);  // the JSON and results files rewritten
 
   std::string json_path_, results_path_;
   bool saved_ = false, results_saved_ = true;
+  std::chrono::steady_clock::time_point last_save_end_{};
+  std::chrono::steady_clock::duration last_save_cost_{};
 };
 
 // From now on SIGINT and SIGTERM, and SIGALRM after timeout_s seconds (0: never),
