@@ -71,11 +71,13 @@ void StreamingOutput::model_loaded(const SparseMdp& /*mdp*/, const pipeline::Che
 void StreamingOutput::property_answered(const pipeline::CheckReport& report) {
   if (!json_to_stdout()) write_property_text(std::cout, report.properties.back());
   std::cout.flush();
-  // Each rewrite writes every result so far: spaced so that rewriting takes at most a
-  // tenth of the run (a run of many quick properties would otherwise be quadratic),
-  // yet each result of a run of slow ones is on disk as soon as it is known.
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_save_end_ < 10 * last_save_cost_) return;
+  // Each rewrite writes every result so far: skipped where the rewrites would then
+  // take more than a tenth of the run so far, once they took kFreeSaving (a run of
+  // many quick properties would otherwise be quadratic), so each result of a run of
+  // slow ones, or of a few quick ones, is on disk as soon as it is known.
+  constexpr auto kFreeSaving = std::chrono::milliseconds(50);
+  const auto with_this = saving_ + last_save_cost_;
+  if (with_this > kFreeSaving && 10 * with_this > std::chrono::steady_clock::now() - started_) return;
   save(report);
 }
 
@@ -105,8 +107,8 @@ bool StreamingOutput::finish(const pipeline::CheckReport& report) {
 void StreamingOutput::save(const pipeline::CheckReport& report) {
   const auto start = std::chrono::steady_clock::now();
   save_now(report);
-  last_save_end_ = std::chrono::steady_clock::now();
-  last_save_cost_ = last_save_end_ - start;
+  last_save_cost_ = std::chrono::steady_clock::now() - start;
+  saving_ += last_save_cost_;
 }
 
 void StreamingOutput::save_now(const pipeline::CheckReport& report) {

@@ -1,7 +1,7 @@
 #pragma once
 // How the check command reports while it runs: each result printed and flushed as
 // soon as it is known (unless the JSON report goes to standard output), and the JSON
-// file and the --export-results file rewritten after each property (spaced where
+// file and the --export-results file rewritten after each property (skipped where
 // rewriting would take more than a tenth of the run), through a temporary file and a
 // rename, so a run stopped early leaves a whole report of what
 // it finished, never a half-written one. And how it stops early (SIGINT, SIGTERM,
@@ -32,8 +32,9 @@ class StreamingOutput final : public pipeline::CheckListener {
 
   std::string json_path_, results_path_;
   bool saved_ = false, results_saved_ = true;
-  std::chrono::steady_clock::time_point last_save_end_{};
-  std::chrono::steady_clock::duration last_save_cost_{};
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration saving_{};          // all rewrites so far
+  std::chrono::steady_clock::duration last_save_cost_{};  // the last one's
 };
 
 // From now on SIGINT and SIGTERM, and SIGALRM after timeout_s seconds (0: never),
