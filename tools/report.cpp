@@ -149,7 +149,8 @@ nlohmann::json to_json(const pipeline::CheckReport& report) {
                           {"peak_bytes_after_graph", m.peak_bytes_after_graph}};
   // The build's peak per state and per transition, the measure of a model's footprint.
   const auto per = [](std::size_t bytes, std::uint64_t count) {
-    return count ? nlohmann::json(double(bytes) / double(count)) : nlohmann::json();
+    const std::optional<double> each = pipeline::bytes_each(bytes, count);
+    return each ? nlohmann::json(*each) : nlohmann::json();
   };
   model["host_bytes_per_state"] = per(m.peak_bytes_after_build, m.states);
   model["host_bytes_per_transition"] = per(m.peak_bytes_after_build, m.transitions);

@@ -20,6 +20,11 @@
 
 namespace mdpvi::pipeline {
 
+std::optional<double> bytes_each(std::size_t bytes, std::uint64_t count) {
+  if (count == 0) return std::nullopt;
+  return static_cast<double>(bytes) / static_cast<double>(count);
+}
+
 std::string constants_of(const PropertyOutcome& outcome, const RunSettings& settings) {
   return outcome.constants.empty() ? settings.constants : describe(outcome.constants);
 }
@@ -49,7 +54,7 @@ void say_where_solves_run(const CheckOptions& options, const graph::SearchBacken
 
 // -v: the build's and the graph's peaks, whole and per state and transition.
 void log_model_memory(const ModelSummary& m) {
-  const auto per = [](std::size_t bytes, std::uint64_t count) { return count ? double(bytes) / double(count) : 0.0; };
+  const auto per = [](std::size_t bytes, std::uint64_t count) { return bytes_each(bytes, count).value_or(0.0); };
   spdlog::debug("memory: build peak {:.3f} GB ({:.1f} bytes a state, {:.1f} a transition), graph peak {:.3f} GB, graph "
                 "on the device {:.3f} GB ({:.1f} bytes a transition)",
                 m.peak_bytes_after_build / 1e9, per(m.peak_bytes_after_build, m.states),

@@ -77,6 +77,9 @@ struct PropertyOutcome {
   double time_s = 0.0;
 };
 
+// bytes / count, where there is a count: a footprint per state or per transition.
+std::optional<double> bytes_each(std::size_t bytes, std::uint64_t count);
+
 // The constants a result was computed with: its sweep setting, else the run's.
 std::string constants_of(const PropertyOutcome& outcome, const RunSettings& settings);
 
