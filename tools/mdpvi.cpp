@@ -259,13 +259,15 @@ int run_check_command(CheckArguments& args) {
   }
   SolverOptions& solver = args.options.solver;
   if (args.absolute) solver.stop.criterion = ConvergenceCriterion::absolute;
-  if (args.sound && (args.method == "vi" || args.method == "bicgstab")) {
+  // --method's names are the methods' option_name (CLI11 has checked the name).
+  for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
+                        Method::bicgstab}) {
+    if (args.method == option_name(method)) solver.method = method;
+  }
+  if (args.sound && !requirements_of(solver.method).gives_bounds) {
     spdlog::error("--sound and --method {} exclude each other: it gives no bound", args.method);
     return kBadInput;
   }
-  if (args.method == "ii") solver.method = Method::interval_iteration;
-  if (args.method == "vi") solver.method = Method::value_iteration;
-  if (args.method == "bicgstab") solver.method = Method::bicgstab;
   solver.stop.max_sweeps = args.max_iters > 0 ? args.max_iters : default_max_sweeps(solver.method);
   args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
                                : args.solver == "cpu" ? SolverKind::cpu
