@@ -29,8 +29,9 @@ void BuildLimits::check_wave(std::uint64_t found, std::uint64_t explored, std::u
   }
 }
 
-void BuildLimits::check_labels(std::size_t labels, std::uint64_t states_built, std::size_t bytes_in_use) const {
+void BuildLimits::check_labels(std::size_t labels, std::uint64_t states_built, std::size_t arrays_bytes) const {
   if (memory == 0) return;
+  const std::size_t bytes_in_use = memory_in_use(arrays_bytes);
   const std::size_t bytes = labels * ((states_built + 63) / 64 * 8);
   if (bytes_in_use + bytes > memory) {
     throw BuildLimitReached("memory limit reached: " + std::to_string(labels) + " labels of " +

@@ -21,8 +21,9 @@ class BuildLimits {
   // model has a wave per state.
   void check_wave(std::uint64_t found, std::uint64_t explored, std::uint64_t waves, std::size_t arrays_bytes);
   // Before labels are made, a bit per state each (a model may declare many): throws
-  // BuildLimitReached where they would pass the memory limit.
-  void check_labels(std::size_t labels, std::uint64_t states, std::size_t bytes_in_use) const;
+  // BuildLimitReached where they would pass the memory limit beside the process's
+  // memory (read here, where there is a limit; arrays_bytes: the builder's arrays).
+  void check_labels(std::size_t labels, std::uint64_t states, std::size_t arrays_bytes) const;
 
   const std::uint64_t states = 0;  // 0: none
   const std::size_t memory = 0;    // bytes; 0: none

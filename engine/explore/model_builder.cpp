@@ -549,7 +549,7 @@ class LevelBuilder {
     for (std::size_t l = 0; l < model_.labels.size(); ++l) {
       if (!label_names_ || label_names_->count(model_.labels[l].first)) wanted.push_back(l);
     }
-    if (limits_.memory > 0) limits_.check_labels(wanted.size() + 2, table_.size(), memory_in_use(model_bytes(mdp)));
+    limits_.check_labels(wanted.size() + 2, table_.size(), model_bytes(mdp));
     mdpvi::add_labels(mdp, model_, index_, table_, wanted, deadlocks_);
   }
 
