@@ -72,7 +72,7 @@ __global__ void count_entries(DeviceGraph g, RowConstants c, const std::uint32_t
 __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
                              const std::uint32_t* d_local, const std::uint64_t* d_rows_of,
                              const std::uint64_t* d_entries_of, std::uint32_t* d_columns, double* d_values, double* d_b,
-                             unsigned long long* d_self_loops) {
+                             unsigned long long* d_self_loop_words) {
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
     std::uint64_t row = d_rows_of[i];
     bool self_loop = false;
@@ -88,7 +88,7 @@ __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t*
       }
       d_b[row++] = constant;
     });
-    if (self_loop) atomicAdd(d_self_loops, 1ull);
+    if (self_loop) atomicOr(d_self_loop_words + i / 64, 1ull << (i % 64));
   }
 }
 
@@ -160,15 +160,17 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const Ro
   arrays->columns = DeviceArray<std::uint32_t>(entries);
   arrays->values = DeviceArray<double>(entries);
   arrays->row_constants = DeviceArray<double>(rows);
-  DeviceArray<unsigned long long> d_self_loops(1);
-  check(cudaMemset(d_self_loops.get(), 0, sizeof(unsigned long long)), "cudaMemset");
+  const std::uint64_t words = words_of(count);
+  DeviceArray<unsigned long long> d_self_loop_words(words);
+  check(cudaMemset(d_self_loop_words.get(), 0, words * sizeof(unsigned long long)), "cudaMemset");
   fill_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of, d_entries_of,
                                                            arrays->columns.get(), arrays->values.get(),
-                                                           arrays->row_constants.get(), d_self_loops.get());
+                                                           arrays->row_constants.get(), d_self_loop_words.get());
   check(cudaGetLastError(), "filling the system");
-  const unsigned long long self_loops = read_one(d_self_loops.get());
+  std::vector<std::uint64_t> self_loop_words(words);
+  d_self_loop_words.download(reinterpret_cast<unsigned long long*>(self_loop_words.data()), words, 0);
   check(cudaDeviceSynchronize(), "building the system");
-  return std::make_unique<CudaDeviceSystem>(count, rows, entries, self_loops, std::move(arrays));
+  return std::make_unique<CudaDeviceSystem>(count, rows, entries, std::move(self_loop_words), std::move(arrays));
 }
 
 }  // namespace mdpvi::gpu::detail

@@ -18,8 +18,10 @@ struct HostSystemArrays {
 
 class DeviceSystem {
  public:
-  DeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries, std::uint64_t self_loops)
-      : states_(states), rows_(rows), entries_(entries), self_loops_(self_loops) {}
+  // self_loop_words: bit i (bit i%64 of word i/64) set where local state i has an
+  // entry into itself.
+  DeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries,
+               std::vector<std::uint64_t> self_loop_words);
   virtual ~DeviceSystem() = default;
   DeviceSystem(const DeviceSystem&) = delete;
   DeviceSystem& operator=(const DeviceSystem&) = delete;
@@ -27,8 +29,13 @@ class DeviceSystem {
   std::uint32_t num_states() const { return states_; }
   std::uint64_t num_rows() const { return rows_; }
   std::uint64_t num_entries() const { return entries_; }
-  // States with an entry into themselves: a trivial SCC with one is iterated.
+  // States with an entry into themselves: a trivial SCC with one is iterated. Kept on
+  // the host (a bit a state), so that the solve can tell its trivial SCCs without
+  // the matrix.
   std::uint64_t self_loops() const { return self_loops_; }
+  bool has_self_loop(std::uint32_t local_state) const {
+    return (self_loop_words_[local_state / 64] >> (local_state % 64)) & 1u;
+  }
   // Whether the arrays are still here (a DeviceSolver that adopted them holds them).
   virtual bool holds_arrays() const = 0;
   // The arrays to the host. Throws DeviceError, or std::logic_error once adopted.
@@ -37,6 +44,7 @@ class DeviceSystem {
  private:
   std::uint32_t states_;
   std::uint64_t rows_, entries_, self_loops_;
+  std::vector<std::uint64_t> self_loop_words_;
 };
 
 }  // namespace mdpvi::gpu

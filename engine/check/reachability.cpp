@@ -23,14 +23,21 @@ graph::QualitativePartition qualitative_partition(const graph::SearchBackend& se
 
 namespace {
 
-// build_system's rule for the device.
+// build_system's rule for the device. A system with an SCC of several states goes
+// there whatever its size, as the chunk driver sends a host-built chunk with one; one
+// of single states by the driver's rule for acyclic chunks (those with self-loops
+// included: on the device they are iterated there, as a host-built chunk would be).
 bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& model,
                           const graph::SccDecomposition& sccs, const SolverOptions& options,
                           const DeviceOptions& device) {
-  return device.solver != SolverKind::cpu && search.device_graph() != nullptr && &model == &search.mdp() &&
-         requirements_of(options.method).solves_by_levels && !options.stop.fixed_sweeps && !device.memory_limit_bytes &&
-         !sccs.order.empty() && sccs.num_sccs() == sccs.order.size() &&
-         acyclic_goes_to_device(sccs.order.size(), device.schedule);
+  if (device.solver == SolverKind::cpu || search.device_graph() == nullptr || &model != &search.mdp() ||
+      !requirements_of(options.method).solves_by_levels || options.stop.fixed_sweeps || device.memory_limit_bytes ||
+      sccs.order.empty()) {
+    return false;
+  }
+  const bool single_states = sccs.num_sccs() == sccs.order.size();
+  return single_states ? acyclic_goes_to_device(sccs.order.size(), device.schedule)
+                       : device.schedule != DeviceSchedule::whole;
 }
 
 }  // namespace

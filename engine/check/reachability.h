@@ -26,9 +26,10 @@ using HostSystemBuilder = std::function<MaybeSystem(graph::SccDecomposition&&)>;
 
 // The maybe-state system of sccs: built on the device, from the graph searches' copy
 // of the model, where the device then solves it whole (the model itself, not a
-// quotient of it; every SCC one state and enough of them for chunk_driver.h's rule;
-// no chunking asked for; a method by levels), and the device manages; else by
-// build_on_host.
+// quotient of it; no chunking asked for; a method by levels; where every SCC is one
+// state, enough of them for chunk_driver.h's rule, else a schedule by levels), and
+// the device manages; else by build_on_host. A system built there has no host copy
+// of its matrix: on a large model that copy is the host's largest step (bench/NOTES.md).
 MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& model, graph::SccDecomposition&& sccs,
                          const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
                          const RewardStructure* rewards, const HostSystemBuilder& build_on_host);

@@ -341,9 +341,10 @@ void log_levels(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
 }  // namespace
 
 // A system built on the device (MaybeSystem::on_device): adopted by the device as one
-// chunk, which has trivial SCCs only (engine/check/reachability.cpp builds no other
-// there), passed level by level. Its matrix and b never reach the host, so a failure
-// is the caller's to recover from (DeviceSystemFailed).
+// chunk and solved level by level, its levels of trivial SCCs passed and those with
+// cycles iterated (which SCCs are trivial the device told: its self-loops). Its matrix
+// and b never reach the host, so a failure is the caller's to recover from
+// (DeviceSystemFailed).
 gpu::ChunkSolveStats solve_built_on_device(const SolveRequest& request, const DeviceOptions& options,
                                            MethodPolicy& method, gpu::DeviceSolver* device, Iterates& x,
                                            SolveStats& stats) {
@@ -351,12 +352,13 @@ gpu::ChunkSolveStats solve_built_on_device(const SolveRequest& request, const De
   if (!device) throw DeviceSystemFailed("no usable CUDA device for a system built on the device");
   if (!method.solves_by_levels()) throw DeviceSystemFailed("the method does not solve by levels");
   try {
-    const std::vector<std::uint8_t> acyclic(system.num_levels(), 0);
+    const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+    if (spdlog::should_log(spdlog::level::debug)) log_levels(system, cyclic);
     DeviceChunkJob job{*device, device->adopt(*system.on_device, options.group), {0, system.num_states()}, 0,
                        system.num_sccs(), {}};
     job.b_on_device = true;
     job.by_levels = true;
-    job.cyclic = &acyclic;
+    job.cyclic = &cyclic;
     gpu::ChunkSolveStats s = method.solve_chunk_on_device(job, x, stats);
     device->release(job.ticket);
     return s;

@@ -559,7 +559,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
                                          : window.end_scc - window.first_scc;
     if (!run.converged) {
       report_not_converged(stats, {name_, job.by_levels ? "a level on the GPU" : "a chunk on the GPU", run.sweeps,
-                                   unit.states(), "width", run.width, targets()[window.end_scc - 1]});
+                                   unit.states(), "width", run.width, tightest});
     }
     gpu::ChunkSolveStats s = unit.stats;
     s.converged = run.converged;

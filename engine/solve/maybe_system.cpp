@@ -123,10 +123,6 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
     if (rewards && !rewards->state_rewards.empty()) inputs.state_rewards = rewards->state_rewards.data();
     if (rewards && !rewards->choice_rewards.empty()) inputs.choice_rewards = rewards->choice_rewards.data();
     std::shared_ptr<gpu::DeviceSystem> built = graph.maybe_system(inputs);
-    if (built->self_loops() > 0) {
-      spdlog::debug("maybe-state system: {} self-loops, built on the host instead", built->self_loops());
-      return std::nullopt;
-    }
     MaybeSystem system = system_of_sccs(std::move(sccs));
     system.on_device = std::move(built);
     return system;

@@ -67,10 +67,10 @@ struct TwoValuedOutside {
 };
 
 // The system of the general form built on the device, from the graph searches' copy
-// of mdp (gpu/graph_search.h): on_device set, the host's matrix arrays empty. Only
-// systems whose every SCC is solved by one pass are built there, so nullopt for one
-// with a self-loop, and when the device fails (said in the log); sccs is moved from
-// only when a system comes back.
+// of mdp (gpu/graph_search.h): on_device set, the host's matrix arrays empty (the
+// device keeps which states have self-loops, so that the solve tells trivial SCCs
+// from iterated ones without them). nullopt when the device fails (said in the log);
+// sccs is moved from only when a system comes back.
 std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
                                                         graph::SccDecomposition& sccs, const TwoValuedOutside& outside,
                                                         const RewardStructure* rewards = nullptr);

@@ -192,6 +192,7 @@ gpu::SweepSettings sweep_settings(const SolveRequest& request, SolveProgress* pr
 namespace {
 
 bool has_self_loop(const MaybeSystem& system, std::uint64_t state) {
+  if (system.on_device) return system.on_device->has_self_loop(static_cast<std::uint32_t>(state));
   for (std::uint64_t k = system.row_starts[system.row_group_starts[state]];
        k < system.row_starts[system.row_group_starts[state + 1]]; ++k) {
     if (system.columns[k] == state) return true;
