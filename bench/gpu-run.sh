@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|pairs|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -32,6 +32,7 @@ suite_args() {
     coin6_4) args=($M/consensus/coin6.nm --const K=4 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
     coin8_2) args=($M/consensus/coin8.nm --const K=2 --prop 'Pmin=? [ F "finished"&"all_coins_equal_0" ]') ;;
     leader8) args=($M/leader_async/leader8.nm --prop 'Rmax=? [ F "elected" ]') ;;
+    leader9) args=($M/leader_async/leader9.nm --prop 'Rmin=? [ F "elected" ]') ;;
     csma*) args=($M/csma/$1.nm --prop 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]') ;;
     wlan6) args=($M/wlan/wlan6.nm --const TRANS_TIME_MAX=10 --prop 'R{"time"}max=? [ F s1=12 & s2=12 ]') ;;
   esac
@@ -210,6 +211,20 @@ CHAIN
         2>>"$out/errors.txt" | tail -1
       python3 tools/bench/bench.py memory "$out/memory" >"$out/memory.md"
       cp "$out/memory/results.json" "$out/memory-results.json" && rm -rf "$out/memory"
+      ;;
+    pairs)
+      # Issue 39: each of PAIR_INSTANCES (suite_args's names) with the new binary, then
+      # with \$OLD_MDPVI, under peak and with -v (the log per run beside results.txt).
+      for inst in ${PAIR_INSTANCES:-leader9 leader8 csma4_4 coin8_2}; do
+        suite_args $inst
+        for which in new old; do
+          bin=$mdpvi; [ $which = old ] && bin=$OLD_MDPVI
+          echo "### pair $which $inst" >>"$out/results.txt"
+          peak timeout 300 "$bin" -v check "${args[@]}" --json - >>"$out/results.txt" 2>"$out/log-$inst-$which.txt"
+          echo "### rc=$?" >>"$out/results.txt"
+          tail -1 "$out/log-$inst-$which.txt" >>"$out/results.txt"
+        done
+      done
       ;;
     same)
       # Issue 38: no behaviour change against $OLD_MDPVI. The medium suite on the GPU
