@@ -55,6 +55,7 @@ class DeviceArray {
     if (count > 0) check(cudaMemcpyAsync(host, data_, count * sizeof(T), cudaMemcpyDeviceToHost, stream), "download");
   }
   T* get() const { return data_; }
+  std::size_t size() const { return count_; }
 
  private:
   T* data_ = nullptr;
@@ -62,6 +63,56 @@ class DeviceArray {
 };
 
 constexpr int kBlockSize = 256;
+
+// Per-entry numbers on the device as gpu/device_solver.h's ValuesView has them on
+// the host: plain, or indices into a table (read through the cache: a few entries).
+// The form is the same for every entry, so the switch is uniform across a warp.
+struct DeviceValues {
+  const double* __restrict__ d_plain = nullptr;
+  const std::uint8_t* __restrict__ d_indices = nullptr;
+  const double* __restrict__ d_table = nullptr;
+  unsigned index_bytes = 0;
+
+  __device__ double operator[](std::uint64_t k) const {
+    if (index_bytes == 0) return d_plain[k];
+    if (index_bytes == 1) return __ldg(d_table + d_indices[k]);
+    return __ldg(d_table + reinterpret_cast<const std::uint16_t*>(d_indices)[k]);
+  }
+};
+
+// Owns the device arrays of a DeviceValues: the plain array, or the indices and the table.
+class DeviceValueArray {
+ public:
+  DeviceValueArray() = default;
+  // count entries of the form of `form` (its pointers are not read), unfilled.
+  DeviceValueArray(std::size_t count, const ValuesView& form)
+      : plain_(form.index_bytes == 0 ? count : 0),
+        indices_(form.index_bytes == 0 ? 0 : count * form.index_bytes),
+        table_(form.index_bytes == 0 ? 0 : form.table_size),
+        index_bytes_(form.index_bytes) {}
+  // Large pageable arrays through locked pieces: done at uploads.finish().
+  void upload(const ValuesView& host, std::size_t count, HostCopies& uploads) {
+    if (index_bytes_ == 0) {
+      plain_.upload(host.plain, count, uploads);
+    } else {
+      indices_.upload(host.indices, count * index_bytes_, uploads);
+      table_.upload(host.table, host.table_size, uploads);
+    }
+  }
+  DeviceValues view() const { return {plain_.get(), indices_.get(), table_.get(), index_bytes_}; }
+  bool allocated() const { return plain_.get() || indices_.get(); }
+  unsigned index_bytes() const { return index_bytes_; }
+  std::size_t table_size() const { return table_.size(); }
+  const DeviceArray<std::uint8_t>& indices() const { return indices_; }
+  const DeviceArray<double>& table() const { return table_; }
+  const DeviceArray<double>& plain() const { return plain_; }
+
+ private:
+  DeviceArray<double> plain_{0};
+  DeviceArray<std::uint8_t> indices_{0};
+  DeviceArray<double> table_{0};
+  unsigned index_bytes_ = 0;
+};
 
 // The states a kernel updates: [first, end) of the chunk's.
 struct Window {
@@ -75,7 +126,7 @@ struct DeviceChunk {
   const std::uint64_t* __restrict__ d_row_group_starts;
   const std::uint64_t* __restrict__ d_row_starts;
   const std::uint32_t* __restrict__ d_columns;
-  const double* __restrict__ d_values;
+  DeviceValues values;
 };
 
 // A chunk's matrix on the device: allocated when made, filled by upload.
@@ -87,10 +138,10 @@ class DeviceMatrix {
         d_row_group_starts_(c.num_states + 1),
         d_row_starts_(c.num_rows + 1),
         d_columns_(c.num_entries),
-        d_values_(c.num_entries) {}
+        d_values_(c.num_entries, ValuesView{}) {}
   // Arrays already on the device (an adopted system, gpu/device_system.h); c gives their sizes.
   DeviceMatrix(const ChunkMatrix& c, DeviceArray<std::uint64_t>&& row_group_starts, DeviceArray<std::uint64_t>&& row_starts,
-               DeviceArray<std::uint32_t>&& columns, DeviceArray<double>&& values)
+               DeviceArray<std::uint32_t>&& columns, DeviceValueArray&& values)
       : states_(c.num_states),
         rows_(c.num_rows),
         d_row_group_starts_(std::move(row_group_starts)),
@@ -104,11 +155,11 @@ class DeviceMatrix {
     d_row_group_starts_.upload(c.row_group_starts, c.num_states + 1, uploads);
     d_row_starts_.upload(c.row_starts, c.num_rows + 1, uploads);
     d_columns_.upload(c.columns, c.num_entries, uploads);
-    d_values_.upload(c.values, c.num_entries, uploads);
+    d_values_.upload(ValuesView{c.values}, c.num_entries, uploads);
     uploads.finish();
   }
   DeviceChunk view() const {
-    return {states_, d_row_group_starts_.get(), d_row_starts_.get(), d_columns_.get(), d_values_.get()};
+    return {states_, d_row_group_starts_.get(), d_row_starts_.get(), d_columns_.get(), d_values_.view()};
   }
   std::uint64_t num_states() const { return states_; }
   std::uint64_t num_rows() const { return rows_; }
@@ -117,7 +168,7 @@ class DeviceMatrix {
   std::uint64_t states_, rows_;
   DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
   DeviceArray<std::uint32_t> d_columns_;
-  DeviceArray<double> d_values_;
+  DeviceValueArray d_values_;
 };
 
 // Blocks for a sweep: enough to fill the device, few enough that the atomics stay cheap.

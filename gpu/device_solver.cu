@@ -55,6 +55,12 @@ class CudaDeviceSolver final : public DeviceSolver {
     return free_bytes;
   }
 
+  std::size_t used_memory() const override {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    return total_bytes - free_bytes;
+  }
+
   int upload(const ChunkMatrix& chunk, GroupShape shape) override {
     const int ticket = slots_[0] == nullptr ? 0 : 1;
     if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");

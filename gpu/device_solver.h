@@ -156,6 +156,9 @@ class DeviceSolver {
   virtual std::string name() const = 0;
   // Free device memory now.
   virtual std::size_t free_memory() const = 0;
+  // Device memory in use now, by everything on the device (the resident graph, this
+  // solver's chunks, the CUDA context): what a run takes there, measured.
+  virtual std::size_t used_memory() const = 0;
 
   // Copies a chunk's matrix to the device and returns a ticket: large pageable
   // arrays through locked pieces (gpu/host_copies.cuh), copied when it returns;

@@ -34,7 +34,7 @@ __device__ void kept_rows(const DeviceGraph& g, const RowConstants& c, const std
       const std::uint32_t t = g.d_columns[k];
       if (d_local[t] != kOutside) continue;
       const double outside = test_bit(c.d_marked, t) ? c.marked_value : c.unmarked_value;
-      constant = __dadd_rn(constant, __dmul_rn(c.d_model_values[k], outside));
+      constant = __dadd_rn(constant, __dmul_rn(c.model_values[k], outside));
     }
     const bool last_chance = r + 1 == end && !kept_any;
     if (isinf(constant) && constant > 0 && !last_chance) continue;
@@ -69,9 +69,26 @@ __global__ void count_entries(DeviceGraph g, RowConstants c, const std::uint32_t
   }
 }
 
+// Where the system's values go: plain doubles, or the model's indices copied.
+struct ValueSink {
+  double* d_plain;
+  std::uint8_t* d_indices;
+  unsigned index_bytes;
+
+  __device__ void copy(const DeviceValues& model, std::uint64_t from, std::uint64_t to) const {
+    if (index_bytes == 0) {
+      d_plain[to] = model[from];
+    } else if (index_bytes == 1) {
+      d_indices[to] = model.d_indices[from];
+    } else {
+      reinterpret_cast<std::uint16_t*>(d_indices)[to] = reinterpret_cast<const std::uint16_t*>(model.d_indices)[from];
+    }
+  }
+};
+
 __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
                              const std::uint32_t* d_local, const std::uint64_t* d_rows_of,
-                             const std::uint64_t* d_entries_of, std::uint32_t* d_columns, double* d_values, double* d_b,
+                             const std::uint64_t* d_entries_of, std::uint32_t* d_columns, ValueSink values, double* d_b,
                              unsigned long long* d_self_loop_words) {
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
     std::uint64_t row = d_rows_of[i];
@@ -83,7 +100,7 @@ __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t*
         if (local == kOutside) continue;
         self_loop = self_loop || local == i;
         d_columns[entry] = local;
-        d_values[entry] = c.d_model_values[k];
+        values.copy(c.model_values, k, entry);
         ++entry;
       }
       d_b[row++] = constant;
@@ -125,14 +142,30 @@ HostSystemArrays CudaDeviceSystem::download() const {
   arrays_->row_group_starts.download(h.row_group_starts.data(), h.row_group_starts.size(), 0);
   arrays_->row_starts.download(h.row_starts.data(), h.row_starts.size(), 0);
   arrays_->columns.download(h.columns.data(), h.columns.size(), 0);
-  arrays_->values.download(h.values.data(), h.values.size(), 0);
   arrays_->row_constants.download(h.row_constants.data(), h.row_constants.size(), 0);
+  const DeviceValueArray& values = arrays_->values;
+  if (values.index_bytes() == 0) {
+    values.plain().download(h.values.data(), h.values.size(), 0);
+    check(cudaStreamSynchronize(0), "downloading a system");
+    return h;
+  }
+  // Indexed: expanded here through the table, as the sweeps read them.
+  std::vector<std::uint8_t> indices(num_entries() * values.index_bytes());
+  std::vector<double> table(values.table_size());
+  values.indices().download(indices.data(), indices.size(), 0);
+  values.table().download(table.data(), table.size(), 0);
   check(cudaStreamSynchronize(0), "downloading a system");
+  for (std::size_t k = 0; k < h.values.size(); ++k) {
+    std::uint16_t index = indices[k * values.index_bytes()];
+    if (values.index_bytes() == 2) index |= static_cast<std::uint16_t>(indices[2 * k + 1]) << 8;  // little-endian
+    h.values[k] = table[index];
+  }
   return h;
 }
 
 std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const RowConstants& c,
-                                                  const std::uint32_t* d_order, std::uint32_t count, int sm_count) {
+                                                  const DeviceValueArray& model_values, const std::uint32_t* d_order,
+                                                  std::uint32_t count, int sm_count) {
   DeviceArray<std::uint32_t> d_local(g.num_states);
   static_assert(kOutside == 0xFFFFFFFFu, "every byte 0xFF");
   check(cudaMemset(d_local.get(), 0xFF, std::uint64_t{g.num_states} * sizeof(std::uint32_t)), "cudaMemset");
@@ -141,7 +174,7 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const Ro
 
   auto arrays = std::make_unique<SystemArrays>(SystemArrays{
       DeviceArray<std::uint64_t>(std::uint64_t{count} + 1), DeviceArray<std::uint64_t>(0),
-      DeviceArray<std::uint32_t>(0), DeviceArray<double>(0), DeviceArray<double>(0)});
+      DeviceArray<std::uint32_t>(0), DeviceValueArray(), DeviceArray<double>(0)});
   std::uint64_t* d_rows_of = arrays->row_group_starts.get();
   if (count == 0) check(cudaMemset(d_rows_of, 0, sizeof(std::uint64_t)), "cudaMemset");
   count_rows<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of);
@@ -158,13 +191,21 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const Ro
   const std::uint64_t entries = read_one(d_entries_of + rows);
 
   arrays->columns = DeviceArray<std::uint32_t>(entries);
-  arrays->values = DeviceArray<double>(entries);
+  const unsigned index_bytes = model_values.index_bytes();
+  arrays->values = DeviceValueArray(entries, ValuesView{nullptr, nullptr, index_bytes, nullptr, model_values.table_size()});
+  if (index_bytes != 0) {
+    check(cudaMemcpy(arrays->values.table().get(), model_values.table().get(), model_values.table_size() * sizeof(double),
+                     cudaMemcpyDeviceToDevice),
+          "copying the value table");
+  }
   arrays->row_constants = DeviceArray<double>(rows);
   const std::uint64_t words = words_of(count);
   DeviceArray<unsigned long long> d_self_loop_words(words);
   check(cudaMemset(d_self_loop_words.get(), 0, words * sizeof(unsigned long long)), "cudaMemset");
   fill_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of, d_entries_of,
-                                                           arrays->columns.get(), arrays->values.get(),
+                                                           arrays->columns.get(),
+                                                           ValueSink{arrays->values.plain().get(),
+                                                                     arrays->values.indices().get(), index_bytes},
                                                            arrays->row_constants.get(), d_self_loop_words.get());
   check(cudaGetLastError(), "filling the system");
   std::vector<std::uint64_t> self_loop_words(words);

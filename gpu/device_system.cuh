@@ -9,10 +9,13 @@
 namespace mdpvi::gpu::detail {
 
 // engine/solve/maybe_system.h's arrays on the device.
+// The values in the model's form: indices into its table where the model has one
+// (the system's entries are the model's, so its table serves).
 struct SystemArrays {
   DeviceArray<std::uint64_t> row_group_starts, row_starts;
   DeviceArray<std::uint32_t> columns;
-  DeviceArray<double> values, row_constants;
+  DeviceValueArray values;
+  DeviceArray<double> row_constants;
 };
 
 class CudaDeviceSystem final : public DeviceSystem {
@@ -31,7 +34,7 @@ class CudaDeviceSystem final : public DeviceSystem {
 
 // What b is made of on the device (gpu/graph_search.h's SystemInputs).
 struct RowConstants {
-  const double* d_model_values;       // per entry
+  DeviceValues model_values;           // per entry
   const unsigned long long* d_marked;  // per model state
   double marked_value, unmarked_value;
   const double* d_state_rewards;   // per model state, or null
@@ -42,7 +45,10 @@ struct RowConstants {
 // d_order[i]), as engine/solve/maybe_system.cpp's build_system: the same rows kept,
 // the entries into the system's states in the model's order, b summed in the same
 // order. On the default stream, done when it returns. Throws DeviceError.
+// table: the model's value table on the device, copied into the system's where the
+// model's values are indexed.
 std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& graph, const RowConstants& constants,
-                                                  const std::uint32_t* d_order, std::uint32_t count, int sm_count);
+                                                  const DeviceValueArray& model_values, const std::uint32_t* d_order,
+                                                  std::uint32_t count, int sm_count);
 
 }  // namespace mdpvi::gpu::detail

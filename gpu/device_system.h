@@ -4,10 +4,22 @@
 // b never cross PCIe: for a large acyclic system, building it on the host and
 // uploading it takes far longer than solving it (bench/NOTES.md, issue 22). A DeviceSolver
 // adopts it as a resident chunk (gpu/device_solver.h). Plain C++ header.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace mdpvi::gpu {
+
+// Per-entry numbers as engine/model/compact_values.h keeps them: plain doubles, or
+// index_bytes-byte indices (1 or 2) into a table of the distinct values.
+struct ValuesView {
+  const double* plain = nullptr;
+  const std::uint8_t* indices = nullptr;
+  unsigned index_bytes = 0;
+  const double* table = nullptr;
+  std::size_t table_size = 0;
+};
+
 
 // engine/solve/maybe_system.h's arrays, for the equivalence tests.
 struct HostSystemArrays {

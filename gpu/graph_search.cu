@@ -221,8 +221,8 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& in) override {
     HostCopies copies(0);
     // Kept only once its copy is done: a failure before leaves the next call to upload again.
-    DeviceArray<double> values(d_values_.get() ? 0 : entries_);
-    values.upload(in.model_values, values.get() ? entries_ : 0, copies);
+    DeviceValueArray values = d_values_.allocated() ? DeviceValueArray() : DeviceValueArray(entries_, in.model_values);
+    if (values.allocated()) values.upload(in.model_values, entries_, copies);
     upload_words(d_state_sets_[0].get(), in.marked_words, words_of(states_));
     DeviceArray<std::uint32_t> d_order(in.count);
     DeviceArray<double> d_state_rewards(in.state_rewards ? states_ : 0), d_choice_rewards(in.choice_rewards ? rows_ : 0);
@@ -230,10 +230,10 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     if (in.state_rewards) d_state_rewards.upload(in.state_rewards, states_, copies);
     if (in.choice_rewards) d_choice_rewards.upload(in.choice_rewards, rows_, copies);
     copies.finish();
-    if (values.get()) d_values_ = std::move(values);
-    const detail::RowConstants constants{d_values_.get(), d_state_sets_[0].get(), in.marked_value, in.unmarked_value,
+    if (values.allocated()) d_values_ = std::move(values);
+    const detail::RowConstants constants{d_values_.view(), d_state_sets_[0].get(), in.marked_value, in.unmarked_value,
                                          d_state_rewards.get(), d_choice_rewards.get()};
-    return detail::build_device_system(view(), constants, d_order.get(), in.count, sm_count_);
+    return detail::build_device_system(view(), constants, d_values_, d_order.get(), in.count, sm_count_);
   }
 
  private:
@@ -318,7 +318,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   DeviceArray<unsigned> d_flag_;
   LevelQueues queues_;
   DeviceArray<std::uint32_t> d_rows_missing_;
-  DeviceArray<double> d_values_{0};  // the model's probabilities: uploaded by the first maybe_system
+  DeviceValueArray d_values_;  // the model's probabilities: uploaded by the first maybe_system
   int sm_count_;
 };
 

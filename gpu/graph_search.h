@@ -52,9 +52,9 @@ struct DeviceSccs {
 // else infinity). A row with b = +infinity is left out unless it is its state's last
 // and no other was kept.
 struct SystemInputs {
-  // The model's probabilities, one per entry: uploaded at the first call and kept for
-  // the later ones (pre: the same every call).
-  const double* model_values = nullptr;
+  // The model's probabilities, one per entry (plain or indexed): uploaded at the
+  // first call and kept for the later ones (pre: the same every call).
+  ValuesView model_values;
   const std::uint32_t* order = nullptr;  // the system's states (model indices), in solving order
   std::uint32_t count = 0;
   const std::uint64_t* marked_words = nullptr;  // num_states bits

@@ -105,7 +105,8 @@ class DeviceKrylov {
     const DeviceChunk view = m.view();
     std::uint64_t entries = host.num_entries;
     void* columns = const_cast<std::uint32_t*>(view.d_columns);
-    void* values = const_cast<double*>(view.d_values);
+    if (view.values.index_bytes != 0) throw DeviceError("BiCGStab on the device needs plain values (cuSPARSE's SpMV)");
+    void* values = const_cast<double*>(view.values.d_plain);
     if (entries > n_ * n_) {
       // Repeated columns in a tiny chunk (cuSPARSE refuses more entries than n^2;
       // otherwise its SpMV sums repeats as they stand): merged on the host, where the

@@ -79,7 +79,7 @@ __device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup
     for (int i = 0; i < K; ++i) sum[i] = 0.0;
     const std::uint64_t k_end = m.d_row_starts[r + 1];
     for (std::uint64_t k = m.d_row_starts[r] + (kOverRows ? 0 : lane); k < k_end; k += kEntryLanes) {
-      const double p = m.d_values[k];
+      const double p = m.values[k];
       const std::uint32_t c = m.d_columns[k];
       for (int i = 0; i < K; ++i) sum[i] += p * d_x[i][c];
     }

@@ -66,9 +66,9 @@ class TransitionBuilder {
     mdp_.row_group_starts.clear();
     mdp_.row_starts.assign(1, 0);
     mdp_.columns.clear();
-    mdp_.values.clear();
+    mdp_.values = CompactValues();
     mdp_.columns.reserve(nnz_hint);
-    mdp_.values.reserve(nnz_hint);
+    mdp_.values.plain().reserve(nnz_hint);
   }
 
   void add(LineCursor& cursor, std::uint32_t state, std::uint64_t choice, std::size_t choice_column,

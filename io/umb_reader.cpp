@@ -318,7 +318,7 @@ class UmbReader {
     } else if (name == "branch-to-target.bin") {
       read_targets(name, size, read);
     } else if (name == "branch-to-probability.bin") {
-      read_array(name, size, x.branches, mdp_.values, read);
+      read_array(name, size, x.branches, mdp_.values.plain(), read);
     } else if (name == "state-is-initial.bin") {
       initial_ = read_bits(name, size, x.states, read);
     } else if (name == "valuations/states/valuations.bin") {
@@ -550,7 +550,7 @@ class UmbReader {
         entries.clear();
         for (std::uint64_t k = begin; k < end; ++k) entries.emplace_back(mdp_.columns[k], mdp_.values[k]);
         std::sort(entries.begin(), entries.end());
-        for (std::uint64_t k = begin; k < end; ++k) std::tie(mdp_.columns[k], mdp_.values[k]) = entries[k - begin];
+        for (std::uint64_t k = begin; k < end; ++k) std::tie(mdp_.columns[k], mdp_.values.plain()[k]) = entries[k - begin];
       }
       for (std::uint64_t k = begin + 1; k < end; ++k) {
         if (mdp_.columns[k] == mdp_.columns[k - 1]) {

@@ -77,7 +77,12 @@ class UmbWriter {
     archive_.add("index.json", index().dump(2));
     if (mdp_.type == ModelType::mdp) add_array(archive_, "state-to-choices.bin", mdp_.row_group_starts.data(), mdp_.row_group_starts.size());
     add_array(archive_, "choice-to-branches.bin", mdp_.row_starts.data(), mdp_.row_starts.size());
-    add_array(archive_, "branch-to-probability.bin", mdp_.values.data(), mdp_.values.size());
+    {  // the file holds plain doubles: an indexed model's are expanded for the write
+      PodVector<double> expanded;
+      const double* probabilities = mdp_.values.plain_data();
+      if (!probabilities) probabilities = (expanded = mdp_.values.expanded()).data();
+      add_array(archive_, "branch-to-probability.bin", probabilities, mdp_.values.size());
+    }
     add_targets(archive_, mdp_);
     StateSet initial(mdp_.num_states());
     for (std::uint32_t s : mdp_.initial_states) initial.set(s);

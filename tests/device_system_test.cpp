@@ -90,18 +90,42 @@ RewardStructure random_rewards(const SparseMdp& mdp, std::uint32_t seed) {
   return rewards;
 }
 
+// The forms of a model's values the device reads: plain, indexed by one byte (the
+// generated models' few distinct values), and by two (every row's probabilities
+// drawn at random, so that a large model has more than 256 distinct ones).
+enum class ValueForm { plain, one_byte, two_bytes };
+
+SparseMdp in_form(SparseMdp mdp, ValueForm form, std::uint32_t seed) {
+  if (form == ValueForm::two_bytes) {
+    std::mt19937 rng(seed);
+    PodVector<double>& values = mdp.values.plain();
+    for (std::uint64_t r = 0; r < mdp.num_choices(); ++r) {
+      double sum = 0.0;
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) sum += values[k] = 1.0 + rng() % 1000;
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) values[k] /= sum;
+    }
+  }
+  if (form != ValueForm::plain) compact_model(mdp);
+  return mdp;
+}
+
 // random_mdp's shapes: one-choice and 40-choice states, rows longer than a warp,
 // self-loops, a long chain; odd sizes, one state, and no, some or all states in the
-// system. Reachability probabilities (1 on the yes-states outside) and expected
-// rewards (0 on the targets, infinity elsewhere: rows into infinity left out, but a
-// state's last one if no other was kept).
+// system; values plain and indexed. Reachability probabilities (1 on the yes-states
+// outside) and expected rewards (0 on the targets, infinity elsewhere: rows into
+// infinity left out, but a state's last one if no other was kept).
 TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   const double infinity = std::numeric_limits<double>::infinity();
-  for (std::uint32_t n : {1u, 2u, 7u, 33u, 1000u, 4099u}) {
+  for (auto [n, form] : {std::pair{1u, ValueForm::plain}, {2u, ValueForm::one_byte}, {7u, ValueForm::plain},
+                         {33u, ValueForm::two_bytes}, {1000u, ValueForm::one_byte}, {1000u, ValueForm::two_bytes},
+                         {4099u, ValueForm::plain}, {4099u, ValueForm::two_bytes}}) {
     for (double maybe_share : {0.0, 0.6, 1.0}) {
-      SCOPED_TRACE("n=" + std::to_string(n) + " maybe share " + std::to_string(maybe_share));
-      const SparseMdp mdp = test::random_mdp(n, n + 11);
+      SCOPED_TRACE("n=" + std::to_string(n) + " maybe share " + std::to_string(maybe_share) + " form " +
+                   std::to_string(static_cast<int>(form)));
+      const SparseMdp mdp = in_form(test::random_mdp(n, n + 11), form, n);
+      if (form == ValueForm::two_bytes && n > 33) ASSERT_EQ(mdp.values.index_bytes(), 2u);
+      if (form == ValueForm::one_byte) ASSERT_EQ(mdp.values.index_bytes(), 1u);
       graph::QualitativePartition partition;
       partition.yes = maybe_share == 1.0 ? StateSet(n) : test::random_set(n, 0.2, n + 1);
       partition.maybe = test::random_set(n, maybe_share, n + 2) - partition.yes;
@@ -111,7 +135,7 @@ TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
       ASSERT_TRUE(graph);
       const BitWords yes = BitWords::of(partition.yes);
       gpu::SystemInputs inputs;
-      inputs.model_values = mdp.values.data();
+      inputs.model_values = device_view(mdp.values);
       inputs.order = sccs.order.data();
       inputs.count = static_cast<std::uint32_t>(sccs.order.size());
       inputs.marked_words = yes.data();
@@ -263,7 +287,8 @@ TEST(DeviceSystem, AcyclicRewardsAreEquivalentToTheHostBuiltOnes) {
 }
 
 // A system with cycles (random_mdp: a chain back to its start, self-loops, random
-// rows), solved from the system built on the device (level by level there) and from
+// rows; values indexed by one byte, by two for the largest), solved from the system
+// built on the device (level by level there, its values indexed) and from
 // the one built on the host and uploaded (a memory limit keeps it there): each SCC
 // of several states, and each state with a self-loop, iterated from the device's own
 // b. The sweeps may sum a row in another order (the lanes per state differ), so the
@@ -279,7 +304,7 @@ struct CyclicRun {
 CyclicRun expect_cyclic_agrees(std::uint32_t n, Optimization direction, Method method, bool rewarded) {
   SCOPED_TRACE("n=" + std::to_string(n) + " " + to_string(method) + (direction == Optimization::minimize ? " min" : " max") +
                (rewarded ? " reward" : " probability"));
-  const SparseMdp mdp = test::random_mdp(n, n + 3);
+  const SparseMdp mdp = in_form(test::random_mdp(n, n + 3), n > 1000 ? ValueForm::two_bytes : ValueForm::one_byte, n);
   StateSet goal = test::random_set(n, 0.05, n + 4);
   goal.set(n - 1);
   const RewardStructure rewards = random_rewards(mdp, n + 5);

@@ -33,7 +33,7 @@ TEST(ReadTransitions, ReadsAnMdpWithActionsCommentsAndCrlf) {
   EXPECT_EQ(mdp.row_group_starts, (PodVector<std::uint64_t>{0, 2, 3}));
   EXPECT_EQ(mdp.row_starts, (PodVector<std::uint64_t>{0, 1, 3, 4}));
   EXPECT_EQ(mdp.columns, (PodVector<std::uint32_t>{1, 0, 1, 1}));
-  EXPECT_EQ(mdp.values, (PodVector<double>{1, 0.25, 0.75, 1}));
+  EXPECT_EQ(mdp.values, (CompactValues{1, 0.25, 0.75, 1}));
   ASSERT_TRUE(mdp.actions);  // kept, for the exports and the scheduler
   EXPECT_EQ(mdp.actions->names[mdp.actions->of_choice[0]], "go");
   EXPECT_EQ(mdp.actions->of_choice[1], 0u);

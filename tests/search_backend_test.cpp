@@ -174,7 +174,7 @@ TEST_P(SearchIsEquivalentToRef, SccsOfALongChain) {
   for (std::uint32_t s = 0; s < n; ++s) {
     const std::uint32_t next = s + 1 < n ? s + 1 : n - 3;  // the last three states: a cycle
     mdp.columns.insert(mdp.columns.end(), {next, s});       // a self-loop beside
-    mdp.values.insert(mdp.values.end(), {0.5, 0.5});
+    mdp.values.plain().insert(mdp.values.plain().end(), {0.5, 0.5});
     mdp.row_starts.push_back(mdp.columns.size());
     mdp.row_group_starts.push_back(mdp.row_starts.size() - 1);
   }
@@ -198,7 +198,7 @@ TEST_P(SearchIsEquivalentToRef, SccsOfAWideDag) {
     const std::uint32_t a = s + jump + s % 89, b = s + jump + (s * 31) % 1000;
     if (std::max(a, b) < n && a != b) {
       mdp.columns.insert(mdp.columns.end(), {std::min(a, b), std::max(a, b)});
-      mdp.values.insert(mdp.values.end(), {0.5, 0.5});
+      mdp.values.plain().insert(mdp.values.plain().end(), {0.5, 0.5});
     } else {
       mdp.columns.push_back(s);
       mdp.values.push_back(1.0);

@@ -201,6 +201,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "message and exit status 1 (default: three quarters of the memory, or of the container's "
                     "limit; 0: none)")
       ->transform(CLI::AsSizeValue(false));
+  check->add_flag("--plain-values{false}", args.options.compact_values,
+                  "Keep the model's probabilities as plain doubles (default: indices into a table of the distinct "
+                  "values, where there are at most 65,536; the answers are the same bit for bit)");
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(positive_count);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")

@@ -213,9 +213,10 @@ SparseMdp induced_dtmc(const SparseMdp& mdp, const Scheduler& scheduler) {
     rows[s] = scheduler.row(mdp, s);
     const std::uint64_t begin = mdp.row_starts[rows[s]], end = mdp.row_starts[rows[s] + 1];
     dtmc.columns.insert(dtmc.columns.end(), mdp.columns.begin() + begin, mdp.columns.begin() + end);
-    dtmc.values.insert(dtmc.values.end(), mdp.values.begin() + begin, mdp.values.begin() + end);
+    for (std::uint64_t k = begin; k < end; ++k) dtmc.values.push_back(mdp.values[k]);
     dtmc.row_starts[s + 1] = dtmc.columns.size();
   }
+  compact_model(dtmc);
   dtmc.initial_states = mdp.initial_states;
   dtmc.labels = mdp.labels;
   dtmc.valuations = mdp.valuations;

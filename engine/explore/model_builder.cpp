@@ -427,7 +427,7 @@ class LevelBuilder {
     mdp.row_group_starts.resize(at.back().states + 1);
     mdp.row_starts.resize(at.back().rows + 1);
     mdp.columns.resize(at.back().entries);
-    mdp.values.resize(at.back().entries);
+    mdp.values.plain().resize(at.back().entries);
     if (mdp.actions) mdp.actions->of_choice.resize(at.back().rows);
     // A structure has a state reward for every state or for none, and a choice
     // reward for every row or for none (see add_rewards).
@@ -449,7 +449,7 @@ class LevelBuilder {
         for (std::uint32_t c = 0; c < choices; ++c) {
           const std::uint32_t length = block.row_lengths[choice++];
           const std::size_t k = entry - at[b].entries;
-          write_row(blocks, &block.targets[k], &block.probabilities[k], length, &mdp.columns[entry], &mdp.values[entry]);
+          write_row(blocks, &block.targets[k], &block.probabilities[k], length, &mdp.columns[entry], &mdp.values.plain()[entry]);
           mdp.row_starts[++row] = (entry += length);
         }
         mdp.row_group_starts[++state] = row;
@@ -507,7 +507,7 @@ class LevelBuilder {
     const std::size_t entries = expected(mdp.columns.size() / states);
     std::vector<PageRange> room = {mdpvi::room_ahead(mdp.row_group_starts, expected(1)),
                                    mdpvi::room_ahead(mdp.row_starts, rows), mdpvi::room_ahead(mdp.columns, entries),
-                                   mdpvi::room_ahead(mdp.values, entries), table_.room_ahead(expected(1))};
+                                   mdpvi::room_ahead(mdp.values.plain(), entries), table_.room_ahead(expected(1))};
     for (const RewardStructure& structure : mdp.rewards) {
       if (!structure.state_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.state_rewards, expected(1)));
       if (!structure.choice_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.choice_rewards, rows));
@@ -521,7 +521,7 @@ class LevelBuilder {
       offsets->push_back(0);
     }
     reserve_address_space(mdp.columns);
-    reserve_address_space(mdp.values);
+    reserve_address_space(mdp.values.plain());
     for (const ResolvedReward& reward : model_.rewards) {
       RewardStructure structure{reward.name, {}, {}};
       if (!reward.state_items.empty()) reserve_address_space(structure.state_rewards);

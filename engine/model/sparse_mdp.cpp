@@ -34,6 +34,8 @@ void check_offsets(const Offsets& offsets, std::uint64_t end, const char* name) 
 
 }  // namespace
 
+void compact_model(SparseMdp& mdp) { mdp.values.compress(); }
+
 void check_invariants(const SparseMdp& mdp) {
   const std::uint32_t states = mdp.num_states();
   require(states > 0, [] { return "no states"; });

@@ -2,6 +2,7 @@
 // The model every stage after io/ works on: a row-grouped sparse matrix stored as
 // structure of arrays. Row group s holds the choice rows of state s; a DTMC is an
 // MDP whose row groups all have exactly one row.
+#include "engine/model/compact_values.h"
 #include "engine/model/pod_vector.h"
 #include "engine/model/state_layout.h"
 #include "engine/model/state_set.h"
@@ -57,7 +58,8 @@ struct SparseMdp {
   PodVector<std::uint64_t> row_group_starts;  // num_states + 1
   PodVector<std::uint64_t> row_starts;        // num_choices + 1
   PodVector<std::uint32_t> columns;           // num_transitions
-  PodVector<double> values;                   // num_transitions
+  // num_transitions probabilities: indexed once the model is whole (compact_model).
+  CompactValues values;
   std::vector<std::uint32_t> initial_states;
   std::vector<Label> labels;
   std::vector<RewardStructure> rewards;
@@ -73,6 +75,10 @@ struct SparseMdp {
   // nullptr when the model has no label of that name.
   const Label* find_label(const std::string& name) const;
 };
+
+// The model's per-entry arrays in their compact form (engine/model/compact_values.h),
+// once it is built or read: what every later stage then reads.
+void compact_model(SparseMdp& mdp);
 
 // Checks the structural invariants every stage relies on (monotone offsets, columns
 // in range, at least one choice per state, at least one initial state). Throws

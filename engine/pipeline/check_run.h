@@ -33,6 +33,7 @@ struct CheckOptions {
   std::optional<graph::SearchKind> search;  // --graph; default: the GPU unless --solver cpu
   std::uint64_t state_limit = 0;  // --state-limit: stop the build past this many states (0: none)
   std::size_t memory_limit = 0;   // --memory-limit: stop the build past this many bytes (0: none)
+  bool compact_values = true;     // the model's probabilities indexed where few are distinct (--plain-values: not)
   int threads = 0;       // --threads: the builder's (and the solver's) worker threads; 0: all cores
   bool verbose = false;  // -v: the builder logs its phases
   std::string version;   // mdpvi's, for the reports

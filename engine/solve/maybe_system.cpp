@@ -19,16 +19,18 @@ namespace {
 // The rows of one state as the system keeps them: emit(r, b) for each kept row r of
 // the model with its constant. The same walk counts (first pass) and fills (second
 // pass), so the two cannot disagree on which rows are kept.
-template <typename OutsideValue, typename Emit>
-void kept_rows(const SparseMdp& mdp, std::uint32_t s, const PodVector<std::uint32_t>& local_of,
-               const OutsideValue& outside_value, const RewardStructure* rewards, Emit emit) {
+// probability(k): the model's value of entry k (CompactValues::visit's reader).
+template <typename Probability, typename OutsideValue, typename Emit>
+void kept_rows(const SparseMdp& mdp, const Probability& probability, std::uint32_t s,
+               const PodVector<std::uint32_t>& local_of, const OutsideValue& outside_value,
+               const RewardStructure* rewards, Emit emit) {
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   bool kept_any = false;
   for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
     double constant = rewards ? rewards->row_reward(s, r) : 0.0;
     for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
       std::uint32_t t = mdp.columns[k];
-      if (local_of[t] == kOutside) constant += mdp.values[k] * outside_value(t);
+      if (local_of[t] == kOutside) constant += probability(k) * outside_value(t);
     }
     bool last_chance = r + 1 == mdp.row_group_starts[s + 1] && !kept_any;
     if (std::isinf(constant) && constant > 0 && !last_chance) continue;
@@ -38,9 +40,9 @@ void kept_rows(const SparseMdp& mdp, std::uint32_t s, const PodVector<std::uint3
 }
 
 // outside_value(t): the value of model state t outside the system.
-template <typename OutsideValue>
-MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, const OutsideValue& outside_value,
-                         const RewardStructure* rewards) {
+template <typename Probability, typename OutsideValue>
+MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, graph::SccDecomposition&& sccs,
+                         const OutsideValue& outside_value, const RewardStructure* rewards) {
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   MaybeSystem system = system_of_sccs(std::move(sccs));
   const std::uint32_t n = system.num_states();
@@ -58,7 +60,7 @@ MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, c
     const std::uint32_t i = local_of[s];
     if (i == kOutside) return;
     std::uint64_t rows = 0, entries = 0;
-    kept_rows(mdp, s, local_of, outside_value, rewards, [&](std::uint64_t r, double) {
+    kept_rows(mdp, probability, s, local_of, outside_value, rewards, [&](std::uint64_t r, double) {
       ++rows;
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) entries += local_of[mdp.columns[k]] != kOutside;
     });
@@ -79,12 +81,12 @@ MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, c
     const std::uint32_t i = local_of[s];
     if (i == kOutside) return;
     std::uint64_t row = rows_of[i], entry = entries_of[i];
-    kept_rows(mdp, s, local_of, outside_value, rewards, [&](std::uint64_t r, double constant) {
+    kept_rows(mdp, probability, s, local_of, outside_value, rewards, [&](std::uint64_t r, double constant) {
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
         std::uint32_t t = local_of[mdp.columns[k]];
         if (t == kOutside) continue;
         system.columns[entry] = t;
-        system.values[entry] = mdp.values[k];
+        system.values[entry] = probability(k);
         ++entry;
       }
       system.row_constants[row] = constant;
@@ -98,14 +100,19 @@ MaybeSystem build_system(const SparseMdp& mdp, graph::SccDecomposition&& sccs, c
 
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
                                const StateNumbers& outside_values, const RewardStructure* rewards) {
-  return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return outside_values[t]; }, rewards);
+  return mdp.values.visit([&](const auto& probability) {
+    return build_system(mdp, probability, std::move(sccs), [&](std::uint32_t t) { return outside_values[t]; }, rewards);
+  });
 }
 
 // The yes-set read in place: a per-state array of values would cost a model-sized
 // vector and a pass to fill it.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
                                graph::SccDecomposition sccs) {
-  return build_system(mdp, std::move(sccs), [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr);
+  return mdp.values.visit([&](const auto& probability) {
+    return build_system(mdp, probability, std::move(sccs),
+                        [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr);
+  });
 }
 
 std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
@@ -114,7 +121,7 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
   try {
     const BitWords marked = BitWords::of(outside.set);
     gpu::SystemInputs inputs;
-    inputs.model_values = mdp.values.data();
+    inputs.model_values = device_view(mdp.values);
     inputs.order = sccs.order.data();
     inputs.count = static_cast<std::uint32_t>(sccs.order.size());
     inputs.marked_words = marked.data();
@@ -130,6 +137,10 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
     spdlog::warn("{}; the maybe-state system is built on the host", error.what());
     return std::nullopt;
   }
+}
+
+gpu::ValuesView device_view(const CompactValues& values) {
+  return {values.plain_data(), values.index_data(), values.index_bytes(), values.table().data(), values.table().size()};
 }
 
 graph::SccDecomposition sccs_of(MaybeSystem&& system) {

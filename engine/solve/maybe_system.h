@@ -75,6 +75,9 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
                                                         graph::SccDecomposition& sccs, const TwoValuedOutside& outside,
                                                         const RewardStructure* rewards = nullptr);
 
+// The device's view of a model's values (gpu/device_solver.h), plain or indexed.
+gpu::ValuesView device_view(const CompactValues& values);
+
 // The decomposition a system keeps, taken back (to build the system again on the host).
 graph::SccDecomposition sccs_of(MaybeSystem&& system);
 

@@ -1,0 +1,86 @@
+#pragma once
+// Per-entry numbers (a model's probabilities) stored plain, or as 1- or 2-byte
+// indices into a table of the distinct values, where there are at most 65,536 of
+// them: the compressed rows of Wijs and Bošnački's GPU-PRISM. Benchmark models have
+// a handful of distinct probabilities, so 8 bytes an entry become 1 or 2. The table
+// holds the exact doubles (values are told apart by their bits), so every reader
+// sees what the plain array held, and sweeps stay bit-identical.
+//
+// Written plain (the builder and the readers fill it as a PodVector), then
+// compress()ed once; writing after that throws std::logic_error.
+#include "engine/model/pod_vector.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+namespace mdpvi {
+
+class CompactValues {
+ public:
+  // At most this many distinct values are indexed; more stay plain.
+  static constexpr std::size_t kMostDistinct = 65536;
+
+  CompactValues() = default;
+  CompactValues(std::initializer_list<double> values) : plain_(values) {}
+  explicit CompactValues(PodVector<double> plain) : plain_(std::move(plain)) {}
+
+  std::size_t size() const { return index_bytes_ == 0 ? plain_.size() : size_; }
+  bool empty() const { return size() == 0; }
+  double operator[](std::size_t i) const {
+    switch (index_bytes_) {
+      case 0: return plain_[i];
+      case 1: return table_[indices_[i]];
+      default: return table_[reinterpret_cast<const std::uint16_t*>(indices_.data())[i]];
+    }
+  }
+
+  // 0 while plain, else the bytes of an index.
+  unsigned index_bytes() const { return index_bytes_; }
+  // The plain array (null once compressed) and the index form (empty while plain).
+  const double* plain_data() const { return index_bytes_ == 0 ? plain_.data() : nullptr; }
+  const std::uint8_t* index_data() const { return indices_.data(); }
+  const std::vector<double>& table() const { return table_; }
+  // What the storage takes (for the memory reports).
+  std::size_t bytes() const { return plain_.size() * sizeof(double) + indices_.size() + table_.size() * sizeof(double); }
+
+  // The plain array, to write. Throws std::logic_error once compressed.
+  PodVector<double>& plain();
+  const PodVector<double>& plain() const;
+  void push_back(double value) { plain().push_back(value); }
+
+  // Indexes the values where at most kMostDistinct are distinct, on all cores, and
+  // frees the plain array; returns whether it did (else the array stays plain).
+  // The table is sorted, so equal arrays compress alike.
+  bool compress();
+  // The values as a plain array (a copy).
+  PodVector<double> expanded() const;
+
+  // f(read) with read(i) the value of entry i, read the fastest way for the form:
+  // for loops over many entries, where a switch per entry would cost.
+  template <typename F>
+  decltype(auto) visit(F&& f) const {
+    switch (index_bytes_) {
+      case 0: return f([p = plain_.data()](std::size_t i) { return p[i]; });
+      case 1: return f([t = table_.data(), x = indices_.data()](std::size_t i) { return t[x[i]]; });
+      default:
+        return f([t = table_.data(), x = reinterpret_cast<const std::uint16_t*>(indices_.data())](std::size_t i) {
+          return t[x[i]];
+        });
+    }
+  }
+
+  // Value by value, bit for bit (so a compressed array equals its plain original).
+  friend bool operator==(const CompactValues& a, const CompactValues& b);
+
+ private:
+  PodVector<double> plain_;
+  PodVector<std::uint8_t> indices_;  // size_ * index_bytes_ bytes
+  std::vector<double> table_;
+  std::size_t size_ = 0;
+  unsigned index_bytes_ = 0;
+};
+
+}  // namespace mdpvi
