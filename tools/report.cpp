@@ -187,6 +187,7 @@ nlohmann::json to_json(const pipeline::CheckReport& report) {
         entry["memory"]["system_peak_host_bytes"] = d->sccs.peak_host_bytes;
         entry["memory"]["solve_peak_host_bytes"] = d->solve.peak_host_bytes;
         entry["memory"]["solve_peak_device_bytes"] = d->solve.peak_device_bytes;
+        entry["memory"]["solve_device_in_use_bytes"] = d->solve.device_in_use_bytes;
       }
       entry["qualitative_on"] = text_or_null(d->qualitative.ran_on);
       entry["sccs_on"] = text_or_null(d->sccs.ran_on);

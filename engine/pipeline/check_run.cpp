@@ -67,9 +67,9 @@ void log_property_memory(const PropertyOutcome& outcome) {
   if (!outcome.computation) return;
   const NumericResult& d = *outcome.computation;
   spdlog::debug("memory of {}: host peak after the graph analysis {:.3f} GB, the system {:.3f} GB, the solve {:.3f} GB; "
-                "device {:.3f} GB for the solve",
+                "device {:.3f} GB for the solve, {:.3f} GB in use at its end",
                 outcome.property, d.qualitative.peak_host_bytes / 1e9, d.sccs.peak_host_bytes / 1e9,
-                d.solve.peak_host_bytes / 1e9, d.solve.peak_device_bytes / 1e9);
+                d.solve.peak_host_bytes / 1e9, d.solve.peak_device_bytes / 1e9, d.solve.device_in_use_bytes / 1e9);
 }
 
 // A property's answer: the outcome the report keeps, and the per-state results the

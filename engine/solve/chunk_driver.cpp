@@ -347,7 +347,7 @@ void log_levels(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
 // (DeviceSystemFailed).
 gpu::ChunkSolveStats solve_built_on_device(const SolveRequest& request, const DeviceOptions& options,
                                            MethodPolicy& method, gpu::DeviceSolver* device, Iterates& x,
-                                           SolveStats& stats) {
+                                           SolveStats& stats, std::size_t& in_use_bytes) {
   const MaybeSystem& system = request.system;
   if (!device) throw DeviceSystemFailed("no usable CUDA device for a system built on the device");
   if (!method.solves_by_levels()) throw DeviceSystemFailed("the method does not solve by levels");
@@ -360,6 +360,7 @@ gpu::ChunkSolveStats solve_built_on_device(const SolveRequest& request, const De
     job.by_levels = true;
     job.cyclic = &cyclic;
     gpu::ChunkSolveStats s = method.solve_chunk_on_device(job, x, stats);
+    in_use_bytes = device->used_memory();
     device->release(job.ticket);
     return s;
   } catch (const gpu::DeviceError& error) {
@@ -406,7 +407,9 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     ChunkReport chunk_report = report_for(system, whole, report.stats);
     Iterates x(request, method->has_upper_iterate(), /*upper_unwritten=*/true);
     spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
-    record_device_run(solve_built_on_device(request, options, *method, device.get(), x, report.stats), chunk_report);
+    record_device_run(
+        solve_built_on_device(request, options, *method, device.get(), x, report.stats, report.device_in_use_bytes),
+        chunk_report);
     chunk_report.by_levels = true;
     chunk_report.built_on_device = true;
     report.chunks.push_back(chunk_report);
@@ -441,6 +444,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
         chunk_report.by_levels = job.by_levels;
         spdlog::debug("solve: chunk {} on the device, {:.3f} s", index, seconds_since(start));
         record_device_run(method->solve_chunk_on_device(job, x, report.stats), chunk_report);
+        report.device_in_use_bytes = std::max(report.device_in_use_bytes, device->used_memory());
         spdlog::debug("solve: chunk {} solved, {:.3f} s", index, seconds_since(start));
         done = true;
       } catch (const gpu::DeviceError& error) {

@@ -127,6 +127,10 @@ struct SolveReport {
   // The most device memory the solve's chunks held at once (the graph searches' copy of
   // the model aside): the largest chunk's footprint (chunks are there one at a time).
   std::size_t peak_device_bytes = 0;
+  // Measured: the device's memory in use at the end of a solve on the device, before
+  // its chunk is released (the graph's copy, its values, the system and the vectors);
+  // 0 where nothing ran there.
+  std::size_t device_in_use_bytes = 0;
 };
 
 struct SolveResult {
