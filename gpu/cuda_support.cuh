@@ -73,6 +73,7 @@ struct DeviceValues {
   const double* __restrict__ d_table = nullptr;
   unsigned index_bytes = 0;
 
+  __host__ __device__ bool empty() const { return d_plain == nullptr && d_indices == nullptr; }
   __device__ double operator[](std::uint64_t k) const {
     if (index_bytes == 0) return d_plain[k];
     if (index_bytes == 1) return __ldg(d_table + d_indices[k]);

@@ -29,7 +29,7 @@ __device__ void kept_rows(const DeviceGraph& g, const RowConstants& c, const std
   bool kept_any = false;
   const std::uint64_t end = g.d_row_group_starts[s + 1];
   for (std::uint64_t r = g.d_row_group_starts[s]; r < end; ++r) {
-    double constant = __dadd_rn(c.d_state_rewards ? c.d_state_rewards[s] : 0.0, c.d_choice_rewards ? c.d_choice_rewards[r] : 0.0);
+    double constant = __dadd_rn(c.state_rewards.empty() ? 0.0 : c.state_rewards[s], c.choice_rewards.empty() ? 0.0 : c.choice_rewards[r]);
     for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
       const std::uint32_t t = g.d_columns[k];
       if (d_local[t] != kOutside) continue;

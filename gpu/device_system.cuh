@@ -37,8 +37,8 @@ struct RowConstants {
   DeviceValues model_values;           // per entry
   const unsigned long long* d_marked;  // per model state
   double marked_value, unmarked_value;
-  const double* d_state_rewards;   // per model state, or null
-  const double* d_choice_rewards;  // per row, or null
+  DeviceValues state_rewards;   // per model state, or none (no array)
+  DeviceValues choice_rewards;  // per row, or none
 };
 
 // The system of the states d_order[0, count) (local state i is model state

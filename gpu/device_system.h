@@ -18,6 +18,8 @@ struct ValuesView {
   unsigned index_bytes = 0;
   const double* table = nullptr;
   std::size_t table_size = 0;
+
+  bool empty() const { return plain == nullptr && indices == nullptr; }
 };
 
 

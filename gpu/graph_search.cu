@@ -225,14 +225,15 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     if (values.allocated()) values.upload(in.model_values, entries_, copies);
     upload_words(d_state_sets_[0].get(), in.marked_words, words_of(states_));
     DeviceArray<std::uint32_t> d_order(in.count);
-    DeviceArray<double> d_state_rewards(in.state_rewards ? states_ : 0), d_choice_rewards(in.choice_rewards ? rows_ : 0);
+    DeviceValueArray d_state_rewards(in.state_rewards.empty() ? 0 : states_, in.state_rewards);
+    DeviceValueArray d_choice_rewards(in.choice_rewards.empty() ? 0 : rows_, in.choice_rewards);
     d_order.upload(in.order, in.count, copies);
-    if (in.state_rewards) d_state_rewards.upload(in.state_rewards, states_, copies);
-    if (in.choice_rewards) d_choice_rewards.upload(in.choice_rewards, rows_, copies);
+    if (!in.state_rewards.empty()) d_state_rewards.upload(in.state_rewards, states_, copies);
+    if (!in.choice_rewards.empty()) d_choice_rewards.upload(in.choice_rewards, rows_, copies);
     copies.finish();
     if (values.allocated()) d_values_ = std::move(values);
     const detail::RowConstants constants{d_values_.view(), d_state_sets_[0].get(), in.marked_value, in.unmarked_value,
-                                         d_state_rewards.get(), d_choice_rewards.get()};
+                                         d_state_rewards.view(), d_choice_rewards.view()};
     return detail::build_device_system(view(), constants, d_values_, d_order.get(), in.count, sm_count_);
   }
 

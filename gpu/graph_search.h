@@ -60,8 +60,8 @@ struct SystemInputs {
   const std::uint64_t* marked_words = nullptr;  // num_states bits
   double marked_value = 1.0;
   double unmarked_value = 0.0;
-  const double* state_rewards = nullptr;   // per model state, or none
-  const double* choice_rewards = nullptr;  // per row, or none
+  ValuesView state_rewards;   // per model state, or none (no pointer set)
+  ValuesView choice_rewards;  // per row, or none
 };
 
 class DeviceGraphSearch {

@@ -229,8 +229,8 @@ class DrnReader {
     reward_count_ = count;
     for (std::size_t r = 0; r < count; ++r) {
       RewardStructure structure{reward_names_.empty() ? std::string() : reward_names_[r], {}, {}};
-      structure.state_rewards.resize(num_states_);
-      structure.choice_rewards.reserve(num_choices_);
+      structure.state_rewards.plain().resize(num_states_);
+      structure.choice_rewards.plain().reserve(num_choices_);
       mdp_.rewards.push_back(std::move(structure));
     }
   }
@@ -273,7 +273,7 @@ class DrnReader {
     if (states_ >= num_states_) t.fail("more states than @nr_states " + std::to_string(num_states_));
     if (states_ > 0) close_state();
     const std::vector<double> rewards = line_rewards(t);
-    for (std::size_t r = 0; r < rewards.size(); ++r) mdp_.rewards[r].state_rewards[states_] = rewards[r];
+    for (std::size_t r = 0; r < rewards.size(); ++r) mdp_.rewards[r].state_rewards.plain()[states_] = rewards[r];
     for (std::string_view label = t.next(); !label.empty(); label = t.next()) add_label(label, t);
     ++states_;
   }

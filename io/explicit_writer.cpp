@@ -87,7 +87,7 @@ void write_states(const StateValuations& valuations, std::uint32_t num_states, s
 void write_state_rewards(const SparseMdp& mdp, const RewardStructure& rewards, std::ostream& out) {
   write_reward_header(rewards, "State", out);
   std::uint64_t nonzero = 0;
-  for (double r : rewards.state_rewards) nonzero += r != 0.0;
+  for (std::size_t s = 0; s < rewards.state_rewards.size(); ++s) nonzero += rewards.state_rewards[s] != 0.0;
   out << mdp.num_states() << ' ' << nonzero << '\n';
   for (std::uint32_t s = 0; s < rewards.state_rewards.size(); ++s) {
     if (rewards.state_rewards[s] != 0.0) out << s << ' ' << format_number(rewards.state_rewards[s]) << '\n';

@@ -536,7 +536,7 @@ class UmbReader {
     }
     if (parts.count("states")) structure.state_rewards = std::move(parts["states"]);
     if (parts.count("choices")) structure.choice_rewards = std::move(parts["choices"]);
-    if (parts.count("branches")) add_branch_rewards(parts["branches"], structure.choice_rewards);
+    if (parts.count("branches")) add_branch_rewards(parts["branches"], structure.choice_rewards.plain());
     mdp_.rewards.push_back(std::move(structure));
   }
 

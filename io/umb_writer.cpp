@@ -48,6 +48,20 @@ void add_targets(ArchiveWriter& archive, const SparseMdp& mdp) {
   }
 }
 
+// Per-entry values as the file's plain doubles, a block at a time: an indexed array
+// is expanded on the way, never whole.
+void add_values(ArchiveWriter& archive, const std::string& name, const CompactValues& values) {
+  const std::uint64_t n = values.size();
+  archive.begin(name, n * 8);
+  std::vector<double> block(std::min<std::uint64_t>(n, 1 << 16));
+  for (std::uint64_t done = 0; done < n; done += block.size()) {
+    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
+    for (std::size_t i = 0; i < m; ++i) block[i] = values[done + i];
+    archive.write(block.data(), m * 8);
+    if (m < block.size()) break;
+  }
+}
+
 void add_actions(ArchiveWriter& archive, const ChoiceActions& actions) {
   std::vector<std::uint64_t> offsets{0};
   std::string strings;
@@ -77,12 +91,7 @@ class UmbWriter {
     archive_.add("index.json", index().dump(2));
     if (mdp_.type == ModelType::mdp) add_array(archive_, "state-to-choices.bin", mdp_.row_group_starts.data(), mdp_.row_group_starts.size());
     add_array(archive_, "choice-to-branches.bin", mdp_.row_starts.data(), mdp_.row_starts.size());
-    {  // the file holds plain doubles: an indexed model's are expanded for the write
-      PodVector<double> expanded;
-      const double* probabilities = mdp_.values.plain_data();
-      if (!probabilities) probabilities = (expanded = mdp_.values.expanded()).data();
-      add_array(archive_, "branch-to-probability.bin", probabilities, mdp_.values.size());
-    }
+    add_values(archive_, "branch-to-probability.bin", mdp_.values);
     add_targets(archive_, mdp_);
     StateSet initial(mdp_.num_states());
     for (std::uint32_t s : mdp_.initial_states) initial.set(s);
@@ -169,13 +178,13 @@ class UmbWriter {
       const RewardStructure& rewards = mdp_.rewards[r];
       const std::string folder = "annotations/rewards/" + reward_ids_[r] + "/";
       if (!rewards.state_rewards.empty()) {
-        add_array(archive_, folder + "states/values.bin", rewards.state_rewards.data(), rewards.state_rewards.size());
+        add_values(archive_, folder + "states/values.bin", rewards.state_rewards);
       } else if (rewards.choice_rewards.empty()) {
         const std::vector<double> zeros(mdp_.num_states(), 0.0);
         add_array(archive_, folder + "states/values.bin", zeros.data(), zeros.size());
       }
       if (!rewards.choice_rewards.empty()) {
-        add_array(archive_, folder + "choices/values.bin", rewards.choice_rewards.data(), rewards.choice_rewards.size());
+        add_values(archive_, folder + "choices/values.bin", rewards.choice_rewards);
       }
     }
   }

@@ -83,10 +83,17 @@ void expect_same_system(const MaybeSystem& host, const gpu::DeviceSystem& built)
 RewardStructure random_rewards(const SparseMdp& mdp, std::uint32_t seed) {
   std::mt19937 rng(seed);
   RewardStructure rewards;
-  rewards.state_rewards.resize(mdp.num_states());
-  rewards.choice_rewards.resize(mdp.num_choices());
-  for (double& r : rewards.state_rewards) r = rng() % 3 == 0 ? 0.0 : 0.25 * (rng() % 9);
-  for (double& r : rewards.choice_rewards) r = rng() % 2 == 0 ? 0.0 : 0.5 * (rng() % 5);
+  PodVector<double>& on_states = rewards.state_rewards.plain();
+  PodVector<double>& on_choices = rewards.choice_rewards.plain();
+  on_states.resize(mdp.num_states());
+  on_choices.resize(mdp.num_choices());
+  for (double& r : on_states) r = rng() % 3 == 0 ? 0.0 : 0.25 * (rng() % 9);
+  for (double& r : on_choices) r = rng() % 2 == 0 ? 0.0 : 0.5 * (rng() % 5);
+  // Indexed where the model's probabilities are, as compact_model leaves them.
+  if (mdp.values.index_bytes() != 0) {
+    rewards.state_rewards.compress();
+    rewards.choice_rewards.compress();
+  }
   return rewards;
 }
 
@@ -149,12 +156,12 @@ TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
         const StateNumbers outside = numbers_on(partition.yes, 0.0, infinity);  // the yes-states as targets
         inputs.marked_value = 0.0;
         inputs.unmarked_value = infinity;
-        inputs.state_rewards = rewards.state_rewards.data();
-        inputs.choice_rewards = rewards.choice_rewards.data();
+        inputs.state_rewards = device_view(rewards.state_rewards);
+        inputs.choice_rewards = device_view(rewards.choice_rewards);
         expect_same_system(build_maybe_system(mdp, sccs, outside, &rewards), *graph->maybe_system(inputs));
-        inputs.state_rewards = nullptr;  // choice rewards alone
+        inputs.state_rewards = {};  // choice rewards alone
         RewardStructure choices_only = rewards;
-        choices_only.state_rewards = {};
+        choices_only.state_rewards = CompactValues();
         expect_same_system(build_maybe_system(mdp, sccs, outside, &choices_only), *graph->maybe_system(inputs));
       }
     }

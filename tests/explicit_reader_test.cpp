@@ -162,8 +162,8 @@ TEST(ReadRewards, TransitionRewardsBecomeExpectedChoiceRewards) {
   auto trew = TextFile::from_string("t.trew", "2 3 2\n0 1 0 4\n0 1 1 2\n");
   RewardStructure r = io::read_reward_structure(srew, trew, mdp);
   EXPECT_EQ(r.name, "cost");
-  EXPECT_EQ(r.state_rewards, (PodVector<double>{0, 2.5}));
-  EXPECT_EQ(r.choice_rewards, (PodVector<double>{0, 0.5 * 4 + 0.5 * 2, 0}));
+  EXPECT_EQ(r.state_rewards, (CompactValues{0, 2.5}));
+  EXPECT_EQ(r.choice_rewards, (CompactValues{0, 0.5 * 4 + 0.5 * 2, 0}));
   auto missing = TextFile::from_string("t.trew", "2 3 1\n1 0 0 4\n");
   try {
     io::read_reward_structure(std::nullopt, missing, mdp);

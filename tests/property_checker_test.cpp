@@ -61,8 +61,8 @@ SparseMdp die_with_rewards() {
   SparseMdp die = test::knuth_yao_die();
   PodVector<double> tossing(die.num_states(), 0.0);
   for (std::uint32_t s = 0; s < 7; ++s) tossing[s] = 1.0;
-  die.rewards.push_back({"tosses", {}, tossing});  // one row per state: rows are states
-  die.rewards.push_back({"tossing", tossing, {}});
+  die.rewards.push_back({"tosses", {}, CompactValues(tossing)});  // one row per state: rows are states
+  die.rewards.push_back({"tossing", CompactValues(tossing), {}});
   return die;
 }
 
@@ -428,7 +428,7 @@ TEST(Rewards, TotalRewardWithInfinityAndEndComponents) {
   SparseMdp chain = make_mdp({{{{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {});
   chain.rewards.push_back({"r", {3.0, 1.0, 0.0}, {}});
   EXPECT_EQ(number(chain, "R=? [ C ]"), kInfinity);
-  chain.rewards[0].state_rewards[1] = 0.0;
+  chain.rewards[0].state_rewards.plain()[1] = 0.0;
   EXPECT_EQ(number(chain, "R=? [ C ]"), 3.0);
   // 0: to 1 for 2, or to 2 for 5. 1 and 3 swap for free; 1 may go to 2 for 1, 3 for 4.
   // 2 is absorbing and free. Rmax stays in {1, 3} only to leave from 3: 4 from 1 or 3,
@@ -443,7 +443,7 @@ TEST(Rewards, TotalRewardWithInfinityAndEndComponents) {
   PropertyValue sound = check(mdp, "Rmax=? [ C ]", SolverOptions{});  // the default: OVI, verified
   EXPECT_NEAR(sound.number, 4.0, 1e-5);
   // 3's free swap now costs 1: staying in {1, 3} is infinite for Rmax; Rmin leaves at once.
-  mdp.rewards[0].choice_rewards[5] = 1.0;
+  mdp.rewards[0].choice_rewards.plain()[5] = 1.0;
   EXPECT_EQ(number(mdp, "Rmax=? [ C ]"), kInfinity);
   EXPECT_NEAR(number(mdp, "Rmin=? [ C ]"), 1.0, 1e-10);  // 1 to 2 for 1 (3 would cost 1 more, then 4)
   mdp.initial_states = {0};

@@ -75,7 +75,7 @@ void expect_same_values(const Compared& c) {
 
 RewardStructure state_rewards(const std::vector<double>& per_state) {
   RewardStructure r;
-  r.state_rewards.assign(per_state.begin(), per_state.end());
+  r.state_rewards.plain().assign(per_state.begin(), per_state.end());
   return r;
 }
 
@@ -101,7 +101,7 @@ TEST(OptimalScheduler, RminLeavesAZeroRewardEndComponent) {
   // 0: a free self-loop, or pay 1 to reach the target 1.
   SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{1, 1.0}}}}, {});
   mdp.rewards.push_back(state_rewards({0.0, 0.0}));
-  mdp.rewards[0].choice_rewards.assign({0.0, 1.0, 0.0});
+  mdp.rewards[0].choice_rewards.plain().assign({0.0, 1.0, 0.0});
   const StateSet goal = states_of(2, {1});
   const Compared c = compare_induced(mdp, {Optimization::minimize, nullptr, &goal, &mdp.rewards[0]});
   EXPECT_NEAR(c.optimal[0], 1.0, 1e-10);
@@ -161,7 +161,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, OptimalSchedulerOnRandomMdps, ::testing::Values(
 TEST(InducedDtmc, KeepsTheChosenRowsWithTheirRewardsAndActions) {
   SparseMdp mdp = end_component_with_exit();
   mdp.rewards.push_back(state_rewards({1, 2, 3, 4}));
-  mdp.rewards[0].choice_rewards.assign({10, 20, 30, 40, 50, 60});
+  mdp.rewards[0].choice_rewards.plain().assign({10, 20, 30, 40, 50, 60});
   mdp.actions.emplace();
   mdp.actions->names = {"", "stay", "go"};
   mdp.actions->of_choice.assign({1, 2, 0, 2, 0, 0});
@@ -169,8 +169,7 @@ TEST(InducedDtmc, KeepsTheChosenRowsWithTheirRewardsAndActions) {
   check_invariants(dtmc);
   EXPECT_EQ(dtmc.type, ModelType::dtmc);
   EXPECT_EQ(std::vector<std::uint32_t>(dtmc.columns.begin(), dtmc.columns.end()), (std::vector<std::uint32_t>{1, 2, 3, 2, 3}));
-  EXPECT_EQ(std::vector<double>(dtmc.rewards[0].choice_rewards.begin(), dtmc.rewards[0].choice_rewards.end()),
-            (std::vector<double>{20, 40, 50, 60}));
+  EXPECT_EQ(dtmc.rewards[0].choice_rewards, (CompactValues{20, 40, 50, 60}));
   EXPECT_EQ(std::vector<std::uint32_t>(dtmc.actions->of_choice.begin(), dtmc.actions->of_choice.end()),
             (std::vector<std::uint32_t>{2, 2, 0, 0}));
   EXPECT_EQ(dtmc.labels.size(), 1u);

@@ -47,7 +47,7 @@ std::optional<CollapsedModel> without_zero_reward_end_components(const graph::Se
 }
 
 // The first index of values that is negative, NaN or infinite; values.size() if none.
-std::size_t first_unfit(const PodVector<double>& values) {
+std::size_t first_unfit(const CompactValues& values) {
   return oneapi::tbb::parallel_reduce(
       oneapi::tbb::blocked_range<std::size_t>(0, values.size()), values.size(),
       [&](const oneapi::tbb::blocked_range<std::size_t>& range, std::size_t first) {

@@ -216,7 +216,6 @@ SparseMdp induced_dtmc(const SparseMdp& mdp, const Scheduler& scheduler) {
     for (std::uint64_t k = begin; k < end; ++k) dtmc.values.push_back(mdp.values[k]);
     dtmc.row_starts[s + 1] = dtmc.columns.size();
   }
-  compact_model(dtmc);
   dtmc.initial_states = mdp.initial_states;
   dtmc.labels = mdp.labels;
   dtmc.valuations = mdp.valuations;
@@ -225,8 +224,9 @@ SparseMdp induced_dtmc(const SparseMdp& mdp, const Scheduler& scheduler) {
     kept.name = r.name;
     kept.state_rewards = r.state_rewards;
     if (!r.choice_rewards.empty()) {
-      kept.choice_rewards.resize(n);
-      for (std::uint32_t s = 0; s < n; ++s) kept.choice_rewards[s] = r.choice_rewards[rows[s]];
+      PodVector<double>& chosen = kept.choice_rewards.plain();
+      chosen.resize(n);
+      for (std::uint32_t s = 0; s < n; ++s) chosen[s] = r.choice_rewards[rows[s]];
     }
   }
   if (mdp.actions) {
@@ -234,6 +234,7 @@ SparseMdp induced_dtmc(const SparseMdp& mdp, const Scheduler& scheduler) {
     dtmc.actions->of_choice.resize(n);
     for (std::uint32_t s = 0; s < n; ++s) dtmc.actions->of_choice[s] = mdp.actions->of_choice[rows[s]];
   }
+  compact_model(dtmc);
   return dtmc;
 }
 

@@ -129,7 +129,7 @@ NumericResult compute_instantaneous_reward(const SparseMdp& mdp, Optimization di
   NumericResult result;
   result.reward = true;
   result.step_bounded = true;
-  result.values.assign(rewards.state_rewards.begin(), rewards.state_rewards.end());
+  result.values = rewards.state_rewards.expanded();
   result.values.resize(mdp.num_states(), 0.0);  // no state rewards: all 0
   if (steps == 0) return result;
   auto start = std::chrono::steady_clock::now();

@@ -433,8 +433,8 @@ class LevelBuilder {
     // reward for every row or for none (see add_rewards).
     for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
       RewardStructure& structure = mdp.rewards[r];
-      if (!model_.rewards[r].state_items.empty()) structure.state_rewards.resize(at.back().states);
-      if (!model_.rewards[r].transition_items.empty()) structure.choice_rewards.resize(at.back().rows);
+      if (!model_.rewards[r].state_items.empty()) structure.state_rewards.plain().resize(at.back().states);
+      if (!model_.rewards[r].transition_items.empty()) structure.choice_rewards.plain().resize(at.back().rows);
     }
     const std::uint32_t words = table_.words();
     each_block(blocks.size(), 2, [&](std::size_t b) {
@@ -463,10 +463,10 @@ class LevelBuilder {
         const std::vector<double>& state_rewards = block.state_rewards[r];
         const std::vector<double>& choice_rewards = block.choice_rewards[r];
         if (!state_rewards.empty()) {
-          std::memcpy(&mdp.rewards[r].state_rewards[at[b].states], state_rewards.data(), state_rewards.size() * 8);
+          std::memcpy(&mdp.rewards[r].state_rewards.plain()[at[b].states], state_rewards.data(), state_rewards.size() * 8);
         }
         if (!choice_rewards.empty()) {
-          std::memcpy(&mdp.rewards[r].choice_rewards[at[b].rows], choice_rewards.data(), choice_rewards.size() * 8);
+          std::memcpy(&mdp.rewards[r].choice_rewards.plain()[at[b].rows], choice_rewards.data(), choice_rewards.size() * 8);
         }
       }
     });
@@ -509,8 +509,8 @@ class LevelBuilder {
                                    mdpvi::room_ahead(mdp.row_starts, rows), mdpvi::room_ahead(mdp.columns, entries),
                                    mdpvi::room_ahead(mdp.values.plain(), entries), table_.room_ahead(expected(1))};
     for (const RewardStructure& structure : mdp.rewards) {
-      if (!structure.state_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.state_rewards, expected(1)));
-      if (!structure.choice_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.choice_rewards, rows));
+      if (!structure.state_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.state_rewards.plain(), expected(1)));
+      if (!structure.choice_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.choice_rewards.plain(), rows));
     }
     return room;
   }
@@ -524,8 +524,8 @@ class LevelBuilder {
     reserve_address_space(mdp.values.plain());
     for (const ResolvedReward& reward : model_.rewards) {
       RewardStructure structure{reward.name, {}, {}};
-      if (!reward.state_items.empty()) reserve_address_space(structure.state_rewards);
-      if (!reward.transition_items.empty()) reserve_address_space(structure.choice_rewards);
+      if (!reward.state_items.empty()) reserve_address_space(structure.state_rewards.plain());
+      if (!reward.transition_items.empty()) reserve_address_space(structure.choice_rewards.plain());
       mdp.rewards.push_back(std::move(structure));
     }
   }

@@ -26,6 +26,8 @@ class CompactValues {
   CompactValues() = default;
   CompactValues(std::initializer_list<double> values) : plain_(values) {}
   explicit CompactValues(PodVector<double> plain) : plain_(std::move(plain)) {}
+  // Plain values in place of whatever was held.
+  CompactValues& operator=(PodVector<double> plain) { return *this = CompactValues(std::move(plain)); }
 
   std::size_t size() const { return index_bytes_ == 0 ? plain_.size() : size_; }
   bool empty() const { return size() == 0; }

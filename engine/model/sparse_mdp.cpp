@@ -34,7 +34,13 @@ void check_offsets(const Offsets& offsets, std::uint64_t end, const char* name) 
 
 }  // namespace
 
-void compact_model(SparseMdp& mdp) { mdp.values.compress(); }
+void compact_model(SparseMdp& mdp) {
+  mdp.values.compress();
+  for (RewardStructure& structure : mdp.rewards) {
+    structure.state_rewards.compress();
+    structure.choice_rewards.compress();
+  }
+}
 
 void check_invariants(const SparseMdp& mdp) {
   const std::uint32_t states = mdp.num_states();

@@ -32,8 +32,9 @@ struct Label {
 // for expected total reward this is exact, and it is all the solver needs.
 struct RewardStructure {
   std::string name;                  // empty for an unnamed structure
-  PodVector<double> state_rewards;   // empty, or one per state
-  PodVector<double> choice_rewards;  // empty, or one per choice row
+  // Compact as the model's probabilities are (compact_model): few distinct values.
+  CompactValues state_rewards;   // empty, or one per state
+  CompactValues choice_rewards;  // empty, or one per choice row
   // Where the first negative reward came from ("file:line:col: ... in state (...)"),
   // where the builder knows; empty if none or unknown (explicit models).
   std::string first_negative{};

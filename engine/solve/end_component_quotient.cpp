@@ -50,6 +50,8 @@ CollapsedModel collapse_end_components(const SparseMdp& mdp, const graph::EndCom
     }
     q.row_group_starts.push_back(q.row_starts.size() - 1);
   }
+  compact_model(q);  // as compact as the model it quotients
+  out.rewards.choice_rewards.compress();
   return out;
 }
 

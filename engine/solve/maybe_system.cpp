@@ -127,8 +127,8 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
     inputs.marked_words = marked.data();
     inputs.marked_value = outside.on_set;
     inputs.unmarked_value = outside.elsewhere;
-    if (rewards && !rewards->state_rewards.empty()) inputs.state_rewards = rewards->state_rewards.data();
-    if (rewards && !rewards->choice_rewards.empty()) inputs.choice_rewards = rewards->choice_rewards.data();
+    if (rewards && !rewards->state_rewards.empty()) inputs.state_rewards = device_view(rewards->state_rewards);
+    if (rewards && !rewards->choice_rewards.empty()) inputs.choice_rewards = device_view(rewards->choice_rewards);
     std::shared_ptr<gpu::DeviceSystem> built = graph.maybe_system(inputs);
     MaybeSystem system = system_of_sccs(std::move(sccs));
     system.on_device = std::move(built);
