@@ -53,30 +53,39 @@ GroupShape choose_group_shape(const ChunkMatrix& chunk) {
 // that fills the device is bound by throughput, as a whole chunk. And one that 8
 // lanes per state leave within two waves of the device takes 8 at least: small
 // windows are latency-bound, and wider groups finish them sooner.
+GroupShape shape_of_window(const WindowRows& w, std::uint64_t concurrent_threads) {
+  double typical_row = w.rows ? static_cast<double>(w.entries) / static_cast<double>(w.rows) : 0.0;
+  double entries_per_lane = 2.0;
+  if (w.states < concurrent_threads && w.entries > 0) {
+    typical_row = w.squares / static_cast<double>(w.entries);
+    entries_per_lane = 4.0;  // wlan6's level: 8 lanes for rows of 32 entries, not 16
+  }
+  GroupShape shape = shape_for(w.states, w.rows, w.entries, typical_row, entries_per_lane);
+  constexpr int kTinyWindowLanes = 8;
+  if (!shape.over_rows && w.states * kTinyWindowLanes <= 2 * concurrent_threads) {
+    shape.lanes = std::max(shape.lanes, kTinyWindowLanes);
+  }
+  return shape;
+}
+
+WindowRows window_rows(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end, bool with_squares) {
+  end = std::min<std::uint64_t>(end, chunk.num_states);
+  first = std::min(first, end);
+  const std::uint64_t first_row = chunk.row_group_starts[first], end_row = chunk.row_group_starts[end];
+  WindowRows w{end - first, end_row - first_row, chunk.row_starts[end_row] - chunk.row_starts[first_row], 0.0};
+  if (!with_squares) return w;
+  for (std::uint64_t r = first_row; r < end_row; ++r) {
+    const auto length = static_cast<double>(chunk.row_starts[r + 1] - chunk.row_starts[r]);
+    w.squares += length * length;
+  }
+  return w;
+}
+
 GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
                                std::uint64_t concurrent_threads) {
   end = std::min<std::uint64_t>(end, chunk.num_states);
   first = std::min(first, end);
-  const std::uint64_t first_row = chunk.row_group_starts[first], end_row = chunk.row_group_starts[end];
-  const std::uint64_t entries = chunk.row_starts[end_row] - chunk.row_starts[first_row];
-  const std::uint64_t rows = end_row - first_row;
-  double typical_row = rows ? static_cast<double>(entries) / static_cast<double>(rows) : 0.0;
-  double entries_per_lane = 2.0;
-  if (end - first < concurrent_threads && entries > 0) {
-    double squares = 0.0;
-    for (std::uint64_t r = first_row; r < end_row; ++r) {
-      const auto length = static_cast<double>(chunk.row_starts[r + 1] - chunk.row_starts[r]);
-      squares += length * length;
-    }
-    typical_row = squares / static_cast<double>(entries);
-    entries_per_lane = 4.0;  // wlan6's level: 8 lanes for rows of 32 entries, not 16
-  }
-  GroupShape shape = shape_for(end - first, rows, entries, typical_row, entries_per_lane);
-  constexpr int kTinyWindowLanes = 8;
-  if (!shape.over_rows && (end - first) * kTinyWindowLanes <= 2 * concurrent_threads) {
-    shape.lanes = std::max(shape.lanes, kTinyWindowLanes);
-  }
-  return shape;
+  return shape_of_window(window_rows(chunk, first, end, end - first < concurrent_threads), concurrent_threads);
 }
 
 }  // namespace mdpvi::gpu

@@ -8,6 +8,7 @@
 #include "gpu/krylov.cuh"
 #include "gpu/level_targets.cuh"
 #include "gpu/sweep_kernels.cuh"
+#include "gpu/window_rows.cuh"
 
 #include <cuda_runtime.h>
 
@@ -126,6 +127,12 @@ class CudaDeviceSolver final : public DeviceSolver {
     LevelTargets result = detail::compute_level_targets(chunk.matrix.view(), inputs, targets.get(), compute_, sm_count_);
     v.d_targets = std::move(targets);
     return result;
+  }
+
+  WindowRows window_rows(int ticket, std::uint64_t first, std::uint64_t end, bool with_squares) override {
+    const Resident& chunk = resident(ticket);
+    if (!chunk.adopted()) return gpu::window_rows(chunk.host, first, end, with_squares);
+    return detail::device_window_rows(chunk.matrix.view(), first, end, with_squares, sm_count_);
   }
 
   void read_bound_targets(int ticket, double* targets) override {
@@ -530,14 +537,22 @@ class CudaDeviceSolver final : public DeviceSolver {
   // be unlike the chunk's).
   // A chunk whose lanes go over rows keeps them in every window: its levels are
   // faster so than with shapes of their own (bench/NOTES.md, issue 22).
-  GroupShape group_of(const Resident& chunk, GroupShape asked, detail::Window window) const {
-    // An adopted chunk has no host arrays to size a window's lanes from.
-    if (asked.lanes > 0 || chunk.shape_forced || chunk.shape.over_rows || chunk.adopted()) return group_of(chunk, asked);
+  // An adopted chunk has no host arrays to size a window's lanes from: its level
+  // passes keep its shape (counting each level's rows on the device would cost a
+  // wait per level), and an iterated window counts its rows there (once for its many
+  // sweeps: wlan6's one iterated level took 4x as long with the chunk's shape).
+  GroupShape group_of(const Resident& chunk, GroupShape asked, detail::Window window, bool iterated = false) const {
+    if (asked.lanes > 0 || chunk.shape_forced || chunk.shape.over_rows) return group_of(chunk, asked);
     if (window.first == 0 && window.end == chunk.matrix.num_states()) return chunk.shape;
-    return choose_window_shape(chunk.host, window.first, window.end, concurrent_threads_);
+    if (!chunk.adopted()) return choose_window_shape(chunk.host, window.first, window.end, concurrent_threads_);
+    if (!iterated) return chunk.shape;
+    const bool short_of_device = window.end - window.first < concurrent_threads_;
+    return shape_of_window(
+        detail::device_window_rows(chunk.matrix.view(), window.first, window.end, short_of_device, sm_count_),
+        concurrent_threads_);
   }
   GroupShape group_of(const Resident& chunk, const SweepSettings& settings) const {
-    return group_of(chunk, settings.group, window_of(chunk, settings));
+    return group_of(chunk, settings.group, window_of(chunk, settings), /*iterated=*/true);
   }
 
   int sm_count_ = 1;

@@ -22,6 +22,16 @@
 
 namespace mdpvi::gpu {
 
+// What the choice of a window's lanes (choose_window_shape) reads of it: its states,
+// rows and entries, and where it is short of the device (fewer states than
+// concurrent threads), the sum over its rows of the squared row length (a typical
+// entry's row). From host arrays, or counted on the device for a chunk that has none
+// there (an adopted system).
+struct WindowRows {
+  std::uint64_t states = 0, rows = 0, entries = 0;
+  double squares = 0.0;
+};
+
 struct ChunkMatrix {  // host arrays, chunk-local indices
   std::uint32_t num_states = 0;
   std::uint64_t num_rows = 0;
@@ -236,6 +246,10 @@ class DeviceSolver {
   // DTMC); the matrix's cuSPARSE form (32-bit row offsets) is made for the call.
   virtual KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) = 0;
 
+  // A window's rows as the chunk's sweeps choose its lanes from: counted on the
+  // device for an adopted chunk, from the host arrays for an uploaded one; for the
+  // equivalence tests.
+  virtual WindowRows window_rows(int ticket, std::uint64_t first, std::uint64_t end, bool with_squares) = 0;
   // The bound width targets (num_states), for the equivalence tests.
   virtual void read_bound_targets(int ticket, double* targets) = 0;
   // Single sweeps, for the equivalence tests against engine/solve/bellman.h.
@@ -261,6 +275,8 @@ GroupShape choose_group_shape(const ChunkMatrix& chunk);
 // most a quarter of that many states gets 8 lanes at least (unless they go over rows).
 GroupShape choose_window_shape(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end,
                                std::uint64_t concurrent_threads);
+WindowRows window_rows(const ChunkMatrix& chunk, std::uint64_t first, std::uint64_t end, bool with_squares);
+GroupShape shape_of_window(const WindowRows& window, std::uint64_t concurrent_threads);
 
 // Device-to-device copy bandwidth (bytes read + written per second), for reports.
 double measure_copy_bandwidth(std::size_t bytes);

@@ -168,6 +168,47 @@ TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
   }
 }
 
+// An adopted system has no host arrays: the lanes of its iterated windows are sized
+// from rows counted on the device, which must be the host's count of the same arrays
+// (empty windows, one state, odd ranges, the whole, past the end; 40-choice states
+// and rows longer than a warp among them).
+TEST(DeviceSystem, WindowRowsOfAnAdoptedSystemAreEquivalentToRef) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  const std::uint32_t n = 4099;
+  const SparseMdp mdp = in_form(test::random_mdp(n, 17), ValueForm::one_byte, n);
+  const StateSet yes = test::random_set(n, 0.1, 18);
+  const graph::SccDecomposition sccs = shuffled_order(~yes, 19);
+  auto graph = gpu::upload_graph(arrays_of(mdp));
+  ASSERT_TRUE(graph);
+  const BitWords marked = BitWords::of(yes);
+  gpu::SystemInputs inputs;
+  inputs.model_values = device_view(mdp.values);
+  inputs.order = sccs.order.data();
+  inputs.count = static_cast<std::uint32_t>(sccs.order.size());
+  inputs.marked_words = marked.data();
+  std::unique_ptr<gpu::DeviceSystem> built = graph->maybe_system(inputs);
+  const gpu::HostSystemArrays host = built->download();
+  const gpu::ChunkMatrix arrays{built->num_states(), built->num_rows(), built->num_entries(), host.row_group_starts.data(),
+                                host.row_starts.data(), host.columns.data(), host.values.data()};
+  auto device = gpu::open_device();
+  ASSERT_TRUE(device);
+  const int ticket = device->adopt(*built);
+  const std::uint64_t m = arrays.num_states;
+  for (auto [first, end] : {std::pair<std::uint64_t, std::uint64_t>{0, 0}, {0, 1}, {5, 37}, {100, m - 1}, {0, m},
+                            {m - 3, m + 10}, {m, m}}) {
+    for (bool squares : {false, true}) {
+      SCOPED_TRACE("window [" + std::to_string(first) + ", " + std::to_string(end) + ")" + (squares ? " squares" : ""));
+      const gpu::WindowRows expected = gpu::window_rows(arrays, first, end, squares);
+      const gpu::WindowRows counted = device->window_rows(ticket, first, end, squares);
+      EXPECT_EQ(counted.states, expected.states);
+      EXPECT_EQ(counted.rows, expected.rows);
+      EXPECT_EQ(counted.entries, expected.entries);
+      EXPECT_EQ(counted.squares, expected.squares);
+    }
+  }
+  device->release(ticket);
+}
+
 // An acyclic MDP: every row of state s leads to states above s (or to the goal, the
 // last state, or the sink before it), with one- and many-choice states and rows longer
 // than a warp, and a long chain: a deep level order. With sink_every, only the second

@@ -1,0 +1,51 @@
+#include "gpu/window_rows.cuh"
+
+#include "gpu/graph_device.cuh"
+
+#include <cub/block/block_reduce.cuh>
+
+namespace mdpvi::gpu::detail {
+
+namespace {
+
+// The sum of the squared row lengths of rows [first_row, end_row), exact in
+// integers, into *d_squares.
+__global__ void __launch_bounds__(kBlockSize)
+    sum_squared_rows(const std::uint64_t* d_row_starts, std::uint64_t first_row, std::uint64_t end_row,
+                     unsigned long long* d_squares) {
+  unsigned long long squares = 0;
+  for (std::uint64_t r = first_row + thread_index(); r < end_row; r += grid_stride()) {
+    const unsigned long long length = d_row_starts[r + 1] - d_row_starts[r];
+    squares += length * length;
+  }
+  using BlockReduce = cub::BlockReduce<unsigned long long, kBlockSize>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  const unsigned long long block_sum = BlockReduce(scratch).Sum(squares);
+  if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_squares, block_sum);
+}
+
+template <typename T>
+T read_at(const T* d_array, std::uint64_t i) {
+  T value{};
+  check(cudaMemcpy(&value, d_array + i, sizeof(T), cudaMemcpyDeviceToHost), "reading a window's bounds");
+  return value;
+}
+
+}  // namespace
+
+WindowRows device_window_rows(const DeviceChunk& m, std::uint64_t first, std::uint64_t end, bool with_squares,
+                              int sm_count) {
+  end = std::min(end, m.num_states);
+  first = std::min(first, end);
+  const std::uint64_t first_row = read_at(m.d_row_group_starts, first), end_row = read_at(m.d_row_group_starts, end);
+  WindowRows w{end - first, end_row - first_row, read_at(m.d_row_starts, end_row) - read_at(m.d_row_starts, first_row), 0.0};
+  if (!with_squares || w.rows == 0) return w;
+  DeviceArray<unsigned long long> d_squares(1);
+  check(cudaMemset(d_squares.get(), 0, sizeof(unsigned long long)), "cudaMemset");
+  sum_squared_rows<<<grid_for(w.rows, sm_count), kBlockSize>>>(m.d_row_starts, first_row, end_row, d_squares.get());
+  check(cudaGetLastError(), "counting a window's rows");
+  w.squares = static_cast<double>(read_at(d_squares.get(), 0));
+  return w;
+}
+
+}  // namespace mdpvi::gpu::detail
