@@ -3,12 +3,14 @@
 // for bit, the fallback past 65,536 distinct values, and every reference instance
 // answered alike from both forms, state by state, on the CPU and on the GPU.
 #include "engine/model/compact_values.h"
+#include "engine/model/compact_values_builder.h"
 #include "engine/pipeline/check_run.h"
 #include "gpu/device_solver.h"
 #include "reference_instances.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <random>
@@ -78,6 +80,38 @@ TEST(CompactValues, EqualityIsBitwiseAndWritingAfterCompressionThrows) {
   EXPECT_THROW(a.push_back(1.0), std::logic_error);
   EXPECT_THROW(a.plain(), std::logic_error);
   EXPECT_TRUE(a.compress()) << "compressing again is harmless";
+}
+
+// Made wave by wave (the builder's way) against the whole array compressed at once:
+// waves of odd sizes and empty ones; one byte, two, and past kMostDistinct in a
+// later wave (plain from there, the earlier waves expanded).
+TEST(CompactValuesBuilder, WaveByWaveIsEquivalentToRef) {
+  for (std::size_t distinct : {1u, 200u, 256u, 257u, 5000u, 65536u, 70000u}) {
+    SCOPED_TRACE("distinct=" + std::to_string(distinct));
+    const std::size_t n = 3 * distinct + 1'000'003;
+    // Reversed: each value's one sure occurrence is in the last wave, where the
+    // table of 70,000 overflows if no earlier wave made it.
+    PodVector<double> plain = drawn_values(n, distinct, static_cast<std::uint32_t>(distinct));
+    std::reverse(plain.begin(), plain.end());
+    CompactValuesBuilder builder;
+    builder.reserve();
+    std::size_t done = 0;
+    for (std::size_t wave : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{0}, std::size_t{65537}, n}) {
+      wave = std::min(wave, n - done);
+      std::copy(plain.begin() + done, plain.begin() + done + wave, builder.wave_scratch(wave));
+      builder.append_wave(wave);
+      done += wave;
+      EXPECT_EQ(builder.size(), done);
+    }
+    EXPECT_EQ(builder.plain_mode(), distinct > CompactValues::kMostDistinct);
+    const CompactValues made = builder.finish();
+    CompactValues whole{PodVector<double>(plain)};
+    whole.compress();
+    EXPECT_EQ(made.index_bytes(), whole.index_bytes());
+    EXPECT_EQ(made.table(), whole.table()) << "the table sorted alike";
+    expect_reads_alike(made, plain);
+    EXPECT_EQ(builder.size(), 0u) << "finish leaves the builder empty";
+  }
 }
 
 // Every state's value, bounds and answer of every property, per run.

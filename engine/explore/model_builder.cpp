@@ -10,6 +10,7 @@
 #include "engine/explore/build_phases.h"
 #include "engine/explore/initial_states.h"
 #include "engine/explore/model_index.h"
+#include "engine/explore/model_values.h"
 #include "engine/explore/state_expander.h"
 #include "engine/explore/state_labels.h"
 #include "engine/explore/state_table.h"
@@ -52,6 +53,8 @@ class LevelBuilder {
         experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
         verbose_(options.verbose),
         keep_actions_(options.keep_actions),
+        compact_values_(options.compact_values),
+        values_(model),
         limits_(options.state_limit, options.memory_limit),
         label_names_(options.labels) {}
 
@@ -194,7 +197,7 @@ class LevelBuilder {
   }
   // The model's arrays and the state table (the builder's own buffers aside).
   std::size_t model_bytes(const SparseMdp& mdp) const {
-    return 8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 12 * mdp.columns.size() +
+    return 8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 4 * mdp.columns.size() + values_.bytes() +
            table_.memory_bytes();
   }
   static std::size_t pool_bytes(std::span<const ExpandedBlock> pool) {
@@ -427,15 +430,10 @@ class LevelBuilder {
     mdp.row_group_starts.resize(at.back().states + 1);
     mdp.row_starts.resize(at.back().rows + 1);
     mdp.columns.resize(at.back().entries);
-    mdp.values.plain().resize(at.back().entries);
     if (mdp.actions) mdp.actions->of_choice.resize(at.back().rows);
-    // A structure has a state reward for every state or for none, and a choice
-    // reward for every row or for none (see add_rewards).
-    for (std::size_t r = 0; r < model_.rewards.size(); ++r) {
-      RewardStructure& structure = mdp.rewards[r];
-      if (!model_.rewards[r].state_items.empty()) structure.state_rewards.plain().resize(at.back().states);
-      if (!model_.rewards[r].transition_items.empty()) structure.choice_rewards.plain().resize(at.back().rows);
-    }
+    // The wave's numbers, plain, into scratch the wave's size (indexed after it).
+    const Offsets wave{at.back().states - at[0].states, at.back().rows - at[0].rows, at.back().entries - at[0].entries};
+    const ModelValues::Scratch scratch = values_.start_wave(wave.states, wave.rows, wave.entries);
     const std::uint32_t words = table_.words();
     each_block(blocks.size(), 2, [&](std::size_t b) {
       const ExpandedBlock& block = blocks[b];
@@ -449,7 +447,8 @@ class LevelBuilder {
         for (std::uint32_t c = 0; c < choices; ++c) {
           const std::uint32_t length = block.row_lengths[choice++];
           const std::size_t k = entry - at[b].entries;
-          write_row(blocks, &block.targets[k], &block.probabilities[k], length, &mdp.columns[entry], &mdp.values.plain()[entry]);
+          write_row(blocks, &block.targets[k], &block.probabilities[k], length, &mdp.columns[entry],
+                    scratch.probabilities + (entry - at[0].entries));
           mdp.row_starts[++row] = (entry += length);
         }
         mdp.row_group_starts[++state] = row;
@@ -463,13 +462,14 @@ class LevelBuilder {
         const std::vector<double>& state_rewards = block.state_rewards[r];
         const std::vector<double>& choice_rewards = block.choice_rewards[r];
         if (!state_rewards.empty()) {
-          std::memcpy(&mdp.rewards[r].state_rewards.plain()[at[b].states], state_rewards.data(), state_rewards.size() * 8);
+          std::memcpy(scratch.state_rewards[r] + (at[b].states - at[0].states), state_rewards.data(), state_rewards.size() * 8);
         }
         if (!choice_rewards.empty()) {
-          std::memcpy(&mdp.rewards[r].choice_rewards.plain()[at[b].rows], choice_rewards.data(), choice_rewards.size() * 8);
+          std::memcpy(scratch.choice_rewards[r] + (at[b].rows - at[0].rows), choice_rewards.data(), choice_rewards.size() * 8);
         }
       }
     });
+    values_.end_wave(wave.states, wave.rows, wave.entries);
     table_.finish_wave(new_states);
     for (const ExpandedBlock& block : blocks) {
       deadlocks_.insert(deadlocks_.end(), block.deadlocks.begin(), block.deadlocks.end());
@@ -507,11 +507,8 @@ class LevelBuilder {
     const std::size_t entries = expected(mdp.columns.size() / states);
     std::vector<PageRange> room = {mdpvi::room_ahead(mdp.row_group_starts, expected(1)),
                                    mdpvi::room_ahead(mdp.row_starts, rows), mdpvi::room_ahead(mdp.columns, entries),
-                                   mdpvi::room_ahead(mdp.values.plain(), entries), table_.room_ahead(expected(1))};
-    for (const RewardStructure& structure : mdp.rewards) {
-      if (!structure.state_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.state_rewards.plain(), expected(1)));
-      if (!structure.choice_rewards.empty()) room.push_back(mdpvi::room_ahead(structure.choice_rewards.plain(), rows));
-    }
+                                   table_.room_ahead(expected(1))};
+    values_.add_room(room, expected(1), rows, entries);
     return room;
   }
 
@@ -521,13 +518,8 @@ class LevelBuilder {
       offsets->push_back(0);
     }
     reserve_address_space(mdp.columns);
-    reserve_address_space(mdp.values.plain());
-    for (const ResolvedReward& reward : model_.rewards) {
-      RewardStructure structure{reward.name, {}, {}};
-      if (!reward.state_items.empty()) reserve_address_space(structure.state_rewards.plain());
-      if (!reward.transition_items.empty()) reserve_address_space(structure.choice_rewards.plain());
-      mdp.rewards.push_back(std::move(structure));
-    }
+    values_.reserve();
+    for (const ResolvedReward& reward : model_.rewards) mdp.rewards.push_back(RewardStructure{reward.name, {}, {}});
   }
 
   // Labels and valuations.
@@ -541,6 +533,7 @@ class LevelBuilder {
     valuations.layout = index_.layout;
     valuations.packed = table_.release_states();
     mdp.valuations = std::move(valuations);
+    values_.into(mdp, compact_values_);  // after the table's index is gone: a lower peak
   }
 
   // "init", "deadlock" and the model's labels asked for (BuildOptions::labels).
@@ -560,6 +553,8 @@ class LevelBuilder {
   std::vector<std::uint32_t> deadlocks_;
   const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
   const bool keep_actions_;  // BuildOptions::keep_actions
+  const bool compact_values_;  // BuildOptions::compact_values
+  ModelValues values_;
   BuildLimits limits_;  // BuildOptions::state_limit and memory_limit
   const std::optional<std::set<std::string>> label_names_;  // BuildOptions::labels
   BuildPhases phases_{verbose_};  // for -v

@@ -41,6 +41,9 @@ struct BuildOptions {
   int threads = 0;
   // Keep each choice's action (SparseMdp::actions): 4 bytes a choice, for exports.
   bool keep_actions = false;
+  // The probabilities and rewards indexed (engine/model/compact_values.h), as the
+  // build makes them; false: plain doubles at the end (the build still indexes them).
+  bool compact_values = true;
   // Log the phases' times, the waves and the page faults (mdpvi -v).
   bool verbose = false;
   // Stop with BuildLimitReached once more states than this are found (0: no limit),

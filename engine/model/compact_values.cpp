@@ -144,19 +144,28 @@ bool CompactValues::compress() {
   if (index_bytes_ != 0) return true;
   std::optional<std::vector<double>> table = distinct_values(plain_);
   if (!table) return false;
-  const unsigned width = table->size() <= 256 ? 1 : 2;
   const TableIndex lookup(*table);
-  indices_ = PodVector<std::uint8_t>(plain_.size() * width);
-  if (width == 1) {
-    write_indices(plain_, lookup, indices_.data());
+  if (table->size() <= 256) {
+    narrow_ = PodVector<std::uint8_t>(plain_.size());
+    write_indices(plain_, lookup, narrow_.data());
+    index_bytes_ = 1;
   } else {
-    write_indices(plain_, lookup, reinterpret_cast<std::uint16_t*>(indices_.data()));
+    wide_ = PodVector<std::uint16_t>(plain_.size());
+    write_indices(plain_, lookup, wide_.data());
+    index_bytes_ = 2;
   }
-  size_ = plain_.size();
-  index_bytes_ = width;
   table_ = std::move(*table);
   plain_ = PodVector<double>();
   return true;
+}
+
+CompactValues CompactValues::indexed(PodVector<std::uint8_t> narrow, PodVector<std::uint16_t> wide, std::vector<double> table) {
+  CompactValues values;
+  values.index_bytes_ = narrow.empty() && !wide.empty() ? 2 : 1;
+  values.narrow_ = std::move(narrow);
+  values.wide_ = std::move(wide);
+  values.table_ = std::move(table);
+  return values;
 }
 
 PodVector<double> CompactValues::expanded() const {

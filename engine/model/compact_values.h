@@ -29,13 +29,17 @@ class CompactValues {
   // Plain values in place of whatever was held.
   CompactValues& operator=(PodVector<double> plain) { return *this = CompactValues(std::move(plain)); }
 
-  std::size_t size() const { return index_bytes_ == 0 ? plain_.size() : size_; }
+  std::size_t size() const { return index_bytes_ == 0 ? plain_.size() : index_bytes_ == 1 ? narrow_.size() : wide_.size(); }
   bool empty() const { return size() == 0; }
+  // Indexed values from their parts: index_bytes 1 (narrow) or 2 (wide), the other
+  // array empty; every index within table.
+  static CompactValues indexed(PodVector<std::uint8_t> narrow, PodVector<std::uint16_t> wide, std::vector<double> table);
+
   double operator[](std::size_t i) const {
     switch (index_bytes_) {
       case 0: return plain_[i];
-      case 1: return table_[indices_[i]];
-      default: return table_[reinterpret_cast<const std::uint16_t*>(indices_.data())[i]];
+      case 1: return table_[narrow_[i]];
+      default: return table_[wide_[i]];
     }
   }
 
@@ -43,10 +47,14 @@ class CompactValues {
   unsigned index_bytes() const { return index_bytes_; }
   // The plain array (null once compressed) and the index form (empty while plain).
   const double* plain_data() const { return index_bytes_ == 0 ? plain_.data() : nullptr; }
-  const std::uint8_t* index_data() const { return indices_.data(); }
+  const std::uint8_t* index_data() const {
+    return index_bytes_ == 2 ? reinterpret_cast<const std::uint8_t*>(wide_.data()) : narrow_.data();
+  }
   const std::vector<double>& table() const { return table_; }
   // What the storage takes (for the memory reports).
-  std::size_t bytes() const { return plain_.size() * sizeof(double) + indices_.size() + table_.size() * sizeof(double); }
+  std::size_t bytes() const {
+    return plain_.size() * sizeof(double) + narrow_.size() + wide_.size() * 2 + table_.size() * sizeof(double);
+  }
 
   // The plain array, to write. Throws std::logic_error once compressed.
   PodVector<double>& plain();
@@ -66,11 +74,8 @@ class CompactValues {
   decltype(auto) visit(F&& f) const {
     switch (index_bytes_) {
       case 0: return f([p = plain_.data()](std::size_t i) { return p[i]; });
-      case 1: return f([t = table_.data(), x = indices_.data()](std::size_t i) { return t[x[i]]; });
-      default:
-        return f([t = table_.data(), x = reinterpret_cast<const std::uint16_t*>(indices_.data())](std::size_t i) {
-          return t[x[i]];
-        });
+      case 1: return f([t = table_.data(), x = narrow_.data()](std::size_t i) { return t[x[i]]; });
+      default: return f([t = table_.data(), x = wide_.data()](std::size_t i) { return t[x[i]]; });
     }
   }
 
@@ -79,9 +84,9 @@ class CompactValues {
 
  private:
   PodVector<double> plain_;
-  PodVector<std::uint8_t> indices_;  // size_ * index_bytes_ bytes
+  PodVector<std::uint8_t> narrow_;   // index_bytes_ 1
+  PodVector<std::uint16_t> wide_;    // index_bytes_ 2
   std::vector<double> table_;
-  std::size_t size_ = 0;
   unsigned index_bytes_ = 0;
 };
 

@@ -77,6 +77,7 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   if (!options.whole_model) build_options.labels = labels_to_build(properties);
   build_options.verbose = options.verbose;
   build_options.keep_actions = options.keep_actions || options.whole_model;
+  build_options.compact_values = options.compact_values;
   BuiltModel built = build_model(resolved, build_options);
   compact(built.mdp, options);
   summary.build_s = seconds_since(start);

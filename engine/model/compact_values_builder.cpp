@@ -1,0 +1,152 @@
+#include "engine/model/compact_values_builder.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <numeric>
+
+namespace mdpvi {
+
+namespace {
+
+// A task's cache of value bits -> index, direct-mapped: the distinct values are few,
+// so nearly every look-up hits, and a miss costs one trip to the shared table.
+class LocalIndexCache {
+ public:
+  LocalIndexCache() { keys_.fill(kNone); }
+  template <typename Intern>
+  std::uint32_t index_of(std::uint64_t bits, Intern& intern) {
+    const std::size_t slot = (bits * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits);
+    if (keys_[slot] == bits) return indices_[slot];
+    const std::uint32_t index = intern(bits);
+    keys_[slot] = bits;
+    indices_[slot] = index;
+    return index;
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 8;
+  // No value has these bits (a NaN no arithmetic makes); a miss on it is still
+  // interned correctly, only never cached.
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  std::array<std::uint64_t, 1u << kSlotBits> keys_;
+  std::array<std::uint32_t, 1u << kSlotBits> indices_{};
+};
+
+}  // namespace
+
+double* CompactValuesBuilder::wave_scratch(std::size_t n) {
+  if (scratch_.capacity() == 0) reserve_address_space(scratch_);
+  scratch_.resize(n);
+  return scratch_.data();
+}
+
+std::uint32_t CompactValuesBuilder::intern(std::uint64_t bits) {
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  const auto found = index_of_.find(bits);
+  if (found != index_of_.end()) return found->second;
+  if (table_.size() == CompactValues::kMostDistinct) return kFull;
+  const auto index = static_cast<std::uint32_t>(table_.size());
+  table_.push_back(std::bit_cast<double>(bits));
+  index_of_.emplace(bits, index);
+  return index;
+}
+
+void CompactValuesBuilder::append_wave(std::size_t n) {
+  if (plain_mode_) {
+    plain_.insert(plain_.end(), scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n));
+    return;
+  }
+  const std::size_t before = indices_.size();
+  indices_.resize(before + n);
+  std::atomic<bool> full{false};
+  auto intern = [this](std::uint64_t bits) { return this->intern(bits); };
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, std::size_t{1} << 14), [&](const auto& part) {
+    LocalIndexCache cache;
+    for (std::size_t i = part.begin(); i < part.end(); ++i) {
+      const std::uint32_t index = cache.index_of(std::bit_cast<std::uint64_t>(scratch_[i]), intern);
+      if (index == kFull) {
+        full.store(true, std::memory_order_relaxed);
+        return;
+      }
+      indices_[before + i] = static_cast<std::uint16_t>(index);
+    }
+  });
+  if (!full.load()) return;
+  switch_to_plain(before);
+  plain_.insert(plain_.end(), scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+// The waves before, indexed, as doubles; from now on every wave is kept plain.
+void CompactValuesBuilder::switch_to_plain(std::size_t indexed) {
+  reserve_address_space(plain_);
+  plain_.resize(indexed);
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, indexed, std::size_t{1} << 16), [&](const auto& part) {
+    for (std::size_t i = part.begin(); i < part.end(); ++i) plain_[i] = table_[indices_[i]];
+  });
+  indices_ = PodVector<std::uint16_t>();
+  table_ = {};
+  index_of_ = {};
+  plain_mode_ = true;
+}
+
+std::size_t CompactValuesBuilder::bytes() const {
+  return indices_.size() * sizeof(std::uint16_t) + plain_.size() * sizeof(double) + scratch_.size() * sizeof(double) +
+         table_.size() * sizeof(double);
+}
+
+CompactValues CompactValuesBuilder::finish() {
+  scratch_ = PodVector<double>();
+  if (plain_mode_) {
+    CompactValues values{std::move(plain_)};
+    clear();
+    return values;
+  }
+  // The table sorted by value (then bits), and the indices renumbered to match.
+  std::vector<std::uint32_t> order(table_.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return table_[a] < table_[b] ||
+           (!(table_[b] < table_[a]) && std::bit_cast<std::uint64_t>(table_[a]) < std::bit_cast<std::uint64_t>(table_[b]));
+  });
+  std::vector<std::uint16_t> renumbered(table_.size());
+  std::vector<double> sorted(table_.size());
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    renumbered[order[rank]] = static_cast<std::uint16_t>(rank);
+    sorted[rank] = table_[order[rank]];
+  }
+  const bool one_byte = sorted.size() <= 256;
+  PodVector<std::uint8_t> narrow(one_byte ? indices_.size() : 0);
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, indices_.size(), std::size_t{1} << 16), [&](const auto& part) {
+    if (one_byte) {
+      for (std::size_t i = part.begin(); i < part.end(); ++i) narrow[i] = static_cast<std::uint8_t>(renumbered[indices_[i]]);
+    } else {
+      for (std::size_t i = part.begin(); i < part.end(); ++i) indices_[i] = renumbered[indices_[i]];
+    }
+  });
+  PodVector<std::uint16_t> wide = one_byte ? PodVector<std::uint16_t>() : std::move(indices_);
+  CompactValues values = CompactValues::indexed(std::move(narrow), std::move(wide), std::move(sorted));
+  clear();
+  return values;
+}
+
+void CompactValuesBuilder::clear() {
+  scratch_ = PodVector<double>();
+  indices_ = PodVector<std::uint16_t>();
+  plain_ = PodVector<double>();
+  plain_mode_ = false;
+  table_ = {};
+  index_of_ = {};
+}
+
+void CompactValuesBuilder::reserve() { reserve_address_space(indices_); }
+
+PageRange CompactValuesBuilder::room_ahead(std::size_t count) const {
+  return plain_mode_ ? mdpvi::room_ahead(plain_, count) : mdpvi::room_ahead(indices_, count);
+}
+
+}  // namespace mdpvi

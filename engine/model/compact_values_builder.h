@@ -1,0 +1,55 @@
+#pragma once
+// A CompactValues made wave by wave, as the model builder makes its arrays: each
+// wave's values are written plain into a scratch array the size of the wave, then
+// indexed (2 bytes a value) into the growing array, so that a build never holds the
+// whole model's probabilities as doubles: on leader9 they and the choice rewards
+// were 11.7 GB of the build's 26.7 GB peak (bench/NOTES.md, issue 39). From the wave
+// that would make them more than kMostDistinct distinct, the values are kept plain.
+#include "engine/model/compact_values.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace mdpvi {
+
+class CompactValuesBuilder {
+ public:
+  // Where the next wave's n values are written (plain); valid until append_wave.
+  double* wave_scratch(std::size_t n);
+  // Takes the scratch's n values (as wave_scratch(n) asked), indexing them on all cores.
+  void append_wave(std::size_t n);
+  std::size_t size() const { return plain_mode_ ? plain_.size() : indices_.size(); }
+  // What the arrays hold now (for the builder's memory accounting).
+  std::size_t bytes() const;
+  // Address space for the growing array to grow into without moving, and the pages
+  // of its next count values (pod_vector.h): the builder populates them ahead.
+  void reserve();
+  PageRange room_ahead(std::size_t count) const;
+  bool plain_mode() const { return plain_mode_; }
+
+  // The values made: indexed by one byte where at most 256 are distinct, else two,
+  // with the table sorted (so equal arrays come out alike); plain where more than
+  // kMostDistinct were. The builder is left empty.
+  CompactValues finish();
+
+ private:
+  // The index of value (by its bits), added to the table where new; kFull where the
+  // table holds kMostDistinct values and this one is not among them.
+  std::uint32_t intern(std::uint64_t bits);
+  void switch_to_plain(std::size_t indexed);
+  void clear();
+
+  static constexpr std::uint32_t kFull = ~std::uint32_t{0};
+  PodVector<double> scratch_;
+  PodVector<std::uint16_t> indices_;
+  PodVector<double> plain_;
+  bool plain_mode_ = false;
+  std::vector<double> table_;
+  std::unordered_map<std::uint64_t, std::uint32_t> index_of_;
+  std::mutex table_mutex_;
+};
+
+}  // namespace mdpvi
