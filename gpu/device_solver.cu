@@ -540,7 +540,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   // An adopted chunk has no host arrays to size a window's lanes from: its level
   // passes keep its shape (counting each level's rows on the device would cost a
   // wait per level), and an iterated window counts its rows there (once for its many
-  // sweeps: wlan6's one iterated level took 4x as long with the chunk's shape).
+  // sweeps; a small window given the chunk's lanes is slow: bench/NOTES.md, issue 39).
   GroupShape group_of(const Resident& chunk, GroupShape asked, detail::Window window, bool iterated = false) const {
     if (asked.lanes > 0 || chunk.shape_forced || chunk.shape.over_rows) return group_of(chunk, asked);
     if (window.first == 0 && window.end == chunk.matrix.num_states()) return chunk.shape;

@@ -85,9 +85,7 @@ std::optional<std::vector<double>> distinct_values(const PodVector<double>& valu
   if (!found) return std::nullopt;
   std::vector<double> table;
   for (std::uint64_t bits : *found) table.push_back(std::bit_cast<double>(bits));
-  std::sort(table.begin(), table.end(), [](double a, double b) {
-    return a < b || (!(b < a) && bits_of(a) < bits_of(b));
-  });
+  std::sort(table.begin(), table.end(), CompactValues::table_order);
   return table;
 }
 
@@ -129,6 +127,8 @@ void write_indices(const PodVector<double>& values, const TableIndex& lookup, In
 }
 
 }  // namespace
+
+bool CompactValues::table_order(double a, double b) { return a < b || (!(b < a) && bits_of(a) < bits_of(b)); }
 
 PodVector<double>& CompactValues::plain() {
   if (index_bytes_ != 0) throw std::logic_error("CompactValues: written after compress()");

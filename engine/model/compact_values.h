@@ -79,6 +79,9 @@ class CompactValues {
     }
   }
 
+  // The table's order: by value, equal values (0.0 and -0.0) by their bits.
+  static bool table_order(double a, double b);
+
   // Value by value, bit for bit (so a compressed array equals its plain original).
   friend bool operator==(const CompactValues& a, const CompactValues& b);
 

@@ -109,10 +109,8 @@ CompactValues CompactValuesBuilder::finish() {
   // The table sorted by value (then bits), and the indices renumbered to match.
   std::vector<std::uint32_t> order(table_.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return table_[a] < table_[b] ||
-           (!(table_[b] < table_[a]) && std::bit_cast<std::uint64_t>(table_[a]) < std::bit_cast<std::uint64_t>(table_[b]));
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return CompactValues::table_order(table_[a], table_[b]); });
   std::vector<std::uint16_t> renumbered(table_.size());
   std::vector<double> sorted(table_.size());
   for (std::size_t rank = 0; rank < order.size(); ++rank) {

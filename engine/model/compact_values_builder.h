@@ -2,9 +2,9 @@
 // A CompactValues made wave by wave, as the model builder makes its arrays: each
 // wave's values are written plain into a scratch array the size of the wave, then
 // indexed (2 bytes a value) into the growing array, so that a build never holds the
-// whole model's probabilities as doubles: on leader9 they and the choice rewards
-// were 11.7 GB of the build's 26.7 GB peak (bench/NOTES.md, issue 39). From the wave
-// that would make them more than kMostDistinct distinct, the values are kept plain.
+// whole model's probabilities as doubles (with the choice rewards, the largest part
+// of a large build's peak: bench/NOTES.md, issue 39). From the wave that would make
+// them more than kMostDistinct distinct, the values are kept plain.
 #include "engine/model/compact_values.h"
 
 #include <cstddef>
