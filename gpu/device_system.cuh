@@ -22,7 +22,9 @@ class CudaDeviceSystem final : public DeviceSystem {
  public:
   CudaDeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries,
                    std::vector<std::uint64_t> self_loop_words, std::unique_ptr<SystemArrays> arrays)
-      : DeviceSystem(states, rows, entries, std::move(self_loop_words)), arrays_(std::move(arrays)) {}
+      : DeviceSystem(states, rows, entries, arrays->values.index_bytes() == 0 ? 8u : arrays->values.index_bytes(),
+                     std::move(self_loop_words)),
+        arrays_(std::move(arrays)) {}
   bool holds_arrays() const override { return arrays_ != nullptr; }
   HostSystemArrays download() const override;
   // For DeviceSolver::adopt. Throws std::logic_error once taken.

@@ -34,7 +34,8 @@ class DeviceSystem {
  public:
   // self_loop_words: bit i (bit i%64 of word i/64) set where local state i has an
   // entry into itself.
-  DeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries,
+  // value_bytes: what an entry's value takes there (8 plain, else its index's bytes).
+  DeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries, unsigned value_bytes,
                std::vector<std::uint64_t> self_loop_words);
   virtual ~DeviceSystem() = default;
   DeviceSystem(const DeviceSystem&) = delete;
@@ -43,6 +44,7 @@ class DeviceSystem {
   std::uint32_t num_states() const { return states_; }
   std::uint64_t num_rows() const { return rows_; }
   std::uint64_t num_entries() const { return entries_; }
+  unsigned value_bytes() const { return value_bytes_; }
   // States with an entry into themselves: a trivial SCC with one is iterated. Kept on
   // the host (a bit a state), so that the solve can tell its trivial SCCs without
   // the matrix.
@@ -57,7 +59,9 @@ class DeviceSystem {
 
  private:
   std::uint32_t states_;
-  std::uint64_t rows_, entries_, self_loops_;
+  std::uint64_t rows_, entries_;
+  unsigned value_bytes_;
+  std::uint64_t self_loops_;
   std::vector<std::uint64_t> self_loop_words_;
 };
 

@@ -224,6 +224,12 @@ class ChunkFeeder {
   std::size_t preparing_index_ = 0;
 };
 
+// What a system built on the device saves over plain doubles, where its values are
+// indexed (the sweeps then read an index an entry, and the table from the cache).
+std::size_t indexed_savings(const MaybeSystem& system, std::uint64_t entries) {
+  return system.on_device ? entries * (sizeof(double) - system.on_device->value_bytes()) : 0;
+}
+
 ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats& stats) {
   ChunkReport report;
   report.states = chunk.end_state - chunk.first_state;
@@ -238,7 +244,7 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   std::uint64_t entries = built_there ? system.on_device->num_entries()
                                       : system.row_starts[system.row_group_starts[chunk.end_state]] -
                                             system.row_starts[system.row_group_starts[chunk.first_state]];
-  report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries);
+  report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries) - indexed_savings(system, entries);
   report.rows = rows;
   report.entries = entries;
   // Every SCC, wherever it is solved (in parallel: a system may have as many SCCs as
@@ -403,7 +409,9 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   if (system.on_device) {
     const gpu::DeviceSystem& built = *system.on_device;
     const Chunk whole{0, system.num_sccs(), 0, system.num_states(),
-                      method->footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()), true};
+                      method->footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()) -
+                          indexed_savings(system, built.num_entries()),
+                      true};
     ChunkReport chunk_report = report_for(system, whole, report.stats);
     Iterates x(request, method->has_upper_iterate(), /*upper_unwritten=*/true);
     spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
