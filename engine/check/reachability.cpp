@@ -109,23 +109,22 @@ namespace {
 // The system's solution into the model's states (local state i is model state
 // model_states[i]), the bounds' other states as result.values has them. On all cores:
 // the solving order is random in the model's, and one thread writing three
-// model-sized vectors takes seconds on a large model.
-void scatter_solution(const std::vector<std::uint32_t>& model_states, const SolveResult& solution,
-                      NumericResult& result) {
-  const bool bounded = solution.bounded();
-  if (bounded) {
-    result.lower = copy_of(result.values.data(), result.values.size());
-    result.upper = copy_of(result.values.data(), result.values.size());
+// model-sized vectors takes seconds on a large model. The values first, in place;
+// then each bound into a copy of them, its local vector freed before the next copy,
+// so that one model-sized vector at most is added at a time.
+void scatter_solution(const std::vector<std::uint32_t>& model_states, SolveResult& solution, NumericResult& result) {
+  const auto each_state = [&](auto write) {
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, model_states.size(), 1 << 14), [&](const auto& part) {
+      for (std::size_t i = part.begin(); i < part.end(); ++i) write(model_states[i], i);
+    });
+  };
+  each_state([&](std::uint32_t s, std::size_t i) { result.values[s] = solution.value(i); });
+  if (!solution.bounded()) return;
+  for (auto [bound, local] : {std::pair{&result.lower, &solution.lower}, std::pair{&result.upper, &solution.upper}}) {
+    *bound = copy_of(result.values.data(), result.values.size());
+    each_state([&, bound = bound, local = local](std::uint32_t s, std::size_t i) { (*bound)[s] = (*local)[i]; });
+    *local = PodVector<double>();
   }
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, model_states.size(), 1 << 14), [&](const auto& part) {
-    for (std::size_t i = part.begin(); i < part.end(); ++i) {
-      const std::uint32_t s = model_states[i];
-      result.values[s] = solution.value(i);
-      if (!bounded) continue;
-      result.lower[s] = solution.lower[i];
-      result.upper[s] = solution.upper[i];
-    }
-  });
 }
 
 }  // namespace
