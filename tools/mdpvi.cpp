@@ -11,6 +11,7 @@
 #include "tools/report.h"
 #include "tools/results_export.h"
 #include "tools/run_exports.h"
+#include "tools/sweep_plot.h"
 #include "tools/streaming_output.h"
 
 #include "git_commit.h"  // generated: MDPVI_GIT_COMMIT
@@ -93,6 +94,8 @@ struct CheckArguments {
   std::string export_transitions;
   std::string export_model;
   std::string export_results;
+  std::string plot_path;      // --plot
+  std::string plot_constant;  // the swept constant it draws over
   std::string export_vector;
   std::string export_scheduler;
   mdpvi::tools::ExportPaths exports;  // the export_* given, and --umb-compression
@@ -174,6 +177,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--export-results", args.export_results,
                     "Write each property's result, bounds, constants, method, epsilon, time and mdpvi's version: "
                     "JSON for FILE.json, else CSV ('-': CSV on standard output)");
+  check->add_option("--plot", args.plot_path,
+                    "Draw a sweep of one constant (--const N=a:b or a:s:b) into FILE.svg or FILE.png, one line per "
+                    "property, with gnuplot");
   check->add_option("--prop", args.properties, "A property, or several separated by ';' (repeatable)");
   check->add_option("--epsilon", args.options.solver.stop.epsilon, "Convergence threshold (default 1e-6)")
       ->check(finite_positive);
@@ -256,6 +262,7 @@ int run_check_command(CheckArguments& args) {
   try {
     args.options.constants = pipeline::parse_constant_definitions(args.constants);
     args.options.inline_properties = pipeline::split_inline_properties(args.properties);
+    if (!args.plot_path.empty()) args.plot_constant = tools::plotted_constant(args.options.constants, args.plot_path);
   } catch (const std::exception& error) {
     spdlog::error("{}", error.what());
     return kBadInput;
@@ -316,6 +323,15 @@ int run_check_command(CheckArguments& args) {
   });
   if (failed) return failed;
   if (!output.finish(report)) return kBadInput;
+  if (!args.plot_path.empty()) {
+    std::cout.flush();  // the results out before gnuplot runs, whatever it says
+    try {
+      tools::plot_sweep(report, args.plot_constant, args.plot_path);
+    } catch (const std::exception& error) {  // the results are out already
+      spdlog::error("{}", error.what());
+      return kSomePropertyFailed;
+    }
+  }
   return report.all_answered() ? 0 : kSomePropertyFailed;
 }
 

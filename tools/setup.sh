@@ -4,8 +4,9 @@
 # exists the GPU code is built, otherwise mdpvi builds without it. "setup.sh fuzz" adds
 # clang and its sanitizer and libFuzzer runtimes (tools/fuzz.sh, tools/sanitize.sh).
 set -euo pipefail
+# gnuplot-nox draws --plot's sweeps (tools/sweep_plot.h); nothing else needs it.
 packages=(g++ cmake ninja-build libboost-graph-dev libtbb-dev libspdlog-dev libgtest-dev libcli11-dev
-          nlohmann-json3-dev libarchive-dev python3)
+          nlohmann-json3-dev libarchive-dev python3 gnuplot-nox)
 if [[ ${1:-} == fuzz ]]; then packages+=(clang libclang-rt-dev); fi
 missing=()
 for p in "${packages[@]}"; do
