@@ -2,13 +2,15 @@
 
 #include "engine/pipeline/constant_sweep.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
-#include <sys/wait.h>
 #include <vector>
 
 namespace mdpvi::tools {
@@ -79,6 +81,27 @@ void write_script(const std::vector<Series>& all, const std::string& constant, c
   if (!out) throw std::runtime_error("cannot write the plot's script to " + script_path.string());
 }
 
+constexpr int kNotFound = -2;
+
+// gnuplot SCRIPT as a child process (no shell: the file names are the user's), its
+// output to standard error, which holds the log: standard output holds results.
+// Returns its exit status, kNotFound where there is no gnuplot, -1 where it did not exit.
+int run_gnuplot(const std::string& script) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  std::string program = "gnuplot", argument = script;
+  char* argv[] = {program.data(), argument.data(), nullptr};
+  pid_t child = 0;
+  const int spawned = posix_spawnp(&child, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned == ENOENT) return kNotFound;
+  if (spawned != 0) return -1;
+  int status = 0;
+  if (waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
 }  // namespace
 
 std::string plotted_constant(const std::map<std::string, std::string>& given, const std::string& path) {
@@ -103,16 +126,13 @@ void plot_sweep(const pipeline::CheckReport& report, const std::string& constant
   const std::filesystem::path data = base.string() + ".dat", script = base.string() + ".gp";
   write_data(all, data);
   write_script(all, constant, path, data, script);
-  const std::string command = "gnuplot " + quoted(script.string()) + " 1>&2";  // standard output holds results
-  const int status = std::system(command.c_str());
+  const int status = run_gnuplot(script.string());
   std::filesystem::remove(data);
   std::filesystem::remove(script);
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    const bool missing = WIFEXITED(status) && WEXITSTATUS(status) == 127;
-    throw std::runtime_error("--plot " + path + ": " +
-                             (missing ? std::string("gnuplot was not found (tools/setup.sh installs gnuplot-nox)")
-                                      : std::string("gnuplot failed")));
+  if (status == kNotFound) {
+    throw std::runtime_error("--plot " + path + ": gnuplot was not found (tools/setup.sh installs gnuplot-nox)");
   }
+  if (status != 0) throw std::runtime_error("--plot " + path + ": gnuplot failed");
 }
 
 }  // namespace mdpvi::tools
