@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,10 +36,13 @@ struct Series {
 };
 
 std::vector<Series> series_of(const pipeline::CheckReport& report, const std::string& constant) {
-  std::map<std::string, Series> by_title;  // in title order: properties, then settings
-  std::vector<std::string> order;
+  std::map<std::string, Series> by_title;
+  std::vector<std::string> order;  // the titles as they first appear in the report
   for (const pipeline::PropertyOutcome& outcome : report.properties) {
-    if (!outcome.value || outcome.value->kind != PropertyValue::Kind::number) continue;
+    // Numbers only, and finite ones: an infinite expected reward has no point to draw.
+    if (!outcome.value || outcome.value->kind != PropertyValue::Kind::number || !std::isfinite(outcome.value->number)) {
+      continue;
+    }
     const auto x = outcome.constants.find(constant);
     if (x == outcome.constants.end()) continue;
     pipeline::ConstantSetting others = outcome.constants;
