@@ -82,9 +82,10 @@ TEST(CompactValues, EqualityIsBitwiseAndWritingAfterCompressionThrows) {
   EXPECT_TRUE(a.compress()) << "compressing again is harmless";
 }
 
-// Made wave by wave (the builder's way) against the whole array compressed at once:
-// waves of odd sizes and empty ones; one byte, two, and past kMostDistinct in a
-// later wave (plain from there, the earlier waves expanded).
+// Made wave by wave (the builder's way) against the plain array read back, and alike
+// to the whole array compressed in one go (form and table): waves of odd sizes and
+// empty ones; one byte, two, and past kMostDistinct in a later wave (plain from
+// there, the earlier waves expanded).
 TEST(CompactValuesBuilder, WaveByWaveIsEquivalentToRef) {
   for (std::size_t distinct : {1u, 200u, 256u, 257u, 5000u, 65536u, 70000u}) {
     SCOPED_TRACE("distinct=" + std::to_string(distinct));

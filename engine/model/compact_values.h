@@ -58,7 +58,6 @@ class CompactValues {
 
   // The plain array, to write. Throws std::logic_error once compressed.
   PodVector<double>& plain();
-  const PodVector<double>& plain() const;
   void push_back(double value) { plain().push_back(value); }
 
   // Indexes the values where at most kMostDistinct are distinct, on all cores, and

@@ -57,10 +57,20 @@ std::uint32_t CompactValuesBuilder::intern(std::uint64_t bits) {
 }
 
 void CompactValuesBuilder::append_wave(std::size_t n) {
-  if (plain_mode_) {
+  const std::size_t before = indices_.size();
+  if (plain_mode_ || !index_into(scratch_.data(), n)) {
+    if (!plain_mode_) switch_to_plain(before);
     plain_.insert(plain_.end(), scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n));
-    return;
   }
+}
+
+std::optional<CompactValues> CompactValuesBuilder::indexed(const double* values, std::size_t n) {
+  CompactValuesBuilder builder;
+  if (!builder.index_into(values, n)) return std::nullopt;
+  return builder.finish();
+}
+
+bool CompactValuesBuilder::index_into(const double* values, std::size_t n) {
   const std::size_t before = indices_.size();
   indices_.resize(before + n);
   std::atomic<bool> full{false};
@@ -68,7 +78,7 @@ void CompactValuesBuilder::append_wave(std::size_t n) {
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, std::size_t{1} << 14), [&](const auto& part) {
     LocalIndexCache cache;
     for (std::size_t i = part.begin(); i < part.end(); ++i) {
-      const std::uint32_t index = cache.index_of(std::bit_cast<std::uint64_t>(scratch_[i]), intern);
+      const std::uint32_t index = cache.index_of(std::bit_cast<std::uint64_t>(values[i]), intern);
       if (index == kFull) {
         full.store(true, std::memory_order_relaxed);
         return;
@@ -76,9 +86,7 @@ void CompactValuesBuilder::append_wave(std::size_t n) {
       indices_[before + i] = static_cast<std::uint16_t>(index);
     }
   });
-  if (!full.load()) return;
-  switch_to_plain(before);
-  plain_.insert(plain_.end(), scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n));
+  return !full.load();
 }
 
 // The waves before, indexed, as doubles; from now on every wave is kept plain.

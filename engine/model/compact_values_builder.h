@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -35,10 +36,17 @@ class CompactValuesBuilder {
   // kMostDistinct were. The builder is left empty.
   CompactValues finish();
 
+  // n values indexed in one go (CompactValues::compress), as finish() leaves them;
+  // nullopt where more than kMostDistinct are distinct.
+  static std::optional<CompactValues> indexed(const double* values, std::size_t n);
+
  private:
   // The index of value (by its bits), added to the table where new; kFull where the
   // table holds kMostDistinct values and this one is not among them.
   std::uint32_t intern(std::uint64_t bits);
+  // values[0, n) indexed after the indices so far, on all cores; false where the table
+  // would pass kMostDistinct (the new indices are then not all written).
+  bool index_into(const double* values, std::size_t n);
   void switch_to_plain(std::size_t indexed);
   void clear();
 
