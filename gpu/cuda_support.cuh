@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace mdpvi::gpu::detail {
 
@@ -62,6 +63,14 @@ class DeviceArray {
   std::size_t count_;
 };
 
+// One value from device memory to the host (a count, an offset, a flag), waited for.
+template <typename T>
+T read_from_device(const T* d_value, const char* what) {
+  T value{};
+  check(cudaMemcpy(&value, d_value, sizeof(T), cudaMemcpyDeviceToHost), what);
+  return value;
+}
+
 constexpr int kBlockSize = 256;
 
 // Per-entry numbers on the device as gpu/device_solver.h's ValuesView has them on
@@ -101,6 +110,18 @@ class DeviceValueArray {
     }
   }
   DeviceValues view() const { return {plain_.get(), indices_.get(), table_.get(), index_bytes_}; }
+  // count values as doubles into host (through the table where indexed, as the
+  // sweeps read them), on the default stream, waited for.
+  void download_expanded(double* host, std::size_t count) const {
+    if (index_bytes_ == 0) {
+      plain_.download(host, count, 0);
+    } else if (index_bytes_ == 1) {
+      expand<std::uint8_t>(host, count);
+    } else {
+      expand<std::uint16_t>(host, count);
+    }
+    check(cudaStreamSynchronize(0), "downloading values");
+  }
   bool allocated() const { return plain_.get() || indices_.get(); }
   unsigned index_bytes() const { return index_bytes_; }
   std::size_t table_size() const { return table_.size(); }
@@ -109,6 +130,16 @@ class DeviceValueArray {
   const DeviceArray<double>& plain() const { return plain_; }
 
  private:
+  template <typename Index>
+  void expand(double* host, std::size_t count) const {
+    std::vector<Index> indices(count);
+    std::vector<double> table(table_.size());
+    indices_.download(reinterpret_cast<std::uint8_t*>(indices.data()), count * sizeof(Index), 0);
+    table_.download(table.data(), table.size(), 0);
+    check(cudaStreamSynchronize(0), "downloading values");
+    for (std::size_t k = 0; k < count; ++k) host[k] = table[indices[k]];
+  }
+
   DeviceArray<double> plain_{0};
   DeviceArray<std::uint8_t> indices_{0};
   DeviceArray<double> table_{0};

@@ -117,13 +117,6 @@ void scan_in_place(std::uint64_t* d, std::uint64_t n, const char* what) {
   });
 }
 
-template <typename T>
-T read_one(const T* d_from) {
-  T value{};
-  check(cudaMemcpy(&value, d_from, sizeof(T), cudaMemcpyDeviceToHost), "reading a count");
-  return value;
-}
-
 }  // namespace
 
 std::unique_ptr<SystemArrays> CudaDeviceSystem::take() {
@@ -143,23 +136,7 @@ HostSystemArrays CudaDeviceSystem::download() const {
   arrays_->row_starts.download(h.row_starts.data(), h.row_starts.size(), 0);
   arrays_->columns.download(h.columns.data(), h.columns.size(), 0);
   arrays_->row_constants.download(h.row_constants.data(), h.row_constants.size(), 0);
-  const DeviceValueArray& values = arrays_->values;
-  if (values.index_bytes() == 0) {
-    values.plain().download(h.values.data(), h.values.size(), 0);
-    check(cudaStreamSynchronize(0), "downloading a system");
-    return h;
-  }
-  // Indexed: expanded here through the table, as the sweeps read them.
-  std::vector<std::uint8_t> indices(num_entries() * values.index_bytes());
-  std::vector<double> table(values.table_size());
-  values.indices().download(indices.data(), indices.size(), 0);
-  values.table().download(table.data(), table.size(), 0);
-  check(cudaStreamSynchronize(0), "downloading a system");
-  for (std::size_t k = 0; k < h.values.size(); ++k) {
-    std::uint16_t index = indices[k * values.index_bytes()];
-    if (values.index_bytes() == 2) index |= static_cast<std::uint16_t>(indices[2 * k + 1]) << 8;  // little-endian
-    h.values[k] = table[index];
-  }
+  arrays_->values.download_expanded(h.values.data(), h.values.size());  // waits for the others too
   return h;
 }
 
@@ -180,7 +157,7 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const Ro
   count_rows<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of);
   check(cudaGetLastError(), "counting rows");
   scan_in_place(d_rows_of, std::uint64_t{count} + 1, "row offsets");
-  const std::uint64_t rows = read_one(d_rows_of + count);
+  const std::uint64_t rows = read_from_device(d_rows_of + count, "reading the row count");
 
   arrays->row_starts = DeviceArray<std::uint64_t>(rows + 1);
   std::uint64_t* d_entries_of = arrays->row_starts.get();
@@ -188,7 +165,7 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const Ro
   count_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of, d_entries_of);
   check(cudaGetLastError(), "counting entries");
   scan_in_place(d_entries_of, rows + 1, "entry offsets");
-  const std::uint64_t entries = read_one(d_entries_of + rows);
+  const std::uint64_t entries = read_from_device(d_entries_of + rows, "reading the entry count");
 
   arrays->columns = DeviceArray<std::uint32_t>(entries);
   const unsigned index_bytes = model_values.index_bytes();

@@ -119,7 +119,7 @@ Groups group_members(std::uint32_t n, const std::uint32_t* d_scc, std::uint32_t 
       return cub::DeviceRunLengthEncode::Encode(temp, bytes, keys.get(), representatives.get(), groups.sizes.get(),
                                                 d_count.get(), static_cast<std::int64_t>(members));
     });
-    check(cudaMemcpy(&groups.count, d_count.get(), 4, cudaMemcpyDeviceToHost), "reading the SCC count");
+    groups.count = read_from_device(d_count.get(), "reading the SCC count");
     slot_of_representative<<<grid_for(groups.count, sm_count), kBlockSize>>>(representatives.get(), groups.count,
                                                                             groups.slot.get());
   }

@@ -287,9 +287,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     check(cudaMemset(d_flag_.get(), 0, sizeof(unsigned)), "cudaMemset");
     differ_words<<<grid_for(words, sm_count_), kBlockSize>>>(d_a, d_b, words, d_flag_.get());
     check(cudaGetLastError(), "compare kernel launch");
-    unsigned flag = 0;
-    check(cudaMemcpy(&flag, d_flag_.get(), sizeof flag, cudaMemcpyDeviceToHost), "reading a comparison");
-    return flag != 0;
+    return read_from_device(d_flag_.get(), "reading a comparison") != 0;
   }
 
   // The set and the rows into the working sets; the rows' words, or null for all rows.

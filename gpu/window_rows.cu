@@ -24,27 +24,21 @@ __global__ void __launch_bounds__(kBlockSize)
   if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_squares, block_sum);
 }
 
-template <typename T>
-T read_at(const T* d_array, std::uint64_t i) {
-  T value{};
-  check(cudaMemcpy(&value, d_array + i, sizeof(T), cudaMemcpyDeviceToHost), "reading a window's bounds");
-  return value;
-}
-
 }  // namespace
 
 WindowRows device_window_rows(const DeviceChunk& m, std::uint64_t first, std::uint64_t end, bool with_squares,
                               int sm_count) {
   end = std::min(end, m.num_states);
   first = std::min(first, end);
-  const std::uint64_t first_row = read_at(m.d_row_group_starts, first), end_row = read_at(m.d_row_group_starts, end);
-  WindowRows w{end - first, end_row - first_row, read_at(m.d_row_starts, end_row) - read_at(m.d_row_starts, first_row), 0.0};
+  const auto read = [](const std::uint64_t* d_value) { return read_from_device(d_value, "reading a window's bounds"); };
+  const std::uint64_t first_row = read(m.d_row_group_starts + first), end_row = read(m.d_row_group_starts + end);
+  WindowRows w{end - first, end_row - first_row, read(m.d_row_starts + end_row) - read(m.d_row_starts + first_row), 0.0};
   if (!with_squares || w.rows == 0) return w;
   DeviceArray<unsigned long long> d_squares(1);
   check(cudaMemset(d_squares.get(), 0, sizeof(unsigned long long)), "cudaMemset");
   sum_squared_rows<<<grid_for(w.rows, sm_count), kBlockSize>>>(m.d_row_starts, first_row, end_row, d_squares.get());
   check(cudaGetLastError(), "counting a window's rows");
-  w.squares = static_cast<double>(read_at(d_squares.get(), 0));
+  w.squares = static_cast<double>(read_from_device(d_squares.get(), "reading a window's rows"));
   return w;
 }
 
