@@ -18,10 +18,6 @@ namespace mdpvi::tools {
 
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // A gnuplot string literal: single quotes, each inner one doubled.
 std::string quoted(const std::string& text) {
   std::string out = "'";
@@ -72,7 +68,7 @@ void write_data(const std::vector<Series>& all, const std::filesystem::path& pat
 void write_script(const std::vector<Series>& all, const std::string& constant, const std::string& plot_path,
                   const std::filesystem::path& data_path, const std::filesystem::path& script_path) {
   std::ofstream out(script_path);
-  out << "set terminal " << (ends_with(plot_path, ".svg") ? "svg" : "pngcairo") << " size 800,500\n"
+  out << "set terminal " << (plot_path.ends_with(".svg") ? "svg" : "pngcairo") << " size 800,500\n"
       << "set termoption noenhanced\n"  // titles as written: no subscripts for '_'
       << "set output " << quoted(plot_path) << "\n"
       << "set xlabel " << quoted(constant) << "\nset ylabel 'result'\nset key outside bottom center\nset grid\n"
@@ -109,7 +105,7 @@ int run_gnuplot(const std::string& script) {
 }  // namespace
 
 std::string plotted_constant(const std::map<std::string, std::string>& given, const std::string& path) {
-  if (!ends_with(path, ".svg") && !ends_with(path, ".png")) {
+  if (!path.ends_with(".svg") && !path.ends_with(".png")) {
     throw std::invalid_argument("--plot " + path + ": expected a file name ending in .svg or .png");
   }
   std::vector<std::string> swept;
