@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|pairs|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -223,6 +223,23 @@ CHAIN
           peak timeout 300 "$bin" -v check "${args[@]}" --json - >>"$out/results.txt" 2>"$out/log-$inst-$which.txt"
           echo "### rc=$?" >>"$out/results.txt"
           tail -1 "$out/log-$inst-$which.txt" >>"$out/results.txt"
+        done
+      done
+      ;;
+    storage)
+      # Issue 39: the system built on the device copied, against the view over the
+      # resident model, the new binary, each of STORAGE_INSTANCES (suite_args's names),
+      # interleaved twice, under peak and with -v (the log per run beside results.txt).
+      for repeat in 1 2; do
+        for inst in ${STORAGE_INSTANCES:-leader9 coin8_2 csma4_4 leader8 wlan6}; do
+          suite_args $inst
+          for storage in copy view; do
+            log="$out/log-$inst-$storage-$repeat.txt"
+            echo "### storage $storage $inst repeat $repeat" >>"$out/results.txt"
+            peak timeout 300 "$mdpvi" -v check "${args[@]}" --gpu-system $storage --json - >>"$out/results.txt" 2>"$log"
+            echo "### rc=$?" >>"$out/results.txt"
+            tail -1 "$log" >>"$out/results.txt"
+          done
         done
       done
       ;;

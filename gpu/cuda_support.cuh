@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -151,14 +152,47 @@ struct Window {
   std::uint64_t first, end;
 };
 
+// What a maybe-state system's b is made of (gpu/graph_search.h's SystemInputs): per
+// row, the state's and the choice's rewards, then P times the value of each state
+// outside the system: marked_value on d_marked's states, unmarked_value elsewhere.
+// Summed without fused multiply-adds, as the host's build sums it.
+struct RowConstants {
+  DeviceValues model_values;           // per entry
+  const unsigned long long* d_marked;  // per model state
+  double marked_value, unmarked_value;
+  DeviceValues state_rewards;   // per model state, or none (no array)
+  DeviceValues choice_rewards;  // per row, or none
+
+  __device__ double reward(std::uint64_t state, std::uint64_t row) const {
+    return __dadd_rn(state_rewards.empty() ? 0.0 : state_rewards[state], choice_rewards.empty() ? 0.0 : choice_rewards[row]);
+  }
+  __device__ double outside_value(std::uint32_t state) const {
+    return (d_marked[state / 64] >> (state % 64)) & 1ull ? marked_value : unmarked_value;
+  }
+};
+
+// A view's local index of a model state that is not in its chunk.
+constexpr std::uint32_t kOutsideChunk = 0xFFFFFFFFu;
+
 // A chunk's matrix on the device, as the kernels read it (b is passed beside it:
 // interval iteration has two).
+// Or a view over the resident model (gpu/device_system.h's SystemStorage::view): local
+// state s is model state d_order[s], whose rows are the model's; an entry's column is
+// the model's, local through d_local (kOutsideChunk: outside the chunk, its value a
+// part of b); and b is made per row from `constants`, a row whose b is +infinity left out
+// (the state's value is +infinity where every row is), as the system's build leaves it out.
 struct DeviceChunk {
   std::uint64_t num_states;
   const std::uint64_t* __restrict__ d_row_group_starts;
   const std::uint64_t* __restrict__ d_row_starts;
   const std::uint32_t* __restrict__ d_columns;
   DeviceValues values;
+  const std::uint32_t* __restrict__ d_order = nullptr;
+  const std::uint32_t* __restrict__ d_local = nullptr;
+  RowConstants constants{};
+
+  __host__ __device__ bool is_view() const { return d_local != nullptr; }
+  __device__ std::uint64_t model_state(std::uint64_t s) const { return d_order ? d_order[s] : s; }
 };
 
 // A chunk's matrix on the device: allocated when made, filled by upload.
@@ -180,6 +214,16 @@ class DeviceMatrix {
         d_row_starts_(std::move(row_starts)),
         d_columns_(std::move(columns)),
         d_values_(std::move(values)) {}
+  // A view over the resident model (an adopted system stored as one): c gives the
+  // model's rows and entries that its sweeps read; `arrays` keeps the view's own.
+  DeviceMatrix(const ChunkMatrix& c, const DeviceChunk& view, std::shared_ptr<const void> arrays)
+      : states_(c.num_states),
+        rows_(c.num_rows),
+        d_row_group_starts_(0),
+        d_row_starts_(0),
+        d_columns_(0),
+        view_(view),
+        view_arrays_(std::move(arrays)) {}
   // Pageable arrays (the system's own) are locked piece by piece and waited for;
   // pinned ones copy asynchronously on the stream.
   void upload(const ChunkMatrix& c, cudaStream_t stream) {
@@ -191,8 +235,10 @@ class DeviceMatrix {
     uploads.finish();
   }
   DeviceChunk view() const {
+    if (is_view()) return view_;
     return {states_, d_row_group_starts_.get(), d_row_starts_.get(), d_columns_.get(), d_values_.view()};
   }
+  bool is_view() const { return view_arrays_ != nullptr; }
   std::uint64_t num_states() const { return states_; }
   std::uint64_t num_rows() const { return rows_; }
 
@@ -201,6 +247,8 @@ class DeviceMatrix {
   DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
   DeviceArray<std::uint32_t> d_columns_;
   DeviceValueArray d_values_;
+  DeviceChunk view_{};
+  std::shared_ptr<const void> view_arrays_;
 };
 
 // Blocks for a sweep: enough to fill the device, few enough that the atomics stay cheap.

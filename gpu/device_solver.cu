@@ -30,6 +30,14 @@ using detail::DeviceIterate;
 using detail::DeviceArray;
 using detail::kBlockSize;
 
+// A chunk's own b for its bound vectors: used, where on the device (none for a view,
+// whose sweeps make it), and whether an upper iterate goes with it.
+struct OwnB {
+  bool used = false;
+  const double* d_b = nullptr;
+  bool with_upper = false;
+};
+
 class CudaDeviceSolver final : public DeviceSolver {
  public:
   CudaDeviceSolver() : sm_count_(detail::multiprocessor_count()), concurrent_threads_(detail::concurrent_threads()) {
@@ -88,8 +96,16 @@ class CudaDeviceSolver final : public DeviceSolver {
     if (!built) throw std::logic_error("DeviceSolver: a system not built on this device");
     const int ticket = slots_[0] == nullptr ? 0 : 1;
     if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
-    const ChunkMatrix sizes{system.num_states(), system.num_rows(), system.num_entries()};
-    slots_[ticket] = std::make_unique<Resident>(sizes, shape.lanes > 0 ? shape : choose_group_shape(sizes), std::move(*built->take()));
+    // The shape from the rows the sweeps read: a view's, its states' model rows whole.
+    const ChunkMatrix sizes{system.num_states(), system.sizes().swept_rows, system.sizes().swept_entries};
+    const GroupShape group = shape.lanes > 0 ? shape : choose_group_shape(sizes);
+    if (system.storage() == SystemStorage::view) {
+      std::shared_ptr<detail::SystemView> view = built->take_view();
+      const detail::DeviceChunk chunk = view->chunk(system.num_states());
+      slots_[ticket] = std::make_unique<Resident>(sizes, group, detail::DeviceMatrix(sizes, chunk, std::move(view)));
+    } else {
+      slots_[ticket] = std::make_unique<Resident>(sizes, group, std::move(*built->take()));
+    }
     slots_[ticket]->shape_forced = shape.lanes > 0;
     return ticket;
   }
@@ -102,10 +118,13 @@ class CudaDeviceSolver final : public DeviceSolver {
   void bind(int ticket, const BoundInputs& in) override {
     Resident& chunk = resident(ticket);
     chunk.bound.reset();
-    if (in.own_b && !chunk.own_b.get() && chunk.matrix.num_rows() > 0) throw std::logic_error("DeviceSolver: the chunk has no b of its own");
+    if (in.own_b && !chunk.own_b.get() && !chunk.matrix.is_view() && chunk.matrix.num_rows() > 0) {
+      throw std::logic_error("DeviceSolver: the chunk has no b of its own");
+    }
+    if (!in.own_b) refuse_host_b(chunk);
     chunk.bound = std::make_unique<Vectors>(chunk.matrix, in.b_lower, in.b_upper, in.targets, in.lower, in.upper, compute_,
-                                            in.lower_constant, in.upper_constant, in.own_b ? chunk.own_b.get() : nullptr,
-                                            in.own_b && in.with_upper);
+                                            in.lower_constant, in.upper_constant,
+                                            OwnB{in.own_b, chunk.own_b.get(), in.own_b && in.with_upper});
     check(cudaStreamSynchronize(compute_), "binding vectors");
   }
 
@@ -193,7 +212,10 @@ class CudaDeviceSolver final : public DeviceSolver {
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
-    if (b) own.emplace(chunk.matrix, b, nullptr, nullptr, x, nullptr, compute_);
+    if (b) {
+      refuse_host_b(chunk);
+      own.emplace(chunk.matrix, b, nullptr, nullptr, x, nullptr, compute_);
+    }
     Vectors& v = own ? *own : bound(chunk);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
@@ -246,7 +268,10 @@ class CudaDeviceSolver final : public DeviceSolver {
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
-    if (inputs.b_lower) own.emplace(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower, upper, compute_);
+    if (inputs.b_lower) {
+      refuse_host_b(chunk);
+      own.emplace(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower, upper, compute_);
+    }
     Vectors& v = own ? *own : bound(chunk);
     if (!v.has_upper() || (chunk.matrix.num_states() > 0 && !v.d_targets.get())) {
       throw std::logic_error("DeviceSolver: interval sweeps need targets and an upper iterate");
@@ -295,7 +320,10 @@ class CudaDeviceSolver final : public DeviceSolver {
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
-    if (passes.b_lower) own.emplace(chunk.matrix, passes.b_lower, passes.b_upper, nullptr, lower, upper, compute_);
+    if (passes.b_lower) {
+      refuse_host_b(chunk);
+      own.emplace(chunk.matrix, passes.b_lower, passes.b_upper, nullptr, lower, upper, compute_);
+    }
     Vectors& v = own ? *own : bound(chunk);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
@@ -328,6 +356,7 @@ class CudaDeviceSolver final : public DeviceSolver {
                     double* x_out) override {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
+    refuse_host_b(chunk);
     Vectors v(chunk.matrix, b, nullptr, nullptr, x_in, nullptr, compute_);
     const GroupShape g = group_of(chunk, settings);
     auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative);
@@ -347,6 +376,7 @@ class CudaDeviceSolver final : public DeviceSolver {
                                           double* upper_out) override {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
+    refuse_host_b(chunk);
     Vectors v(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower_in, upper_in, compute_);
     const GroupShape g = group_of(chunk, settings);
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative);
@@ -379,31 +409,31 @@ class CudaDeviceSolver final : public DeviceSolver {
     BatchResults results;
     // An iterate's start without host values (lower_start or upper_start none) is its
     // constant everywhere.
-    // With d_own_b, the chunk's own b on the device (an adopted system) serves both
-    // iterates in place of b_lower and b_upper, and own_with_upper says whether there
-    // is an upper iterate.
+    // With own.used, the chunk's own b on the device (an adopted system's, or none
+    // for a view, whose sweeps make it) serves both iterates in place of b_lower and
+    // b_upper, and own.with_upper says whether there is an upper iterate.
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream, double lower_constant = 0.0,
-            double upper_constant = 0.0, const double* d_own_b = nullptr, bool own_with_upper = false)
+            double upper_constant = 0.0, OwnB own = {})
         : Vectors(m, b_lower, b_upper, targets, lower_start, upper_start, stream, detail::HostCopies(stream),
-                  lower_constant, upper_constant, d_own_b, own_with_upper) {}
+                  lower_constant, upper_constant, own) {}
     // The copies from locked pieces are done when it returns; memory already pinned
     // copies asynchronously (callers synchronise the stream before using the vectors).
     Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
             const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostCopies&& uploads,
-            double lower_constant, double upper_constant, const double* d_own_b, bool own_with_upper)
-        : d_b_lower(d_own_b ? 0 : m.num_rows()),
+            double lower_constant, double upper_constant, OwnB own)
+        : d_b_lower(own.used ? 0 : m.num_rows()),
           // The same host b for both iterates (nothing precedes the chunk, or the
           // entries into earlier chunks are none): one copy on the device.
-          d_b_upper(!d_own_b && b_upper && b_upper != b_lower ? m.num_rows() : 0),
+          d_b_upper(!own.used && b_upper && b_upper != b_lower ? m.num_rows() : 0),
           d_targets(targets ? m.num_states() : 0),
           lower(lower_start, lower_constant, m.num_states(), stream, uploads),
-          upper(upper_start, upper_constant, (d_own_b ? own_with_upper : b_upper != nullptr) ? m.num_states() : 0, stream,
+          upper(upper_start, upper_constant, (own.used ? own.with_upper : b_upper != nullptr) ? m.num_states() : 0, stream,
                 uploads),
           results(stream),
-          with_upper(d_own_b ? own_with_upper : b_upper != nullptr) {
-      if (d_own_b) {
-        b_lower_on_device = b_upper_on_device = d_own_b;
+          with_upper(own.used ? own.with_upper : b_upper != nullptr) {
+      if (own.used) {
+        b_lower_on_device = b_upper_on_device = own.d_b;
       } else {
         d_b_lower.upload(b_lower, m.num_rows(), uploads);
         if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), uploads);
@@ -430,6 +460,9 @@ class CudaDeviceSolver final : public DeviceSolver {
     // An adopted system's b (gpu/device_system.h); empty for an uploaded chunk.
     DeviceArray<double> own_b{0};
     Resident(const ChunkMatrix& chunk, GroupShape group) : host(chunk), shape(group), matrix(chunk) {}
+    // A view (its sizes: the rows its sweeps read).
+    Resident(const ChunkMatrix& sizes, GroupShape group, detail::DeviceMatrix&& view)
+        : host(sizes), shape(group), matrix(std::move(view)) {}
     // host: the sizes alone (no host arrays).
     Resident(const ChunkMatrix& sizes, GroupShape group, detail::SystemArrays&& a)
         : host(sizes),
@@ -442,6 +475,11 @@ class CudaDeviceSolver final : public DeviceSolver {
       if (uploaded) cudaEventDestroy(uploaded);
     }
   };
+
+  // A view's b is made by its sweeps, per model row: a b from the host has no rows to match.
+  static void refuse_host_b(const Resident& chunk) {
+    if (chunk.matrix.is_view()) throw std::logic_error("DeviceSolver: a view takes no b from the host");
+  }
 
   Vectors& bound(Resident& chunk) {
     if (!chunk.bound) throw std::logic_error("DeviceSolver: no vectors bound to this chunk");

@@ -5,11 +5,11 @@
 
 namespace mdpvi::gpu {
 
-DeviceSystem::DeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries, unsigned value_bytes,
+DeviceSystem::DeviceSystem(std::uint32_t states, const SystemSizes& sizes, SystemStorage storage, unsigned value_bytes,
                            std::vector<std::uint64_t> self_loop_words)
     : states_(states),
-      rows_(rows),
-      entries_(entries),
+      sizes_(sizes),
+      storage_(storage),
       value_bytes_(value_bytes),
       self_loops_(std::accumulate(self_loop_words.begin(), self_loop_words.end(), std::uint64_t{0},
                                   [](std::uint64_t sum, std::uint64_t word) { return sum + std::popcount(word); })),

@@ -2,45 +2,30 @@
 // index of each state of the system, the rows and the entries kept per state and per row,
 // their offsets by scans, then each state's slices filled. The same two passes as
 // the host's build (engine/solve/maybe_system.cpp), so that both keep the same rows
-// and entries in the same order, and b sums in the same order.
+// and entries in the same order, and b sums in the same order. A view counts the same
+// rows and entries in one pass and keeps none of them.
 #include "gpu/device_system.cuh"
+#include "gpu/kept_rows.cuh"
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace mdpvi::gpu::detail {
 
 namespace {
 
-constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
-
 __global__ void number_locally(const std::uint32_t* d_order, std::uint32_t count, std::uint32_t* d_local) {
   for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_local[d_order[i]] = static_cast<std::uint32_t>(i);
 }
 
-// The rows of model state s that the system keeps, emit(r, b) for each with its
-// constant: the host's kept_rows (engine/solve/maybe_system.cpp), rounding alike (no
-// fused multiply-add).
+// gpu/kept_rows.cuh's rows of model state s, from the resident graph.
 template <typename Emit>
 __device__ void kept_rows(const DeviceGraph& g, const RowConstants& c, const std::uint32_t* d_local, std::uint32_t s,
                           Emit emit) {
-  bool kept_any = false;
-  const std::uint64_t end = g.d_row_group_starts[s + 1];
-  for (std::uint64_t r = g.d_row_group_starts[s]; r < end; ++r) {
-    double constant = __dadd_rn(c.state_rewards.empty() ? 0.0 : c.state_rewards[s], c.choice_rewards.empty() ? 0.0 : c.choice_rewards[r]);
-    for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
-      const std::uint32_t t = g.d_columns[k];
-      if (d_local[t] != kOutside) continue;
-      const double outside = test_bit(c.d_marked, t) ? c.marked_value : c.unmarked_value;
-      constant = __dadd_rn(constant, __dmul_rn(c.model_values[k], outside));
-    }
-    const bool last_chance = r + 1 == end && !kept_any;
-    if (isinf(constant) && constant > 0 && !last_chance) continue;
-    kept_any = true;
-    emit(r, constant);
-  }
+  detail::kept_rows(g.d_row_group_starts, g.d_row_starts, g.d_columns, c, d_local, s, emit);
 }
 
 // Per local state i: its kept rows into d_rows_of[i + 1] (d_rows_of[0] = 0 for the scan).
@@ -62,7 +47,7 @@ __global__ void count_entries(DeviceGraph g, RowConstants c, const std::uint32_t
     std::uint64_t row = d_rows_of[i];
     kept_rows(g, c, d_local, d_order[i], [&](std::uint64_t r, double) {
       std::uint64_t kept = 0;
-      for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) kept += d_local[g.d_columns[k]] != kOutside;
+      for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) kept += d_local[g.d_columns[k]] != kOutsideChunk;
       d_entries_of[++row] = kept;
     });
     if (i == 0) d_entries_of[0] = 0;
@@ -86,6 +71,8 @@ struct ValueSink {
   }
 };
 
+__device__ void mark_self_loop(unsigned long long* d_words, std::uint64_t i) { atomicOr(d_words + i / 64, 1ull << (i % 64)); }
+
 __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
                              const std::uint32_t* d_local, const std::uint64_t* d_rows_of,
                              const std::uint64_t* d_entries_of, std::uint32_t* d_columns, ValueSink values, double* d_b,
@@ -97,7 +84,7 @@ __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t*
       std::uint64_t entry = d_entries_of[row];
       for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
         const std::uint32_t local = d_local[g.d_columns[k]];
-        if (local == kOutside) continue;
+        if (local == kOutsideChunk) continue;
         self_loop = self_loop || local == i;
         d_columns[entry] = local;
         values.copy(c.model_values, k, entry);
@@ -105,7 +92,38 @@ __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t*
       }
       d_b[row++] = constant;
     });
-    if (self_loop) atomicOr(d_self_loop_words + i / 64, 1ull << (i % 64));
+    if (self_loop) mark_self_loop(d_self_loop_words, i);
+  }
+}
+
+// A view's sizes (SystemSizes, in this order) summed into d_sizes, and its self-loops
+// (of the kept rows, as fill_entries marks them).
+__global__ void __launch_bounds__(kBlockSize)
+    survey_view(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
+                const std::uint32_t* d_local, unsigned long long* d_sizes, unsigned long long* d_self_loop_words) {
+  unsigned long long sizes[4] = {0, 0, 0, 0};
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
+    const std::uint32_t s = d_order[i];
+    bool self_loop = false;
+    kept_rows(g, c, d_local, s, [&](std::uint64_t r, double) {
+      ++sizes[0];
+      for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
+        const std::uint32_t local = d_local[g.d_columns[k]];
+        sizes[1] += local != kOutsideChunk;
+        self_loop = self_loop || local == i;
+      }
+    });
+    const std::uint64_t first_row = g.d_row_group_starts[s], end_row = g.d_row_group_starts[s + 1];
+    sizes[2] += end_row - first_row;
+    sizes[3] += g.d_row_starts[end_row] - g.d_row_starts[first_row];
+    if (self_loop) mark_self_loop(d_self_loop_words, i);
+  }
+  using BlockReduce = cub::BlockReduce<unsigned long long, kBlockSize>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  for (int k = 0; k < 4; ++k) {
+    const unsigned long long block_sum = BlockReduce(scratch).Sum(sizes[k]);
+    if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_sizes + k, block_sum);
+    __syncthreads();
   }
 }
 
@@ -117,44 +135,46 @@ void scan_in_place(std::uint64_t* d, std::uint64_t n, const char* what) {
   });
 }
 
-}  // namespace
-
-std::unique_ptr<SystemArrays> CudaDeviceSystem::take() {
-  if (!arrays_) throw std::logic_error("DeviceSystem: adopted already");
-  return std::move(arrays_);
-}
-
-HostSystemArrays CudaDeviceSystem::download() const {
-  if (!arrays_) throw std::logic_error("DeviceSystem: adopted already");
-  HostSystemArrays h;
-  h.row_group_starts.resize(std::uint64_t{num_states()} + 1);
-  h.row_starts.resize(num_rows() + 1);
-  h.columns.resize(num_entries());
-  h.values.resize(num_entries());
-  h.row_constants.resize(num_rows());
-  arrays_->row_group_starts.download(h.row_group_starts.data(), h.row_group_starts.size(), 0);
-  arrays_->row_starts.download(h.row_starts.data(), h.row_starts.size(), 0);
-  arrays_->columns.download(h.columns.data(), h.columns.size(), 0);
-  arrays_->row_constants.download(h.row_constants.data(), h.row_constants.size(), 0);
-  arrays_->values.download_expanded(h.values.data(), h.values.size());  // waits for the others too
-  return h;
-}
-
-std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const RowConstants& c,
-                                                  const DeviceValueArray& model_values, const std::uint32_t* d_order,
-                                                  std::uint32_t count, int sm_count) {
+// Per model state its index in the system, kOutsideChunk for the others.
+DeviceArray<std::uint32_t> local_indices(const DeviceGraph& g, const std::uint32_t* d_order, std::uint32_t count,
+                                         int sm_count) {
   DeviceArray<std::uint32_t> d_local(g.num_states);
-  static_assert(kOutside == 0xFFFFFFFFu, "every byte 0xFF");
+  static_assert(kOutsideChunk == 0xFFFFFFFFu, "every byte 0xFF");
   check(cudaMemset(d_local.get(), 0xFF, std::uint64_t{g.num_states} * sizeof(std::uint32_t)), "cudaMemset");
   number_locally<<<grid_for(count, sm_count), kBlockSize>>>(d_order, count, d_local.get());
   check(cudaGetLastError(), "numbering the system's states");
+  return d_local;
+}
 
+// The self-loop bits of count states, cleared.
+DeviceArray<unsigned long long> cleared_words(std::uint32_t count) {
+  const std::uint64_t words = words_of(count);
+  DeviceArray<unsigned long long> d_words(words);
+  check(cudaMemset(d_words.get(), 0, words * sizeof(unsigned long long)), "cudaMemset");
+  return d_words;
+}
+
+std::vector<std::uint64_t> download_words(const DeviceArray<unsigned long long>& d_words) {
+  std::vector<std::uint64_t> words(d_words.size());
+  d_words.download(reinterpret_cast<unsigned long long*>(words.data()), words.size(), 0);
+  return words;
+}
+
+struct CopiedSystem {
+  std::unique_ptr<SystemArrays> arrays;
+  SystemSizes sizes;
+  std::vector<std::uint64_t> self_loop_words;
+};
+
+// The system's own arrays (SystemStorage::copy), from d_local's numbering.
+CopiedSystem copy_system(const DeviceGraph& g, const RowConstants& c, std::size_t table_size, const std::uint32_t* d_order,
+                         std::uint32_t count, const std::uint32_t* d_local, int sm_count) {
   auto arrays = std::make_unique<SystemArrays>(SystemArrays{
       DeviceArray<std::uint64_t>(std::uint64_t{count} + 1), DeviceArray<std::uint64_t>(0),
       DeviceArray<std::uint32_t>(0), DeviceValueArray(), DeviceArray<double>(0)});
   std::uint64_t* d_rows_of = arrays->row_group_starts.get();
   if (count == 0) check(cudaMemset(d_rows_of, 0, sizeof(std::uint64_t)), "cudaMemset");
-  count_rows<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of);
+  count_rows<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local, d_rows_of);
   check(cudaGetLastError(), "counting rows");
   scan_in_place(d_rows_of, std::uint64_t{count} + 1, "row offsets");
   const std::uint64_t rows = read_from_device(d_rows_of + count, "reading the row count");
@@ -162,33 +182,121 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const Ro
   arrays->row_starts = DeviceArray<std::uint64_t>(rows + 1);
   std::uint64_t* d_entries_of = arrays->row_starts.get();
   if (count == 0) check(cudaMemset(d_entries_of, 0, sizeof(std::uint64_t)), "cudaMemset");
-  count_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of, d_entries_of);
+  count_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local, d_rows_of, d_entries_of);
   check(cudaGetLastError(), "counting entries");
   scan_in_place(d_entries_of, rows + 1, "entry offsets");
   const std::uint64_t entries = read_from_device(d_entries_of + rows, "reading the entry count");
 
   arrays->columns = DeviceArray<std::uint32_t>(entries);
-  const unsigned index_bytes = model_values.index_bytes();
-  arrays->values = DeviceValueArray(entries, ValuesView{nullptr, nullptr, index_bytes, nullptr, model_values.table_size()});
+  const unsigned index_bytes = c.model_values.index_bytes;
+  arrays->values = DeviceValueArray(entries, ValuesView{nullptr, nullptr, index_bytes, nullptr, table_size});
   if (index_bytes != 0) {
-    check(cudaMemcpy(arrays->values.table().get(), model_values.table().get(), model_values.table_size() * sizeof(double),
+    check(cudaMemcpy(arrays->values.table().get(), c.model_values.d_table, table_size * sizeof(double),
                      cudaMemcpyDeviceToDevice),
           "copying the value table");
   }
   arrays->row_constants = DeviceArray<double>(rows);
-  const std::uint64_t words = words_of(count);
-  DeviceArray<unsigned long long> d_self_loop_words(words);
-  check(cudaMemset(d_self_loop_words.get(), 0, words * sizeof(unsigned long long)), "cudaMemset");
-  fill_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local.get(), d_rows_of, d_entries_of,
+  DeviceArray<unsigned long long> d_self_loop_words = cleared_words(count);
+  fill_entries<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local, d_rows_of, d_entries_of,
                                                            arrays->columns.get(),
                                                            ValueSink{arrays->values.plain().get(),
                                                                      arrays->values.indices().get(), index_bytes},
                                                            arrays->row_constants.get(), d_self_loop_words.get());
   check(cudaGetLastError(), "filling the system");
-  std::vector<std::uint64_t> self_loop_words(words);
-  d_self_loop_words.download(reinterpret_cast<unsigned long long*>(self_loop_words.data()), words, 0);
+  std::vector<std::uint64_t> self_loop_words = download_words(d_self_loop_words);
   check(cudaDeviceSynchronize(), "building the system");
-  return std::make_unique<CudaDeviceSystem>(count, rows, entries, std::move(self_loop_words), std::move(arrays));
+  return {std::move(arrays), {rows, entries, rows, entries}, std::move(self_loop_words)};
+}
+
+struct Survey {
+  SystemSizes sizes;
+  std::vector<std::uint64_t> self_loop_words;
+};
+
+// A view's sizes and self-loops, in one pass (survey_view).
+Survey survey(const DeviceGraph& g, const RowConstants& c, const std::uint32_t* d_order, std::uint32_t count,
+              const std::uint32_t* d_local, int sm_count) {
+  DeviceArray<unsigned long long> d_sizes(4);
+  check(cudaMemset(d_sizes.get(), 0, 4 * sizeof(unsigned long long)), "cudaMemset");
+  DeviceArray<unsigned long long> d_self_loop_words = cleared_words(count);
+  survey_view<<<grid_for(count, sm_count), kBlockSize>>>(g, c, d_order, count, d_local, d_sizes.get(),
+                                                          d_self_loop_words.get());
+  check(cudaGetLastError(), "surveying the system");
+  unsigned long long sizes[4];
+  d_sizes.download(sizes, 4, 0);
+  std::vector<std::uint64_t> self_loop_words = download_words(d_self_loop_words);
+  check(cudaDeviceSynchronize(), "surveying the system");
+  return {{sizes[0], sizes[1], sizes[2], sizes[3]}, std::move(self_loop_words)};
+}
+
+// Whether a copy of the system and the solve's vectors (two iterates of two buffers
+// and the width targets) fit in the device's free memory, with a sixteenth to spare.
+bool copy_fits(std::uint32_t count, const SystemSizes& sizes, unsigned index_bytes) {
+  const std::uint64_t value_bytes = index_bytes == 0 ? sizeof(double) : index_bytes;
+  const std::uint64_t copy = (std::uint64_t{count} + 1 + sizes.rows + 1) * sizeof(std::uint64_t) +
+                             sizes.entries * (sizeof(std::uint32_t) + value_bytes) + sizes.rows * sizeof(double);
+  const std::uint64_t vectors = 5 * std::uint64_t{count} * sizeof(double);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  return copy + vectors + total_bytes / 16 <= free_bytes;
+}
+
+HostSystemArrays download_arrays(const SystemArrays& arrays, std::uint32_t states, std::uint64_t rows, std::uint64_t entries) {
+  HostSystemArrays h;
+  h.row_group_starts.resize(std::uint64_t{states} + 1);
+  h.row_starts.resize(rows + 1);
+  h.columns.resize(entries);
+  h.values.resize(entries);
+  h.row_constants.resize(rows);
+  arrays.row_group_starts.download(h.row_group_starts.data(), h.row_group_starts.size(), 0);
+  arrays.row_starts.download(h.row_starts.data(), h.row_starts.size(), 0);
+  arrays.columns.download(h.columns.data(), h.columns.size(), 0);
+  arrays.row_constants.download(h.row_constants.data(), h.row_constants.size(), 0);
+  arrays.values.download_expanded(h.values.data(), h.values.size());  // waits for the others too
+  return h;
+}
+
+}  // namespace
+
+std::unique_ptr<SystemArrays> CudaDeviceSystem::take() {
+  if (!arrays_) throw std::logic_error("DeviceSystem: adopted already, or a view");
+  return std::move(arrays_);
+}
+
+std::shared_ptr<SystemView> CudaDeviceSystem::take_view() {
+  if (!view_) throw std::logic_error("DeviceSystem: adopted already, or a copy");
+  return std::move(view_);
+}
+
+HostSystemArrays CudaDeviceSystem::download() const {
+  if (arrays_) return download_arrays(*arrays_, num_states(), num_rows(), num_entries());
+  if (!view_) throw std::logic_error("DeviceSystem: adopted already");
+  const SystemView& v = *view_;
+  const CopiedSystem copy = copy_system(v.graph, v.sources.constants(v.values), v.table_size, v.sources.order.get(),
+                                        num_states(), v.local.get(), multiprocessor_count());
+  return download_arrays(*copy.arrays, num_states(), copy.sizes.rows, copy.sizes.entries);
+}
+
+std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const DeviceValues& model_values,
+                                                  std::size_t table_size, SystemSources&& sources, std::uint32_t count,
+                                                  SystemStorage storage, int sm_count) {
+  DeviceArray<std::uint32_t> d_local = local_indices(g, sources.order.get(), count, sm_count);
+  const RowConstants c = sources.constants(model_values);
+  std::optional<Survey> surveyed;
+  if (storage != SystemStorage::copy) {
+    surveyed = survey(g, c, sources.order.get(), count, d_local.get(), sm_count);
+    if (storage == SystemStorage::automatic && copy_fits(count, surveyed->sizes, model_values.index_bytes)) {
+      storage = SystemStorage::copy;
+    }
+  }
+  if (storage == SystemStorage::copy) {
+    CopiedSystem copy = copy_system(g, c, table_size, sources.order.get(), count, d_local.get(), sm_count);
+    return std::make_unique<CudaDeviceSystem>(count, copy.sizes, model_values.index_bytes, std::move(copy.self_loop_words),
+                                              std::move(copy.arrays));
+  }
+  auto view = std::make_shared<SystemView>(SystemView{std::move(sources), std::move(d_local), g, model_values, table_size});
+  return std::make_unique<CudaDeviceSystem>(count, surveyed->sizes, model_values.index_bytes,
+                                            std::move(surveyed->self_loop_words), std::move(view));
 }
 
 }  // namespace mdpvi::gpu::detail

@@ -1,6 +1,6 @@
 #pragma once
-// The CUDA side of gpu/device_system.h: the system's arrays, and how they are built
-// from the resident graph. Internal to gpu/.
+// The CUDA side of gpu/device_system.h: the system's arrays, or its view over the
+// resident graph, and how they are built from it. Internal to gpu/.
 #include "gpu/device_system.h"
 #include "gpu/graph_device.cuh"
 
@@ -18,39 +18,68 @@ struct SystemArrays {
   DeviceArray<double> row_constants;
 };
 
+// What a system is made of beside the model's structure, on the device
+// (gpu/graph_search.h's SystemInputs): its states in order, and what b is made of.
+struct SystemSources {
+  DeviceArray<std::uint32_t> order{0};            // the system's states, model indices
+  DeviceArray<unsigned long long> marked{0};      // per model state
+  double marked_value = 1.0, unmarked_value = 0.0;
+  DeviceValueArray state_rewards, choice_rewards;  // or none
+
+  RowConstants constants(const DeviceValues& model_values) const {
+    return {model_values, marked.get(), marked_value, unmarked_value, state_rewards.view(), choice_rewards.view()};
+  }
+};
+
+// A system kept as a view (SystemStorage::view): its sources and the local index of
+// each model state (kOutsideChunk: not in the system); the model's arrays are the
+// resident graph's, which outlives the solve.
+struct SystemView {
+  SystemSources sources;
+  DeviceArray<std::uint32_t> local{0};
+  DeviceGraph graph{};
+  DeviceValues values{};
+  std::size_t table_size = 0;
+
+  DeviceChunk chunk(std::uint32_t count) const {
+    DeviceChunk c{count, graph.d_row_group_starts, graph.d_row_starts, graph.d_columns, values};
+    c.d_order = sources.order.get();
+    c.d_local = local.get();
+    c.constants = sources.constants(values);
+    return c;
+  }
+};
+
 class CudaDeviceSystem final : public DeviceSystem {
  public:
-  CudaDeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries,
+  CudaDeviceSystem(std::uint32_t states, const SystemSizes& sizes, unsigned index_bytes,
                    std::vector<std::uint64_t> self_loop_words, std::unique_ptr<SystemArrays> arrays)
-      : DeviceSystem(states, rows, entries, arrays->values.index_bytes() == 0 ? 8u : arrays->values.index_bytes(),
-                     std::move(self_loop_words)),
+      : DeviceSystem(states, sizes, SystemStorage::copy, index_bytes == 0 ? 8u : index_bytes, std::move(self_loop_words)),
         arrays_(std::move(arrays)) {}
-  bool holds_arrays() const override { return arrays_ != nullptr; }
+  CudaDeviceSystem(std::uint32_t states, const SystemSizes& sizes, unsigned index_bytes,
+                   std::vector<std::uint64_t> self_loop_words, std::shared_ptr<SystemView> view)
+      : DeviceSystem(states, sizes, SystemStorage::view, index_bytes == 0 ? 8u : index_bytes, std::move(self_loop_words)),
+        view_(std::move(view)) {}
+  bool holds_arrays() const override { return arrays_ != nullptr || view_ != nullptr; }
   HostSystemArrays download() const override;
-  // For DeviceSolver::adopt. Throws std::logic_error once taken.
+  // For DeviceSolver::adopt, by storage. Throw std::logic_error once taken.
   std::unique_ptr<SystemArrays> take();
+  std::shared_ptr<SystemView> take_view();
 
  private:
   std::unique_ptr<SystemArrays> arrays_;
+  std::shared_ptr<SystemView> view_;
 };
 
-// What b is made of on the device (gpu/graph_search.h's SystemInputs).
-struct RowConstants {
-  DeviceValues model_values;           // per entry
-  const unsigned long long* d_marked;  // per model state
-  double marked_value, unmarked_value;
-  DeviceValues state_rewards;   // per model state, or none (no array)
-  DeviceValues choice_rewards;  // per row, or none
-};
-
-// The system of the states d_order[0, count) (local state i is model state
-// d_order[i]), as engine/solve/maybe_system.cpp's build_system: the same rows kept,
+// The system of the states sources.order[0, count) (local state i is model state
+// order[i]), as engine/solve/maybe_system.cpp's build_system: the same rows kept,
 // the entries into the system's states in the model's order, b summed in the same
-// order. On the default stream, done when it returns. Throws DeviceError.
-// table: the model's value table on the device, copied into the system's where the
+// order; copied, or kept as a view (which takes the sources). On the default stream,
+// done when it returns. Throws DeviceError.
+// table_size: the entries of model_values's table, copied into the system's where the
 // model's values are indexed.
-std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& graph, const RowConstants& constants,
-                                                  const DeviceValueArray& model_values, const std::uint32_t* d_order,
-                                                  std::uint32_t count, int sm_count);
+std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& graph, const DeviceValues& model_values,
+                                                  std::size_t table_size, SystemSources&& sources, std::uint32_t count,
+                                                  SystemStorage storage, int sm_count);
 
 }  // namespace mdpvi::gpu::detail

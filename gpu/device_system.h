@@ -30,20 +30,40 @@ struct HostSystemArrays {
   std::vector<double> values, row_constants;
 };
 
+// How the system is kept on the device.
+// copy: its own matrix and b, the model's rows restricted to the system and
+// renumbered (what the host builds; the sweeps read the fewest bytes).
+// view: no matrix of its own; the sweeps read the resident model's rows through the
+// system's order of states and a local index per model state, and make b as they read
+// each row (8 bytes a model state, whatever the rows: the model is on the device once).
+// automatic: a copy where it fits beside the solve's vectors in the device's free
+// memory, else a view (resolved at the build: a system's storage is copy or view).
+enum class SystemStorage { automatic, copy, view };
+
+// The sizes of a system: its rows and entries (the same for both storages), and the
+// model's rows and entries that its sweeps read (a copy's own; a view's, its states'
+// rows whole, entries out of the system and rows left out included).
+struct SystemSizes {
+  std::uint64_t rows = 0, entries = 0;
+  std::uint64_t swept_rows = 0, swept_entries = 0;
+};
+
 class DeviceSystem {
  public:
   // self_loop_words: bit i (bit i%64 of word i/64) set where local state i has an
   // entry into itself.
   // value_bytes: what an entry's value takes there (8 plain, else its index's bytes).
-  DeviceSystem(std::uint32_t states, std::uint64_t rows, std::uint64_t entries, unsigned value_bytes,
+  DeviceSystem(std::uint32_t states, const SystemSizes& sizes, SystemStorage storage, unsigned value_bytes,
                std::vector<std::uint64_t> self_loop_words);
   virtual ~DeviceSystem() = default;
   DeviceSystem(const DeviceSystem&) = delete;
   DeviceSystem& operator=(const DeviceSystem&) = delete;
 
   std::uint32_t num_states() const { return states_; }
-  std::uint64_t num_rows() const { return rows_; }
-  std::uint64_t num_entries() const { return entries_; }
+  std::uint64_t num_rows() const { return sizes_.rows; }
+  std::uint64_t num_entries() const { return sizes_.entries; }
+  const SystemSizes& sizes() const { return sizes_; }
+  SystemStorage storage() const { return storage_; }
   unsigned value_bytes() const { return value_bytes_; }
   // States with an entry into themselves: a trivial SCC with one is iterated. Kept on
   // the host (a bit a state), so that the solve can tell its trivial SCCs without
@@ -54,12 +74,14 @@ class DeviceSystem {
   }
   // Whether the arrays are still here (a DeviceSolver that adopted them holds them).
   virtual bool holds_arrays() const = 0;
-  // The arrays to the host. Throws DeviceError, or std::logic_error once adopted.
+  // The arrays to the host (a view's made for the call). Throws DeviceError, or
+  // std::logic_error once adopted.
   virtual HostSystemArrays download() const = 0;
 
  private:
   std::uint32_t states_;
-  std::uint64_t rows_, entries_;
+  SystemSizes sizes_;
+  SystemStorage storage_;
   unsigned value_bytes_;
   std::uint64_t self_loops_;
   std::vector<std::uint64_t> self_loop_words_;

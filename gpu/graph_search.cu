@@ -223,18 +223,21 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     // Kept only once its copy is done: a failure before leaves the next call to upload again.
     DeviceValueArray values = d_values_.allocated() ? DeviceValueArray() : DeviceValueArray(entries_, in.model_values);
     if (values.allocated()) values.upload(in.model_values, entries_, copies);
-    upload_words(d_state_sets_[0].get(), in.marked_words, words_of(states_));
-    DeviceArray<std::uint32_t> d_order(in.count);
-    DeviceValueArray d_state_rewards(in.state_rewards.empty() ? 0 : states_, in.state_rewards);
-    DeviceValueArray d_choice_rewards(in.choice_rewards.empty() ? 0 : rows_, in.choice_rewards);
-    d_order.upload(in.order, in.count, copies);
-    if (!in.state_rewards.empty()) d_state_rewards.upload(in.state_rewards, states_, copies);
-    if (!in.choice_rewards.empty()) d_choice_rewards.upload(in.choice_rewards, rows_, copies);
+    detail::SystemSources sources;
+    sources.order = DeviceArray<std::uint32_t>(in.count);
+    sources.marked = DeviceArray<unsigned long long>(words_of(states_));
+    sources.marked_value = in.marked_value;
+    sources.unmarked_value = in.unmarked_value;
+    sources.state_rewards = DeviceValueArray(in.state_rewards.empty() ? 0 : states_, in.state_rewards);
+    sources.choice_rewards = DeviceValueArray(in.choice_rewards.empty() ? 0 : rows_, in.choice_rewards);
+    sources.order.upload(in.order, in.count, copies);
+    sources.marked.upload(reinterpret_cast<const unsigned long long*>(in.marked_words), words_of(states_), copies);
+    if (!in.state_rewards.empty()) sources.state_rewards.upload(in.state_rewards, states_, copies);
+    if (!in.choice_rewards.empty()) sources.choice_rewards.upload(in.choice_rewards, rows_, copies);
     copies.finish();
     if (values.allocated()) d_values_ = std::move(values);
-    const detail::RowConstants constants{d_values_.view(), d_state_sets_[0].get(), in.marked_value, in.unmarked_value,
-                                         d_state_rewards.view(), d_choice_rewards.view()};
-    return detail::build_device_system(view(), constants, d_values_, d_order.get(), in.count, sm_count_);
+    return detail::build_device_system(view(), d_values_.view(), d_values_.table_size(), std::move(sources), in.count,
+                                       in.storage, sm_count_);
   }
 
  private:

@@ -62,6 +62,7 @@ struct SystemInputs {
   double unmarked_value = 0.0;
   ValuesView state_rewards;   // per model state, or none (no pointer set)
   ValuesView choice_rewards;  // per row, or none
+  SystemStorage storage = SystemStorage::copy;
 };
 
 class DeviceGraphSearch {

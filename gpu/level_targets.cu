@@ -6,6 +6,8 @@
 // SCCs' states their SCC's maximum, folded in with one atomic per state.
 #include "gpu/level_targets.cuh"
 
+#include "gpu/kept_rows.cuh"
+
 #include <cub/block/block_reduce.cuh>
 
 #include <algorithm>
@@ -43,6 +45,25 @@ __global__ void scc_of_kernel(SccView sccs, std::uint64_t n, std::uint32_t* __re
   }
 }
 
+// visit(local column) for each entry of chunk state s: a copy's own rows, or a
+// view's kept rows (gpu/kept_rows.cuh) and their entries into the chunk.
+template <typename Visit>
+__device__ void each_column(const DeviceChunk& m, std::uint64_t s, Visit visit) {
+  if (!m.is_view()) {
+    for (std::uint64_t k = m.d_row_starts[m.d_row_group_starts[s]]; k < m.d_row_starts[m.d_row_group_starts[s + 1]]; ++k) {
+      visit(m.d_columns[k]);
+    }
+    return;
+  }
+  kept_rows(m.d_row_group_starts, m.d_row_starts, m.d_columns, m.constants, m.d_local, m.model_state(s),
+            [&](std::uint64_t r, double) {
+              for (std::uint64_t k = m.d_row_starts[r]; k < m.d_row_starts[r + 1]; ++k) {
+                const std::uint32_t local = m.d_local[m.d_columns[k]];
+                if (local != kOutsideChunk) visit(local);
+              }
+            });
+}
+
 // First launch of a height level: the successors' maximum outside the SCC.
 __global__ void successors_kernel(DeviceChunk m, SccView sccs, Window w, const std::uint32_t* __restrict__ d_scc_of,
                                   std::uint32_t* __restrict__ d_level, std::uint32_t* __restrict__ d_scc_level) {
@@ -52,14 +73,13 @@ __global__ void successors_kernel(DeviceChunk m, SccView sccs, Window w, const s
     const std::uint64_t first = sccs.starts[c], end = sccs.starts[c + 1];
     std::uint32_t below = 0;
     bool self_loop = false;
-    for (std::uint64_t k = m.d_row_starts[m.d_row_group_starts[s]]; k < m.d_row_starts[m.d_row_group_starts[s + 1]]; ++k) {
-      const std::uint32_t column = m.d_columns[k];
+    each_column(m, s, [&](std::uint32_t column) {
       if (column < first || column >= end) {
         below = max(below, d_level[column]);
       } else if (column == s) {
         self_loop = true;
       }
-    }
+    });
     if (end - first == 1) {
       d_level[s] = below + (self_loop ? 1u : 0u);
     } else {

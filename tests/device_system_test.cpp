@@ -79,6 +79,23 @@ void expect_same_system(const MaybeSystem& host, const gpu::DeviceSystem& built)
   EXPECT_EQ(device.row_constants, as_vector<double>(host.row_constants));  // summed in the same order
 }
 
+// The rows and entries a system's sweeps read: a copy's own; a view's, the model's
+// rows of its states whole.
+void expect_swept_sizes(const SparseMdp& mdp, const graph::SccDecomposition& sccs, const gpu::DeviceSystem& built,
+                        gpu::SystemStorage storage) {
+  ASSERT_EQ(built.storage(), storage);
+  std::uint64_t rows = built.num_rows(), entries = built.num_entries();
+  if (storage == gpu::SystemStorage::view) {
+    rows = entries = 0;
+    for (std::uint32_t s : sccs.order) {
+      rows += mdp.row_group_starts[s + 1] - mdp.row_group_starts[s];
+      entries += mdp.row_starts[mdp.row_group_starts[s + 1]] - mdp.row_starts[mdp.row_group_starts[s]];
+    }
+  }
+  EXPECT_EQ(built.sizes().swept_rows, rows);
+  EXPECT_EQ(built.sizes().swept_entries, entries);
+}
+
 // Rewards on some states and some choices, none elsewhere.
 RewardStructure random_rewards(const SparseMdp& mdp, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -141,28 +158,33 @@ TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
       auto graph = gpu::upload_graph(arrays_of(mdp));
       ASSERT_TRUE(graph);
       const BitWords yes = BitWords::of(partition.yes);
-      gpu::SystemInputs inputs;
-      inputs.model_values = device_view(mdp.values);
-      inputs.order = sccs.order.data();
-      inputs.count = static_cast<std::uint32_t>(sccs.order.size());
-      inputs.marked_words = yes.data();
-      {
-        SCOPED_TRACE("probabilities");
-        expect_same_system(build_maybe_system(mdp, partition, sccs), *graph->maybe_system(inputs));
-      }
-      {
-        SCOPED_TRACE("rewards");
-        const RewardStructure rewards = random_rewards(mdp, n);
-        const StateNumbers outside = numbers_on(partition.yes, 0.0, infinity);  // the yes-states as targets
-        inputs.marked_value = 0.0;
-        inputs.unmarked_value = infinity;
-        inputs.state_rewards = device_view(rewards.state_rewards);
-        inputs.choice_rewards = device_view(rewards.choice_rewards);
-        expect_same_system(build_maybe_system(mdp, sccs, outside, &rewards), *graph->maybe_system(inputs));
-        inputs.state_rewards = {};  // choice rewards alone
-        RewardStructure choices_only = rewards;
-        choices_only.state_rewards = CompactValues();
-        expect_same_system(build_maybe_system(mdp, sccs, outside, &choices_only), *graph->maybe_system(inputs));
+      for (gpu::SystemStorage storage : {gpu::SystemStorage::copy, gpu::SystemStorage::view}) {
+        SCOPED_TRACE(storage == gpu::SystemStorage::copy ? "copy" : "view");
+        gpu::SystemInputs inputs;
+        inputs.model_values = device_view(mdp.values);
+        inputs.order = sccs.order.data();
+        inputs.count = static_cast<std::uint32_t>(sccs.order.size());
+        inputs.marked_words = yes.data();
+        inputs.storage = storage;
+        expect_swept_sizes(mdp, sccs, *graph->maybe_system(inputs), storage);
+        {
+          SCOPED_TRACE("probabilities");
+          expect_same_system(build_maybe_system(mdp, partition, sccs), *graph->maybe_system(inputs));
+        }
+        {
+          SCOPED_TRACE("rewards");
+          const RewardStructure rewards = random_rewards(mdp, n);
+          const StateNumbers outside = numbers_on(partition.yes, 0.0, infinity);  // the yes-states as targets
+          inputs.marked_value = 0.0;
+          inputs.unmarked_value = infinity;
+          inputs.state_rewards = device_view(rewards.state_rewards);
+          inputs.choice_rewards = device_view(rewards.choice_rewards);
+          expect_same_system(build_maybe_system(mdp, sccs, outside, &rewards), *graph->maybe_system(inputs));
+          inputs.state_rewards = {};  // choice rewards alone
+          RewardStructure choices_only = rewards;
+          choices_only.state_rewards = CompactValues();
+          expect_same_system(build_maybe_system(mdp, sccs, outside, &choices_only), *graph->maybe_system(inputs));
+        }
       }
     }
   }

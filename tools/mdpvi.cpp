@@ -113,6 +113,7 @@ struct CheckArguments {
   int threads = 0;
   std::string format;  // empty: from the extension
   std::string gpu_schedule = "auto";
+  std::string gpu_system = "auto";
   std::string gpu_lanes_over = "entries";
 };
 
@@ -229,6 +230,11 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "whole rows)")
       ->check(CLI::IsMember({"entries", "rows"}))
       ->needs(group_size);
+  check->add_option("--gpu-system", args.gpu_system,
+                    "How a maybe-state system built on the GPU is kept there: auto (a copy where it fits, else a "
+                    "view), copy (its own matrix: the sweeps read the fewest bytes) or view (read from the GPU's one "
+                    "copy of the model: 8 bytes a state)")
+      ->check(CLI::IsMember({"auto", "copy", "view"}));
   check->add_option("--gpu-schedule", args.gpu_schedule,
                     "How the GPU solves a chunk, for measurements: auto, levels (acyclic levels one pass each, levels "
                     "with cycles iterated on their own) or whole (the chunk iterated as one system)")
@@ -286,6 +292,8 @@ int run_check_command(CheckArguments& args) {
   if (args.gpu_schedule == "levels") args.options.device.schedule = DeviceSchedule::levels;
   args.options.device.group.over_rows = args.gpu_lanes_over == "rows";
   if (args.gpu_schedule == "whole") args.options.device.schedule = DeviceSchedule::whole;
+  if (args.gpu_system == "copy") args.options.device.system_storage = gpu::SystemStorage::copy;
+  if (args.gpu_system == "view") args.options.device.system_storage = gpu::SystemStorage::view;
   if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;
   if (args.graph == "reference") args.options.search = graph::SearchKind::reference;

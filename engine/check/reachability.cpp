@@ -46,7 +46,8 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
                          const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
                          const RewardStructure* rewards, const HostSystemBuilder& build_on_host) {
   if (device_builds_system(search, model, sccs, options, device)) {
-    if (std::optional<MaybeSystem> built = build_maybe_system_on_device(*search.device_graph(), model, sccs, outside, rewards)) {
+    if (std::optional<MaybeSystem> built = build_maybe_system_on_device(*search.device_graph(), model, sccs, outside, rewards,
+                                                                         device.system_storage)) {
       return std::move(*built);
     }
   }

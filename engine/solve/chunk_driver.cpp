@@ -230,6 +230,31 @@ std::size_t indexed_savings(const MaybeSystem& system, std::uint64_t entries) {
   return system.on_device ? entries * (sizeof(double) - system.on_device->value_bytes()) : 0;
 }
 
+bool is_view(const MaybeSystem& system) {
+  return system.on_device && system.on_device->storage() == gpu::SystemStorage::view;
+}
+
+// What a sweep over a view reads at the least: its states' model rows whole (the
+// row offsets, each entry's column, value and local index), per state its model
+// index and offsets, and the value vector read once and written once.
+std::size_t view_sweep_bytes(const gpu::DeviceSystem& view) {
+  const gpu::SystemSizes& sizes = view.sizes();
+  const std::uint64_t states = view.num_states();
+  return states * (2 * sizeof(std::uint64_t) + sizeof(std::uint32_t) + 2 * sizeof(double)) +
+         sizes.swept_rows * sizeof(std::uint64_t) +
+         sizes.swept_entries * (2 * sizeof(std::uint32_t) + view.value_bytes());
+}
+
+// The device memory of a system built there and its solve's vectors: a copy's matrix
+// and b, or a view's order of states beside the vectors (its local index per model
+// state is the model's, and counted with the graph).
+std::size_t built_footprint(const MaybeSystem& system, const MethodPolicy& method) {
+  const gpu::DeviceSystem& built = *system.on_device;
+  if (is_view(system)) return method.footprint_bytes(built.num_states(), 0, 0) + built.num_states() * sizeof(std::uint32_t);
+  return method.footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()) -
+         indexed_savings(system, built.num_entries());
+}
+
 ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats& stats) {
   ChunkReport report;
   report.states = chunk.end_state - chunk.first_state;
@@ -244,7 +269,8 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   std::uint64_t entries = built_there ? system.on_device->num_entries()
                                       : system.row_starts[system.row_group_starts[chunk.end_state]] -
                                             system.row_starts[system.row_group_starts[chunk.first_state]];
-  report.bytes_per_sweep = plain_sweep_bytes(report.states, rows, entries) - indexed_savings(system, entries);
+  report.bytes_per_sweep = is_view(system) ? view_sweep_bytes(*system.on_device)
+                                           : plain_sweep_bytes(report.states, rows, entries) - indexed_savings(system, entries);
   report.rows = rows;
   report.entries = entries;
   // Every SCC, wherever it is solved (in parallel: a system may have as many SCCs as
@@ -407,11 +433,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   method->report_progress_to(&progress);
   if (device) report.device = device->name();
   if (system.on_device) {
-    const gpu::DeviceSystem& built = *system.on_device;
-    const Chunk whole{0, system.num_sccs(), 0, system.num_states(),
-                      method->footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()) -
-                          indexed_savings(system, built.num_entries()),
-                      true};
+    const Chunk whole{0, system.num_sccs(), 0, system.num_states(), built_footprint(system, *method), true};
     ChunkReport chunk_report = report_for(system, whole, report.stats);
     Iterates x(request, method->has_upper_iterate(), /*upper_unwritten=*/true);
     spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
@@ -420,6 +442,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
         chunk_report);
     chunk_report.by_levels = true;
     chunk_report.built_on_device = true;
+    chunk_report.device_view = is_view(system);
     report.chunks.push_back(chunk_report);
     result.lower = std::move(x.lower);
     result.upper = std::move(x.upper);

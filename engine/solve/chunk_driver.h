@@ -42,6 +42,8 @@ struct DeviceOptions {
   std::optional<std::size_t> memory_limit_bytes{};// the chunk budget; default: free memory less a margin
   gpu::GroupShape group{};                        // lanes per state on the GPU; 0 lanes = automatic
   DeviceSchedule schedule = DeviceSchedule::automatic;
+  // How a maybe-state system built on the device is kept there (gpu/device_system.h).
+  gpu::SystemStorage system_storage = gpu::SystemStorage::automatic;
 };
 
 // Whether a chunk of trivial SCCs only, of this many states, goes to the device (else

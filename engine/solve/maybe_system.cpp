@@ -117,7 +117,7 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePar
 
 std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
                                                         graph::SccDecomposition& sccs, const TwoValuedOutside& outside,
-                                                        const RewardStructure* rewards) {
+                                                        const RewardStructure* rewards, gpu::SystemStorage storage) {
   try {
     const BitWords marked = BitWords::of(outside.set);
     gpu::SystemInputs inputs;
@@ -129,6 +129,7 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
     inputs.unmarked_value = outside.elsewhere;
     if (rewards && !rewards->state_rewards.empty()) inputs.state_rewards = device_view(rewards->state_rewards);
     if (rewards && !rewards->choice_rewards.empty()) inputs.choice_rewards = device_view(rewards->choice_rewards);
+    inputs.storage = storage;
     std::shared_ptr<gpu::DeviceSystem> built = graph.maybe_system(inputs);
     MaybeSystem system = system_of_sccs(std::move(sccs));
     system.on_device = std::move(built);

@@ -73,7 +73,8 @@ struct TwoValuedOutside {
 // sccs is moved from only when a system comes back.
 std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,
                                                         graph::SccDecomposition& sccs, const TwoValuedOutside& outside,
-                                                        const RewardStructure* rewards = nullptr);
+                                                        const RewardStructure* rewards = nullptr,
+                                                        gpu::SystemStorage storage = gpu::SystemStorage::automatic);
 
 // The device's view of a model's values (gpu/device_solver.h), plain or indexed.
 gpu::ValuesView device_view(const CompactValues& values);

@@ -107,6 +107,7 @@ struct ChunkReport {
   bool on_gpu = false;
   bool by_levels = false;  // on the GPU level by level (else iterated as a whole)
   bool built_on_device = false;  // its matrix and b were built on the device, never uploaded
+  bool device_view = false;      // and kept as a view over the resident model (gpu/device_system.h)
   int group_lanes = 0;            // the sweeps' lanes per state on the GPU (0: none ran)
   bool lanes_over_rows = false;   // each lane summing whole rows, else splitting each row
   std::uint64_t iterations = 0;
