@@ -124,6 +124,7 @@ class DeviceValueArray {
     check(cudaStreamSynchronize(0), "downloading values");
   }
   bool allocated() const { return plain_.get() || indices_.get(); }
+  std::size_t bytes() const { return plain_.size() * sizeof(double) + indices_.size() + table_.size() * sizeof(double); }
   unsigned index_bytes() const { return index_bytes_; }
   std::size_t table_size() const { return table_.size(); }
   const DeviceArray<std::uint8_t>& indices() const { return indices_; }

@@ -295,6 +295,7 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const De
                                               std::move(copy.arrays));
   }
   auto view = std::make_shared<SystemView>(SystemView{std::move(sources), std::move(d_local), g, model_values, table_size});
+  surveyed->sizes.view_bytes = view->bytes();
   return std::make_unique<CudaDeviceSystem>(count, surveyed->sizes, model_values.index_bytes,
                                             std::move(surveyed->self_loop_words), std::move(view));
 }

@@ -41,6 +41,11 @@ struct SystemView {
   DeviceValues values{};
   std::size_t table_size = 0;
 
+  std::uint64_t bytes() const {
+    return (sources.order.size() + local.size()) * sizeof(std::uint32_t) + sources.marked.size() * sizeof(unsigned long long) +
+           sources.state_rewards.bytes() + sources.choice_rewards.bytes();
+  }
+
   DeviceChunk chunk(std::uint32_t count) const {
     DeviceChunk c{count, graph.d_row_group_starts, graph.d_row_starts, graph.d_columns, values};
     c.d_order = sources.order.get();

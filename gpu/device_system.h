@@ -43,9 +43,12 @@ enum class SystemStorage { automatic, copy, view };
 // The sizes of a system: its rows and entries (the same for both storages), and the
 // model's rows and entries that its sweeps read (a copy's own; a view's, its states'
 // rows whole, entries out of the system and rows left out included).
+// A view also tells the device memory it holds beyond the model's arrays (its order,
+// its local index per model state, the outside states' marks and the rewards).
 struct SystemSizes {
   std::uint64_t rows = 0, entries = 0;
   std::uint64_t swept_rows = 0, swept_entries = 0;
+  std::uint64_t view_bytes = 0;
 };
 
 class DeviceSystem {

@@ -385,7 +385,7 @@ CyclicRun expect_cyclic_agrees(std::uint32_t n, Optimization direction, Method m
   on_device.solver = SolverKind::gpu;
   on_device.schedule = DeviceSchedule::levels;
   DeviceOptions uploaded = on_device;
-  uploaded.memory_limit_bytes = std::size_t{1} << 40;
+  uploaded.systems_on_device = false;
   const SolverOptions options = with_method(method);
   const auto run = [&](const DeviceOptions& device) {
     return rewarded ? compute_reachability_reward(mdp, *gpu_search, direction, rewards, goal, options, device)

@@ -233,5 +233,41 @@ TEST(DeviceSystemView, SolveIsEquivalentToTheCopys) {
   EXPECT_GE(views, 8u);
 }
 
+// Under a chunk budget the system is a view, solved whole where it and its vectors
+// fit the budget, and built on the host and solved in chunks where they do not (a
+// warning says so): the same answer, to well within the precision asked for.
+TEST(DeviceSystemView, ABudgetTakesAViewWhereItFits) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  const std::uint32_t n = 4099;
+  const ViewCase c(n);
+  StateSet goal = c.marked;
+  goal.set(n - 1);
+  std::optional<graph::ChoicePredecessorGraph> host_graph;
+  auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu, host_graph);
+  SolverOptions options;
+  options.stop.epsilon = 1e-10;
+  options.stop.max_sweeps = default_max_sweeps(options.method);
+  const auto run = [&](std::size_t budget) {
+    DeviceOptions device;
+    device.solver = SolverKind::gpu;
+    device.memory_limit_bytes = budget;
+    return compute_reachability_reward(c.mdp, *search, Optimization::minimize, c.rewards, goal, options, device);
+  };
+  const NumericResult whole = run(std::size_t{1} << 30);
+  ASSERT_EQ(whole.solve.chunks.size(), 1u);
+  EXPECT_TRUE(whole.solve.chunks[0].device_view);
+  EXPECT_LE(whole.solve.chunks[0].footprint_bytes, std::size_t{1} << 30);
+  const NumericResult chunked = run(whole.solve.chunks[0].footprint_bytes / 4);
+  ASSERT_GT(chunked.solve.chunks.size(), 1u);
+  for (const ChunkReport& chunk : chunked.solve.chunks) EXPECT_FALSE(chunk.built_on_device);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (std::isinf(whole.values[s])) {
+      ASSERT_EQ(chunked.values[s], whole.values[s]) << "state " << s;
+    } else {
+      ASSERT_NEAR(chunked.values[s], whole.values[s], 1e-8 * std::max(1.0, whole.values[s])) << "state " << s;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mdpvi

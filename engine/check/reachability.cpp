@@ -31,7 +31,7 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
                           const graph::SccDecomposition& sccs, const SolverOptions& options,
                           const DeviceOptions& device) {
   if (device.solver == SolverKind::cpu || search.device_graph() == nullptr || &model != &search.mdp() ||
-      !requirements_of(options.method).solves_by_levels || options.stop.fixed_sweeps || device.memory_limit_bytes ||
+      !requirements_of(options.method).solves_by_levels || options.stop.fixed_sweeps || !device.systems_on_device ||
       sccs.order.empty()) {
     return false;
   }
@@ -46,8 +46,13 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
                          const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
                          const RewardStructure* rewards, const HostSystemBuilder& build_on_host) {
   if (device_builds_system(search, model, sccs, options, device)) {
-    if (std::optional<MaybeSystem> built = build_maybe_system_on_device(*search.device_graph(), model, sccs, outside, rewards,
-                                                                         device.system_storage)) {
+    // Under a chunk budget a view, whose solve holds little beyond its vectors: the
+    // solve sends it back to the host when even those exceed the budget.
+    const gpu::SystemStorage storage = device.memory_limit_bytes && device.system_storage == gpu::SystemStorage::automatic
+                                           ? gpu::SystemStorage::view
+                                           : device.system_storage;
+    if (std::optional<MaybeSystem> built =
+            build_maybe_system_on_device(*search.device_graph(), model, sccs, outside, rewards, storage)) {
       return std::move(*built);
     }
   }

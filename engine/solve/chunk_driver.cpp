@@ -246,11 +246,10 @@ std::size_t view_sweep_bytes(const gpu::DeviceSystem& view) {
 }
 
 // The device memory of a system built there and its solve's vectors: a copy's matrix
-// and b, or a view's order of states beside the vectors (its local index per model
-// state is the model's, and counted with the graph).
+// and b, or what a view holds beside the vectors (gpu::SystemSizes::view_bytes).
 std::size_t built_footprint(const MaybeSystem& system, const MethodPolicy& method) {
   const gpu::DeviceSystem& built = *system.on_device;
-  if (is_view(system)) return method.footprint_bytes(built.num_states(), 0, 0) + built.num_states() * sizeof(std::uint32_t);
+  if (is_view(system)) return method.footprint_bytes(built.num_states(), 0, 0) + built.sizes().view_bytes;
   return method.footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()) -
          indexed_savings(system, built.num_entries());
 }
@@ -434,6 +433,10 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   if (device) report.device = device->name();
   if (system.on_device) {
     const Chunk whole{0, system.num_sccs(), 0, system.num_states(), built_footprint(system, *method), true};
+    if (options.memory_limit_bytes && whole.footprint_bytes > *options.memory_limit_bytes) {
+      throw DeviceSystemFailed(fmt::format("the system built on the device needs {} bytes there, over the budget of {}",
+                                           whole.footprint_bytes, *options.memory_limit_bytes));
+    }
     ChunkReport chunk_report = report_for(system, whole, report.stats);
     Iterates x(request, method->has_upper_iterate(), /*upper_unwritten=*/true);
     spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));

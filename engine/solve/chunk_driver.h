@@ -42,8 +42,11 @@ struct DeviceOptions {
   std::optional<std::size_t> memory_limit_bytes{};// the chunk budget; default: free memory less a margin
   gpu::GroupShape group{};                        // lanes per state on the GPU; 0 lanes = automatic
   DeviceSchedule schedule = DeviceSchedule::automatic;
-  // How a maybe-state system built on the device is kept there (gpu/device_system.h).
+  // How a maybe-state system built on the device is kept there (gpu/device_system.h);
+  // with a chunk budget, automatic is a view (solved whole where it fits the budget).
   gpu::SystemStorage system_storage = gpu::SystemStorage::automatic;
+  // false: every system is built on the host and uploaded in chunks (for comparisons).
+  bool systems_on_device = true;
 };
 
 // Whether a chunk of trivial SCCs only, of this many states, goes to the device (else
