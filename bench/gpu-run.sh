@@ -229,8 +229,8 @@ CHAIN
     storage)
       # Issue 39: the system built on the device copied, against the view over the
       # resident model, the new binary, each of STORAGE_INSTANCES (suite_args's names),
-      # interleaved twice, under peak and with -v (the log per run beside results.txt).
-      for repeat in 1 2; do
+      # interleaved STORAGE_REPEATS times (2), under peak and with -v (the log per run beside results.txt).
+      for repeat in $(seq ${STORAGE_REPEATS:-2}); do
         for inst in ${STORAGE_INSTANCES:-leader9 coin8_2 csma4_4 leader8 wlan6}; do
           suite_args $inst
           for storage in copy view; do

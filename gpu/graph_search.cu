@@ -129,8 +129,6 @@ class CudaGraphSearch final : public DeviceGraphSearch {
         d_fixpoint_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_)),
                          DeviceArray<unsigned long long>(words_of(states_))},
         d_flag_(1),
-        queues_(states_ + 1),
-        d_rows_missing_(states_ + 1),
         sm_count_(detail::multiprocessor_count()) {
     owners_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), d_owners_.get());
     check(cudaGetLastError(), "owners kernel launch");
@@ -156,11 +154,12 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     upload_words(d_attracted, sources, words_of(states_));
     upload_words(d_state_sets_[1].get(), allowed_states, words_of(states_));
     check(cudaMemset(d_row_sets_[0].get(), 0, words_of(rows_) * 8), "cudaMemset");
-    rows_missing_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), d_rows_missing_.get());
+    Scratch& scratch = scratch_for_searches();
+    rows_missing_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), scratch.rows_missing.get());
     check(cudaGetLastError(), "rows-missing kernel launch");
     each_level(d_attracted, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
       forall_level_kernel<<<grid_for(size, sm_count_), kBlockSize>>>(view(), d_frontier, size, d_state_sets_[1].get(),
-                                                                      d_row_sets_[0].get(), d_rows_missing_.get(),
+                                                                      d_row_sets_[0].get(), scratch.rows_missing.get(),
                                                                       d_attracted, d_next, d_count);
     });
     download_words(attracted, d_attracted, words_of(states_));
@@ -218,7 +217,10 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     return work;
   }
 
+  void release_scratch() override { scratch_.reset(); }
+
   std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& in) override {
+    release_scratch();  // the system and its solve come next
     HostCopies copies(0);
     // Kept only once its copy is done: a failure before leaves the next call to upload again.
     DeviceValueArray values = d_values_.allocated() ? DeviceValueArray() : DeviceValueArray(entries_, in.model_values);
@@ -255,7 +257,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   // Level after level from the members of d_set, until a level adds nothing.
   template <typename Launch>
   void each_level(const unsigned long long* d_set, Launch launch) {
-    queues_.run(
+    scratch_for_searches().queues.run(
         [&](std::uint32_t* d_queue, unsigned* d_count) {
           members_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(d_set, states_, d_queue, d_count);
         },
@@ -318,8 +320,18 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   DeviceArray<unsigned long long> d_row_sets_[2];    // allowed or hit rows, staying rows
   DeviceArray<unsigned long long> d_fixpoint_sets_[3];  // stay_and_reach: reached, targets, allowed
   DeviceArray<unsigned> d_flag_;
-  LevelQueues queues_;
-  DeviceArray<std::uint32_t> d_rows_missing_;
+  // What the level searches work in, a model-sized queue pair and a count per state:
+  // made at the first search after release_scratch, so that a solve has their memory.
+  struct Scratch {
+    LevelQueues queues;
+    DeviceArray<std::uint32_t> rows_missing;
+    explicit Scratch(std::uint64_t states) : queues(states + 1), rows_missing(states + 1) {}
+  };
+  Scratch& scratch_for_searches() {
+    if (!scratch_) scratch_ = std::make_unique<Scratch>(states_);
+    return *scratch_;
+  }
+  std::unique_ptr<Scratch> scratch_;
   DeviceValueArray d_values_;  // the model's probabilities: uploaded by the first maybe_system
   int sm_count_;
 };

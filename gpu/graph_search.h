@@ -87,8 +87,11 @@ class DeviceGraphSearch {
   virtual SccWork scc_representatives(const std::uint64_t* states, const std::uint64_t* enabled_rows,
                                       std::uint32_t* representative) = 0;
 
+  // Frees what the searches work in (made again by the next search), for a solve.
+  virtual void release_scratch() = 0;
+
   // The maybe-state system (gpu/device_system.h) of the states inputs.order[0, count)
-  // in that order. Throws DeviceError.
+  // in that order; the searches' scratch is released first. Throws DeviceError.
   virtual std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& inputs) = 0;
 };
 
