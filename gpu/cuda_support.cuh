@@ -289,21 +289,31 @@ auto for_group_size(int group_size, Pick pick) {
   }
 }
 
+// pick(std::true_type{}) or pick(std::false_type{}), as flag says.
+template <typename Pick>
+auto for_flag(bool flag, Pick pick) {
+  return flag ? pick(std::true_type{}) : pick(std::false_type{});
+}
+
 // A kernel instance for run-time settings: Kernels::get<G, maximize, relative,
-// over_rows>() for G = shape.lanes (Kernels names one kernel template; its get returns
-// a pointer to the instance). One lane has no rows to share: over_rows is moot there.
+// over_rows, view>() for G = shape.lanes (Kernels names one kernel template; its get
+// returns a pointer to the instance). One lane has no rows to share: over_rows is
+// moot there. view: the chunk is a view (DeviceChunk::is_view), whose sweeps are
+// instances of their own, so that a copy's read no more than they did.
 template <typename Kernels>
-auto kernel_variant(GroupShape shape, bool maximize, bool relative) {
+auto kernel_variant(GroupShape shape, bool maximize, bool relative, bool view) {
   return for_group_size(shape.lanes, [&](auto g) {
     constexpr int G = decltype(g)::value;
-    const auto pick = [&](auto over_rows) {
+    return for_flag(shape.over_rows, [&](auto over_rows) {
       constexpr bool R = decltype(over_rows)::value && G > 1;
-      if (maximize) {
-        return relative ? Kernels::template get<G, true, true, R>() : Kernels::template get<G, true, false, R>();
-      }
-      return relative ? Kernels::template get<G, false, true, R>() : Kernels::template get<G, false, false, R>();
-    };
-    return shape.over_rows ? pick(std::true_type{}) : pick(std::false_type{});
+      return for_flag(view, [&](auto as_view) {
+        constexpr bool V = decltype(as_view)::value;
+        if (maximize) {
+          return relative ? Kernels::template get<G, true, true, R, V>() : Kernels::template get<G, true, false, R, V>();
+        }
+        return relative ? Kernels::template get<G, false, true, R, V>() : Kernels::template get<G, false, false, R, V>();
+      });
+    });
   });
 }
 

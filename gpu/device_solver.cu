@@ -178,7 +178,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     ChunkSolveStats stats;
     stats.group = group_of(chunk, settings);
     const auto start = std::chrono::steady_clock::now();
-    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group, settings.maximize, settings.relative);
+    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group, settings.maximize, settings.relative, chunk.matrix.is_view());
     const detail::Window window = window_of(chunk, settings);
     launch_sweep(kernel, detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_), chunk, window, v, 0);
     // After the sweep's swap the lower iterate reads what it wrote: d_out() holds the values before.
@@ -221,7 +221,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.upload_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group, settings.maximize, settings.relative);
+    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group, settings.maximize, settings.relative, chunk.matrix.is_view());
     const detail::Window window = window_of(chunk, settings);
     const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_);
     bool converged = settings.fixed_sweeps;
@@ -280,7 +280,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     stats.upload_s = seconds_since(start);
 
     start = std::chrono::steady_clock::now();
-    auto kernel = detail::kernel_variant<detail::IntervalKernels>(stats.group, settings.maximize, settings.relative);
+    auto kernel = detail::kernel_variant<detail::IntervalKernels>(stats.group, settings.maximize, settings.relative, chunk.matrix.is_view());
     const detail::Window window = window_of(chunk, settings);
     const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_);
     // Sweeps of a batch after a crossing only move both iterates closer together.
@@ -359,7 +359,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     refuse_host_b(chunk);
     Vectors v(chunk.matrix, b, nullptr, nullptr, x_in, nullptr, compute_);
     const GroupShape g = group_of(chunk, settings);
-    auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative);
+    auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative, chunk.matrix.is_view());
     launch_sweep(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g.lanes, sm_count_), chunk, window_of(chunk, settings), v, 0);
     std::vector<double> change;
     std::vector<unsigned> unused;
@@ -379,7 +379,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     refuse_host_b(chunk);
     Vectors v(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower_in, upper_in, compute_);
     const GroupShape g = group_of(chunk, settings);
-    auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative);
+    auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative, chunk.matrix.is_view());
     launch_interval(kernel, detail::sweep_blocks(chunk.matrix.num_states(), g.lanes, sm_count_), chunk, window_of(chunk, settings),
                     v, 0);
     std::vector<double> widths;
@@ -550,7 +550,7 @@ class CudaDeviceSolver final : public DeviceSolver {
       const detail::Window window{p.level_starts[level], p.level_starts[level + 1]};
       if (window.end == window.first) continue;
       const GroupShape group = group_of(chunk, p.group, window);  // levels differ (wlan6: long rows in few)
-      auto kernel = detail::kernel_variant<detail::LevelPassKernels<K>>(group, p.maximize, false);
+      auto kernel = detail::kernel_variant<detail::LevelPassKernels<K>>(group, p.maximize, false, chunk.matrix.is_view());
       const unsigned blocks = detail::sweep_blocks(window.end - window.first, group.lanes, sm_count_);
       kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v);
       check(cudaGetLastError(), "level pass launch");

@@ -65,17 +65,16 @@ struct Values {
 // returns the same values. The lanes split each row's entries among them, or, with
 // kOverRows, take the state's rows in turn, each summing whole rows: where a state has
 // many short rows, a warp's loads then fall on consecutive entries.
-// A view (DeviceChunk::is_view) makes one b for every iterate as it reads the row:
+// A view (kView: DeviceChunk::is_view) makes one b for every iterate as it reads the row:
 // its reward first, then its entries out of the chunk in order (with one lane, in
 // the order of the system's build, so the same bits); a row whose b is +infinity is
 // left out, and a state with none left has the value +infinity, as in the system.
-template <int G, bool kMaximize, int K, bool kOverRows = false>
+template <int G, bool kMaximize, int K, bool kOverRows = false, bool kView = false>
 __device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup<G>& group, std::uint64_t s,
                                            const double* const (&d_x)[K], const double* const (&d_b)[K]) {
   Values<K> best;
   for (int i = 0; i < K; ++i) best.v[i] = kMaximize ? -INFINITY : INFINITY;
-  const bool view = m.is_view();
-  const std::uint64_t state = m.model_state(s);
+  const std::uint64_t state = kView ? m.d_order[s] : s;
   const std::uint64_t row_end = m.d_row_group_starts[state + 1];
   constexpr int kRowStep = kOverRows ? G : 1;
   constexpr int kEntryLanes = kOverRows ? 1 : G;
@@ -83,12 +82,12 @@ __device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup
   for (std::uint64_t r = m.d_row_group_starts[state] + (kOverRows ? lane : 0); r < row_end; r += kRowStep) {
     double sum[K];
     for (int i = 0; i < K; ++i) sum[i] = 0.0;
-    double constant = view && (kOverRows || group.leader()) ? m.constants.reward(state, r) : 0.0;
+    double constant = kView && (kOverRows || group.leader()) ? m.constants.reward(state, r) : 0.0;
     const std::uint64_t k_end = m.d_row_starts[r + 1];
     for (std::uint64_t k = m.d_row_starts[r] + (kOverRows ? 0 : lane); k < k_end; k += kEntryLanes) {
       const double p = m.values[k];
       std::uint32_t c = m.d_columns[k];
-      if (view) {
+      if constexpr (kView) {
         const std::uint32_t local = m.d_local[c];
         if (local == kOutsideChunk) {
           constant = __dadd_rn(constant, __dmul_rn(p, m.constants.outside_value(c)));
@@ -98,19 +97,19 @@ __device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup
       }
       for (int i = 0; i < K; ++i) sum[i] += p * d_x[i][c];
     }
-    if (view) {
+    if constexpr (kView) {
       if (!kOverRows) constant = group.sum(constant);  // the same in every lane: they skip alike
       if (isinf(constant) && constant > 0) continue;
     }
     for (int i = 0; i < K; ++i) {
-      const double value = (kOverRows ? sum[i] : group.sum(sum[i])) + (view ? constant : d_b[i][r]);
+      const double value = (kOverRows ? sum[i] : group.sum(sum[i])) + (kView ? constant : d_b[i][r]);
       best.v[i] = kMaximize ? fmax(best.v[i], value) : fmin(best.v[i], value);
     }
   }
   if constexpr (kOverRows) {
     for (int i = 0; i < K; ++i) best.v[i] = group.template optimum<kMaximize>(best.v[i]);
   }
-  if (kMaximize && view) {
+  if constexpr (kMaximize && kView) {
     for (int i = 0; i < K; ++i) best.v[i] = best.v[i] == -INFINITY ? INFINITY : best.v[i];
   }
   return best;

@@ -12,7 +12,7 @@ namespace mdpvi::gpu::detail {
 // Value iteration (reference: bellman_sweep_reference): x_out = opt(P x_in + b) and
 // the sweep's largest change (relative: over the new value, where it is not 0), over
 // the window's states.
-template <int G, bool kMaximize, bool kRelative, bool kOverRows>
+template <int G, bool kMaximize, bool kRelative, bool kOverRows, bool kView>
 __global__ void __launch_bounds__(kBlockSize)
     sweep_kernel(DeviceChunk m, Window w, const double* __restrict__ d_b, const double* __restrict__ d_x_in,
                  double* __restrict__ d_x_out, unsigned long long* d_change) {
@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(kBlockSize)
   const double* const b[1] = {d_b};
   double largest_change = 0.0;
   for_each_state<G>(w.first, w.end, [&](std::uint64_t s) {
-    const double best = optimize_over_choices<G, kMaximize, 1, kOverRows>(m, group, s, x, b).v[0];
+    const double best = optimize_over_choices<G, kMaximize, 1, kOverRows, kView>(m, group, s, x, b).v[0];
     if (!group.leader()) return;
     double change = fabs(best - d_x_in[s]);
     if (kRelative && best != 0.0) change /= fabs(best);
@@ -51,7 +51,7 @@ constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
 // pass. Per state: lower = max(lower, B lower), upper = min(upper, B upper), the
 // width (relative to the lower value where it is positive) and the flags; per
 // block one atomicMax of the width (clamped at 0) and one atomicOr of the flags.
-template <int G, bool kMaximize, bool kRelative, bool kOverRows>
+template <int G, bool kMaximize, bool kRelative, bool kOverRows, bool kView>
 __global__ void __launch_bounds__(kBlockSize)
     interval_kernel(DeviceChunk m, Window w, const double* __restrict__ d_b_lower, const double* __restrict__ d_b_upper,
                     const double* __restrict__ d_targets, const double* __restrict__ d_lower_in,
@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kBlockSize)
   double widest = 0.0;
   unsigned flags = 0;
   for_each_state<G>(w.first, w.end, [&](std::uint64_t s) {
-    const Values<2> best = optimize_over_choices<G, kMaximize, 2, kOverRows>(m, group, s, x, b);
+    const Values<2> best = optimize_over_choices<G, kMaximize, 2, kOverRows, kView>(m, group, s, x, b);
     if (!group.leader()) return;
     const double lower = fmax(d_lower_in[s], best.v[0]);
     const double upper = fmin(d_upper_in[s], best.v[1]);
@@ -85,12 +85,12 @@ __global__ void __launch_bounds__(kBlockSize)
 // which are final, for K iterates at once (value iteration 1, interval iteration 2).
 // No state of the window reads another, so the update is in place; it writes both
 // buffers of each iterate, which then agree again.
-template <int G, bool kMaximize, int K, bool kOverRows>
+template <int G, bool kMaximize, int K, bool kOverRows, bool kView>
 __global__ void __launch_bounds__(kBlockSize)
     level_pass_kernel(DeviceChunk m, Window w, PassVectors<K> v) {
   const LaneGroup<G> group;
   for_each_state<G>(w.first, w.end, [&](std::uint64_t s) {
-    const Values<K> best = optimize_over_choices<G, kMaximize, K, kOverRows>(m, group, s, v.x, v.b);
+    const Values<K> best = optimize_over_choices<G, kMaximize, K, kOverRows, kView>(m, group, s, v.x, v.b);
     if (!group.leader()) return;
     for (int i = 0; i < K; ++i) {
       v.first[i][s] = best.v[i];
@@ -129,18 +129,18 @@ using IntervalKernel = void (*)(DeviceChunk, Window, const double*, const double
                                 const double*, double*, double*, unsigned long long*, unsigned*);
 
 struct SweepKernels {
-  template <int G, bool Maximize, bool Relative, bool OverRows>
-  static SweepKernel get() { return sweep_kernel<G, Maximize, Relative, OverRows>; }
+  template <int G, bool Maximize, bool Relative, bool OverRows, bool View>
+  static SweepKernel get() { return sweep_kernel<G, Maximize, Relative, OverRows, View>; }
 };
 struct IntervalKernels {
-  template <int G, bool Maximize, bool Relative, bool OverRows>
-  static IntervalKernel get() { return interval_kernel<G, Maximize, Relative, OverRows>; }
+  template <int G, bool Maximize, bool Relative, bool OverRows, bool View>
+  static IntervalKernel get() { return interval_kernel<G, Maximize, Relative, OverRows, View>; }
 };
 // The pass has no convergence measure: "relative" does not matter.
 template <int K>
 struct LevelPassKernels {
-  template <int G, bool Maximize, bool Relative, bool OverRows>
-  static void (*get())(DeviceChunk, Window, PassVectors<K>) { return level_pass_kernel<G, Maximize, K, OverRows>; }
+  template <int G, bool Maximize, bool Relative, bool OverRows, bool View>
+  static void (*get())(DeviceChunk, Window, PassVectors<K>) { return level_pass_kernel<G, Maximize, K, OverRows, View>; }
 };
 
 }  // namespace mdpvi::gpu::detail
