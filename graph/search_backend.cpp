@@ -60,29 +60,50 @@ class DeviceSearch final : public SearchBackend {
 
   StateSet backward_exists(const StateSet& sources, const StateSet& allowed_states,
                            const StateSet* allowed_rows) const override {
-    BitWords reached(mdp_.num_states());
-    device_->backward_exists(BitWords::of(sources).data(), BitWords::of(allowed_states).data(),
-                             OptionalWords(allowed_rows).data(), reached.data());
-    return reached.to_set(mdp_.num_states());
+    return searched(
+        "a backward search",
+        [&] {
+          BitWords reached(mdp_.num_states());
+          device_->backward_exists(BitWords::of(sources).data(), BitWords::of(allowed_states).data(),
+                                   OptionalWords(allowed_rows).data(), reached.data());
+          return reached.to_set(mdp_.num_states());
+        },
+        [&](const SearchBackend& cpu) { return cpu.backward_exists(sources, allowed_states, allowed_rows); });
   }
 
   StateSet backward_forall(const StateSet& sources, const StateSet& allowed_states) const override {
-    BitWords attracted(mdp_.num_states());
-    device_->backward_forall(BitWords::of(sources).data(), BitWords::of(allowed_states).data(), attracted.data());
-    return attracted.to_set(mdp_.num_states());
+    return searched(
+        "a backward attractor",
+        [&] {
+          BitWords attracted(mdp_.num_states());
+          device_->backward_forall(BitWords::of(sources).data(), BitWords::of(allowed_states).data(), attracted.data());
+          return attracted.to_set(mdp_.num_states());
+        },
+        [&](const SearchBackend& cpu) { return cpu.backward_forall(sources, allowed_states); });
   }
 
   StateSet rows_staying_in(const StateSet& inside) const override {
-    BitWords stays(mdp_.num_choices());
-    device_->rows_staying_in(BitWords::of(inside).data(), stays.data());
-    return stays.to_set(mdp_.num_choices());
+    return searched(
+        "the rows staying inside a set",
+        [&] {
+          BitWords stays(mdp_.num_choices());
+          device_->rows_staying_in(BitWords::of(inside).data(), stays.data());
+          return stays.to_set(mdp_.num_choices());
+        },
+        [&](const SearchBackend& cpu) { return cpu.rows_staying_in(inside); });
   }
 
   StateSet stay_and_reach(const StateSet& targets, const StateSet& allowed, StateSet inside) const override {
-    BitWords words = BitWords::of(inside);
-    const unsigned rounds = device_->stay_and_reach(BitWords::of(targets).data(), BitWords::of(allowed).data(), words.data());
-    spdlog::debug("Prob1E on the GPU: {} rounds", rounds);
-    return words.to_set(mdp_.num_states());
+    return searched(
+        "Prob1E",
+        [&] {
+          BitWords words = BitWords::of(inside);
+          const unsigned rounds =
+              device_->stay_and_reach(BitWords::of(targets).data(), BitWords::of(allowed).data(), words.data());
+          spdlog::debug("Prob1E on the GPU: {} rounds", rounds);
+          return words.to_set(mdp_.num_states());
+        },
+        [&](const SearchBackend& cpu) { return cpu.stay_and_reach(targets, allowed, inside); });
   }
 
   gpu::DeviceGraphSearch* device_graph() const override { return device_.get(); }
@@ -112,6 +133,26 @@ class DeviceSearch final : public SearchBackend {
   }
 
  private:
+  // on_device(); where the device fails (a search makes its working arrays, which
+  // may not fit beside what else is there), the same search on all cores, said in
+  // the log, from a predecessor graph built at the first failure and kept.
+  template <typename OnDevice, typename OnCpu>
+  auto searched(const char* what, OnDevice on_device, OnCpu on_cpu) const -> decltype(on_device()) {
+    try {
+      return on_device();
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("{} on the CPU: {}", what, error.what());
+      return on_cpu(cpu_search());
+    }
+  }
+  const SearchBackend& cpu_search() const {
+    if (!cpu_) {
+      host_graph_.emplace(build_choice_predecessor_graph(mdp_));
+      cpu_ = std::make_unique<ParallelSearch>(mdp_, *host_graph_);
+    }
+    return *cpu_;
+  }
+
   // work() on the device; nullopt, with the reason in the log, if the device fails
   // (the working arrays may not fit beside the graph).
   template <typename Work>
@@ -127,6 +168,8 @@ class DeviceSearch final : public SearchBackend {
   const SparseMdp& mdp_;
   std::unique_ptr<gpu::DeviceGraphSearch> device_;
   std::size_t bytes_;
+  mutable std::optional<ChoicePredecessorGraph> host_graph_;  // cpu_search's
+  mutable std::unique_ptr<SearchBackend> cpu_;
 };
 
 gpu::GraphArrays arrays_of(const SparseMdp& mdp) {
