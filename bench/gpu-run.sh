@@ -192,13 +192,13 @@ CHAIN
     leader9-chunks)
       # Issue 39: leader9 Rmin as one chunk and with an 8 GB budget (the new binary),
       # and with the budget before (\$OLD_MDPVI); -v for the phases and the memory.
-      # LEADER9_RUNS: which runs, comma-separated ("new one,new budget4": 4 GB).
+      # LEADER9_RUNS: which runs, comma-separated ("new one,new budget4": 4 GB, budgetN: N GB).
       IFS=, read -ra leader9_runs <<<"${LEADER9_RUNS:-new one,new budget,old budget}"
       for which in "${leader9_runs[@]}"; do
         read -r who mode <<<"$which"
         bin=$mdpvi; [ $who = old ] && bin=$OLD_MDPVI
         budget=(); [ $mode = budget ] && budget=(--gpu-memory-limit 8000000000)
-        [ $mode = budget4 ] && budget=(--gpu-memory-limit 4000000000)
+        [[ $mode == budget?* ]] && budget=(--gpu-memory-limit ${mode#budget}000000000)
         echo "### leader9 $which" >>"$out/results.txt"
         peak timeout 200 "$bin" -v check $M/leader_async/leader9.nm --prop 'Rmin=? [ F "elected" ]' "${budget[@]}" \
           --json - >>"$out/results.txt" 2>"$out/log-leader9-$who-$mode.txt"
@@ -206,11 +206,13 @@ CHAIN
       done
       ;;
     memory)
-      # Issue 39: the large suite's memory table, the new binary on the GPU.
+      # Issue 39: the large suite's memory table, the new binary on the GPU (MEMORY_GPU_SYSTEM:
+      # its --gpu-system, default auto; the table and the results named after it).
+      system=${MEMORY_GPU_SYSTEM:-auto}
       python3 tools/bench/bench.py run --suite large --solvers gpu --mdpvi "$mdpvi" --timeout 150 --out "$out/memory" \
-        2>>"$out/errors.txt" | tail -1
-      python3 tools/bench/bench.py memory "$out/memory" >"$out/memory.md"
-      cp "$out/memory/results.json" "$out/memory-results.json" && rm -rf "$out/memory"
+        --gpu-system $system 2>>"$out/errors.txt" | tail -1
+      python3 tools/bench/bench.py memory "$out/memory" >"$out/memory-$system.md"
+      cp "$out/memory/results.json" "$out/memory-$system-results.json" && rm -rf "$out/memory"
       ;;
     pairs)
       # Issue 39: each of PAIR_INSTANCES (suite_args's names) with the new binary, then

@@ -214,6 +214,7 @@ def run(args):
                 print(f"bench: {inst['name']} {solver} #{repeat + 1}", file=sys.stderr, flush=True)
                 extra = ["--method", args.method] if args.method else []
                 extra += ["--max-iters", str(args.max_iters)] if args.max_iters else []
+                extra += ["--gpu-system", args.gpu_system] if args.gpu_system and solver == "gpu" else []
                 out, rc, peak, wall = run_mdpvi(command_for(inst, args.mdpvi, solver, extra), args.timeout)
                 if rc not in (0, 1) or not out.strip():
                     failures.append(f"{inst['name']} {solver}: mdpvi exit {rc}")
@@ -223,7 +224,7 @@ def run(args):
     if args.memory_study:
         study = memory_study(args, next(i for i in SUITES["large"]() + SUITES["medium"]() if i["name"] == args.memory_study))
     meta = {"host": socket.gethostname(), "suite": args.suite, "solvers": solvers, "repeats": args.repeats,
-            "method": args.method or "default",
+            "method": args.method or "default", "gpu_system": args.gpu_system or "auto",
             "cpus": os.cpu_count(), "date": time.strftime("%Y-%m-%d %H:%M"),
             "copy_bandwidth": copy_bandwidth(args.mdpvi) if "gpu" in solvers else None,
             "device": next((r["device"] for r in rows if r.get("device")), None)}
@@ -337,6 +338,7 @@ def main():
     r.add_argument("--check", action="store_true")
     r.add_argument("--method", choices=("ovi", "ii", "vi"), help="mdpvi's --method (default: mdpvi's, ovi)")
     r.add_argument("--max-iters", type=int, help="mdpvi's --max-iters (the same for every method compared)")
+    r.add_argument("--gpu-system", choices=("auto", "copy", "view"), help="mdpvi's --gpu-system (GPU runs)")
     m = sub.add_parser("memory")
     m.add_argument("run")
     m.add_argument("--solver", default="gpu")
