@@ -249,7 +249,10 @@ std::size_t view_sweep_bytes(const gpu::DeviceSystem& view) {
 // and b, or what a view holds beside the vectors (gpu::SystemSizes::view_bytes).
 std::size_t built_footprint(const MaybeSystem& system, const MethodPolicy& method) {
   const gpu::DeviceSystem& built = *system.on_device;
-  if (is_view(system)) return method.footprint_bytes(built.num_states(), 0, 0) + built.sizes().view_bytes;
+  if (is_view(system)) {
+    const std::uint64_t states = built.num_states();
+    return method.footprint_bytes(states, 0, 0) - matrix_bytes(states, 0, 0) + built.sizes().view_bytes;
+  }
   return method.footprint_bytes(built.num_states(), built.num_rows(), built.num_entries()) -
          indexed_savings(system, built.num_entries());
 }
