@@ -129,7 +129,9 @@ TEST(DeviceSystemView, SweepsAreEquivalentToTheCopy) {
         }
       }
     }
-    if (n > 100) EXPECT_GT(infinite, 0u) << "some states have only rows into infinity";
+    if (n > 100) {
+      EXPECT_GT(infinite, 0u) << "some states have only rows into infinity";
+    }
   }
 }
 
