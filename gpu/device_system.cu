@@ -7,7 +7,6 @@
 #include "gpu/device_system.cuh"
 #include "gpu/kept_rows.cuh"
 
-#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <optional>
@@ -118,13 +117,7 @@ __global__ void __launch_bounds__(kBlockSize)
     sizes[3] += g.d_row_starts[end_row] - g.d_row_starts[first_row];
     if (self_loop) mark_self_loop(d_self_loop_words, i);
   }
-  using BlockReduce = cub::BlockReduce<unsigned long long, kBlockSize>;
-  __shared__ typename BlockReduce::TempStorage scratch;
-  for (int k = 0; k < 4; ++k) {
-    const unsigned long long block_sum = BlockReduce(scratch).Sum(sizes[k]);
-    if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_sizes + k, block_sum);
-    __syncthreads();
-  }
+  block_sums_into(sizes, d_sizes);
 }
 
 // d[0, n) summed in place (d[0] = 0 stays: offsets).

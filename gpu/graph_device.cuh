@@ -4,6 +4,7 @@
 // level-synchronous loop. Internal to gpu/.
 #include "gpu/cuda_support.cuh"
 
+#include <cub/block/block_reduce.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -31,6 +32,18 @@ __device__ inline std::uint64_t thread_index() { return static_cast<std::uint64_
 __device__ inline std::uint64_t grid_stride() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
 
 inline std::uint64_t words_of(std::uint64_t bits) { return (bits + 63) / 64; }
+
+// Each of the block's N counts summed and added into d_sums[0, N), one atomic each.
+template <int N>
+__device__ void block_sums_into(const unsigned long long (&counts)[N], unsigned long long* d_sums) {
+  using BlockReduce = cub::BlockReduce<unsigned long long, kBlockSize>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  for (int k = 0; k < N; ++k) {
+    const unsigned long long block_sum = BlockReduce(scratch).Sum(counts[k]);
+    if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_sums + k, block_sum);
+    __syncthreads();
+  }
+}
 
 // Blocks for a grid-stride loop over `threads` items.
 inline unsigned grid_for(std::uint64_t threads, int sm_count) {

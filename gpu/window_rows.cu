@@ -38,13 +38,7 @@ __global__ void __launch_bounds__(kBlockSize)
       if (with_squares) sums[2] += length * length;
     }
   }
-  using BlockReduce = cub::BlockReduce<unsigned long long, kBlockSize>;
-  __shared__ typename BlockReduce::TempStorage scratch;
-  for (int k = 0; k < 3; ++k) {
-    const unsigned long long block_sum = BlockReduce(scratch).Sum(sums[k]);
-    if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_sums + k, block_sum);
-    __syncthreads();
-  }
+  block_sums_into(sums, d_sums);
 }
 
 WindowRows view_window_rows(const DeviceChunk& m, std::uint64_t first, std::uint64_t end, bool with_squares,
