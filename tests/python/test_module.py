@@ -63,6 +63,18 @@ def test_state_values_are_numpy_arrays_by_state():
     assert result.state_values.max() == 1.0  # the delivered states
 
 
+def test_schedulers_pick_the_channels(resend_open):
+    report = mdpvi.check(resend_open, ['Pmax=? [ F "delivered" ]', 'Pmin=? [ F "delivered" ]', 'Pmax=? [ X "delivered" ]'],
+                         constants={"MAX_TRIES": 3}, schedulers=True, state_values=True)
+    best, worst, step = report.properties
+    for result, channel in ((best, "reliable"), (worst, "cheap")):
+        assert result.scheduler.shape == (report.model.states,)
+        picked = {result.action_names[a] for a in result.scheduler_actions}
+        assert channel in picked and picked <= {channel, "done"}
+        assert result.no_scheduler is None
+    assert step.scheduler is None and "unbounded" in step.no_scheduler
+
+
 def test_a_property_that_cannot_be_answered_keeps_the_others():
     report = mdpvi.check(RESEND, ['Pmax=? [ F "no_such_label" ]', 'Pmax=? [ F "delivered" ]'])
     assert not report[0].answered and "no_such_label" in report[0].error

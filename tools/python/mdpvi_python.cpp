@@ -27,9 +27,14 @@ namespace mdpvi::python {
 
 namespace {
 
-// A property's per-state results, as the listener keeps them (before the GIL is back).
+// A property's per-state results, as the listener keeps them (before the GIL is back):
+// values and bounds where asked, and a scheduler (each state's choice within its
+// own, and that choice's action as an index into action_names), or why there is none.
 struct StateResults {
   std::vector<double> values, lower, upper;
+  std::optional<std::vector<std::uint32_t>> choices, actions;
+  std::vector<std::string> action_names;
+  std::string no_scheduler;
 };
 
 // Keeps each answered property's per-state values, in the order of the report.
@@ -37,14 +42,10 @@ class StateValuesKept final : public pipeline::CheckListener {
  public:
   void model_loaded(const SparseMdp&, const pipeline::CheckReport&) override {}
   void property_results(const std::string&, const PropertyResult& result, const SparseMdp& mdp) override {
-    pending_.reset();
-    if (!result.state_values) return;
     pending_.emplace();
-    const StateValues& v = *result.state_values;
-    pending_->values.resize(mdp.num_states());
-    for (std::uint32_t s = 0; s < mdp.num_states(); ++s) pending_->values[s] = v.number(s);
-    pending_->lower.assign(v.lower.begin(), v.lower.end());
-    pending_->upper.assign(v.upper.begin(), v.upper.end());
+    if (result.state_values) keep_values(*result.state_values, mdp.num_states());
+    if (result.scheduler) keep_scheduler(*result.scheduler, mdp);
+    pending_->no_scheduler = result.no_scheduler;
   }
   void property_answered(const pipeline::CheckReport& report) override {
     kept_.resize(report.properties.size());
@@ -54,6 +55,20 @@ class StateValuesKept final : public pipeline::CheckListener {
   std::vector<std::optional<StateResults>>& kept() { return kept_; }
 
  private:
+  void keep_values(const StateValues& v, std::uint32_t states) {
+    pending_->values.resize(states);
+    for (std::uint32_t s = 0; s < states; ++s) pending_->values[s] = v.number(s);
+    pending_->lower.assign(v.lower.begin(), v.lower.end());
+    pending_->upper.assign(v.upper.begin(), v.upper.end());
+  }
+  void keep_scheduler(const Scheduler& scheduler, const SparseMdp& mdp) {
+    pending_->choices = scheduler.choice;
+    if (!mdp.actions) return;
+    pending_->action_names = mdp.actions->names;
+    auto& actions = pending_->actions.emplace(mdp.num_states());
+    for (std::uint32_t s = 0; s < mdp.num_states(); ++s) actions[s] = mdp.actions->of_choice[scheduler.row(mdp, s)];
+  }
+
   std::optional<StateResults> pending_;
   std::vector<std::optional<StateResults>> kept_;
 };
@@ -73,6 +88,13 @@ SolverKind solver_named(const std::string& name) {
   throw py::value_error("solver must be 'auto', 'gpu' or 'cpu', found '" + name + "'");
 }
 
+gpu::SystemStorage storage_named(const std::string& name) {
+  if (name == "auto") return gpu::SystemStorage::automatic;
+  if (name == "copy") return gpu::SystemStorage::copy;
+  if (name == "view") return gpu::SystemStorage::view;
+  throw py::value_error("gpu_system must be 'auto', 'copy' or 'view', found '" + name + "'");
+}
+
 // A constant's value as PRISM's --const reads it: Python's True is "true", 2 is "2",
 // 0.5 is "0.5", and a string (a range "1:3", a:s:b) is passed as it is.
 std::string constant_text(const py::handle& value) {
@@ -87,10 +109,17 @@ std::string constant_text(const py::handle& value) {
 // The path of a str or an os.PathLike.
 std::string path_text(const py::object& path) { return py::module_::import("os").attr("fspath")(path).cast<std::string>(); }
 
-py::array_t<double> as_array(std::vector<double>&& values) {
-  auto* owned = new std::vector<double>(std::move(values));
-  py::capsule release(owned, [](void* p) { delete static_cast<std::vector<double>*>(p); });
-  return py::array_t<double>(static_cast<py::ssize_t>(owned->size()), owned->data(), release);
+// The vector handed to numpy without a copy: the array owns it.
+template <typename T>
+py::array_t<T> as_array(std::vector<T>&& values) {
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule release(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), release);
+}
+
+template <typename T>
+py::object array_or_none(std::optional<std::vector<T>>& values) {
+  return values ? py::object(as_array(std::move(*values))) : py::none();
 }
 
 // A result's value as Python has it: a bool, a float, or a (low, high) range; None
@@ -120,9 +149,22 @@ py::dict property_dict(const pipeline::PropertyOutcome& outcome, std::optional<S
   d["error"] = outcome.error.empty() ? py::none() : py::object(py::str(outcome.error));
   d["constants"] = outcome.constants;
   d["time_s"] = outcome.time_s;
-  d["state_values"] = states ? py::object(as_array(std::move(states->values))) : py::none();
-  d["state_lower"] = states && !states->lower.empty() ? py::object(as_array(std::move(states->lower))) : py::none();
-  d["state_upper"] = states && !states->upper.empty() ? py::object(as_array(std::move(states->upper))) : py::none();
+  const auto nonempty = [](std::vector<double>& v) {
+    return v.empty() ? std::optional<std::vector<double>>() : std::optional<std::vector<double>>(std::move(v));
+  };
+  std::optional<std::vector<double>> values, lower, upper;
+  std::optional<std::vector<std::uint32_t>> choices, actions;
+  if (states) {
+    values = nonempty(states->values), lower = nonempty(states->lower), upper = nonempty(states->upper);
+    choices = std::move(states->choices), actions = std::move(states->actions);
+  }
+  d["state_values"] = array_or_none(values);
+  d["state_lower"] = array_or_none(lower);
+  d["state_upper"] = array_or_none(upper);
+  d["scheduler"] = array_or_none(choices);
+  d["scheduler_actions"] = array_or_none(actions);
+  d["action_names"] = states && actions ? py::cast(states->action_names) : py::none();
+  d["no_scheduler"] = states && !choices && !states->no_scheduler.empty() ? py::object(py::str(states->no_scheduler)) : py::none();
   return d;
 }
 
@@ -143,7 +185,8 @@ py::dict model_dict(const pipeline::ModelSummary& m) {
 // report as plain Python objects (wrapped by the module's Python side).
 py::dict check(const py::object& model, const std::vector<std::string>& properties,
                const std::optional<py::object>& properties_file, const py::dict& constants, const std::string& method,
-               double epsilon, bool relative, const std::string& solver, bool state_values, int threads) {
+               double epsilon, bool relative, const std::string& solver, bool state_values, bool schedulers,
+               std::optional<std::size_t> gpu_memory_limit, const std::string& gpu_system, int threads) {
   pipeline::CheckOptions options;
   options.model_file = path_text(model);
   if (properties_file) options.properties_file = path_text(*properties_file);
@@ -156,6 +199,10 @@ py::dict check(const py::object& model, const std::vector<std::string>& properti
   options.device.solver = solver_named(solver);
   if (options.device.solver == SolverKind::cpu) options.search = graph::SearchKind::cpu_parallel;
   options.keep_state_values = state_values;
+  options.keep_schedulers = schedulers;
+  options.keep_actions = schedulers;
+  options.device.memory_limit_bytes = gpu_memory_limit;
+  options.device.system_storage = storage_named(gpu_system);
   options.threads = threads;
   options.memory_limit = pipeline::default_memory_limit();
   if (!options.properties_file && options.inline_properties.empty()) {
@@ -197,6 +244,7 @@ PYBIND11_MODULE(_mdpvi, m) {
   });
   m.def("check", &mdpvi::python::check, py::arg("model"), py::arg("properties"), py::arg("properties_file"),
         py::arg("constants"), py::arg("method"), py::arg("epsilon"), py::arg("relative"), py::arg("solver"),
-        py::arg("state_values"), py::arg("threads"));
+        py::arg("state_values"), py::arg("schedulers"), py::arg("gpu_memory_limit"), py::arg("gpu_system"),
+        py::arg("threads"));
   m.attr("__version__") = MDPVI_VERSION;
 }

@@ -39,7 +39,10 @@ class Result:
     initial states; None where it was not answered (error says why). lower and upper
     bound the value where the method gives bounds (the default does). With
     state_values=True, state_values holds every state's value (numpy, by state
-    index), and state_lower and state_upper its bounds."""
+    index), and state_lower and state_upper its bounds. With schedulers=True, an optimal
+    scheduler of a Pmin/Pmax/Rmin/Rmax=? of an unbounded F or U: scheduler[s] is state
+    s's choice (its index among the state's choices) and action_names[scheduler_actions[s]]
+    its action (numpy arrays); elsewhere no_scheduler says why there is none."""
     property: str
     value: Union[float, bool, tuple, None]
     lower: Optional[float]
@@ -52,6 +55,10 @@ class Result:
     state_values: object = None
     state_lower: object = None
     state_upper: object = None
+    scheduler: object = None
+    scheduler_actions: object = None
+    action_names: Optional[List[str]] = None
+    no_scheduler: Optional[str] = None
 
     @property
     def answered(self) -> bool:
@@ -79,7 +86,8 @@ class Report:
 def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
           properties_file: Union[str, PathLike, None] = None, constants: Optional[Dict[str, object]] = None,
           method: str = "ovi", epsilon: float = 1e-6, relative: bool = True, solver: str = "auto",
-          state_values: bool = False, threads: int = 0) -> Report:
+          state_values: bool = False, schedulers: bool = False, gpu_memory_limit: Optional[int] = None,
+          gpu_system: str = "auto", threads: int = 0) -> Report:
     """Builds the model and answers its properties, as `mdpvi check` does.
 
     properties: property texts (a name may lead: '"best": Pmax=? [ F "goal" ]');
@@ -88,9 +96,11 @@ def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
     setting is checked). method: "ovi" (optimistic value iteration, sound bounds, the
     default), "ii" (interval iteration), "vi" (PRISM's value iteration, no bound) or
     "bicgstab" (DTMCs). epsilon and relative: the precision. solver: "auto", "gpu" or
-    "cpu". threads: 0 for all cores.
+    "cpu". state_values and schedulers: keep every state's values, and an optimal
+    scheduler, per result (Result). gpu_memory_limit and gpu_system: as --gpu-memory-limit
+    and --gpu-system. threads: 0 for all cores.
     """
     raw = _check(model, list(properties), properties_file, dict(constants or {}), method, epsilon, relative, solver,
-                 state_values, threads)
+                 state_values, schedulers, gpu_memory_limit, gpu_system, threads)
     return Report(model=Model(**raw["model"]), results=[Result(**r) for r in raw["properties"]], method=raw["method"],
                   epsilon=raw["epsilon"], criterion=raw["criterion"])
