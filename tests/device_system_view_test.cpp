@@ -13,6 +13,7 @@
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "random_mdps.h"
+#include "window_rows_cases.h"
 
 #include <gtest/gtest.h>
 
@@ -148,8 +149,7 @@ TEST(DeviceSystemView, WindowRowsAreTheModelRowsOfItsStates) {
   ASSERT_TRUE(device);
   const int ticket = device->adopt(*view);
   const std::uint64_t m = c.order.size();
-  for (auto [first, end] : {std::pair<std::uint64_t, std::uint64_t>{0, 0}, {0, 1}, {5, 37}, {100, m - 1}, {0, m},
-                            {m - 3, m + 10}, {m, m}}) {
+  for (auto [first, end] : test::odd_windows(m)) {
     SCOPED_TRACE("window [" + std::to_string(first) + ", " + std::to_string(end) + ")");
     gpu::WindowRows expected;
     for (std::uint64_t i = first; i < std::min(end, m); ++i) {
@@ -162,11 +162,7 @@ TEST(DeviceSystemView, WindowRowsAreTheModelRowsOfItsStates) {
         expected.squares += static_cast<double>(length * length);
       }
     }
-    const gpu::WindowRows counted = device->window_rows(ticket, first, end, true);
-    EXPECT_EQ(counted.states, expected.states);
-    EXPECT_EQ(counted.rows, expected.rows);
-    EXPECT_EQ(counted.entries, expected.entries);
-    EXPECT_EQ(counted.squares, expected.squares);
+    test::expect_same_window_rows(device->window_rows(ticket, first, end, true), expected);
   }
   device->release(ticket);
 }
