@@ -1,6 +1,7 @@
 #pragma once
 // What the CUDA backend's sweeps run on beside the matrix: an iterate's two buffers on
-// the device, and the per-sweep results that batch_loop.h reads back. Internal to gpu/.
+// the device, the per-sweep results that batch_loop.h reads back, and a run's vectors
+// (b, the iterates, the targets). Internal to gpu/.
 #include "gpu/batch_loop.h"
 #include "gpu/cuda_support.cuh"
 #include "gpu/host_copies.cuh"
@@ -114,6 +115,64 @@ class DeviceIterate {
   DeviceArray<double> d_first_, d_second_;
   double* d_in_ = d_first_.get();
   double* d_out_ = d_second_.get();
+};
+
+// A chunk's own b for its bound vectors: used, where on the device (none for a view,
+// whose sweeps make it), and whether an upper iterate goes with it.
+struct OwnB {
+  bool used = false;
+  const double* d_b = nullptr;
+  bool with_upper = false;
+};
+
+// What a run reads and writes beside the matrix: b and the iterate of value
+// iteration, or both b, the targets and both iterates of interval iteration (the
+// upper parts empty without b_upper). Made for one call, or bound to a resident
+// chunk for many (a chunk solved level by level).
+struct Vectors {
+  DeviceArray<double> d_b_lower, d_b_upper, d_targets;
+  DeviceIterate lower, upper;
+  BatchResults results;
+  // An iterate's start without host values (lower_start or upper_start none) is its
+  // constant everywhere.
+  // With own.used, the chunk's own b on the device (an adopted system's, or none
+  // for a view, whose sweeps make it) serves both iterates in place of b_lower and
+  // b_upper, and own.with_upper says whether there is an upper iterate.
+  Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
+          const double* lower_start, const double* upper_start, cudaStream_t stream, double lower_constant = 0.0,
+          double upper_constant = 0.0, OwnB own = {})
+      : Vectors(m, b_lower, b_upper, targets, lower_start, upper_start, stream, detail::HostCopies(stream),
+                lower_constant, upper_constant, own) {}
+  // The copies from locked pieces are done when it returns; memory already pinned
+  // copies asynchronously (callers synchronise the stream before using the vectors).
+  Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
+          const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostCopies&& uploads,
+          double lower_constant, double upper_constant, OwnB own)
+      : d_b_lower(own.used ? 0 : m.num_rows()),
+        // The same host b for both iterates (nothing precedes the chunk, or the
+        // entries into earlier chunks are none): one copy on the device.
+        d_b_upper(!own.used && b_upper && b_upper != b_lower ? m.num_rows() : 0),
+        d_targets(targets ? m.num_states() : 0),
+        lower(lower_start, lower_constant, m.num_states(), stream, uploads),
+        upper(upper_start, upper_constant, (own.used ? own.with_upper : b_upper != nullptr) ? m.num_states() : 0, stream,
+              uploads),
+        results(stream),
+        with_upper(own.used ? own.with_upper : b_upper != nullptr) {
+    if (own.used) {
+      b_lower_on_device = b_upper_on_device = own.d_b;
+    } else {
+      d_b_lower.upload(b_lower, m.num_rows(), uploads);
+      if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), uploads);
+      b_lower_on_device = d_b_lower.get();
+      b_upper_on_device = b_upper == b_lower ? d_b_lower.get() : d_b_upper.get();
+    }
+    if (targets) d_targets.upload(targets, m.num_states(), uploads);
+    uploads.finish();
+  }
+  bool has_upper() const { return with_upper; }
+  bool with_upper;
+  const double* b_lower_on_device = nullptr;  // d_b_lower, or the chunk's own
+  const double* b_upper_on_device = nullptr;  // d_b_upper, or d_b_lower where both are one, or the chunk's own
 };
 
 }  // namespace mdpvi::gpu::detail
