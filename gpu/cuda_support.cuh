@@ -148,6 +148,15 @@ class DeviceValueArray {
   unsigned index_bytes_ = 0;
 };
 
+// The resident model's row offsets: 4 bytes each where its entries are fewer than
+// 2^32, else 8 (the one that is set). A branch per read, the same in every thread.
+struct RowOffsets {
+  const std::uint64_t* __restrict__ wide = nullptr;
+  const std::uint32_t* __restrict__ narrow = nullptr;
+
+  __device__ std::uint64_t operator[](std::uint64_t r) const { return narrow ? narrow[r] : wide[r]; }
+};
+
 // The states a kernel updates: [first, end) of the chunk's.
 struct Window {
   std::uint64_t first, end;
@@ -178,7 +187,8 @@ constexpr std::uint32_t kOutsideChunk = 0xFFFFFFFFu;
 // A chunk's matrix on the device, as the kernels read it (b is passed beside it:
 // interval iteration has two).
 // Or a view over the resident model (gpu/device_system.h's SystemStorage::view): local
-// state s is model state d_order[s], whose rows are the model's; an entry's column is
+// state s is model state d_order[s], whose rows are the model's (their offsets
+// view_row_starts, the model's width); an entry's column is
 // the model's, local through d_local (kOutsideChunk: outside the chunk, its value a
 // part of b); and b is made per row from `constants`, a row whose b is +infinity left out
 // (the state's value is +infinity where every row is), as the system's build leaves it out.
@@ -191,6 +201,7 @@ struct DeviceChunk {
   const std::uint32_t* __restrict__ d_order = nullptr;
   const std::uint32_t* __restrict__ d_local = nullptr;
   RowConstants constants{};
+  RowOffsets view_row_starts{};
 
   __host__ __device__ bool is_view() const { return d_local != nullptr; }
   __device__ std::uint64_t model_state(std::uint64_t s) const { return d_order ? d_order[s] : s; }

@@ -47,7 +47,8 @@ struct SystemView {
   }
 
   DeviceChunk chunk(std::uint32_t count) const {
-    DeviceChunk c{count, graph.d_row_group_starts, graph.d_row_starts, graph.d_columns, values};
+    DeviceChunk c{count, graph.d_row_group_starts, nullptr, graph.d_columns, values};
+    c.view_row_starts = graph.d_row_starts;
     c.d_order = sources.order.get();
     c.d_local = local.get();
     c.constants = sources.constants(values);

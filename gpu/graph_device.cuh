@@ -66,7 +66,7 @@ struct DeviceGraph {
   std::uint32_t num_states;
   std::uint64_t num_rows;
   const std::uint64_t* __restrict__ d_row_group_starts;
-  const std::uint64_t* __restrict__ d_row_starts;
+  RowOffsets d_row_starts;
   const std::uint32_t* __restrict__ d_columns;
   const std::uint64_t* __restrict__ d_pred_offsets;
   const std::uint32_t* __restrict__ d_pred_rows;  // num_states + row

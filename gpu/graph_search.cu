@@ -87,6 +87,27 @@ __global__ void stays_kernel(DeviceGraph g, const unsigned long long* d_inside, 
   }
 }
 
+__global__ void narrow_kernel(const std::uint64_t* d_wide, std::uint64_t count, std::uint32_t* d_narrow) {
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_narrow[i] = static_cast<std::uint32_t>(d_wide[i]);
+}
+
+// count offsets, each below 2^32, to the device in 4 bytes: a piece at a time through
+// locked pages into a staging buffer, narrowed there.
+DeviceArray<std::uint32_t> upload_narrowed(const std::uint64_t* host, std::uint64_t count, int sm_count) {
+  DeviceArray<std::uint32_t> narrow(count);
+  constexpr std::uint64_t kPiece = HostCopies::kPiece / sizeof(std::uint64_t);
+  DeviceArray<std::uint64_t> staging(std::min(count, kPiece));
+  for (std::uint64_t first = 0; first < count; first += kPiece) {
+    const std::uint64_t n = std::min(kPiece, count - first);
+    HostCopies copies(0);
+    staging.upload(host + first, n, copies);
+    copies.finish();
+    narrow_kernel<<<grid_for(n, sm_count), kBlockSize>>>(staging.get(), n, narrow.get() + first);
+    check(cudaGetLastError(), "narrowing row offsets");
+  }
+  return narrow;
+}
+
 // Per state t, at offsets[t + 1], the entries with t as successor.
 __global__ void count_predecessors(const std::uint32_t* d_columns, std::uint64_t entries, unsigned long long* d_offsets) {
   for (std::uint64_t k = thread_index(); k < entries; k += grid_stride()) atomicAdd(d_offsets + d_columns[k] + 1, 1ull);
@@ -119,7 +140,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
         rows_(a.num_rows),
         entries_(a.num_entries),
         d_row_group_starts_(a.row_group_starts, a.num_states + 1),
-        d_row_starts_(a.row_starts, a.num_rows + 1),
+        d_row_starts_(narrow_row_starts(a) ? 0 : a.num_rows + 1),
         d_columns_(a.columns, a.num_entries),
         d_pred_offsets_(a.num_states + 1),
         d_pred_rows_(a.num_entries),
@@ -130,6 +151,11 @@ class CudaGraphSearch final : public DeviceGraphSearch {
                          DeviceArray<unsigned long long>(words_of(states_))},
         d_flag_(1),
         sm_count_(detail::multiprocessor_count()) {
+    if (narrow_row_starts(a)) {
+      d_row_starts32_ = upload_narrowed(a.row_starts, a.num_rows + 1, sm_count_);
+    } else {
+      d_row_starts_.upload(a.row_starts, a.num_rows + 1);
+    }
     owners_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), d_owners_.get());
     check(cudaGetLastError(), "owners kernel launch");
     build_predecessors(a.num_entries);
@@ -247,7 +273,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     return {states_,
             rows_,
             d_row_group_starts_.get(),
-            d_row_starts_.get(),
+            RowOffsets{d_row_starts_.get(), d_row_starts32_.get()},
             d_columns_.get(),
             d_pred_offsets_.get(),
             d_pred_rows_.get(),
@@ -313,6 +339,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   std::uint32_t states_;
   std::uint64_t rows_, entries_;
   DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
+  DeviceArray<std::uint32_t> d_row_starts32_{0};  // in place of d_row_starts_ where narrow_row_starts
   DeviceArray<std::uint32_t> d_columns_;
   DeviceArray<std::uint64_t> d_pred_offsets_;
   DeviceArray<std::uint32_t> d_pred_rows_, d_owners_;

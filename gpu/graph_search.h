@@ -21,7 +21,13 @@ struct GraphArrays {
   const std::uint64_t* row_group_starts = nullptr;  // num_states + 1
   const std::uint64_t* row_starts = nullptr;        // num_rows + 1
   const std::uint32_t* columns = nullptr;           // num_entries
+  // Row offsets of 4 bytes on the device where num_entries < 2^32 (false: 8 always,
+  // for the tests of both).
+  bool narrow_row_starts = true;
 };
+
+// Whether the device keeps the graph's row offsets in 4 bytes.
+inline bool narrow_row_starts(const GraphArrays& a) { return a.narrow_row_starts && a.num_entries < (std::uint64_t{1} << 32); }
 
 // The device memory the graph and the searches' working sets take.
 std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);

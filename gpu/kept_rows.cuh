@@ -11,8 +11,9 @@ namespace mdpvi::gpu::detail {
 // the row's reward plus, for each entry into a state outside the system (d_local's
 // kOutsideChunk), P times its value, rounding as the host does (no fused multiply-add).
 // A row whose b is +infinity is left out, unless it is the state's last and none was kept.
-template <typename Emit>
-__device__ void kept_rows(const std::uint64_t* d_row_group_starts, const std::uint64_t* d_row_starts,
+// RowStarts: the row offsets, a pointer or RowOffsets.
+template <typename RowStarts, typename Emit>
+__device__ void kept_rows(const std::uint64_t* d_row_group_starts, const RowStarts& d_row_starts,
                           const std::uint32_t* d_columns, const RowConstants& c, const std::uint32_t* d_local,
                           std::uint64_t s, Emit emit) {
   bool kept_any = false;

@@ -55,9 +55,9 @@ __device__ void each_column(const DeviceChunk& m, std::uint64_t s, Visit visit) 
     }
     return;
   }
-  kept_rows(m.d_row_group_starts, m.d_row_starts, m.d_columns, m.constants, m.d_local, m.model_state(s),
+  kept_rows(m.d_row_group_starts, m.view_row_starts, m.d_columns, m.constants, m.d_local, m.model_state(s),
             [&](std::uint64_t r, double) {
-              for (std::uint64_t k = m.d_row_starts[r]; k < m.d_row_starts[r + 1]; ++k) {
+              for (std::uint64_t k = m.view_row_starts[r]; k < m.view_row_starts[r + 1]; ++k) {
                 const std::uint32_t local = m.d_local[m.d_columns[k]];
                 if (local != kOutsideChunk) visit(local);
               }

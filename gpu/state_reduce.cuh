@@ -83,8 +83,9 @@ __device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup
     double sum[K];
     for (int i = 0; i < K; ++i) sum[i] = 0.0;
     double constant = kView && (kOverRows || group.leader()) ? m.constants.reward(state, r) : 0.0;
-    const std::uint64_t k_end = m.d_row_starts[r + 1];
-    for (std::uint64_t k = m.d_row_starts[r] + (kOverRows ? 0 : lane); k < k_end; k += kEntryLanes) {
+    const std::uint64_t k_begin = kView ? m.view_row_starts[r] : m.d_row_starts[r];
+    const std::uint64_t k_end = kView ? m.view_row_starts[r + 1] : m.d_row_starts[r + 1];
+    for (std::uint64_t k = k_begin + (kOverRows ? 0 : lane); k < k_end; k += kEntryLanes) {
       const double p = m.values[k];
       std::uint32_t c = m.d_columns[k];
       if constexpr (kView) {

@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kBlockSize)
   for (std::uint64_t i = first + thread_index(); i < end; i += grid_stride()) {
     const std::uint64_t s = m.model_state(i);
     for (std::uint64_t r = m.d_row_group_starts[s]; r < m.d_row_group_starts[s + 1]; ++r) {
-      const unsigned long long length = m.d_row_starts[r + 1] - m.d_row_starts[r];
+      const unsigned long long length = m.view_row_starts[r + 1] - m.view_row_starts[r];
       sums[0] += 1;
       sums[1] += length;
       if (with_squares) sums[2] += length * length;

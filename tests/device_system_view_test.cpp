@@ -1,8 +1,9 @@
 // A maybe-state system kept as a view over the resident model (gpu/device_system.h's
 // SystemStorage::view) against the same system copied: the sweeps over both, bit for
 // bit where they sum alike (one lane a state, or lanes over whole rows), rows whose b
-// is infinite included, under a minimum and a maximum; the window sizes it counts;
-// and the solve that adopts it. Skipped without a device.
+// is infinite included, under a minimum and a maximum, with the model's row offsets
+// in 4 bytes and in 8; the window sizes it counts; and the solve that adopts it.
+// Skipped without a device.
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
 #include "engine/model/bit_words.h"
@@ -25,9 +26,11 @@
 namespace mdpvi {
 namespace {
 
-gpu::GraphArrays arrays_of(const SparseMdp& mdp) {
-  return {mdp.num_states(), mdp.num_choices(), mdp.num_transitions(), mdp.row_group_starts.data(),
-          mdp.row_starts.data(), mdp.columns.data()};
+// narrow: the device's row offsets in 4 bytes (as every model of fewer than 2^32
+// entries has them), else in 8 (as larger ones do).
+gpu::GraphArrays arrays_of(const SparseMdp& mdp, bool narrow = true) {
+  return {mdp.num_states(), mdp.num_choices(),    mdp.num_transitions(), mdp.row_group_starts.data(),
+          mdp.row_starts.data(), mdp.columns.data(), narrow};
 }
 
 // The states of `states` in a shuffled order, as a system's solving order.
@@ -98,9 +101,9 @@ TEST(DeviceSystemView, SweepsAreEquivalentToTheCopy) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   auto device = gpu::open_device();
   ASSERT_TRUE(device);
-  for (std::uint32_t n : {1u, 7u, 130u, 4099u}) {
+  for (auto [n, narrow] : {std::pair{1u, true}, {7u, false}, {130u, true}, {4099u, true}, {4099u, false}}) {
     const ViewCase c(n);
-    auto graph = gpu::upload_graph(arrays_of(c.mdp));
+    auto graph = gpu::upload_graph(arrays_of(c.mdp, narrow));
     ASSERT_TRUE(graph);
     const BitWords marked = BitWords::of(c.marked);
     std::mt19937 rng(n);
@@ -109,7 +112,8 @@ TEST(DeviceSystemView, SweepsAreEquivalentToTheCopy) {
     std::size_t infinite = 0;
     for (bool maximize : {false, true}) {
       for (gpu::GroupShape shape : {gpu::GroupShape{1, false}, gpu::GroupShape{4, true}, gpu::GroupShape{8, false}}) {
-        SCOPED_TRACE("n=" + std::to_string(n) + (maximize ? " max" : " min") + " lanes " + std::to_string(shape.lanes) +
+        SCOPED_TRACE("n=" + std::to_string(n) + (narrow ? " 4-byte" : " 8-byte") + " offsets" +
+                     (maximize ? " max" : " min") + " lanes " + std::to_string(shape.lanes) +
                      (shape.over_rows ? " over rows" : ""));
         auto copy = c.build(*graph, gpu::SystemStorage::copy, marked);
         auto view = c.build(*graph, gpu::SystemStorage::view, marked);
