@@ -142,9 +142,6 @@ class CudaGraphSearch final : public DeviceGraphSearch {
         d_row_group_starts_(a.row_group_starts, a.num_states + 1),
         d_row_starts_(narrow_row_starts(a) ? 0 : a.num_rows + 1),
         d_columns_(a.columns, a.num_entries),
-        d_pred_offsets_(a.num_states + 1),
-        d_pred_rows_(a.num_entries),
-        d_owners_(a.num_rows),
         d_state_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_))},
         d_row_sets_{DeviceArray<unsigned long long>(words_of(rows_ + 64)), DeviceArray<unsigned long long>(words_of(rows_ + 64))},
         d_fixpoint_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_)),
@@ -156,14 +153,13 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     } else {
       d_row_starts_.upload(a.row_starts, a.num_rows + 1);
     }
-    owners_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), d_owners_.get());
-    check(cudaGetLastError(), "owners kernel launch");
-    build_predecessors(a.num_entries);
+    require_predecessors();
     check(cudaDeviceSynchronize(), "uploading the graph");
   }
 
   void backward_exists(const std::uint64_t* sources, const std::uint64_t* allowed_states,
                        const std::uint64_t* allowed_rows, std::uint64_t* reached) override {
+    require_predecessors();
     unsigned long long* d_reached = d_state_sets_[0].get();
     upload_words(d_reached, sources, words_of(states_));
     const unsigned long long* d_rows = upload_subgraph(allowed_states, allowed_rows);
@@ -176,6 +172,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
 
   void backward_forall(const std::uint64_t* sources, const std::uint64_t* allowed_states,
                        std::uint64_t* attracted) override {
+    require_predecessors();
     unsigned long long* d_attracted = d_state_sets_[0].get();
     upload_words(d_attracted, sources, words_of(states_));
     upload_words(d_state_sets_[1].get(), allowed_states, words_of(states_));
@@ -192,6 +189,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   }
 
   void rows_staying_in(const std::uint64_t* inside, std::uint64_t* stays) override {
+    require_predecessors();
     upload_words(d_state_sets_[0].get(), inside, words_of(states_));
     mark_rows_staying_in(d_state_sets_[0].get(), d_row_sets_[1].get());
     download_words(stays, d_row_sets_[1].get(), words_of(rows_));
@@ -199,6 +197,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
 
   // One round a few kernels and no transfers but the level sizes: the sets stay here.
   unsigned stay_and_reach(const std::uint64_t* targets, const std::uint64_t* allowed, std::uint64_t* inside) override {
+    require_predecessors();
     const std::uint64_t words = words_of(states_);
     const unsigned blocks = grid_for(words, sm_count_);
     unsigned long long* d_inside = d_state_sets_[0].get();
@@ -226,6 +225,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   }
 
   DeviceSccs sccs(const std::uint64_t* states, std::uint32_t num_members, const std::uint64_t* enabled_rows) override {
+    require_predecessors();
     const unsigned long long* d_rows = upload_subgraph(states, enabled_rows);
     SccWork work;
     DeviceArray<std::uint32_t> d_scc = detail::scc_representatives(view(), d_state_sets_[1].get(), d_rows, sm_count_, work);
@@ -236,6 +236,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
 
   SccWork scc_representatives(const std::uint64_t* states, const std::uint64_t* enabled_rows,
                               std::uint32_t* representative) override {
+    require_predecessors();
     const unsigned long long* d_rows = upload_subgraph(states, enabled_rows);
     SccWork work;
     DeviceArray<std::uint32_t> d_scc = detail::scc_representatives(view(), d_state_sets_[1].get(), d_rows, sm_count_, work);
@@ -244,6 +245,8 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   }
 
   void release_scratch() override { scratch_.reset(); }
+
+  void release_predecessors() override { predecessors_.reset(); }
 
   std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& in) override {
     release_scratch();  // the system and its solve come next
@@ -264,8 +267,11 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     if (!in.choice_rewards.empty()) sources.choice_rewards.upload(in.choice_rewards, rows_, copies);
     copies.finish();
     if (values.allocated()) d_values_ = std::move(values);
-    return detail::build_device_system(view(), d_values_.view(), d_values_.table_size(), std::move(sources), in.count,
-                                       in.storage, sm_count_);
+    std::unique_ptr<DeviceSystem> system = detail::build_device_system(
+        view(), d_values_.view(), d_values_.table_size(), std::move(sources), in.count, in.storage, sm_count_);
+    // A view is for a device short of memory: its solve has the predecessors' too.
+    if (system->storage() == SystemStorage::view) release_predecessors();
+    return system;
   }
 
  private:
@@ -275,9 +281,9 @@ class CudaGraphSearch final : public DeviceGraphSearch {
             d_row_group_starts_.get(),
             RowOffsets{d_row_starts_.get(), d_row_starts32_.get()},
             d_columns_.get(),
-            d_pred_offsets_.get(),
-            d_pred_rows_.get(),
-            d_owners_.get()};
+            predecessors_ ? predecessors_->offsets.get() : nullptr,
+            predecessors_ ? predecessors_->rows.get() : nullptr,
+            predecessors_ ? predecessors_->owners.get() : nullptr};
   }
 
   // Level after level from the members of d_set, until a level adds nothing.
@@ -290,10 +296,26 @@ class CudaGraphSearch final : public DeviceGraphSearch {
         launch);
   }
 
-  // The predecessor rows from the uploaded rows, as graph::build_choice_predecessor_graph
-  // builds them on the host: count each state's entries, sum, fill by atomics.
+  // Each row's owner and the predecessor rows, from the uploaded rows, as
+  // graph::build_choice_predecessor_graph builds them on the host: count each state's
+  // entries, sum, fill by atomics. Made with the graph, and again at the first search
+  // after release_predecessors.
+  void require_predecessors() {
+    if (predecessors_) return;
+    auto made = std::make_unique<Predecessors>(states_, rows_, entries_);
+    predecessors_ = std::move(made);  // view() reads them as they are filled
+    try {
+      owners_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), predecessors_->owners.get());
+      check(cudaGetLastError(), "owners kernel launch");
+      build_predecessors(entries_);
+    } catch (...) {
+      predecessors_.reset();
+      throw;
+    }
+  }
+
   void build_predecessors(std::uint64_t entries) {
-    unsigned long long* d_offsets = reinterpret_cast<unsigned long long*>(d_pred_offsets_.get());
+    unsigned long long* d_offsets = reinterpret_cast<unsigned long long*>(predecessors_->offsets.get());
     check(cudaMemset(d_offsets, 0, (std::uint64_t{states_} + 1) * 8), "cudaMemset");
     count_predecessors<<<grid_for(entries, sm_count_), kBlockSize>>>(d_columns_.get(), entries, d_offsets);
     check(cudaGetLastError(), "counting predecessors");
@@ -302,7 +324,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     });
     DeviceArray<unsigned long long> fill(states_ + std::uint64_t{1});
     check(cudaMemcpy(fill.get(), d_offsets, std::uint64_t{states_} * 8, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    fill_predecessors<<<grid_for(rows_, sm_count_), kBlockSize>>>(view(), fill.get(), d_pred_rows_.get());
+    fill_predecessors<<<grid_for(rows_, sm_count_), kBlockSize>>>(view(), fill.get(), predecessors_->rows.get());
     check(cudaGetLastError(), "filling predecessors");
     check(cudaDeviceSynchronize(), "building the predecessor graph");
   }
@@ -341,8 +363,14 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
   DeviceArray<std::uint32_t> d_row_starts32_{0};  // in place of d_row_starts_ where narrow_row_starts
   DeviceArray<std::uint32_t> d_columns_;
-  DeviceArray<std::uint64_t> d_pred_offsets_;
-  DeviceArray<std::uint32_t> d_pred_rows_, d_owners_;
+  // What the backward searches read: per state its predecessor rows, per row its owner.
+  struct Predecessors {
+    DeviceArray<std::uint64_t> offsets;
+    DeviceArray<std::uint32_t> rows, owners;
+    Predecessors(std::uint64_t states, std::uint64_t rows_count, std::uint64_t entries)
+        : offsets(states + 1), rows(entries), owners(rows_count) {}
+  };
+  std::unique_ptr<Predecessors> predecessors_;
   DeviceArray<unsigned long long> d_state_sets_[2];  // the result, the allowed states
   DeviceArray<unsigned long long> d_row_sets_[2];    // allowed or hit rows, staying rows
   DeviceArray<unsigned long long> d_fixpoint_sets_[3];  // stay_and_reach: reached, targets, allowed

@@ -171,6 +171,26 @@ TEST(DeviceSystemView, WindowRowsAreTheModelRowsOfItsStates) {
   device->release(ticket);
 }
 
+// A view frees the predecessor arrays for its solve; the next searches make them again
+// and find what they found before.
+TEST(DeviceSystemView, SearchesAfterAViewMakeTheirPredecessorsAgain) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  const ViewCase c(4099);
+  std::optional<graph::ChoicePredecessorGraph> host_graph;
+  auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu, host_graph);
+  ASSERT_NE(search->device_graph(), nullptr);
+  const StateSet all = ~StateSet(c.mdp.num_states());
+  const graph::QualitativePartition before = graph::partition_for_max(*search, all, c.marked);
+  const BitWords marked = BitWords::of(c.marked);
+  auto view = c.build(*search->device_graph(), gpu::SystemStorage::view, marked);
+  for (int round = 0; round < 2; ++round) {
+    const graph::QualitativePartition after = graph::partition_for_max(*search, all, c.marked);
+    EXPECT_EQ(after.yes, before.yes);
+    EXPECT_EQ(after.no, before.no);
+    search->device_graph()->release_predecessors();
+  }
+}
+
 TEST(DeviceSystemView, TakesNoBFromTheHost) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   const ViewCase c(130);
