@@ -97,12 +97,12 @@ class DeviceGraphSearch {
   virtual void release_scratch() = 0;
   // Frees the predecessor rows and the rows' owners, which only the searches read
   // (made again on the device, from the rows, by the next search). maybe_system does
-  // so for a view.
+  // so first.
   virtual void release_predecessors() = 0;
 
   // The maybe-state system (gpu/device_system.h) of the states inputs.order[0, count)
-  // in that order; the searches' scratch is released first, and for a view the
-  // predecessors after (release_predecessors). Throws DeviceError.
+  // in that order; what only the searches read is released first (release_scratch,
+  // release_predecessors). Throws DeviceError.
   virtual std::unique_ptr<DeviceSystem> maybe_system(const SystemInputs& inputs) = 0;
 };
 

@@ -171,9 +171,9 @@ TEST(DeviceSystemView, WindowRowsAreTheModelRowsOfItsStates) {
   device->release(ticket);
 }
 
-// A view frees the predecessor arrays for its solve; the next searches make them again
-// and find what they found before.
-TEST(DeviceSystemView, SearchesAfterAViewMakeTheirPredecessorsAgain) {
+// A system's build frees the predecessor arrays for its solve; the next searches make
+// them again and find what they found before.
+TEST(DeviceSystemView, SearchesAfterASystemMakeTheirPredecessorsAgain) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   const ViewCase c(4099);
   std::optional<graph::ChoicePredecessorGraph> host_graph;
