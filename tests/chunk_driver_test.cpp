@@ -76,7 +76,9 @@ TEST(Bicgstab, OnTheDeviceIsEquivalentToRef) {
     EXPECT_TRUE(whole.report.stats.converged);
     expect_near_all(whole.lower, reference.lower, 1e-10);
     const SolveResult chunked = solve(request, {SolverKind::gpu, whole.report.chunks[0].footprint_bytes / 9});
-    if (system.num_sccs() > 1) EXPECT_GT(chunked.report.chunks.size(), 1u);
+    if (system.num_sccs() > 1) {
+      EXPECT_GT(chunked.report.chunks.size(), 1u);
+    }
     expect_near_all(chunked.lower, reference.lower, 1e-10);
   }
 }
@@ -204,7 +206,9 @@ TEST(LevelSegments, CoverTheChunkAndSayExactlyWhichAreAcyclic) {
             << "SCCs " << segment.first_scc << "-" << segment.end_scc << " of chunk " << first << "-" << end;
         EXPECT_EQ(segment.level_starts.front(), system.scc_starts[segment.first_scc] - system.scc_starts[first]);
         EXPECT_EQ(segment.level_starts.back(), system.scc_starts[segment.end_scc] - system.scc_starts[first]);
-        if (!segment.acyclic) EXPECT_EQ(segment.level_starts.size(), 2u);
+        if (!segment.acyclic) {
+          EXPECT_EQ(segment.level_starts.size(), 2u);
+        }
         next = segment.end_scc;
       }
       ASSERT_EQ(next, end);

@@ -149,8 +149,12 @@ TEST(DeviceSystem, BuiltOnTheDeviceIsEquivalentToRef) {
       SCOPED_TRACE("n=" + std::to_string(n) + " maybe share " + std::to_string(maybe_share) + " form " +
                    std::to_string(static_cast<int>(form)));
       const SparseMdp mdp = in_form(test::random_mdp(n, n + 11), form, n);
-      if (form == ValueForm::two_bytes && n > 33) ASSERT_EQ(mdp.values.index_bytes(), 2u);
-      if (form == ValueForm::one_byte) ASSERT_EQ(mdp.values.index_bytes(), 1u);
+      if (form == ValueForm::two_bytes && n > 33) {
+        ASSERT_EQ(mdp.values.index_bytes(), 2u);
+      }
+      if (form == ValueForm::one_byte) {
+        ASSERT_EQ(mdp.values.index_bytes(), 1u);
+      }
       graph::QualitativePartition partition;
       partition.yes = maybe_share == 1.0 ? StateSet(n) : test::random_set(n, 0.2, n + 1);
       partition.maybe = test::random_set(n, maybe_share, n + 2) - partition.yes;
