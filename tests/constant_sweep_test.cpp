@@ -61,5 +61,22 @@ TEST(OptionText, InlinePropertiesSplitAtSemicolonsOutsideQuotes) {
   EXPECT_EQ(split_inline_properties({" P=? [ F \"a;b\" ] ;; Pmax=? [ F x=1 ];", "  "}), expected);
 }
 
+// The names of the solver's choices, as the command and the Python module take them.
+TEST(OptionText, SolverChoicesByName) {
+  EXPECT_EQ(method_named("ovi"), Method::optimistic_value_iteration);
+  EXPECT_EQ(method_named("ii"), Method::interval_iteration);
+  EXPECT_EQ(method_named("vi"), Method::value_iteration);
+  EXPECT_EQ(method_named("bicgstab"), Method::bicgstab);
+  EXPECT_EQ(solver_named("auto"), SolverKind::automatic);
+  EXPECT_EQ(solver_named("gpu"), SolverKind::gpu);
+  EXPECT_EQ(solver_named("cpu"), SolverKind::cpu);
+  EXPECT_EQ(system_storage_named("auto"), gpu::SystemStorage::automatic);
+  EXPECT_EQ(system_storage_named("copy"), gpu::SystemStorage::copy);
+  EXPECT_EQ(system_storage_named("view"), gpu::SystemStorage::view);
+  EXPECT_THROW(method_named("fast"), std::invalid_argument);
+  EXPECT_THROW(solver_named("GPU"), std::invalid_argument);
+  EXPECT_THROW(system_storage_named(""), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace mdpvi::pipeline

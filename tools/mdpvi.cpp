@@ -275,25 +275,19 @@ int run_check_command(CheckArguments& args) {
   }
   SolverOptions& solver = args.options.solver;
   if (args.absolute) solver.stop.criterion = ConvergenceCriterion::absolute;
-  // --method's names are the methods' option_name (CLI11 has checked the name).
-  for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
-                        Method::bicgstab}) {
-    if (args.method == option_name(method)) solver.method = method;
-  }
+  // CLI11 has checked the names: these parse them (no --method: SolverOptions's default).
+  if (!args.method.empty()) solver.method = pipeline::method_named(args.method);
   if (args.sound && !requirements_of(solver.method).gives_bounds) {
     spdlog::error("--sound and --method {} exclude each other: it gives no bound", args.method);
     return kBadInput;
   }
   solver.stop.max_sweeps = args.max_iters > 0 ? args.max_iters : default_max_sweeps(solver.method);
-  args.options.device.solver = args.solver == "gpu"   ? SolverKind::gpu
-                               : args.solver == "cpu" ? SolverKind::cpu
-                                                      : SolverKind::automatic;
+  args.options.device.solver = pipeline::solver_named(args.solver);
   if (args.gpu_memory_limit > 0) args.options.device.memory_limit_bytes = args.gpu_memory_limit;
   if (args.gpu_schedule == "levels") args.options.device.schedule = DeviceSchedule::levels;
   args.options.device.group.over_rows = args.gpu_lanes_over == "rows";
   if (args.gpu_schedule == "whole") args.options.device.schedule = DeviceSchedule::whole;
-  if (args.gpu_system == "copy") args.options.device.system_storage = gpu::SystemStorage::copy;
-  if (args.gpu_system == "view") args.options.device.system_storage = gpu::SystemStorage::view;
+  args.options.device.system_storage = pipeline::system_storage_named(args.gpu_system);
   if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;
   if (args.graph == "reference") args.options.search = graph::SearchKind::reference;

@@ -53,4 +53,26 @@ std::vector<std::string> split_inline_properties(const std::vector<std::string>&
   return properties;
 }
 
+Method method_named(const std::string& name) {
+  for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
+                        Method::bicgstab}) {
+    if (name == option_name(method)) return method;
+  }
+  throw std::invalid_argument("method must be 'ovi', 'ii', 'vi' or 'bicgstab', found '" + name + "'");
+}
+
+SolverKind solver_named(const std::string& name) {
+  if (name == "auto") return SolverKind::automatic;
+  if (name == "gpu") return SolverKind::gpu;
+  if (name == "cpu") return SolverKind::cpu;
+  throw std::invalid_argument("solver must be 'auto', 'gpu' or 'cpu', found '" + name + "'");
+}
+
+gpu::SystemStorage system_storage_named(const std::string& name) {
+  if (name == "auto") return gpu::SystemStorage::automatic;
+  if (name == "copy") return gpu::SystemStorage::copy;
+  if (name == "view") return gpu::SystemStorage::view;
+  throw std::invalid_argument("gpu system must be 'auto', 'copy' or 'view', found '" + name + "'");
+}
+
 }  // namespace mdpvi::pipeline

@@ -8,6 +8,7 @@
 #include "engine/model/located_error.h"
 #include "engine/pipeline/check_run.h"
 #include "engine/pipeline/memory_budget.h"
+#include "engine/pipeline/option_text.h"
 #include "engine/solve/method_requirements.h"
 
 #include <pybind11/numpy.h>
@@ -72,28 +73,6 @@ class StateValuesKept final : public pipeline::CheckListener {
   std::optional<StateResults> pending_;
   std::vector<std::optional<StateResults>> kept_;
 };
-
-Method method_named(const std::string& name) {
-  for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
-                        Method::bicgstab}) {
-    if (name == option_name(method)) return method;
-  }
-  throw py::value_error("method must be 'ovi', 'ii', 'vi' or 'bicgstab', found '" + name + "'");
-}
-
-SolverKind solver_named(const std::string& name) {
-  if (name == "auto") return SolverKind::automatic;
-  if (name == "gpu") return SolverKind::gpu;
-  if (name == "cpu") return SolverKind::cpu;
-  throw py::value_error("solver must be 'auto', 'gpu' or 'cpu', found '" + name + "'");
-}
-
-gpu::SystemStorage storage_named(const std::string& name) {
-  if (name == "auto") return gpu::SystemStorage::automatic;
-  if (name == "copy") return gpu::SystemStorage::copy;
-  if (name == "view") return gpu::SystemStorage::view;
-  throw py::value_error("gpu_system must be 'auto', 'copy' or 'view', found '" + name + "'");
-}
 
 // A constant's value as PRISM's --const reads it: Python's True is "true", 2 is "2",
 // 0.5 is "0.5", and a string (a range "1:3", a:s:b) is passed as it is.
@@ -192,17 +171,16 @@ py::dict check(const py::object& model, const std::vector<std::string>& properti
   if (properties_file) options.properties_file = path_text(*properties_file);
   options.inline_properties = properties;
   for (const auto& [name, value] : constants) options.constants[py::str(name).cast<std::string>()] = constant_text(value);
-  options.solver.method = method_named(method);
+  options.solver.method = pipeline::method_named(method);  // std::invalid_argument: Python's ValueError
   options.solver.stop.epsilon = epsilon;
   options.solver.stop.criterion = relative ? ConvergenceCriterion::relative : ConvergenceCriterion::absolute;
   options.solver.stop.max_sweeps = default_max_sweeps(options.solver.method);
-  options.device.solver = solver_named(solver);
-  if (options.device.solver == SolverKind::cpu) options.search = graph::SearchKind::cpu_parallel;
+  options.device.solver = pipeline::solver_named(solver);
   options.keep_state_values = state_values;
   options.keep_schedulers = schedulers;
   options.keep_actions = schedulers;
   options.device.memory_limit_bytes = gpu_memory_limit;
-  options.device.system_storage = storage_named(gpu_system);
+  options.device.system_storage = pipeline::system_storage_named(gpu_system);
   options.threads = threads;
   options.memory_limit = pipeline::default_memory_limit();
   if (!options.properties_file && options.inline_properties.empty()) {
