@@ -179,6 +179,11 @@ struct RowConstants {
   __device__ double outside_value(std::uint32_t state) const {
     return (d_marked[state / 64] >> (state % 64)) & 1ull ? marked_value : unmarked_value;
   }
+  // constant plus an entry of probability p into state outside the system, rounded as
+  // the host's build rounds it (the build and a view's sweep both add it so).
+  __device__ double plus_outside(double constant, double p, std::uint32_t state) const {
+    return __dadd_rn(constant, __dmul_rn(p, outside_value(state)));
+  }
 };
 
 // A view's local index of a model state that is not in its chunk.

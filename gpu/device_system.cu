@@ -289,6 +289,7 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const De
   }
   auto view = std::make_shared<SystemView>(SystemView{std::move(sources), std::move(d_local), g, model_values, table_size});
   surveyed->sizes.view_bytes = view->bytes();
+  surveyed->sizes.swept_offset_bytes = g.d_row_starts.narrow ? sizeof(std::uint32_t) : sizeof(std::uint64_t);
   return std::make_unique<CudaDeviceSystem>(count, surveyed->sizes, model_values.index_bytes,
                                             std::move(surveyed->self_loop_words), std::move(view));
 }

@@ -48,6 +48,7 @@ enum class SystemStorage { automatic, copy, view };
 struct SystemSizes {
   std::uint64_t rows = 0, entries = 0;
   std::uint64_t swept_rows = 0, swept_entries = 0;
+  unsigned swept_offset_bytes = 8;  // a swept row offset's width (a view's: the model's on the device)
   std::uint64_t view_bytes = 0;
 };
 

@@ -13,7 +13,7 @@ std::uint64_t words_of(std::uint64_t bits) { return (bits + 63) / 64; }
 // sets, two frontier queues and the rows-missing counters; while the predecessors
 // are built, their fill positions too.
 std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
-  const std::uint64_t offset_bytes = entries < (std::uint64_t{1} << 32) ? 4 : 8;
+  const std::uint64_t offset_bytes = offsets_fit_4_bytes(entries) ? 4 : 8;
   const std::uint64_t graph = (states + 1) * 8 * 2 + (rows + 1) * offset_bytes + entries * 4 * 2 + rows * 4;
   const std::uint64_t working = 5 * words_of(states) * 8 + 2 * words_of(rows + 64) * 8 + 3 * (states + 1) * 4;
   const std::uint64_t building = (states + 1) * 8;

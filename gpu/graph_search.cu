@@ -302,8 +302,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   // after release_predecessors.
   void require_predecessors() {
     if (predecessors_) return;
-    auto made = std::make_unique<Predecessors>(states_, rows_, entries_);
-    predecessors_ = std::move(made);  // view() reads them as they are filled
+    predecessors_ = std::make_unique<Predecessors>(states_, rows_, entries_);  // view() reads them as they are filled
     try {
       owners_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), predecessors_->owners.get());
       check(cudaGetLastError(), "owners kernel launch");

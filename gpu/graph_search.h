@@ -26,8 +26,10 @@ struct GraphArrays {
   bool narrow_row_starts = true;
 };
 
+// Whether row offsets into this many entries fit in 4 bytes.
+inline bool offsets_fit_4_bytes(std::uint64_t entries) { return entries < (std::uint64_t{1} << 32); }
 // Whether the device keeps the graph's row offsets in 4 bytes.
-inline bool narrow_row_starts(const GraphArrays& a) { return a.narrow_row_starts && a.num_entries < (std::uint64_t{1} << 32); }
+inline bool narrow_row_starts(const GraphArrays& a) { return a.narrow_row_starts && offsets_fit_4_bytes(a.num_entries); }
 
 // The device memory the graph and the searches' working sets take.
 std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);

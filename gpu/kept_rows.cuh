@@ -23,7 +23,7 @@ __device__ void kept_rows(const std::uint64_t* d_row_group_starts, const RowStar
     for (std::uint64_t k = d_row_starts[r]; k < d_row_starts[r + 1]; ++k) {
       const std::uint32_t t = d_columns[k];
       if (d_local[t] != kOutsideChunk) continue;
-      constant = __dadd_rn(constant, __dmul_rn(c.model_values[k], c.outside_value(t)));
+      constant = c.plus_outside(constant, c.model_values[k], t);
     }
     const bool last_chance = r + 1 == end && !kept_any;
     if (isinf(constant) && constant > 0 && !last_chance) continue;

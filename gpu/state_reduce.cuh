@@ -91,7 +91,7 @@ __device__ Values<K> optimize_over_choices(const DeviceChunk& m, const LaneGroup
       if constexpr (kView) {
         const std::uint32_t local = m.d_local[c];
         if (local == kOutsideChunk) {
-          constant = __dadd_rn(constant, __dmul_rn(p, m.constants.outside_value(c)));
+          constant = m.constants.plus_outside(constant, p, c);
           continue;
         }
         c = local;

@@ -95,6 +95,8 @@ void expect_swept_sizes(const SparseMdp& mdp, const graph::SccDecomposition& scc
   }
   EXPECT_EQ(built.sizes().swept_rows, rows);
   EXPECT_EQ(built.sizes().swept_entries, entries);
+  // A view reads the model's offsets, 4 bytes each on the device for a model this small.
+  EXPECT_EQ(built.sizes().swept_offset_bytes, storage == gpu::SystemStorage::view ? 4u : 8u);
 }
 
 // Rewards on some states and some choices, none elsewhere.

@@ -241,7 +241,7 @@ std::size_t view_sweep_bytes(const gpu::DeviceSystem& view) {
   const gpu::SystemSizes& sizes = view.sizes();
   const std::uint64_t states = view.num_states();
   return states * (2 * sizeof(std::uint64_t) + sizeof(std::uint32_t) + 2 * sizeof(double)) +
-         sizes.swept_rows * sizeof(std::uint64_t) +
+         sizes.swept_rows * sizes.swept_offset_bytes +
          sizes.swept_entries * (2 * sizeof(std::uint32_t) + view.value_bytes());
 }
 
