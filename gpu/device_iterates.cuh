@@ -148,7 +148,7 @@ struct Vectors {
   Vectors(const detail::DeviceMatrix& m, const double* b_lower, const double* b_upper, const double* targets,
           const double* lower_start, const double* upper_start, cudaStream_t stream, detail::HostCopies&& uploads,
           double lower_constant, double upper_constant, OwnB own)
-      : d_b_lower(own.used ? 0 : m.num_rows()),
+      : d_b_lower(own.used ? 0 : rows_of_host_b(m)),
         // The same host b for both iterates (nothing precedes the chunk, or the
         // entries into earlier chunks are none): one copy on the device.
         d_b_upper(!own.used && b_upper && b_upper != b_lower ? m.num_rows() : 0),
@@ -171,6 +171,12 @@ struct Vectors {
   }
   bool has_upper() const { return with_upper; }
   bool with_upper;
+  // The rows of a b from the host. A view's b is made by its sweeps, per model row: a
+  // b from the host has no rows to match (std::logic_error).
+  static std::size_t rows_of_host_b(const detail::DeviceMatrix& m) {
+    if (m.is_view()) throw std::logic_error("DeviceSolver: a view takes no b from the host");
+    return m.num_rows();
+  }
   const double* b_lower_on_device = nullptr;  // d_b_lower, or the chunk's own
   const double* b_upper_on_device = nullptr;  // d_b_upper, or d_b_lower where both are one, or the chunk's own
 };

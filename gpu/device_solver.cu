@@ -115,7 +115,6 @@ class CudaDeviceSolver final : public DeviceSolver {
     if (in.own_b && !chunk.own_b.get() && !chunk.matrix.is_view() && chunk.matrix.num_rows() > 0) {
       throw std::logic_error("DeviceSolver: the chunk has no b of its own");
     }
-    if (!in.own_b) refuse_host_b(chunk);
     chunk.bound = std::make_unique<Vectors>(chunk.matrix, in.b_lower, in.b_upper, in.targets, in.lower, in.upper, compute_,
                                             in.lower_constant, in.upper_constant,
                                             OwnB{in.own_b, chunk.own_b.get(), in.own_b && in.with_upper});
@@ -206,10 +205,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
-    if (b) {
-      refuse_host_b(chunk);
-      own.emplace(chunk.matrix, b, nullptr, nullptr, x, nullptr, compute_);
-    }
+    if (b) own.emplace(chunk.matrix, b, nullptr, nullptr, x, nullptr, compute_);
     Vectors& v = own ? *own : bound(chunk);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
@@ -262,10 +258,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
-    if (inputs.b_lower) {
-      refuse_host_b(chunk);
-      own.emplace(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower, upper, compute_);
-    }
+    if (inputs.b_lower) own.emplace(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower, upper, compute_);
     Vectors& v = own ? *own : bound(chunk);
     if (!v.has_upper() || (chunk.matrix.num_states() > 0 && !v.d_targets.get())) {
       throw std::logic_error("DeviceSolver: interval sweeps need targets and an upper iterate");
@@ -314,10 +307,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     auto start = std::chrono::steady_clock::now();
     wait_for(chunk);
     std::optional<Vectors> own;
-    if (passes.b_lower) {
-      refuse_host_b(chunk);
-      own.emplace(chunk.matrix, passes.b_lower, passes.b_upper, nullptr, lower, upper, compute_);
-    }
+    if (passes.b_lower) own.emplace(chunk.matrix, passes.b_lower, passes.b_upper, nullptr, lower, upper, compute_);
     Vectors& v = own ? *own : bound(chunk);
     check(cudaStreamSynchronize(compute_), "upload");
     stats.upload_s = seconds_since(start);
@@ -350,7 +340,6 @@ class CudaDeviceSolver final : public DeviceSolver {
                     double* x_out) override {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
-    refuse_host_b(chunk);
     Vectors v(chunk.matrix, b, nullptr, nullptr, x_in, nullptr, compute_);
     const GroupShape g = group_of(chunk, settings);
     auto kernel = detail::kernel_variant<detail::SweepKernels>(g, settings.maximize, settings.relative, chunk.matrix.is_view());
@@ -370,7 +359,6 @@ class CudaDeviceSolver final : public DeviceSolver {
                                           double* upper_out) override {
     Resident& chunk = resident(ticket);
     wait_for(chunk);
-    refuse_host_b(chunk);
     Vectors v(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower_in, upper_in, compute_);
     const GroupShape g = group_of(chunk, settings);
     auto kernel = detail::kernel_variant<detail::IntervalKernels>(g, settings.maximize, settings.relative, chunk.matrix.is_view());
@@ -419,11 +407,6 @@ class CudaDeviceSolver final : public DeviceSolver {
       if (uploaded) cudaEventDestroy(uploaded);
     }
   };
-
-  // A view's b is made by its sweeps, per model row: a b from the host has no rows to match.
-  static void refuse_host_b(const Resident& chunk) {
-    if (chunk.matrix.is_view()) throw std::logic_error("DeviceSolver: a view takes no b from the host");
-  }
 
   Vectors& bound(Resident& chunk) {
     if (!chunk.bound) throw std::logic_error("DeviceSolver: no vectors bound to this chunk");
