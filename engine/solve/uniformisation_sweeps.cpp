@@ -1,0 +1,68 @@
+#include "engine/solve/uniformisation_sweeps.h"
+
+#include "engine/solve/parallel_indices.h"
+
+#include <stdexcept>
+
+namespace mdpvi {
+
+namespace {
+
+void require_one_row_per_state(const MaybeSystem& system) {
+  if (system.on_device || system.num_rows() != system.num_states()) {
+    throw std::invalid_argument("uniformisation sweeps need a host system with one row per state");
+  }
+}
+
+// Row i of A x + b.
+double stepped(const MaybeSystem& system, const StateNumbers& x, std::size_t i) {
+  double sum = system.row_constants[i];
+  for (std::uint64_t k = system.row_starts[i]; k < system.row_starts[i + 1]; ++k) {
+    sum += system.values[k] * x[system.columns[k]];
+  }
+  return sum;
+}
+
+}  // namespace
+
+// One pass over the states per step: each adds its weighted value to the sum and
+// computes its next value (none after the last step weighed).
+StateNumbers weighted_steps(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                            std::uint64_t first) {
+  require_one_row_per_state(system);
+  const std::size_t n = system.num_states();
+  StateNumbers x = copy_of(start, n), next(n), sum = filled(n, 0.0);
+  const std::uint64_t end = first + weights.size();  // one past the last step weighed
+  for (std::uint64_t k = 0; k < end; ++k) {
+    const double weight = k >= first ? weights[k - first] : 0.0;
+    const bool more = k + 1 < end;
+    parallel_indices(0, n, 4096, [&](std::size_t i) {
+      sum[i] += weight * x[i];
+      if (more) next[i] = stepped(system, x, i);
+    });
+    x.swap(next);
+  }
+  return sum;
+}
+
+StateNumbers weighted_steps_reference(const MaybeSystem& system, const double* start,
+                                      const std::vector<double>& weights, std::uint64_t first) {
+  require_one_row_per_state(system);
+  const std::size_t n = system.num_states();
+  std::vector<double> x(start, start + n), next(n), sum(n, 0.0);
+  for (std::uint64_t k = 0; k < first + weights.size(); ++k) {
+    if (k >= first) {
+      for (std::size_t i = 0; i < n; ++i) sum[i] += weights[k - first] * x[i];
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      next[i] = system.row_constants[i];
+      for (std::uint64_t e = system.row_starts[i]; e < system.row_starts[i + 1]; ++e) {
+        next[i] += system.values[e] * x[system.columns[e]];
+      }
+    }
+    x.swap(next);
+  }
+  return copy_of(sum.data(), n);
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,25 @@
+#pragma once
+// The sweeps of uniformisation (engine/check/transient.h): the steps of a DTMC's
+// system, x_0 = start and x_{k+1} = A x_k + b, summed with Poisson weights. One row
+// per state: the system of a DTMC (a CTMC's uniformised chain), built over all the
+// states that move (engine/solve/maybe_system.h; b holds what the fixed ones add).
+#include "engine/model/state_numbers.h"
+#include "engine/solve/maybe_system.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi {
+
+// sum over k = first .. first + weights.size() - 1 of weights[k - first] * x_k, per
+// system state. Pre: the system is on the host, one row per state; start has
+// num_states entries.
+StateNumbers weighted_steps(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                            std::uint64_t first);
+
+// The same, one state at a time on one core: the reference the parallel one is
+// tested against.
+StateNumbers weighted_steps_reference(const MaybeSystem& system, const double* start,
+                                      const std::vector<double>& weights, std::uint64_t first);
+
+}  // namespace mdpvi
