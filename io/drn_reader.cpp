@@ -183,8 +183,10 @@ class DrnReader {
       mdp_.type = ModelType::mdp;
     } else if (type == "DTMC" || type == "Dtmc") {
       mdp_.type = ModelType::dtmc;
+    } else if (type == "CTMC" || type == "Ctmc") {
+      mdp_.type = ModelType::ctmc;  // its transitions carry rates
     } else {
-      t.fail_expected("MDP or DTMC", type);
+      t.fail_expected("MDP, DTMC or CTMC", type);
     }
     t.expect_end();
   }
@@ -299,8 +301,12 @@ class DrnReader {
     const auto target = t.expect_number<std::uint64_t>("a target state, 'state' or 'action'");
     if (target >= num_states_) t.fail("target " + std::to_string(target) + " is not a state (@nr_states " + std::to_string(num_states_) + ")");
     t.expect(":");
-    const double probability = t.expect_number<double>("a probability");
-    if (!(probability > 0.0 && probability <= 1.0)) t.fail("probability " + exact_text(probability) + " outside (0,1]");
+    const bool rate = mdp_.type == ModelType::ctmc;
+    const double probability = t.expect_number<double>(rate ? "a rate" : "a probability");
+    if (rate && !(probability > 0.0 && std::isfinite(probability))) {
+      t.fail("rate " + exact_text(probability) + " is not a finite number > 0");
+    }
+    if (!rate && !(probability > 0.0 && probability <= 1.0)) t.fail("probability " + exact_text(probability) + " outside (0,1]");
     t.expect_end();
     mdp_.columns.push_back(static_cast<std::uint32_t>(target));
     mdp_.values.push_back(probability);
@@ -328,7 +334,7 @@ class DrnReader {
     if (mdp_.columns.size() == mdp_.row_starts.back()) {
       throw ParseError(file_.name(), open_action_line_, 0, "an action without transitions");
     }
-    if (std::abs(sum_ - 1.0) > kSumTolerance) {
+    if (mdp_.type != ModelType::ctmc && std::abs(sum_ - 1.0) > kSumTolerance) {
       throw ParseError(file_.name(), open_action_line_, 0,
                        "probabilities of the action sum to " + exact_text(sum_) + ", not 1");
     }
@@ -342,8 +348,8 @@ class DrnReader {
     if (choices == 0) {
       throw ParseError(file_.name(), index_, 0, "state " + std::to_string(states_ - 1) + " has no action");
     }
-    if (mdp_.type == ModelType::dtmc && choices != 1) {
-      throw ParseError(file_.name(), index_, 0, "state " + std::to_string(states_ - 1) + " of a DTMC has " +
+    if (has_one_choice_per_state(mdp_.type) && choices != 1) {
+      throw ParseError(file_.name(), index_, 0, "state " + std::to_string(states_ - 1) + " of a " + to_string(mdp_.type) + " has " +
                                                      std::to_string(choices) + " actions");
     }
     mdp_.row_group_starts.push_back(rows);

@@ -18,7 +18,7 @@ void check_name(const std::string& name, const char* what) {
 }
 
 void write_header(const SparseMdp& mdp, std::ostream& out) {
-  const char* type = mdp.type == ModelType::dtmc ? "DTMC" : "MDP";
+  const char* type = to_string(mdp.type);
   out << "// Exported by mdpvi\n// Original model type: " << type << '\n';
   if (mdp.valuations) {
     out << "// Variables: (";
@@ -69,7 +69,7 @@ void write_drn(const SparseMdp& mdp, std::ostream& out) {
     for (std::uint64_t row = mdp.row_group_starts[s]; row < mdp.row_group_starts[s + 1]; ++row) {
       const std::uint32_t action = mdp.actions ? mdp.actions->of_choice[row] : 0;
       // No action: PRISM's __NOLABEL__, or for a DTMC the choice's number, as PRISM writes.
-      const std::string no_action = mdp.type == ModelType::dtmc ? "0" : "__NOLABEL__";
+      const std::string no_action = has_one_choice_per_state(mdp.type) ? "0" : "__NOLABEL__";
       out << "\taction " << (action == 0 ? no_action : mdp.actions->names[action]);
       write_rewards(mdp, [&](const RewardStructure& r) { return r.choice_rewards.empty() ? 0.0 : r.choice_rewards[row]; }, out);
       out << '\n';

@@ -16,7 +16,7 @@ const std::string& action_of(const SparseMdp& mdp, std::uint64_t row) {
   return mdp.actions ? mdp.actions->names[mdp.actions->of_choice[row]] : none;
 }
 
-const char* type_name(const SparseMdp& mdp) { return mdp.type == ModelType::dtmc ? "DTMC" : "MDP"; }
+const char* type_name(const SparseMdp& mdp) { return to_string(mdp.type); }
 
 void write_reward_header(const RewardStructure& rewards, const char* kind, std::ostream& out) {
   out << "# Reward structure" << (rewards.name.empty() ? "" : " \"" + rewards.name + "\"") << "\n# " << kind << " rewards\n";
@@ -33,7 +33,7 @@ void write_file(const std::string& path, Write write) {
 }  // namespace
 
 void write_transitions(const SparseMdp& mdp, std::ostream& out) {
-  const bool dtmc = mdp.type == ModelType::dtmc;
+  const bool dtmc = has_one_choice_per_state(mdp.type);  // a CTMC: its rates
   out << "# Transitions (" << type_name(mdp) << ")\n";
   out << mdp.num_states() << ' ';
   if (!dtmc) out << mdp.num_choices() << ' ';
@@ -95,7 +95,7 @@ void write_state_rewards(const SparseMdp& mdp, const RewardStructure& rewards, s
 }
 
 void write_transition_rewards(const SparseMdp& mdp, const RewardStructure& rewards, std::ostream& out) {
-  const bool dtmc = mdp.type == ModelType::dtmc;
+  const bool dtmc = has_one_choice_per_state(mdp.type);  // a CTMC: its rates
   write_reward_header(rewards, "Transition", out);
   std::uint64_t nonzero = 0;
   for (std::uint64_t row = 0; row < rewards.choice_rewards.size(); ++row) {

@@ -10,7 +10,7 @@ class ModelParser {
   ModelParser(const TextFile& file) : t_(file.name(), tokenize(file, /*keep_line_ends=*/false)) { model_.file = file.name(); }
 
   ModelDescription parse() {
-    if (t_.at_end()) t_.fail(t_.peek(), "the file holds no model (expected mdp or dtmc, constants and modules)");
+    if (t_.at_end()) t_.fail(t_.peek(), "the file holds no model (expected mdp, dtmc or ctmc, constants and modules)");
     while (!t_.at_end()) declaration();
     return std::move(model_);
   }
@@ -20,9 +20,10 @@ class ModelParser {
     const Token& token = t_.peek();
     if (token.is_word("mdp") || token.is_word("nondeterministic")) return set_type(ModelType::mdp);
     if (token.is_word("dtmc") || token.is_word("probabilistic")) return set_type(ModelType::dtmc);
-    if (token.is_word("ctmc") || token.is_word("stochastic") || token.is_word("pta") || token.is_word("smg") ||
-        token.is_word("ctmdp") || token.is_word("lts") || token.is_word("popomdp") || token.is_word("pomdp")) {
-      t_.fail(token, "model type '" + token.text + "' is not supported (mdpvi checks MDPs and DTMCs)");
+    if (token.is_word("ctmc") || token.is_word("stochastic")) return set_type(ModelType::ctmc);
+    if (token.is_word("pta") || token.is_word("smg") || token.is_word("ctmdp") || token.is_word("lts") ||
+        token.is_word("popomdp") || token.is_word("pomdp")) {
+      t_.fail(token, "model type '" + token.text + "' is not supported (mdpvi checks MDPs, DTMCs and CTMCs)");
     }
     if (token.is_word("const")) return constant();
     if (token.is_word("formula")) return formula();
@@ -42,7 +43,7 @@ class ModelParser {
       return;
     }
     if (token.is_word("system")) t_.fail(token, "system ... endsystem is not supported yet");
-    t_.fail_expected("a declaration (mdp, dtmc, const, formula, global, module, label, rewards, init)", token);
+    t_.fail_expected("a declaration (mdp, dtmc, ctmc, const, formula, global, module, label, rewards, init)", token);
   }
 
   void set_type(ModelType type) {

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <ctime>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace mdpvi::io {
@@ -198,6 +199,9 @@ class UmbWriter {
 }  // namespace
 
 void write_umb(const SparseMdp& mdp, const std::string& path, Compression compression) {
+  if (mdp.type == ModelType::ctmc) {
+    throw std::invalid_argument("not supported yet: a CTMC as UMB (export it as .tra or DRN)");
+  }
   UmbWriter(mdp, path, compression).write();
 }
 

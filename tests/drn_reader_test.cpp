@@ -68,7 +68,7 @@ TEST(ReadDrn, ReadsValuationsFromMdpvisComments) {
 
 TEST(ReadDrn, RefusesWhatItCannotRead) {
   const std::string body = "state 0 [0] init\n\taction a [0]\n\t\t1 : 1\nstate 1 [0]\n\taction a [0]\n\t\t1 : 1\n";
-  EXPECT_EQ(error_of("@type: CTMC\n"), "m.drn:1:8: expected MDP or DTMC, found 'CTMC'");
+  EXPECT_EQ(error_of("@type: MA\n"), "m.drn:1:8: expected MDP, DTMC or CTMC, found 'MA'");
   EXPECT_EQ(error_of("@type: MDP\n@parameters\np q\n"), "m.drn:3:1: parametric models are not supported (parameters: p q)");
   EXPECT_EQ(error_of("@type: MDP\n@states\n"),
             "m.drn:2:1: expected @type, @parameters, @reward_models, @nr_states, @nr_choices or @model, found '@states'");

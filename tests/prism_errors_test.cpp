@@ -221,7 +221,7 @@ TEST(PrismErrors, RenamingAnUndeclaredModule) {
 }
 
 TEST(PrismErrors, UnsupportedModelTypeAndLabelsInModels) {
-  EXPECT_EQ(error_of("ctmc\n"), "m.nm:1:1: model type 'ctmc' is not supported (mdpvi checks MDPs and DTMCs)");
+  EXPECT_EQ(error_of("pta\n"), "m.nm:1:1: model type 'pta' is not supported (mdpvi checks MDPs, DTMCs and CTMCs)");
   EXPECT_EQ(error_of(with_module("  [] \"a\" -> true;")), "m.nm:4:6: labels (\"a\") can only be used in properties");
 }
 

@@ -93,7 +93,7 @@ NumericResult compute_total_reward(const SparseMdp& mdp, const graph::SearchBack
                                    const RewardStructure& rewards, const SolverOptions& options,
                                    const DeviceOptions& device) {
   require_fit_rewards(rewards, "total rewards (R[C])");
-  if (direction == Optimization::minimize || mdp.type == ModelType::dtmc) {
+  if (direction == Optimization::minimize || has_one_choice_per_state(mdp.type)) {
     return minimal_total_reward(mdp, search, rewards, options, device);
   }
   return maximal_total_reward(mdp, search, rewards, options, device);

@@ -47,7 +47,8 @@ void LocalTransitionCache::add_command(std::uint32_t c, const double* values, bo
       faulty |= !(p >= 0.0) || !std::isfinite(p);
       sum += p;
     }
-    faulty |= std::abs(sum - 1.0) > kSumTolerance;
+    // A CTMC's updates carry rates, which need not sum to 1.
+    faulty |= index_.model.type != ModelType::ctmc && std::abs(sum - 1.0) > kSumTolerance;
   } catch (const LocatedError&) {
     // An evaluation error (pow of integers with a negative exponent): the plain way
     // reports it, if the command runs at all (it may wait for a synchronisation

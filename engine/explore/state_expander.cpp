@@ -45,10 +45,13 @@ void StateExpander::expand(std::uint64_t state, const std::uint64_t* words, Expa
     if (index_.rewards_read_state) decode();
     add_rewards(out);
   }
-  if (model_.type == ModelType::dtmc && choices_.size() > 1) {
-    // A DTMC resolves the choices of a state by picking one uniformly, as PRISM does.
-    double weight = 1.0 / static_cast<double>(choices_.size());
-    for (std::size_t k = first_successor; k < out.probabilities.size(); ++k) out.probabilities[k] *= weight;
+  if (has_one_choice_per_state(model_.type) && choices_.size() > 1) {
+    // A DTMC resolves the choices of a state by picking one uniformly, as PRISM does;
+    // a CTMC races them: their rates add up.
+    if (model_.type == ModelType::dtmc) {
+      const double weight = 1.0 / static_cast<double>(choices_.size());
+      for (std::size_t k = first_successor; k < out.probabilities.size(); ++k) out.probabilities[k] *= weight;
+    }
     choices_ = {{kNoAction, first_successor, out.probabilities.size()}};
   }
   out.choices_per_state.push_back(static_cast<std::uint32_t>(choices_.size()));
@@ -326,13 +329,17 @@ void StateExpander::check_distribution(const ResolvedCommand& command) {
       command.updates[0].probability.constant_value() == 1.0) {
     return;  // the common "-> (x'=...)" needs no check
   }
+  const bool rates = model_.type == ModelType::ctmc;
   double sum = 0.0;
   for (const ResolvedUpdate& u : command.updates) {
     double p = u.probability.evaluate(values_.data());
-    if (!(p >= 0.0) || !std::isfinite(p)) fail(command.position, "probability " + std::to_string(p) + " is not in [0,1]");
+    if (!(p >= 0.0) || !std::isfinite(p)) {
+      fail(command.position, rates ? "rate " + format_number(p) + " is not a finite number >= 0"
+                                   : "probability " + std::to_string(p) + " is not in [0,1]");
+    }
     sum += p;
   }
-  if (std::abs(sum - 1.0) > kSumTolerance) {
+  if (!rates && std::abs(sum - 1.0) > kSumTolerance) {
     fail(command.position, "probabilities of the command sum to " + std::to_string(sum) + ", not 1");
   }
 }
@@ -377,6 +384,16 @@ void StateExpander::add_rewards(ExpandedBlock& out) {
       double total = 0.0;
       for (const ChoiceSpan& c : choices_) total += transition_reward(reward, c.action, out.negative_reward[r]);
       out.choice_rewards[r].push_back(total / static_cast<double>(choices_.size()));
+    } else if (model_.type == ModelType::ctmc) {
+      // A CTMC's transition rewards, as a rate: each command's reward times the rate
+      // at which it fires (its updates' rates summed).
+      double rate = 0.0;
+      for (const ChoiceSpan& c : choices_) {
+        double fired = 0.0;
+        for (std::size_t k = c.begin; k < c.end; ++k) fired += out.probabilities[k];
+        rate += fired * transition_reward(reward, c.action, out.negative_reward[r]);
+      }
+      out.choice_rewards[r].push_back(rate);
     } else {
       for (const ChoiceSpan& c : choices_) {
         out.choice_rewards[r].push_back(transition_reward(reward, c.action, out.negative_reward[r]));

@@ -5,7 +5,14 @@
 
 namespace mdpvi {
 
-const char* to_string(ModelType type) { return type == ModelType::mdp ? "MDP" : "DTMC"; }
+const char* to_string(ModelType type) {
+  switch (type) {
+    case ModelType::mdp: return "MDP";
+    case ModelType::dtmc: return "DTMC";
+    case ModelType::ctmc: return "CTMC";
+  }
+  return "?";
+}
 
 const Label* SparseMdp::find_label(const std::string& name) const {
   for (const Label& label : labels) {

@@ -18,9 +18,14 @@ namespace mdpvi {
 // explicit readers check every distribution with it.
 constexpr double kSumTolerance = 1e-6;
 
-enum class ModelType { mdp, dtmc };
+// A CTMC is built and read with rates in place of probabilities; the pipeline then
+// keeps it as its uniformised DTMC (engine/model/uniformisation.h).
+enum class ModelType { mdp, dtmc, ctmc };
 
 const char* to_string(ModelType type);
+
+// DTMCs and CTMCs: no nondeterminism, one choice per state, min = max.
+constexpr bool has_one_choice_per_state(ModelType type) { return type != ModelType::mdp; }
 
 struct Label {
   std::string name;
@@ -66,6 +71,9 @@ struct SparseMdp {
   std::vector<RewardStructure> rewards;
   std::optional<StateValuations> valuations;
   std::optional<ChoiceActions> actions;
+  // A CTMC once uniformised (engine/model/uniformisation.h): the rate q of its
+  // uniformised DTMC, whose probabilities values then holds; 0 for every other model.
+  double uniformisation_rate = 0.0;
 
   std::uint32_t num_states() const {
     return row_group_starts.empty() ? 0 : static_cast<std::uint32_t>(row_group_starts.size() - 1);
