@@ -35,6 +35,9 @@ struct TemporalOperator {
   Expression threshold;                   // p, when comparison is set
   std::optional<Expression> step_bound;   // U<=k, F<=k, C<=k, I=k (U<k is stored as <=k-1)
   std::optional<Expression> lower_step_bound;  // U>=k (U>k as >=k+1); U[a,b] and U=k set both
+  // A bound written < or > (stored shifted by 1 for steps): a CTMC's time bound is the
+  // written one, the shifted expression's first operand (U<t is U<=t in continuous time).
+  bool step_bound_shifted = false, lower_step_bound_shifted = false;
   // G, W and R are read as complements (io/property_parser.cpp): the operator's value
   // is 1 minus that of the until below it, optimised the opposite way (E and A swap). G phi is
   // !(F !phi); phi W psi is !((!psi) U (!phi & !psi)); phi R psi is !((!phi) U (!psi)).

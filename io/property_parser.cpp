@@ -307,11 +307,13 @@ class PropertyParser {
       t_.next();
       Expression bound = bound_expression();
       const SourcePosition at = bound.position;
+      op.step_bound_shifted = c.is("<");
       op.step_bound = c.is("<=") ? std::move(bound) : shifted(std::move(bound), Op::subtract, at);
     } else if (c.is(">=") || c.is(">")) {
       t_.next();
       Expression bound = bound_expression();
       const SourcePosition at = bound.position;
+      op.lower_step_bound_shifted = c.is(">");
       op.lower_step_bound = c.is(">=") ? std::move(bound) : shifted(std::move(bound), Op::add, at);
     } else if (c.is("=")) {
       t_.next();

@@ -77,13 +77,14 @@ void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& out
           << seconds(d->qualitative.time_s) << ran_on(d->qualitative.ran_on) << ")\n";
     }
     if (d->step_bounded) {
-      out << "Step-bounded: " << d->solve.stats.iterations << " iterations over " << d->qualitative.maybe << " states ("
-          << seconds(d->solve.time_s) << ")\n";
+      out << (d->uniformised ? "Uniformisation: " : "Step-bounded: ") << d->solve.stats.iterations
+          << " iterations over " << d->qualitative.maybe << " states (" << seconds(d->solve.time_s) << ")\n";
     } else if (solved(*d)) {
       out << "SCCs of maybe-states: " << d->sccs.num_sccs << ", " << d->solve.stats.iterated_sccs << " iterated, largest "
           << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s)
           << ran_on(d->sccs.ran_on) << ")\n"
-          << method_heading(d->solve.method) << d->solve.stats.iterations << " iterations (" << seconds(d->solve.time_s) << ")"
+          << (d->long_run ? "Stationary distributions and the rest: " : method_heading(d->solve.method))
+          << d->solve.stats.iterations << " iterations (" << seconds(d->solve.time_s) << ")"
           << "\n";
     }
     if (!d->solve.device.empty()) {
@@ -134,7 +135,7 @@ nlohmann::json chunk_json(const ChunkReport& c) {
 nlohmann::json to_json(const pipeline::CheckReport& report) {
   const pipeline::ModelSummary& m = report.model;
   nlohmann::json model = {{"source", m.source},
-                          {"type", m.type == ModelType::mdp ? "mdp" : "dtmc"},
+                          {"type", m.type == ModelType::mdp ? "mdp" : m.type == ModelType::dtmc ? "dtmc" : "ctmc"},
                           {"states", m.states},
                           {"choices", m.choices},
                           {"transitions", m.transitions},

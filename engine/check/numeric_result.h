@@ -38,6 +38,7 @@ struct SccPlanSummary {
 struct NumericResult {
   bool reward = false;        // an expected reward: yes = target, no = infinite
   bool step_bounded = false;  // a fixed number of sweeps, no convergence test
+  bool uniformised = false;   // with step_bounded: a CTMC's Poisson-weighted steps
   bool long_run = false;      // S or R[S]: stationary distributions, whose error has no bound
   StateNumbers values;        // per model state
   StateNumbers lower, upper;  // per model state, where the solve gave bounds

@@ -7,6 +7,7 @@
 #include "engine/check/steady_state.h"
 #include "engine/check/step_bounded.h"
 #include "engine/check/total_reward.h"
+#include "engine/check/transient.h"
 #include "engine/model/stopwatch.h"
 
 #include <spdlog/spdlog.h>
@@ -153,7 +154,7 @@ class Checker {
   Optimization direction(const Formula& f) const {
     const TemporalOperator& op = f.temporal;
     if (op.direction) return *op.direction;
-    if (c_.mdp.type == ModelType::dtmc) return Optimization::minimize;  // one scheduler: min = max
+    if (has_one_choice_per_state(c_.mdp.type)) return Optimization::minimize;  // one scheduler: min = max
     if (op.comparison) {  // the bound must hold for every scheduler
       bool lower = *op.comparison == Comparison::greater || *op.comparison == Comparison::greater_equal;
       return lower ? Optimization::minimize : Optimization::maximize;
@@ -191,8 +192,8 @@ class Checker {
       return StateValues::of_truth(path_quantified(f));
     }
     const bool long_run = op.kind == TemporalOperator::Kind::steady_state || op.path == Path::long_run_reward;
-    if (long_run && c_.mdp.type != ModelType::dtmc) {
-      fail(f.position, "not supported yet: long-run (S) properties of an MDP; mdpvi has them for DTMCs");
+    if (long_run && c_.mdp.type == ModelType::mdp) {
+      fail(f.position, "not supported yet: long-run (S) properties of an MDP; mdpvi has them for DTMCs and CTMCs");
     }
     Optimization dir = direction(f);
     std::optional<double> threshold;
@@ -299,6 +300,9 @@ class Checker {
   StateSet path_quantified(const Formula& f) {
     const TemporalOperator& op = f.temporal;
     const bool forall = (op.kind == TemporalOperator::Kind::forall) != op.complement;
+    if (c_.mdp.uniformisation_rate > 0.0 && (op.step_bound || op.lower_step_bound)) {
+      fail(f.position, "not supported yet: E and A with a time bound on a CTMC");
+    }
     StateSet holds;
     if (op.path == Path::next) {
       holds = ctl_next(c_.mdp, forall, boolean(f.operands[0]));
@@ -343,7 +347,8 @@ class Checker {
   NumericResult long_run(const Formula& f, const SolverOptions& solver) {
     const SparseMdp& mdp = c_.mdp;
     if (f.temporal.kind == TemporalOperator::Kind::steady_state) {
-      return compute_long_run(mdp, c_.search, numbers_on(boolean(f.operands[0]), 1.0), solver, c_.device);
+      return compute_long_run(mdp, c_.search, numbers_on(boolean(f.operands[0]), 1.0), solver, c_.device,
+                              c_.stationary);
     }
     const RewardStructure& rewards = reward_structure(f);
     require_fit_rewards(rewards, "long-run rewards (R[S])");
@@ -353,15 +358,66 @@ class Checker {
         per_state[s] = rewards.row_reward(s, mdp.row_group_starts[s]);
       }
     }
-    NumericResult result = compute_long_run(mdp, c_.search, per_state, solver, c_.device);
+    NumericResult result = compute_long_run(mdp, c_.search, per_state, solver, c_.device, c_.stationary);
     result.reward = true;
     return result;
+  }
+
+  // A time bound of a CTMC: a number >= 0, as written (U<t is U<=t).
+  double time(const Expression& bound, bool shifted) const {
+    const Expression& written = shifted ? bound.operands[0] : bound;
+    const double t = constant(written);
+    if (!(t >= 0.0) || !std::isfinite(t)) {
+      fail(written.position, "a time bound must be a finite number >= 0, found " + (std::isnan(t) ? "NaN" : fmt::format("{}", t)));
+    }
+    return t;
+  }
+
+  TimeWindow time_window(const TemporalOperator& op) const {
+    TimeWindow window;
+    if (op.lower_step_bound) window.first = time(*op.lower_step_bound, op.lower_step_bound_shifted);
+    if (op.step_bound) window.last = time(*op.step_bound, op.step_bound_shifted);
+    if (window.last && *window.last < window.first) {
+      fail(op.step_bound->position, fmt::format("the time interval [{}, {}] is empty", window.first, *window.last));
+    }
+    return window;
+  }
+
+  // A CTMC's operators that differ from its uniformised DTMC's (engine/check/transient.h):
+  // time bounds, rewards per unit of time, and X (refused). None for the others.
+  std::optional<NumericResult> continuous_time(const Formula& f, const SolverOptions& solver) {
+    const TemporalOperator& op = f.temporal;
+    const SparseMdp& ctmc = c_.mdp;
+    switch (op.path) {
+      case Path::until:
+        if (!op.step_bound && !op.lower_step_bound) return std::nullopt;
+        return compute_timed_until(ctmc, c_.search, boolean(f.operands[0]), boolean(f.operands[1]), time_window(op),
+                                   solver, c_.device);
+      case Path::next:
+        fail(f.position, "not supported yet: X of a CTMC (mdpvi has X for DTMCs and MDPs)");
+      case Path::reachability_reward:
+        return compute_reachability_reward(ctmc, c_.search, Optimization::minimize,
+                                           rewards_per_step(ctmc, reward_structure(f)), boolean(f.operands[0]), solver,
+                                           c_.device);
+      case Path::total_reward:
+        return compute_total_reward(ctmc, c_.search, Optimization::minimize, rewards_per_step(ctmc, reward_structure(f)),
+                                    solver, c_.device);
+      case Path::cumulative_reward:
+        return compute_reward_until_time(ctmc, reward_structure(f), time(*op.step_bound, op.step_bound_shifted), solver);
+      case Path::instantaneous_reward:
+        return compute_reward_at_time(ctmc, reward_structure(f), time(*op.step_bound, false), solver);
+      case Path::long_run_reward: return std::nullopt;
+    }
+    return std::nullopt;
   }
 
   NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
     if (op.kind == TemporalOperator::Kind::steady_state) return long_run(f, solver);
+    if (mdp.uniformisation_rate > 0.0) {
+      if (std::optional<NumericResult> result = continuous_time(f, solver)) return std::move(*result);
+    }
     switch (op.path) {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);

@@ -4,6 +4,7 @@
 // the initial states) makes the single value that is reported.
 #include "engine/check/reachability.h"
 #include "engine/check/scheduler.h"
+#include "engine/check/steady_state.h"
 #include "engine/check/state_formula.h"
 #include "engine/model/property_value.h"
 
@@ -20,6 +21,9 @@ struct CheckContext {
   DeviceOptions device;
   bool keep_state_values = false;  // --export-vector: every state's value, in PropertyResult
   bool keep_scheduler = false;     // --export-scheduler: an optimal scheduler, in PropertyResult
+  // The model's stationary distributions, kept between its S and R[S] properties; none:
+  // each solves its own.
+  StationaryDistributions* stationary = nullptr;
 };
 
 struct PropertyResult {

@@ -3,6 +3,7 @@
 #include "engine/model/located_error.h"
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
+#include "engine/model/uniformisation.h"
 #include "engine/pipeline/constant_sweep.h"
 #include "engine/pipeline/model_source.h"
 #include "engine/pipeline/name_checks.h"
@@ -80,7 +81,7 @@ struct Answer {
 };
 
 Answer answer(const SparseMdp& mdp, const PropertyScope& scope, const graph::SearchBackend& search,
-              const io::PropertyEntry& entry, const CheckOptions& options) {
+              StationaryDistributions& stationary, const io::PropertyEntry& entry, const CheckOptions& options) {
   Answer answered;
   PropertyOutcome& outcome = answered.outcome;
   outcome.property = entry.text;
@@ -94,6 +95,7 @@ Answer answer(const SparseMdp& mdp, const PropertyScope& scope, const graph::Sea
     context.scope.source = entry.source;
     context.keep_state_values = options.keep_state_values;
     context.keep_scheduler = options.keep_schedulers;
+    context.stationary = &stationary;
     answered.result = check_property(*entry.formula, context);
     outcome.value = answered.result.value;
     outcome.computation = std::move(answered.result.computation);
@@ -167,12 +169,23 @@ void summarise(const SparseMdp& mdp, ModelSummary& summary) {
   summary.reward_structures = mdp.rewards.size();
 }
 
+// A CTMC is checked as its uniformised DTMC (engine/model/uniformisation.h); the
+// summary keeps the CTMC's counts, and -v tells the rate.
+void uniformise_for_checking(SparseMdp& ctmc, ModelSummary& summary) {
+  const auto start = std::chrono::steady_clock::now();
+  uniformise(ctmc);
+  summary.uniformisation_rate = ctmc.uniformisation_rate;
+  spdlog::debug("uniformised at rate {} ({} entries, {:.3f} s)", ctmc.uniformisation_rate, ctmc.num_transitions(),
+               seconds_since(start));
+}
+
 // One model, ready for its properties: the matrix, its search graph (built, and
 // uploaded for the GPU, once for every property) and the model setting it is for.
 struct ModelInUse {
   LoadedModel model;
   std::optional<graph::ChoicePredecessorGraph> host_graph;
   std::unique_ptr<graph::SearchBackend> search;
+  StationaryDistributions stationary;  // solved by the first S or R[S] property
   ConstantSetting setting;
 };
 
@@ -210,10 +223,11 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       current.emplace();
       current->setting = model_setting;
       current->model = load_model(source, fixed, report.model, parsed, first);
-      const SparseMdp& mdp = current->model.mdp;
+      SparseMdp& mdp = current->model.mdp;
       summarise(mdp, report.model);
-      if (listener) listener->model_loaded(mdp, report);
+      if (listener) listener->model_loaded(mdp, report);  // exports: a CTMC's rates
       if (parsed.entries.empty()) continue;
+      if (mdp.type == ModelType::ctmc) uniformise_for_checking(mdp, report.model);
       auto start = std::chrono::steady_clock::now();
       current->search = graph::make_search_backend(mdp, search_kind(options), current->host_graph);
       if (first) say_where_solves_run(options, *current->search);
@@ -229,7 +243,8 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       // depends on (the model's, and the property constants it reaches).
       const ConstantSetting relevant = sweep ? relevant_part(setting, source.constants, depends_on[i]) : ConstantSetting{};
       if (sweep && !checked.insert({i, relevant}).second) continue;
-      Answer answered = answer(current->model.mdp, scope, *current->search, parsed.entries[i], fixed);
+      Answer answered =
+          answer(current->model.mdp, scope, *current->search, current->stationary, parsed.entries[i], fixed);
       answered.outcome.constants = relevant;
       if (listener && answered.outcome.error.empty()) {
         listener->property_results(answered.outcome.property, answered.result, current->model.mdp);

@@ -67,6 +67,7 @@ struct ModelSummary {
   std::string graph_on;         // where the graph searches run: gpu, cpu-parallel, cpu-reference
   std::size_t graph_device_bytes = 0;  // the device memory the graph holds for the whole run (GPU searches)
   std::size_t peak_bytes_after_graph = 0;  // the process's peak resident memory once the graph is built
+  double uniformisation_rate = 0.0;  // a CTMC's, once uniformised for its properties; else 0
 };
 
 struct PropertyOutcome {

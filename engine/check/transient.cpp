@@ -1,0 +1,200 @@
+#include "engine/check/transient.h"
+
+#include "engine/check/rewards.h"
+#include "engine/model/stopwatch.h"
+#include "engine/numeric/poisson_weights.h"
+#include "engine/solve/uniformisation_sweeps.h"
+#include "graph/qualitative.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace mdpvi {
+
+namespace {
+
+// Each Poisson tail is cut below this share of epsilon: far below what is reported, at
+// a cost of a few more steps (the tails fall faster than geometrically).
+constexpr double kTruncationShare = 1e-6;
+
+PoissonWeights weights_for(const SparseMdp& ctmc, double t, const SolverOptions& options) {
+  if (!(ctmc.uniformisation_rate > 0.0)) throw std::invalid_argument("a time bound needs a uniformised CTMC");
+  return poisson_weights(ctmc.uniformisation_rate * t, options.stop.epsilon * kTruncationShare);
+}
+
+double largest(const StateNumbers& values) {
+  double most = 0.0;
+  for (double v : values) most = std::max(most, v);
+  return most;
+}
+
+// Sum over the weighted steps of the system over `moving` (one block), started from
+// start (per model state); outside holds the fixed states' values (b).
+StateNumbers summed_over(const SparseMdp& ctmc, const StateSet& moving, const StateNumbers& outside,
+                         const StateNumbers& start, const std::vector<double>& weights, std::uint64_t first,
+                         NumericResult& result) {
+  auto begin = std::chrono::steady_clock::now();
+  MaybeSystem system = build_maybe_system(ctmc, single_block(moving), outside);
+  result.sccs = {1, seconds_since(begin)};
+  begin = std::chrono::steady_clock::now();
+  StateNumbers local(system.num_states());
+  for (std::uint32_t i = 0; i < system.num_states(); ++i) local[i] = start[system.model_states[i]];
+  StateNumbers sum = weighted_steps(system, local.data(), weights, first);
+  StateNumbers values = outside;
+  for (std::uint32_t i = 0; i < system.num_states(); ++i) values[system.model_states[i]] = sum[i];
+  result.solve.time_s += seconds_since(begin);
+  result.solve.stats.add_run(first + weights.size());
+  result.step_bounded = result.uniformised = true;
+  return values;
+}
+
+// P[phi U<=t psi]: psi counts 1 from the start, states that cannot reach psi through
+// phi count 0; the others move.
+NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& search, const StateSet& phi,
+                           const StateSet& psi, double t, const SolverOptions& options) {
+  NumericResult result;
+  result.step_bounded = true;
+  auto start = std::chrono::steady_clock::now();
+  const StateSet no = graph::prob0a(search, phi, psi);
+  const StateSet maybe = phi - psi - no;
+  result.qualitative = {psi.count(), no.count(), maybe.count(), seconds_since(start), to_string(search.kind())};
+  result.values = numbers_on(psi, 1.0);
+  if (t == 0.0 || maybe.none()) return result;  // exact: no bounds needed
+  const PoissonWeights weights = weights_for(ctmc, t, options);
+  result.values = summed_over(ctmc, maybe, result.values, result.values, weights.weights, weights.left, result);
+  result.lower = copy_of(result.values.data(), result.values.size());
+  result.upper = copy_of(result.values.data(), result.values.size());
+  for (double& u : result.upper) u = std::min(1.0, u + weights.missing());
+  return result;
+}
+
+// Time t within phi before what result holds (its values for the path from time t):
+// a state not in phi at time t > 0 fails, for it was entered before t; phi's states
+// move, the others stay at 0. Bounds: the sums are linear and weigh at most 1 in
+// all, so each bound moves by at most its largest gap, plus what the weights leave out.
+void prepend_time_within(const SparseMdp& ctmc, const StateSet& phi, double t, const SolverOptions& options,
+                         NumericResult& result) {
+  if (t == 0.0) return;
+  StateNumbers start = copy_of(result.values.data(), result.values.size());
+  double below = 0.0, above = 0.0;
+  for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) {
+    if (!phi.test(s)) {
+      start[s] = 0.0;
+      continue;
+    }
+    if (!result.lower.empty()) below = std::max(below, start[s] - result.lower[s]);
+    if (!result.upper.empty()) above = std::max(above, result.upper[s] - start[s]);
+  }
+  const PoissonWeights weights = weights_for(ctmc, t, options);
+  const double top = largest(start) + above;
+  result.values = summed_over(ctmc, phi, filled(ctmc.num_states(), 0.0), start, weights.weights, weights.left, result);
+  result.lower = copy_of(result.values.data(), result.values.size());
+  result.upper = copy_of(result.values.data(), result.values.size());
+  for (double& l : result.lower) l = std::max(0.0, l - below);
+  for (double& u : result.upper) u = std::min(1.0, u + above + weights.missing() * top);
+  result.step_bounded = true;
+}
+
+// Per state: its reward rate, the state's plus its transitions'.
+StateNumbers reward_rates(const SparseMdp& ctmc, const RewardStructure& rates) {
+  StateNumbers per_state(ctmc.num_states());
+  for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) per_state[s] = rates.row_reward(s, ctmc.row_group_starts[s]);
+  return per_state;
+}
+
+StateSet every_state(const SparseMdp& ctmc) {
+  StateSet all(ctmc.num_states());
+  all.set();
+  return all;
+}
+
+}  // namespace
+
+NumericResult compute_timed_until(const SparseMdp& ctmc, const graph::SearchBackend& search, const StateSet& phi,
+                                  const StateSet& psi, const TimeWindow& window, const SolverOptions& options,
+                                  const DeviceOptions& device) {
+  NumericResult result =
+      window.last ? until_within(ctmc, search, phi, psi, *window.last - window.first, options)
+                  : compute_until_probabilities(ctmc, search, Optimization::minimize, phi, psi, options, device);
+  prepend_time_within(ctmc, phi, window.first, options, result);
+  return result;
+}
+
+NumericResult compute_reward_at_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
+                                     const SolverOptions& options) {
+  require_fit_rewards(rates, "instantaneous rewards (R[I=t])");
+  NumericResult result;
+  result.reward = true;
+  result.step_bounded = true;
+  StateNumbers start = filled(ctmc.num_states(), 0.0);
+  if (!rates.state_rewards.empty()) {
+    for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) start[s] = rates.state_rewards[s];
+  }
+  if (t == 0.0) {
+    result.values = std::move(start);
+    return result;
+  }
+  const PoissonWeights weights = weights_for(ctmc, t, options);
+  result.qualitative.maybe = ctmc.num_states();
+  result.values = summed_over(ctmc, every_state(ctmc), filled(ctmc.num_states(), 0.0), start, weights.weights,
+                              weights.left, result);
+  result.lower = copy_of(result.values.data(), result.values.size());
+  result.upper = copy_of(result.values.data(), result.values.size());
+  const double gap = weights.missing() * largest(start);
+  for (double& u : result.upper) u += gap;
+  return result;
+}
+
+// With N ~ Poisson(q t), the time spent by t in the state after k steps has the
+// expectation P(N > k) / q, so R[C<=t] = sum over k of P(N > k) / q * P^k r.
+// P(N > k) is taken as 1 minus the weights up to k, which overstates it by at most
+// what the weights leave out, for each k weighed; the steps after the right end are left out, and their
+// weights, P(N > k) for k > right, sum to at most the right tail times r / (1 - r),
+// r = q t / (right + 2) (the tail falls at least geometrically there).
+NumericResult compute_reward_until_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
+                                        const SolverOptions& options) {
+  require_fit_rewards(rates, "cumulative rewards (R[C<=t])");
+  NumericResult result;
+  result.reward = true;
+  result.step_bounded = true;
+  const StateNumbers start = reward_rates(ctmc, rates);
+  if (t == 0.0) {
+    result.values = filled(ctmc.num_states(), 0.0);
+    return result;
+  }
+  const PoissonWeights poisson = weights_for(ctmc, t, options);
+  const double q = ctmc.uniformisation_rate;
+  std::vector<double> weights(poisson.right() + 1);
+  double below = 0.0;  // the weights up to k
+  for (std::uint64_t k = 0; k < weights.size(); ++k) {
+    if (k >= poisson.left) below += poisson.weights[k - poisson.left];
+    weights[k] = std::max(0.0, 1.0 - below) / q;
+  }
+  result.qualitative.maybe = ctmc.num_states();
+  result.values = summed_over(ctmc, every_state(ctmc), filled(ctmc.num_states(), 0.0), start, weights, 0, result);
+  const double ratio = q * t / static_cast<double>(poisson.right() + 2);
+  const double most = largest(start);
+  const double over = static_cast<double>(weights.size()) * poisson.missing() / q * most;
+  const double under = poisson.right_tail * ratio / (1.0 - ratio) / q * most;
+  result.lower = copy_of(result.values.data(), result.values.size());
+  result.upper = copy_of(result.values.data(), result.values.size());
+  for (double& l : result.lower) l = std::max(0.0, l - over);
+  for (double& u : result.upper) u += under;
+  return result;
+}
+
+RewardStructure rewards_per_step(const SparseMdp& ctmc, const RewardStructure& rates) {
+  RewardStructure per_step;
+  per_step.name = rates.name;
+  per_step.first_negative = rates.first_negative;
+  PodVector<double> state_rewards(ctmc.num_states());
+  const double q = ctmc.uniformisation_rate;
+  for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) {
+    state_rewards[s] = rates.row_reward(s, ctmc.row_group_starts[s]) / q;
+  }
+  per_step.state_rewards = CompactValues(std::move(state_rewards));
+  return per_step;
+}
+
+}  // namespace mdpvi
