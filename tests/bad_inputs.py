@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 MDP = "mdp\nmodule m\n  x : [0..2] init 0;\n  [] x<2 -> (x'=x+1);\n  [] x=2 -> true;\nendmodule\n"
+CTMC = "ctmc\nmodule m\n  x : [0..1] init 0;\n  [] x=0 -> 2 : (x'=1);\n  [] x=1 -> 3 : (x'=0);\nendmodule\n"
 GOOD_TRA = "2 2 2\n0 0 1 1\n1 0 1 1\n"
 GOOD_LAB = '0="init" 1="goal"\n0: 0\n1: 1\n'
 
@@ -38,6 +39,12 @@ CASES = [
     ("constant_nan", {"m.nm": "mdp\nconst double c = 0/0;\n" + MDP[4:]}, ["m.nm"], 2, r"m\.nm:2:14: constant 'c' is not a number \(NaN\)"),
     ("update_to_nan", {"m.nm": model("  [] x=0 -> (x'=floor(0/0));\n  [] x>0 -> true;")}, ["m.nm"], 2, r"m\.nm:4:14: update sets 'x' to NaN, outside its range"),
     ("reward_nan", {"m.nm": MDP + "rewards\n  true : 0/0;\nendrewards\n"}, ["m.nm", "--prop", "Rmax=? [ F x=2 ]"], 2, r"m\.nm:8:3: the reward is NaN in state \(x=0\)"),
+    # CTMCs (issue 43): a negative rate, a time bound that is negative or NaN, and a
+    # property only MDPs have.
+    ("negative_rate", {"m.sm": CTMC.replace("2 : (x'=1)", "-2 : (x'=1)")}, ["m.sm"], 2, r"m\.sm:4:3: rate -2 is not a finite number >= 0 in state \(x=0\)"),
+    ("negative_time_bound", {"m.sm": CTMC}, ["m.sm", "--prop", "P=? [ F<=-1 x=1 ]"], 1, r"--prop 1:1:10: a time bound must be a finite number >= 0, found -1"),
+    ("nan_time_bound", {"m.sm": CTMC}, ["m.sm", "--prop", "P=? [ F<=0/0 x=1 ]"], 1, r"--prop 1:1:11: a time bound must be a finite number >= 0, found NaN"),
+    ("mdp_only_property_on_a_ctmc", {"m.sm": CTMC}, ["m.sm", "--prop", "multi(Pmax=? [ F x=1 ], Pmax=? [ F x=0 ])"], 1, r"--prop 1:1:1: not supported yet: multi-objective queries"),
     ("negative_reward", {"m.nm": MDP + "rewards\n  true : -1;\nendrewards\n"}, ["m.nm", "--prop", "Rmax=? [ F x=2 ]"], 1, r"negative"),
     ("two_modules_update_one_variable", {"m.nm": "mdp\nglobal g : [0..1];\nmodule a\n  [s] true -> (g'=1);\nendmodule\nmodule b\n  [s] true -> (g'=0);\nendmodule\n"}, ["m.nm"], 2, r"m\.nm:\d+:\d+: 'g' is updated by two modules synchronising on \[s\]"),
     ("formula_refers_to_itself", {"m.nm": "mdp\nformula f = f+1;\nmodule m\n  x : [0..2];\n  [] x<f -> true;\nendmodule\n"}, ["m.nm"], 2, r"m\.nm:\d+:\d+: formula 'f' refers to itself"),
@@ -70,7 +77,7 @@ CASES = [
     ("srew_header_disagrees", {"e.tra": GOOD_TRA, "e.lab": GOOD_LAB, "e.srew": "3 0\n"}, ["e.tra"], 2, r"e\.srew:1:1: header declares 3 states, the model has 2"),
     ("short_file_read_whole", {"e.tra": GOOD_TRA, "e.lab": GOOD_LAB, "e.srew": "2 1\n0 2\n"}, ["e.tra", "--prop", 'Rmax=? [ F "goal" ]'], 0, r"Result: 2 "),
     # DRN and UMB
-    ("drn_continuous_time", {"d.drn": "@type: CTMC\n"}, ["d.drn"], 2, r"d\.drn:1:8: expected MDP or DTMC, found 'CTMC'"),
+    ("drn_markov_automaton", {"d.drn": "@type: MA\n"}, ["d.drn"], 2, r"d\.drn:1:8: expected MDP, DTMC or CTMC, found 'MA'"),
     ("drn_declares_huge_state_count", {"d.drn": "@type: MDP\n@nr_states\n2000000000\n@nr_choices\n1\n@model\n"}, ["d.drn"], 2, r"d\.drn:6: @nr_states 2000000000 and @nr_choices 1 cannot fit in a file of 6 lines"),
     ("umb_not_an_archive", {"u.umb": "@type: MDP\n"}, ["u.umb"], 2, r"u\.umb: cannot read it as a \(compressed\) tar archive"),
     ("umb_truncated", {}, ["{here}/fuzz/corpus/umb/resend.umb:half"], 2, r"u\.umb: .*(broken archive|ends inside|truncated)"),

@@ -97,3 +97,15 @@ def test_bad_input_names_its_place(tmp_path):
 
 def test_version():
     assert mdpvi.__version__
+
+
+def test_a_ctmc_answers_in_closed_form():
+    """models/repair: two machines failing at 0.01 an hour each, one repairer at 0.5."""
+    fail, repair = 0.01, 0.5
+    weights = (1, 2 * fail / repair, 2 * fail ** 2 / repair ** 2)  # 2, 1 and 0 machines up
+    report = mdpvi.check(MODELS / "repair" / "repair.sm", ['S=? [ !"down" ]', 'P=? [ F<=168 "down" ]'])
+    assert report.model.type == "CTMC"
+    availability, outage = report.properties
+    assert math.isclose(availability.value, 1 - weights[2] / sum(weights), rel_tol=1e-12)
+    assert availability.lower is None  # a stationary distribution carries no bound
+    assert outage.lower <= outage.value <= outage.upper and outage.upper - outage.lower < 1e-9

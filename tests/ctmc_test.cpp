@@ -1,0 +1,245 @@
+// CTMCs: the Poisson weights, the uniformised chain, the weighted sweeps against their
+// reference, and CSL on chains solved by hand (an M/M/1 queue's stationary
+// distribution, a two-state chain's transient probabilities), with the errors.
+#include "engine/check/property_checker.h"
+#include "engine/explore/model_builder.h"
+#include "engine/model/uniformisation.h"
+#include "engine/numeric/poisson_weights.h"
+#include "engine/solve/uniformisation_sweeps.h"
+#include "graph/qualitative.h"
+#include "graph/search_backend.h"
+#include "io/property_parser.h"
+#include "random_systems.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+namespace mdpvi {
+namespace {
+
+double poisson_directly(double lambda, std::uint64_t k) {
+  const double x = static_cast<double>(k);
+  return std::exp(-lambda + x * std::log(lambda) - std::lgamma(x + 1.0));
+}
+
+TEST(PoissonWeights, MatchTheDirectFormulaAndBoundTheirTails) {
+  for (double lambda : {0.5, 3.0, 17.25, 100.0, 4000.0, 1e5}) {
+    for (double epsilon : {1e-6, 1e-12}) {
+      const PoissonWeights w = poisson_weights(lambda, epsilon);
+      EXPECT_LE(w.left, static_cast<std::uint64_t>(lambda));
+      EXPECT_GE(w.right(), static_cast<std::uint64_t>(lambda));
+      EXPECT_LE(w.left_tail, epsilon / 2);
+      EXPECT_LE(w.right_tail, epsilon / 2);
+      for (std::size_t i = 0; i < w.weights.size(); ++i) {
+        const double direct = poisson_directly(lambda, w.left + i);
+        EXPECT_NEAR(w.weights[i], direct, (epsilon + 1e-9) * direct + 1e-300) << lambda << " k=" << w.left + i;
+      }
+      // The weights leave out what missing() says, and the tails' bounds are bounds.
+      const double inside = std::accumulate(w.weights.begin(), w.weights.end(), 0.0);
+      EXPECT_NEAR(inside + w.missing(), 1.0, 1e-14) << lambda;
+      if (w.left > 0) EXPECT_GE(w.left_tail, poisson_directly(lambda, w.left - 1));
+      EXPECT_GE(w.right_tail, poisson_directly(lambda, w.right() + 1));
+    }
+  }
+}
+
+TEST(PoissonWeights, ZeroRateIsOneStepOfNone) {
+  const PoissonWeights w = poisson_weights(0.0, 1e-9);
+  EXPECT_EQ(w.left, 0u);
+  ASSERT_EQ(w.weights.size(), 1u);
+  EXPECT_EQ(w.weights[0], 1.0);
+  EXPECT_EQ(w.missing(), 0.0);
+  EXPECT_THROW(poisson_weights(-1.0, 1e-9), std::invalid_argument);
+  EXPECT_THROW(poisson_weights(std::nan(""), 1e-9), std::invalid_argument);
+}
+
+// Odd sizes, empty rows, rows longer than a warp and a block, self-loops; a long
+// chain; one state; weights starting after step 0.
+TEST(UniformisationSweeps, WeightedStepsIsEquivalentToRef) {
+  std::vector<MaybeSystem> systems;
+  for (std::uint32_t n : {1u, 2u, 97u, 1031u, 5003u}) systems.push_back(test::first_rows_only(test::random_system(n, n)));
+  MaybeSystem chain = test::empty_system();
+  for (std::uint32_t s = 0; s < 3000; ++s) {
+    if (s + 1 < 3000) chain.columns.push_back(s + 1), chain.values.push_back(0.9);
+    chain.row_constants.push_back(s + 1 < 3000 ? 0.1 : 1.0);
+    chain.row_starts.push_back(chain.columns.size());
+    chain.row_group_starts.push_back(chain.row_constants.size());
+    chain.model_states.push_back(s);
+  }
+  systems.push_back(std::move(chain));
+  const PoissonWeights poisson = poisson_weights(37.5, 1e-10);
+  for (const MaybeSystem& system : systems) {
+    std::vector<double> start(system.num_states());
+    for (std::size_t i = 0; i < start.size(); ++i) start[i] = static_cast<double>(i % 5) / 4;
+    for (std::uint64_t first : {std::uint64_t{0}, poisson.left}) {
+      const StateNumbers fast = weighted_steps(system, start.data(), poisson.weights, first);
+      const StateNumbers plain = weighted_steps_reference(system, start.data(), poisson.weights, first);
+      ASSERT_EQ(fast.size(), plain.size());
+      for (std::size_t i = 0; i < fast.size(); ++i) EXPECT_EQ(fast[i], plain[i]) << system.num_states() << " state " << i;
+    }
+  }
+}
+
+TEST(UniformisationSweeps, RefuseASystemWithChoices) {
+  const MaybeSystem with_choices = test::random_system(50, 3);
+  const std::vector<double> start(50, 0.0);
+  EXPECT_THROW(weighted_steps(with_choices, start.data(), {1.0}, 0), std::invalid_argument);
+}
+
+SparseMdp built(const std::string& text, const std::map<std::string, std::string>& constants = {}) {
+  BuildOptions options;
+  options.build_rewards = true;
+  return build_model(resolve_model(io::parse_model(io::TextFile::from_string("m.sm", text)), constants), options).mdp;
+}
+
+// Two states: 0 -> 1 at rate a, 1 -> 0 at rate b; a self-loop on 1 that changes nothing.
+const char* kTwoStates = R"(ctmc
+const double a = 2.0;
+const double b = 0.5;
+module m
+  s : [0..1] init 0;
+  [] s=0 -> a : (s'=1);
+  [] s=1 -> b : (s'=0);
+  [] s=1 -> 3 : true;
+endmodule
+rewards "up" s=1 : 1; endrewards
+rewards "switches" [] s=0 : 1; endrewards
+)";
+
+TEST(Uniformisation, TheChainMovesAsTheCtmcJumps) {
+  SparseMdp ctmc = built(kTwoStates);
+  ASSERT_EQ(ctmc.type, ModelType::ctmc);
+  ASSERT_EQ(ctmc.num_states(), 2u);
+  EXPECT_EQ(uniformisation_rate(ctmc), 2.0);  // the self-loop's rate leaves nothing
+  uniformise(ctmc);
+  EXPECT_EQ(ctmc.uniformisation_rate, 2.0);
+  // Row 0: to 1 with 2/2, no self-loop; row 1: to 0 with 0.5/2, stays with the rest.
+  ASSERT_EQ(ctmc.row_starts[1], 1u);
+  EXPECT_EQ(ctmc.columns[0], 1u);
+  EXPECT_EQ(ctmc.values[0], 1.0);
+  ASSERT_EQ(ctmc.row_starts[2], 3u);
+  EXPECT_EQ(ctmc.values[1], 0.25);
+  EXPECT_EQ(ctmc.columns[2], 1u);
+  EXPECT_EQ(ctmc.values[2], 0.75);
+  EXPECT_THROW(uniformise(ctmc), std::invalid_argument);  // once only
+}
+
+struct Checked {
+  SparseMdp ctmc;
+  std::unique_ptr<graph::ChoicePredecessorGraph> graph;
+  std::unique_ptr<graph::SearchBackend> search;
+};
+
+Checked uniformised(const std::string& text, const std::map<std::string, std::string>& constants = {}) {
+  Checked c{built(text, constants), nullptr, nullptr};
+  uniformise(c.ctmc);
+  c.graph = std::make_unique<graph::ChoicePredecessorGraph>(graph::build_choice_predecessor_graph(c.ctmc));
+  c.search = graph::make_search_backend(c.ctmc, *c.graph, graph::SearchKind::reference);
+  return c;
+}
+
+PropertyResult check(const Checked& c, const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  if (!entry.formula) throw std::runtime_error(entry.error);
+  SolverOptions solver{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-9, 1000000}};
+  CheckContext context{c.ctmc, *c.search, PropertyScope{"p", {}, {}, {}}, solver, {SolverKind::cpu}};
+  return check_property(*entry.formula, context);
+}
+
+double number(const Checked& c, const std::string& text) {
+  const PropertyResult r = check(c, text);
+  EXPECT_EQ(r.value.kind, PropertyValue::Kind::number) << text;
+  return r.value.number;
+}
+
+std::string error(const Checked& c, const std::string& text) {
+  try {
+    check(c, text);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Csl, TwoStateChainInClosedForm) {
+  const Checked c = uniformised(kTwoStates);
+  const double a = 2.0, b = 0.5, sum = a + b;
+  for (double t : {0.1, 1.0, 7.5}) {
+    const double up = a / sum * (1 - std::exp(-sum * t));  // P(X_t = 1 | X_0 = 0)
+    const std::string at = std::to_string(t);
+    EXPECT_NEAR(number(c, "P=? [ true U[" + at + "," + at + "] s=1 ]"), up, 1e-12) << t;
+    EXPECT_NEAR(number(c, "R{\"up\"}=? [ I=" + at + " ]"), up, 1e-12) << t;
+    // The time spent up by t, and the switches 0 -> 1 made by then (rate a while down).
+    const double time_up = a / sum * (t - (1 - std::exp(-sum * t)) / sum);
+    EXPECT_NEAR(number(c, "R{\"up\"}=? [ C<=" + at + " ]"), time_up, 1e-11) << t;
+    EXPECT_NEAR(number(c, "R{\"switches\"}=? [ C<=" + at + " ]"), a * (t - time_up), 1e-10) << t;
+    EXPECT_NEAR(number(c, "P=? [ F<=" + at + " s=1 ]"), 1 - std::exp(-a * t), 1e-12) << t;
+    EXPECT_NEAR(number(c, "P=? [ F<" + at + " s=1 ]"), 1 - std::exp(-a * t), 1e-12) << t;  // < is <= in time
+  }
+  EXPECT_NEAR(number(c, "S=? [ s=1 ]"), a / sum, 1e-12);
+  EXPECT_NEAR(number(c, "R{\"switches\"}=? [ S ]"), a * b / sum, 1e-12);  // a times the share of time down
+  EXPECT_NEAR(number(c, "R{\"up\"}=? [ F s=0 ]"), 0.0, 0.0);               // starts in s=0
+  // From s=0, the expected time until s=1 is 1/a: the reward of time down.
+  const Checked counting = uniformised(std::string(kTwoStates) + "rewards \"down\" s=0 : 1; endrewards\n");
+  EXPECT_NEAR(number(counting, "R{\"down\"}=? [ F s=1 ]"), 1 / a, 1e-9);
+  EXPECT_EQ(number(c, "P=? [ F<=0 s=1 ]"), 0.0);
+}
+
+// The bounds of a time-bounded property hold the exact value.
+TEST(Csl, BoundsHoldTheExactValue) {
+  const Checked c = uniformised(kTwoStates);
+  const PropertyResult r = check(c, "P=? [ true U[3,3] s=1 ]");
+  ASSERT_TRUE(r.value.lower_bound && r.value.upper_bound);
+  const double exact = 2.0 / 2.5 * (1 - std::exp(-2.5 * 3));
+  EXPECT_LE(*r.value.lower_bound, exact + 1e-15);
+  EXPECT_GE(*r.value.upper_bound, exact - 1e-15);
+}
+
+// M/M/1 with capacity K: pi_n proportional to rho^n, rho = lambda / mu.
+TEST(Csl, QueueStationaryDistribution) {
+  const Checked c = uniformised(R"(ctmc
+const int K = 20;
+module queue
+  n : [0..K] init 0;
+  [] n<K -> 3 : (n'=n+1);
+  [] n>0 -> 4 : (n'=n-1);
+endmodule
+rewards "length" true : n; endrewards
+)");
+  const double rho = 0.75, K = 20;
+  const double norm = (1 - std::pow(rho, K + 1)) / (1 - rho);
+  for (int n : {0, 1, 7, 20}) {
+    EXPECT_NEAR(number(c, "S=? [ n=" + std::to_string(n) + " ]"), std::pow(rho, n) / norm, 1e-12) << n;
+  }
+  double mean = 0;
+  for (int n = 0; n <= K; ++n) mean += n * std::pow(rho, n) / norm;
+  EXPECT_NEAR(number(c, "R{\"length\"}=? [ S ]"), mean, 1e-10);
+}
+
+TEST(Csl, ErrorsNameTheBound) {
+  const Checked c = uniformised(kTwoStates);
+  EXPECT_EQ(error(c, "P=? [ F<=-1 s=1 ]"), "p:1:10: a time bound must be a finite number >= 0, found -1");
+  EXPECT_EQ(error(c, "P=? [ F<=0/0 s=1 ]"), "p:1:11: a time bound must be a finite number >= 0, found NaN");
+  EXPECT_EQ(error(c, "P=? [ F[2,1] s=1 ]"), "p:1:11: the time interval [2, 1] is empty");
+  EXPECT_EQ(error(c, "P=? [ X s=1 ]"), "p:1:1: not supported yet: X of a CTMC (mdpvi has X for DTMCs and MDPs)");
+  EXPECT_EQ(error(c, "E [ F<=1 s=1 ]"), "p:1:1: not supported yet: E and A with a time bound on a CTMC");
+}
+
+TEST(CtmcBuild, RatesAddUpAndNegativeRatesAreErrors) {
+  // Two commands to the same state race: their rates add up (a DTMC would average them).
+  SparseMdp ctmc = built("ctmc\nmodule m s:[0..1] init 0; [] s=0 -> 2:(s'=1); [] s=0 -> 3:(s'=1); endmodule\n");
+  double out = 0;
+  for (std::uint64_t k = ctmc.row_starts[0]; k < ctmc.row_starts[1]; ++k) out += ctmc.values[k];
+  EXPECT_EQ(out, 5.0);
+  try {
+    built("ctmc\nmodule m s:[0..1] init 0; [] s=0 -> -2:(s'=1); endmodule\n");
+    FAIL() << "a negative rate was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_STREQ(e.what(), "m.sm:2:27: rate -2 is not a finite number >= 0 in state (s=0)");
+  }
+}
+
+}  // namespace
+}  // namespace mdpvi
