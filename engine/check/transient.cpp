@@ -109,6 +109,29 @@ StateSet every_state(const SparseMdp& ctmc) {
   return all;
 }
 
+// A reward at time 0: nothing summed, exact.
+NumericResult rewards_now(StateNumbers values) {
+  NumericResult result;
+  result.reward = result.step_bounded = true;
+  result.values = std::move(values);
+  return result;
+}
+
+// The weighted steps from start over every state, the sum's bounds widened by what the
+// weights may overstate (below) and leave out (above).
+NumericResult summed_rewards(const SparseMdp& ctmc, const StateNumbers& start, const std::vector<double>& weights,
+                             std::uint64_t first, double below, double above) {
+  NumericResult result;
+  result.reward = true;
+  result.qualitative.maybe = ctmc.num_states();
+  result.values = summed_over(ctmc, every_state(ctmc), filled(ctmc.num_states(), 0.0), start, weights, first, result);
+  result.lower = copy_of(result.values.data(), result.values.size());
+  result.upper = copy_of(result.values.data(), result.values.size());
+  for (double& l : result.lower) l = std::max(0.0, l - below);
+  for (double& u : result.upper) u += above;
+  return result;
+}
+
 }  // namespace
 
 NumericResult compute_timed_until(const SparseMdp& ctmc, const graph::SearchBackend& search, const StateSet& phi,
@@ -124,45 +147,26 @@ NumericResult compute_timed_until(const SparseMdp& ctmc, const graph::SearchBack
 NumericResult compute_reward_at_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
                                      const SolverOptions& options) {
   require_fit_rewards(rates, "instantaneous rewards (R[I=t])");
-  NumericResult result;
-  result.reward = true;
-  result.step_bounded = true;
   StateNumbers start = filled(ctmc.num_states(), 0.0);
   if (!rates.state_rewards.empty()) {
     for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) start[s] = rates.state_rewards[s];
   }
-  if (t == 0.0) {
-    result.values = std::move(start);
-    return result;
-  }
+  if (t == 0.0) return rewards_now(std::move(start));
   const PoissonWeights weights = weights_for(ctmc, t, options);
-  result.qualitative.maybe = ctmc.num_states();
-  result.values = summed_over(ctmc, every_state(ctmc), filled(ctmc.num_states(), 0.0), start, weights.weights,
-                              weights.left, result);
-  result.lower = copy_of(result.values.data(), result.values.size());
-  result.upper = copy_of(result.values.data(), result.values.size());
-  const double gap = weights.missing() * largest(start);
-  for (double& u : result.upper) u += gap;
-  return result;
+  return summed_rewards(ctmc, start, weights.weights, weights.left, 0.0, weights.missing() * largest(start));
 }
 
 // With N ~ Poisson(q t), the time spent by t in the state after k steps has the
 // expectation P(N > k) / q, so R[C<=t] = sum over k of P(N > k) / q * P^k r.
 // P(N > k) is taken as 1 minus the weights up to k, which overstates it by at most
-// what the weights leave out, for each k weighed; the steps after the right end are left out, and their
-// weights, P(N > k) for k > right, sum to at most the right tail times r / (1 - r),
-// r = q t / (right + 2) (the tail falls at least geometrically there).
+// what the weights leave out, for each k weighed; the steps after the right end are
+// left out, and their weights, P(N > k) for k > right, sum to at most the right tail
+// times r / (1 - r), r = q t / (right + 2) (the tail falls at least geometrically there).
 NumericResult compute_reward_until_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
                                         const SolverOptions& options) {
   require_fit_rewards(rates, "cumulative rewards (R[C<=t])");
-  NumericResult result;
-  result.reward = true;
-  result.step_bounded = true;
   const StateNumbers start = reward_rates(ctmc, rates);
-  if (t == 0.0) {
-    result.values = filled(ctmc.num_states(), 0.0);
-    return result;
-  }
+  if (t == 0.0) return rewards_now(filled(ctmc.num_states(), 0.0));
   const PoissonWeights poisson = weights_for(ctmc, t, options);
   const double q = ctmc.uniformisation_rate;
   std::vector<double> weights(poisson.right() + 1);
@@ -171,17 +175,11 @@ NumericResult compute_reward_until_time(const SparseMdp& ctmc, const RewardStruc
     if (k >= poisson.left) below += poisson.weights[k - poisson.left];
     weights[k] = std::max(0.0, 1.0 - below) / q;
   }
-  result.qualitative.maybe = ctmc.num_states();
-  result.values = summed_over(ctmc, every_state(ctmc), filled(ctmc.num_states(), 0.0), start, weights, 0, result);
   const double ratio = q * t / static_cast<double>(poisson.right() + 2);
   const double most = largest(start);
   const double over = static_cast<double>(weights.size()) * poisson.missing() / q * most;
   const double under = poisson.right_tail * ratio / (1.0 - ratio) / q * most;
-  result.lower = copy_of(result.values.data(), result.values.size());
-  result.upper = copy_of(result.values.data(), result.values.size());
-  for (double& l : result.lower) l = std::max(0.0, l - over);
-  for (double& u : result.upper) u += under;
-  return result;
+  return summed_rewards(ctmc, start, weights, 0, over, under);
 }
 
 RewardStructure rewards_per_step(const SparseMdp& ctmc, const RewardStructure& rates) {
