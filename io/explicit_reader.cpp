@@ -62,7 +62,7 @@ std::uint32_t expect_index(LineCursor& cursor, std::uint64_t bound, std::string_
 class TransitionBuilder {
  public:
   TransitionBuilder(SparseMdp& mdp, std::uint32_t states, std::uint64_t nnz_hint)
-      : mdp_(mdp), last_row_of_target_(states, kNoRow) {
+      : mdp_(mdp), last_row_of_target_(states, kNoRow), rates_(mdp.type == ModelType::ctmc) {
     mdp_.row_group_starts.clear();
     mdp_.row_starts.assign(1, 0);
     mdp_.columns.clear();
@@ -75,7 +75,10 @@ class TransitionBuilder {
            std::uint32_t target, std::size_t target_column, double probability,
            std::size_t probability_column) {
     if (!started_ || state != state_ || choice != choice_) open_choice(cursor, state, choice, choice_column);
-    if (!(probability > 0.0 && probability <= 1.0)) {
+    if (rates_ && !(probability > 0.0 && std::isfinite(probability))) {
+      cursor.fail(probability_column, "rate " + exact_text(probability) + " is not a finite number > 0");
+    }
+    if (!rates_ && !(probability > 0.0 && probability <= 1.0)) {
       cursor.fail(probability_column, "probability " + exact_text(probability) + " outside (0,1]");
     }
     std::uint64_t row = mdp_.row_starts.size() - 1;
@@ -155,7 +158,7 @@ class TransitionBuilder {
   }
 
   void close_choice() {
-    if (std::abs(sum_ - 1.0) > kSumTolerance) {
+    if (!rates_ && std::abs(sum_ - 1.0) > kSumTolerance) {
       choice_line_->fail(0, "probabilities of choice " + std::to_string(choice_) + " of state " +
                                 std::to_string(state_) + " sum to " + exact_text(sum_) + ", expected 1");
     }
@@ -169,12 +172,13 @@ class TransitionBuilder {
   std::uint64_t choice_ = 0;
   std::optional<LineCursor> choice_line_;  // where the open choice started, for its sum error
   double sum_ = 0.0;
+  const bool rates_;  // a CTMC's entries: rates, not a distribution
   std::map<std::string, std::uint32_t> action_indices_{{"", 0}};
 };
 
 }  // namespace
 
-void read_transitions(const TextFile& tra, SparseMdp& mdp) {
+void read_transitions(const TextFile& tra, SparseMdp& mdp, bool ctmc) {
   DataLines lines(tra);
   if (!lines.next()) throw lines.file_error("expected a header line 'states choices transitions', found end of file");
   std::size_t header_line = lines.line_number();
@@ -183,7 +187,8 @@ void read_transitions(const TextFile& tra, SparseMdp& mdp) {
   if (header_tokens != 2 && header_tokens != 3) {
     header.fail(1, "expected a header 'states choices transitions' (MDP) or 'states transitions' (DTMC)");
   }
-  mdp.type = header_tokens == 3 ? ModelType::mdp : ModelType::dtmc;
+  if (ctmc && header_tokens != 2) header.fail(1, "expected a CTMC's header 'states transitions'");
+  mdp.type = header_tokens == 3 ? ModelType::mdp : ctmc ? ModelType::ctmc : ModelType::dtmc;
   std::uint64_t states = header.expect_unsigned("the number of states");
   if (states == 0 || states > std::numeric_limits<std::uint32_t>::max()) {
     header.fail(1, "the number of states must be between 1 and 2^32-1, found " + std::to_string(states));
@@ -473,9 +478,9 @@ RewardStructure read_reward_structure(const std::optional<TextFile>& srew, const
   return structure;
 }
 
-SparseMdp read_explicit_model(const std::string& base) {
+SparseMdp read_explicit_model(const std::string& base, bool ctmc) {
   SparseMdp mdp;
-  read_transitions(TextFile::load(base + ".tra"), mdp);
+  read_transitions(TextFile::load(base + ".tra"), mdp, ctmc);
   read_labels(TextFile::load(base + ".lab"), mdp);
   if (auto sta = load_if_present(base + ".sta")) mdp.valuations = read_state_valuations(*sta, mdp.num_states());
 

@@ -13,12 +13,13 @@
 
 namespace mdpvi::io {
 
-// Reads BASE.tra, BASE.lab and the optional files beside them.
-SparseMdp read_explicit_model(const std::string& base);
+// Reads BASE.tra, BASE.lab and the optional files beside them. ctmc: BASE.tra holds a
+// CTMC's rates (PRISM's -ctmc; the file does not say), in a DTMC's layout.
+SparseMdp read_explicit_model(const std::string& base, bool ctmc = false);
 
 // The steps of read_explicit_model, public for tests and other front ends.
 // read_transitions fills type, row_group_starts, row_starts, columns, values.
-void read_transitions(const TextFile& tra, SparseMdp& mdp);
+void read_transitions(const TextFile& tra, SparseMdp& mdp, bool ctmc = false);
 // read_labels fills labels and initial_states (the states labelled "init").
 void read_labels(const TextFile& lab, SparseMdp& mdp);
 StateValuations read_state_valuations(const TextFile& sta, std::uint32_t num_states);

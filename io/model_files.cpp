@@ -42,11 +42,15 @@ ModelFormat model_format(const std::string& path, const std::optional<std::strin
   return explicit_base || path.ends_with(".tra") ? ModelFormat::explicit_files : ModelFormat::prism;
 }
 
-SparseMdp read_model_file(ModelFormat format, const std::string& path) {
+SparseMdp read_model_file(ModelFormat format, const std::string& path, bool ctmc) {
+  if (ctmc && format != ModelFormat::explicit_files) {
+    throw std::invalid_argument(std::string("--ctmc is for PRISM's explicit files (.tra), whose type they do not say; ") +
+                                path + " is " + to_string(format));
+  }
   switch (format) {
     case ModelFormat::drn: return read_drn_model(path);
     case ModelFormat::umb: return read_umb_model(path);
-    case ModelFormat::explicit_files: return read_explicit_model(without_suffix(path, ".tra"));
+    case ModelFormat::explicit_files: return read_explicit_model(without_suffix(path, ".tra"), ctmc);
     case ModelFormat::prism: break;
   }
   throw std::logic_error("read_model_file: a PRISM-language model is built, not read");

@@ -20,8 +20,9 @@ const char* to_string(ModelFormat format);
 ModelFormat model_format(const std::string& path, const std::optional<std::string>& forced, bool explicit_base = false);
 
 // A model stored explicitly (every format but prism): BASE or BASE.tra for PRISM's
-// files. Throws ParseError for bad input.
-SparseMdp read_model_file(ModelFormat format, const std::string& path);
+// files, which hold a CTMC's rates where ctmc says so (DRN names its type itself).
+// Throws ParseError for bad input, std::invalid_argument for ctmc with another format.
+SparseMdp read_model_file(ModelFormat format, const std::string& path, bool ctmc = false);
 
 // Writes the model in the format of path's extension: FILE.tra (with FILE.lab, FILE.sta
 // and the reward files beside it), FILE.drn or FILE.umb (compressed as asked). Throws

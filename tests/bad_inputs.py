@@ -44,6 +44,8 @@ CASES = [
     ("negative_rate", {"m.sm": CTMC.replace("2 : (x'=1)", "-2 : (x'=1)")}, ["m.sm"], 2, r"m\.sm:4:3: rate -2 is not a finite number >= 0 in state \(x=0\)"),
     ("negative_time_bound", {"m.sm": CTMC}, ["m.sm", "--prop", "P=? [ F<=-1 x=1 ]"], 1, r"--prop 1:1:10: a time bound must be a finite number >= 0, found -1"),
     ("nan_time_bound", {"m.sm": CTMC}, ["m.sm", "--prop", "P=? [ F<=0/0 x=1 ]"], 1, r"--prop 1:1:11: a time bound must be a finite number >= 0, found NaN"),
+    ("ctmc_flag_on_a_prism_model", {"m.sm": CTMC}, ["m.sm", "--ctmc"], 2, r"--ctmc is for PRISM's explicit files \(\.tra\); a PRISM-language model says ctmc itself"),
+    ("ctmc_tra_with_a_zero_rate", {"c.tra": "2 2\n0 1 0\n1 0 3\n", "c.lab": GOOD_LAB}, ["c.tra", "--ctmc"], 2, r"c\.tra:2:5: rate 0 is not a finite number > 0"),
     ("mdp_only_property_on_a_ctmc", {"m.sm": CTMC}, ["m.sm", "--prop", "multi(Pmax=? [ F x=1 ], Pmax=? [ F x=0 ])"], 1, r"--prop 1:1:1: not supported yet: multi-objective queries"),
     ("negative_reward", {"m.nm": MDP + "rewards\n  true : -1;\nendrewards\n"}, ["m.nm", "--prop", "Rmax=? [ F x=2 ]"], 1, r"negative"),
     ("two_modules_update_one_variable", {"m.nm": "mdp\nglobal g : [0..1];\nmodule a\n  [s] true -> (g'=1);\nendmodule\nmodule b\n  [s] true -> (g'=0);\nendmodule\n"}, ["m.nm"], 2, r"m\.nm:\d+:\d+: 'g' is updated by two modules synchronising on \[s\]"),

@@ -8,12 +8,14 @@
 #include "engine/solve/uniformisation_sweeps.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
+#include "io/model_files.h"
 #include "io/property_parser.h"
 #include "random_systems.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 
 namespace mdpvi {
@@ -239,6 +241,23 @@ TEST(CtmcBuild, RatesAddUpAndNegativeRatesAreErrors) {
   } catch (const std::exception& e) {
     EXPECT_STREQ(e.what(), "m.sm:2:27: rate -2 is not a finite number >= 0 in state (s=0)");
   }
+}
+
+// PRISM's explicit files hold rates where --ctmc says so: written and read back, the
+// CTMC is the same, rewards (as rates) included.
+TEST(CtmcFiles, ExplicitFilesAndDrnReadBackTheSameRates) {
+  const SparseMdp ctmc = built(kTwoStates);
+  const std::string base = (std::filesystem::temp_directory_path() / "mdpvi_two_states").string();
+  for (const std::string& path : {base + ".tra", base + ".drn"}) {
+    io::write_model_file(ctmc, path);
+    const SparseMdp read = io::read_model_file(io::model_format(path, std::nullopt), path, path.ends_with(".tra"));
+    EXPECT_EQ(read.type, ModelType::ctmc) << path;
+    ASSERT_EQ(read.num_transitions(), ctmc.num_transitions()) << path;
+    for (std::uint64_t k = 0; k < ctmc.num_transitions(); ++k) EXPECT_EQ(read.values[k], ctmc.values[k]) << path;
+    ASSERT_EQ(read.rewards.size(), 2u) << path;
+  }
+  // Without --ctmc the rates are a DTMC's probabilities, which do not sum to 1.
+  EXPECT_THROW(io::read_model_file(io::ModelFormat::explicit_files, base + ".tra"), std::exception);
 }
 
 }  // namespace

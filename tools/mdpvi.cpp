@@ -154,6 +154,8 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   CLI::App* check = app.add_subcommand("check", "Check properties of a model");
   check->add_option("--explicit", args.explicit_base,
                     "Explicit model: BASE.tra, BASE.lab (and BASE.sta/.srew/.trew when present)");
+  check->add_flag("--ctmc", args.options.explicit_ctmc,
+                  "The explicit model (.tra) is a CTMC: its entries are rates (PRISM's -ctmc; the files do not say)");
   check->add_option("files", args.files,
                     "MODEL [PROPERTIES] (or just PROPERTIES with --explicit). MODEL: PRISM language (.nm, .pm, "
                     ".prism), Storm's DRN (.drn), UMB (.umb), or PRISM's explicit files (BASE.tra, beside BASE.lab ...)")

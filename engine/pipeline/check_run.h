@@ -16,6 +16,7 @@ namespace mdpvi::pipeline {
 struct CheckOptions {
   std::optional<std::string> model_file;     // a model file: PRISM language, .drn, .umb, or a .tra with its siblings
   std::optional<std::string> explicit_base;  // or BASE of BASE.tra/.lab/...
+  bool explicit_ctmc = false;  // --ctmc: PRISM's explicit files hold a CTMC's rates
   std::optional<std::string> format;         // --format prism|drn|umb|explicit: overrides the extension
   std::optional<std::string> properties_file;
   std::vector<std::string> inline_properties;  // --prop, in order, after the file's

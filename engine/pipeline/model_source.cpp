@@ -39,12 +39,15 @@ ModelSource read_model_source(const CheckOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const io::ModelFormat format = model_format(options);
   if (format == io::ModelFormat::prism) {
+    if (options.explicit_ctmc) {
+      throw std::invalid_argument("--ctmc is for PRISM's explicit files (.tra); a PRISM-language model says ctmc itself");
+    }
     source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
     source.description = io::parse_model(io::TextFile::load(*options.model_file));
     for (const auto& c : source.description->constants) source.constants.insert(c.name);
   } else {  // an explicit model: read, not built
     source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
-    source.mdp = io::read_model_file(format, source.name);
+    source.mdp = io::read_model_file(format, source.name, options.explicit_ctmc);
   }
   source.parse_s = seconds_since(start);
   return source;
