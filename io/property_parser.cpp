@@ -60,7 +60,9 @@ class PropertyParser {
     const std::string& w = head.text;
     if (w == "filter" || w == "multi") return after.is("(");
     if (w == "P" || w == "S" || w == "R") return after.is("=?") || after.is("{") || is_comparison(after) || after.is_word("min") || after.is_word("max");
-    if (w == "Pmin" || w == "Pmax" || w == "Rmin" || w == "Rmax") return after.is("=?") || is_comparison(after);
+    if (w == "Pmin" || w == "Pmax" || w == "Rmin" || w == "Rmax" || w == "Smin" || w == "Smax") {
+      return after.is("=?") || is_comparison(after);
+    }
     if (w == "E" || w == "A") return after.is("[");
     return false;
   }

@@ -3,6 +3,7 @@
 #include "engine/solve/method_requirements.h"
 #include "engine/check/ctl.h"
 #include "engine/check/filter.h"
+#include "engine/check/long_run_mdp.h"
 #include "engine/check/rewards.h"
 #include "engine/check/steady_state.h"
 #include "engine/check/step_bounded.h"
@@ -159,9 +160,10 @@ class Checker {
       bool lower = *op.comparison == Comparison::greater || *op.comparison == Comparison::greater_equal;
       return lower ? Optimization::minimize : Optimization::maximize;
     }
-    bool p = op.kind == TemporalOperator::Kind::probability;
-    fail(f.position, std::string(p ? "P=?" : "R=?") + " needs min or max for an MDP (" +
-                         (p ? "Pmin=? or Pmax=?" : "Rmin=? or Rmax=?") + ")");
+    const char* name = op.kind == TemporalOperator::Kind::probability    ? "P"
+                       : op.kind == TemporalOperator::Kind::steady_state ? "S"
+                                                                          : "R";
+    fail(f.position, fmt::format("{0}=? needs min or max for an MDP ({0}min=? or {0}max=?)", name));
   }
 
   const RewardStructure& reward_structure(const Formula& f) const {
@@ -190,10 +192,6 @@ class Checker {
     const TemporalOperator& op = f.temporal;
     if (op.kind == TemporalOperator::Kind::exists || op.kind == TemporalOperator::Kind::forall) {
       return StateValues::of_truth(path_quantified(f));
-    }
-    const bool long_run = op.kind == TemporalOperator::Kind::steady_state || op.path == Path::long_run_reward;
-    if (long_run && c_.mdp.type == ModelType::mdp) {
-      fail(f.position, "not supported yet: long-run (S) properties of an MDP; mdpvi has them for DTMCs and CTMCs");
     }
     Optimization dir = direction(f);
     std::optional<double> threshold;
@@ -342,10 +340,11 @@ class Checker {
     return result;
   }
 
-  // S [ phi ] (the long-run share of phi) or R [ S ] (the long-run reward per step) of
-  // a DTMC, whose state has one choice.
-  NumericResult long_run(const Formula& f, const SolverOptions& solver) {
+  // S [ phi ] (the long-run share of phi) or R [ S ] (the long-run reward per step): of
+  // a chain by its stationary distributions, of an MDP by its end components' gains.
+  NumericResult long_run(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const SparseMdp& mdp = c_.mdp;
+    if (mdp.type == ModelType::mdp) return long_run_mdp(f, dir, solver);
     if (f.temporal.kind == TemporalOperator::Kind::steady_state) {
       return compute_long_run(mdp, c_.search, numbers_on(boolean(f.operands[0]), 1.0), solver, c_.device,
                               c_.stationary);
@@ -411,10 +410,23 @@ class Checker {
     return std::nullopt;
   }
 
+  NumericResult long_run_mdp(const Formula& f, Optimization dir, const SolverOptions& solver) {
+    if (f.temporal.kind == TemporalOperator::Kind::steady_state) {
+      RewardStructure in_phi;
+      in_phi.state_rewards = CompactValues(numbers_on(boolean(f.operands[0]), 1.0));
+      NumericResult result = compute_long_run_mdp(c_.mdp, c_.search, dir, in_phi, solver, c_.device);
+      result.reward = false;
+      return result;
+    }
+    const RewardStructure& rewards = reward_structure(f);
+    require_fit_rewards(rewards, "long-run rewards (R[S])");
+    return compute_long_run_mdp(c_.mdp, c_.search, dir, rewards, solver, c_.device);
+  }
+
   NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
-    if (op.kind == TemporalOperator::Kind::steady_state) return long_run(f, solver);
+    if (op.kind == TemporalOperator::Kind::steady_state) return long_run(f, dir, solver);
     if (mdp.uniformisation_rate > 0.0) {
       if (std::optional<NumericResult> result = continuous_time(f, solver)) return std::move(*result);
     }
@@ -436,7 +448,7 @@ class Checker {
       }
       case Path::cumulative_reward:
         return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver, c_.device);
-      case Path::long_run_reward: return long_run(f, solver);
+      case Path::long_run_reward: return long_run(f, dir, solver);
       case Path::total_reward:
         return compute_total_reward(mdp, c_.search, dir, reward_structure(f), solver, c_.device);
       case Path::instantaneous_reward:
