@@ -84,6 +84,32 @@ TEST(UniformisationSweeps, WeightedStepsIsEquivalentToRef) {
   }
 }
 
+// Steps that rise towards 1 (each state reaches the target almost surely) may stop
+// early: the result lies within its stated gap of the full sum, and takes fewer steps.
+TEST(UniformisationSweeps, StepsTowardsOneStopWithinTheirGap) {
+  MaybeSystem toward = test::empty_system();
+  for (std::uint32_t s = 0; s < 9; ++s) {  // a chain with a self-loop; every state leaves to the target
+    toward.columns.push_back((s + 1) % 9), toward.values.push_back(0.5);
+    toward.columns.push_back(s), toward.values.push_back(0.3);
+    toward.row_constants.push_back(0.2);
+    toward.row_starts.push_back(toward.columns.size());
+    toward.row_group_starts.push_back(toward.row_constants.size());
+    toward.model_states.push_back(s);
+  }
+  const std::vector<double> start(9, 0.0);
+  const PoissonWeights poisson = poisson_weights(2000.0, 1e-12);
+  const StateNumbers full = weighted_steps(toward, start.data(), poisson.weights, poisson.left);
+  const WeightedSum early = weighted_steps_towards_one(toward, start.data(), poisson.weights, poisson.left, 1e-12);
+  EXPECT_LT(early.steps, poisson.right());
+  EXPECT_LE(early.settled_gap, 1e-12);
+  for (std::size_t i = 0; i < 9; ++i) {
+    EXPECT_LE(early.sum[i], full[i] + 1e-14) << i;
+    EXPECT_GE(early.sum[i] + early.settled_gap, full[i] - 1e-14) << i;
+  }
+  // Never settling, it is the full sum.
+  EXPECT_EQ(weighted_steps_towards_one(toward, start.data(), poisson.weights, poisson.left, -1.0).sum[4], full[4]);
+}
+
 TEST(UniformisationSweeps, RefuseASystemWithChoices) {
   const MaybeSystem with_choices = test::random_system(50, 3);
   const std::vector<double> start(50, 0.0);

@@ -18,9 +18,11 @@ namespace {
 // a cost of a few more steps (the tails fall faster than geometrically).
 constexpr double kTruncationShare = 1e-6;
 
+double truncation(const SolverOptions& options) { return options.stop.epsilon * kTruncationShare; }
+
 PoissonWeights weights_for(const SparseMdp& ctmc, double t, const SolverOptions& options) {
   if (!(ctmc.uniformisation_rate > 0.0)) throw std::invalid_argument("a time bound needs a uniformised CTMC");
-  return poisson_weights(ctmc.uniformisation_rate * t, options.stop.epsilon * kTruncationShare);
+  return poisson_weights(ctmc.uniformisation_rate * t, truncation(options));
 }
 
 double largest(const StateNumbers& values) {
@@ -30,27 +32,31 @@ double largest(const StateNumbers& values) {
 }
 
 // Sum over the weighted steps of the system over `moving` (one block), started from
-// start (per model state); outside holds the fixed states' values (b).
+// start (per model state); outside holds the fixed states' values (b). With close >= 0
+// the steps rise towards 1 and may stop early (weighted_steps_towards_one), and
+// settled_gap gets what that leaves out.
 StateNumbers summed_over(const SparseMdp& ctmc, const StateSet& moving, const StateNumbers& outside,
                          const StateNumbers& start, const std::vector<double>& weights, std::uint64_t first,
-                         NumericResult& result) {
+                         NumericResult& result, double close = -1.0, double* settled_gap = nullptr) {
   auto begin = std::chrono::steady_clock::now();
   MaybeSystem system = build_maybe_system(ctmc, single_block(moving), outside);
   result.sccs = {1, seconds_since(begin)};
   begin = std::chrono::steady_clock::now();
   StateNumbers local(system.num_states());
   for (std::uint32_t i = 0; i < system.num_states(); ++i) local[i] = start[system.model_states[i]];
-  StateNumbers sum = weighted_steps(system, local.data(), weights, first);
+  const WeightedSum sum = weighted_steps_towards_one(system, local.data(), weights, first, close);
+  if (settled_gap) *settled_gap = sum.settled_gap;
   StateNumbers values = outside;
-  for (std::uint32_t i = 0; i < system.num_states(); ++i) values[system.model_states[i]] = sum[i];
+  for (std::uint32_t i = 0; i < system.num_states(); ++i) values[system.model_states[i]] = sum.sum[i];
   result.solve.time_s += seconds_since(begin);
-  result.solve.stats.add_run(first + weights.size());
+  result.solve.stats.add_run(sum.steps);
   result.step_bounded = result.uniformised = true;
   return values;
 }
 
 // P[phi U<=t psi]: psi counts 1 from the start, states that cannot reach psi through
-// phi count 0; the others move.
+// phi count 0; the others move. Where every moving state reaches psi almost surely,
+// the steps stop once all are within the truncation's epsilon of 1.
 NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& search, const StateSet& phi,
                            const StateSet& psi, double t, const SolverOptions& options) {
   NumericResult result;
@@ -62,10 +68,13 @@ NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& se
   result.values = numbers_on(psi, 1.0);
   if (t == 0.0 || maybe.none()) return result;  // exact: no bounds needed
   const PoissonWeights weights = weights_for(ctmc, t, options);
-  result.values = summed_over(ctmc, maybe, result.values, result.values, weights.weights, weights.left, result);
+  const bool almost_surely = (maybe - graph::prob1a(search, phi, psi, no)).none();
+  double settled_gap = 0.0;
+  result.values = summed_over(ctmc, maybe, result.values, result.values, weights.weights, weights.left, result,
+                              almost_surely ? truncation(options) : -1.0, &settled_gap);
   result.lower = copy_of(result.values.data(), result.values.size());
   result.upper = copy_of(result.values.data(), result.values.size());
-  for (double& u : result.upper) u = std::min(1.0, u + weights.missing());
+  for (double& u : result.upper) u = std::min(1.0, u + weights.missing() + settled_gap);
   return result;
 }
 

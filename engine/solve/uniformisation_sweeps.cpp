@@ -2,6 +2,9 @@
 
 #include "engine/solve/parallel_indices.h"
 
+#include <oneapi/tbb/parallel_reduce.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 namespace mdpvi {
@@ -26,23 +29,55 @@ double stepped(const MaybeSystem& system, const StateNumbers& x, std::size_t i) 
 }  // namespace
 
 // One pass over the states per step: each adds its weighted value to the sum and
-// computes its next value (none after the last step weighed).
-StateNumbers weighted_steps(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
-                            std::uint64_t first) {
+// computes its next value (none after the last step weighed); where asked, the pass
+// also finds the least next value, to stop once all are within `close` of 1.
+WeightedSum weighted_steps_towards_one(const MaybeSystem& system, const double* start,
+                                       const std::vector<double>& weights, std::uint64_t first, double close) {
   require_one_row_per_state(system);
   const std::size_t n = system.num_states();
-  StateNumbers x = copy_of(start, n), next(n), sum = filled(n, 0.0);
+  WeightedSum out;
+  StateNumbers x = copy_of(start, n), next(n);
+  out.sum = filled(n, 0.0);
   const std::uint64_t end = first + weights.size();  // one past the last step weighed
   for (std::uint64_t k = 0; k < end; ++k) {
     const double weight = k >= first ? weights[k - first] : 0.0;
     const bool more = k + 1 < end;
-    parallel_indices(0, n, 4096, [&](std::size_t i) {
-      sum[i] += weight * x[i];
+    const auto step = [&](std::size_t i) {
+      out.sum[i] += weight * x[i];
       if (more) next[i] = stepped(system, x, i);
-    });
+    };
+    out.steps = k + 1;
+    if (close < 0.0 || !more || k + 1 < first) {
+      parallel_indices(0, n, 4096, step);
+      x.swap(next);
+      continue;
+    }
+    using Range = oneapi::tbb::blocked_range<std::size_t>;
+    const double least = oneapi::tbb::parallel_reduce(
+        Range(0, n, 4096), 1.0,
+        [&](const Range& part, double low) {
+          for (std::size_t i = part.begin(); i < part.end(); ++i) {
+            step(i);
+            low = std::min(low, next[i]);
+          }
+          return low;
+        },
+        [](double a, double b) { return std::min(a, b); });
     x.swap(next);
+    if (1.0 - least > close) continue;
+    // Settled: the steps after k weigh what is left, with values between x and 1.
+    double rest = 0.0;
+    for (std::uint64_t j = k + 1; j < end; ++j) rest += weights[j - first];
+    parallel_indices(0, n, 4096, [&](std::size_t i) { out.sum[i] += rest * x[i]; });
+    out.settled_gap = rest * (1.0 - least);
+    return out;
   }
-  return sum;
+  return out;
+}
+
+StateNumbers weighted_steps(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                            std::uint64_t first) {
+  return weighted_steps_towards_one(system, start, weights, first, -1.0).sum;
 }
 
 StateNumbers weighted_steps_reference(const MaybeSystem& system, const double* start,

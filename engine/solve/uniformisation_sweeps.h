@@ -17,6 +17,19 @@ namespace mdpvi {
 StateNumbers weighted_steps(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
                             std::uint64_t first);
 
+// The steps of a reachability within k steps where every state reaches the target
+// almost surely: they rise towards 1. Once the least is within close of 1 (checked
+// from step `first` on), the rest of the weights go to that step's values, and
+// settled_gap says what that may leave out: the rest's weight times 1 - the least.
+// A close below 0 never stops early (weighted_steps).
+struct WeightedSum {
+  StateNumbers sum;
+  double settled_gap = 0.0;
+  std::uint64_t steps = 0;  // the steps taken
+};
+WeightedSum weighted_steps_towards_one(const MaybeSystem& system, const double* start,
+                                       const std::vector<double>& weights, std::uint64_t first, double close);
+
 // The same, one state at a time on one core: the reference the parallel one is
 // tested against.
 StateNumbers weighted_steps_reference(const MaybeSystem& system, const double* start,
