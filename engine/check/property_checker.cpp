@@ -367,7 +367,8 @@ class Checker {
     const Expression& written = shifted ? bound.operands[0] : bound;
     const double t = constant(written);
     if (!(t >= 0.0) || !std::isfinite(t)) {
-      fail(written.position, "a time bound must be a finite number >= 0, found " + (std::isnan(t) ? "NaN" : fmt::format("{}", t)));
+      const std::string found = std::isnan(t) ? "NaN" : fmt::format("{}", t);
+      fail(written.position, "a time bound must be a finite number >= 0, found " + found);
     }
     return t;
   }
