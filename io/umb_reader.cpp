@@ -41,6 +41,7 @@ struct Index {
   std::uint64_t states = 0, initial_states = 0, choices = 0, branches = 0;
   std::uint64_t choice_actions = 0, branch_actions = 0;
   bool dtmc = false;
+  bool ctmc = false;  // "stochastic" time: embedded probabilities times exit rates
   std::vector<Annotation> aps, rewards;
   std::unordered_set<std::string> ap_ids, reward_ids;  // the annotations' ids, looked up per entry
   std::vector<umb::Field> valuation;  // empty: no valuations
@@ -210,10 +211,17 @@ class UmbReader {
     Index index;
     const json& ts = member(root, "transition-system", "");
     const std::string time = text_of(member(ts, "time", "transition-system"), "transition-system.time");
-    if (time != "discrete") fail("index.json", "time \"" + time + "\": only discrete-time models (MDPs, DTMCs) are supported");
+    if (time != "discrete" && time != "stochastic") {
+      fail("index.json", "time \"" + time + "\": only discrete-time models (MDPs, DTMCs) and CTMCs are supported");
+    }
     const std::uint64_t players = count(ts, "#players");
     if (players > 1) fail("index.json", std::to_string(players) + " players: games are not supported");
+    if (time == "stochastic" && players != 0) fail("index.json", "stochastic time with 1 player (a CTMDP or MA) is not supported");
     index.dtmc = players == 0;
+    index.ctmc = time == "stochastic";
+    if (index.ctmc) {
+      check_double_type(ts.contains("exit-rate-type") ? ts["exit-rate-type"] : json(), "transition-system.exit-rate-type");
+    }
     index.states = count(ts, "#states");
     index.initial_states = count(ts, "#initial-states");
     index.choices = count(ts, "#choices");
@@ -321,6 +329,8 @@ class UmbReader {
       read_array(name, size, x.branches, mdp_.values.plain(), read);
     } else if (name == "state-is-initial.bin") {
       initial_ = read_bits(name, size, x.states, read);
+    } else if (name == "state-to-exit-rate.bin" && x.ctmc) {
+      read_array(name, size, x.states, exit_rates_, read);
     } else if (name == "valuations/states/valuations.bin") {
       read_valuations(name, size, read);
     } else if (name.starts_with("actions/")) {
@@ -455,7 +465,7 @@ class UmbReader {
 
   SparseMdp finish() {
     const Index& x = *index_;
-    mdp_.type = x.dtmc ? ModelType::dtmc : ModelType::mdp;
+    mdp_.type = x.ctmc ? ModelType::ctmc : x.dtmc ? ModelType::dtmc : ModelType::mdp;
     if (!have_state_choices_) {
       if (x.choices != x.states) fail("state-to-choices.bin", "missing, and #choices differs from #states");
       mdp_.row_group_starts.resize(x.states + 1);
@@ -469,6 +479,7 @@ class UmbReader {
     check_offsets("choice-to-branches.bin", mdp_.row_starts, x.branches, "choice", "branch");
     if (x.dtmc && x.choices != x.states) fail("index.json", "a DTMC (0 players) with #choices " + std::to_string(x.choices) + " != #states");
     check_distributions();
+    if (x.ctmc) apply_exit_rates();
     add_initial_states();
     for (const Annotation& ap : x.aps) {
       auto values = ap_values_.find(ap.id);
@@ -512,6 +523,21 @@ class UmbReader {
       }
       if (std::abs(sum - 1.0) > kSumTolerance) {
         fail("branch-to-probability.bin", "the probabilities of choice " + std::to_string(c) + " sum to " + exact_text(sum) + ", not 1");
+      }
+    }
+  }
+
+  // A CTMC's rates: each branch's probability (of the embedded chain) times its state's
+  // exit rate.
+  void apply_exit_rates() {
+    require(exit_rates_.size() == index_->states, "state-to-exit-rate.bin");
+    for (std::uint32_t s = 0; s < index_->states; ++s) {
+      if (!(exit_rates_[s] > 0.0) || !std::isfinite(exit_rates_[s])) {
+        fail("state-to-exit-rate.bin", "state " + std::to_string(s) + " has exit rate " + exact_text(exit_rates_[s]) +
+                                           ", not a finite number > 0");
+      }
+      for (std::uint64_t k = mdp_.row_starts[s]; k < mdp_.row_starts[s + 1]; ++k) {
+        mdp_.values.plain()[k] *= exit_rates_[s];
       }
     }
   }
@@ -632,6 +658,7 @@ class UmbReader {
   std::optional<Index> index_;
   SparseMdp mdp_;
   bool have_state_choices_ = false;
+  PodVector<double> exit_rates_;  // a CTMC's, from state-to-exit-rate.bin
   std::optional<StateSet> initial_;
   std::map<std::string, StateSet> ap_values_;
   std::map<std::string, std::map<std::string, PodVector<double>>> reward_values_;  // id -> entity -> values

@@ -92,7 +92,11 @@ class UmbWriter {
     archive_.add("index.json", index().dump(2));
     if (mdp_.type == ModelType::mdp) add_array(archive_, "state-to-choices.bin", mdp_.row_group_starts.data(), mdp_.row_group_starts.size());
     add_array(archive_, "choice-to-branches.bin", mdp_.row_starts.data(), mdp_.row_starts.size());
-    add_values(archive_, "branch-to-probability.bin", mdp_.values);
+    if (mdp_.type == ModelType::ctmc) {
+      add_embedded_chain();
+    } else {
+      add_values(archive_, "branch-to-probability.bin", mdp_.values);
+    }
     add_targets(archive_, mdp_);
     StateSet initial(mdp_.num_states());
     for (std::uint32_t s : mdp_.initial_states) initial.set(s);
@@ -107,6 +111,21 @@ class UmbWriter {
   }
 
  private:
+  // A CTMC as UMB has it: each state's exit rate (its rates summed, self-loops too),
+  // and the embedded chain's probabilities, each rate over its state's exit rate.
+  void add_embedded_chain() {
+    const std::uint32_t n = mdp_.num_states();
+    PodVector<double> exit_rates(n), probabilities(mdp_.num_transitions());
+    for (std::uint32_t s = 0; s < n; ++s) {
+      double rate = 0.0;
+      for (std::uint64_t k = mdp_.row_starts[s]; k < mdp_.row_starts[s + 1]; ++k) rate += mdp_.values[k];
+      exit_rates[s] = rate;
+      for (std::uint64_t k = mdp_.row_starts[s]; k < mdp_.row_starts[s + 1]; ++k) probabilities[k] = mdp_.values[k] / rate;
+    }
+    add_array(archive_, "branch-to-probability.bin", probabilities.data(), probabilities.size());
+    add_array(archive_, "state-to-exit-rate.bin", exit_rates.data(), exit_rates.size());
+  }
+
   void add_bits(const std::string& name, const StateSet& set) {
     const BitWords words = BitWords::of(set);
     add_array(archive_, name, words.data(), words.size());
@@ -127,8 +146,8 @@ class UmbWriter {
   }
 
   json index() const {
-    json ts = {{"time", "discrete"},
-               {"#players", mdp_.type == ModelType::dtmc ? 0 : 1},
+    json ts = {{"time", mdp_.type == ModelType::ctmc ? "stochastic" : "discrete"},
+               {"#players", has_one_choice_per_state(mdp_.type) ? 0 : 1},
                {"#states", mdp_.num_states()},
                {"#initial-states", mdp_.initial_states.size()},
                {"#choices", mdp_.num_choices()},
@@ -137,6 +156,7 @@ class UmbWriter {
                {"#branch-actions", 0},
                {"#observations", 0},
                {"branch-probability-type", {{"type", "double"}, {"size", 64}}}};
+    if (mdp_.type == ModelType::ctmc) ts["exit-rate-type"] = {{"type", "double"}, {"size", 64}};
     json root = {{"format-version", 1},
                  {"format-revision", 0},
                  {"model-data", json::object()},
@@ -199,9 +219,6 @@ class UmbWriter {
 }  // namespace
 
 void write_umb(const SparseMdp& mdp, const std::string& path, Compression compression) {
-  if (mdp.type == ModelType::ctmc) {
-    throw std::invalid_argument("not supported yet: a CTMC as UMB (export it as .tra or DRN)");
-  }
   UmbWriter(mdp, path, compression).write();
 }
 

@@ -269,17 +269,20 @@ TEST(CtmcBuild, RatesAddUpAndNegativeRatesAreErrors) {
   }
 }
 
-// PRISM's explicit files hold rates where --ctmc says so: written and read back, the
-// CTMC is the same, rewards (as rates) included.
-TEST(CtmcFiles, ExplicitFilesAndDrnReadBackTheSameRates) {
+// PRISM's explicit files hold rates where --ctmc says so, DRN its rates, UMB its exit
+// rates and embedded probabilities: written and read back, the CTMC is the same,
+// rewards (as rates) included (UMB's rates to rounding: rate / exit rate * exit rate).
+TEST(CtmcFiles, ExplicitFilesDrnAndUmbReadBackTheSameRates) {
   const SparseMdp ctmc = built(kTwoStates);
   const std::string base = (std::filesystem::temp_directory_path() / "mdpvi_two_states").string();
-  for (const std::string& path : {base + ".tra", base + ".drn"}) {
+  for (const std::string& path : {base + ".tra", base + ".drn", base + ".umb"}) {
     io::write_model_file(ctmc, path);
     const SparseMdp read = io::read_model_file(io::model_format(path, std::nullopt), path, path.ends_with(".tra"));
     EXPECT_EQ(read.type, ModelType::ctmc) << path;
     ASSERT_EQ(read.num_transitions(), ctmc.num_transitions()) << path;
-    for (std::uint64_t k = 0; k < ctmc.num_transitions(); ++k) EXPECT_EQ(read.values[k], ctmc.values[k]) << path;
+    for (std::uint64_t k = 0; k < ctmc.num_transitions(); ++k) {
+      EXPECT_NEAR(read.values[k], ctmc.values[k], 1e-15 * ctmc.values[k]) << path;
+    }
     ASSERT_EQ(read.rewards.size(), 2u) << path;
   }
   // Without --ctmc the rates are a DTMC's probabilities, which do not sum to 1.

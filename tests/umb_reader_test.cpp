@@ -213,8 +213,10 @@ TEST_F(UmbFiles, RefusesWhatMdpviCannotHold) {
     index.replace(index.find(from), from.size(), to);
     return error_with(m, "index.json", index);
   };
-  EXPECT_EQ(with_index("\"discrete\"", "\"stochastic\""),
-            ": index.json: time \"stochastic\": only discrete-time models (MDPs, DTMCs) are supported");
+  EXPECT_EQ(with_index("\"discrete\"", "\"urgent-stochastic\""),
+            ": index.json: time \"urgent-stochastic\": only discrete-time models (MDPs, DTMCs) and CTMCs are supported");
+  EXPECT_EQ(with_index("\"discrete\"", "\"stochastic\""),  // this one has 1 player
+            ": index.json: stochastic time with 1 player (a CTMDP or MA) is not supported");
   EXPECT_EQ(with_index("\"#states\": 2", "\"#states\": 5000000000"), ": index.json: #states 5000000000: must be between 1 and 2^32-2");
   EXPECT_EQ(with_index("\"branch-probability-type\": {\"type\": \"double\"", "\"branch-probability-type\": {\"type\": \"rational\""),
             ": index.json: transition-system.branch-probability-type: only 64-bit double values are supported, found "
