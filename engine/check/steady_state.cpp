@@ -152,7 +152,7 @@ std::optional<std::vector<double>> stationary_by_krylov(const SparseMdp& mdp, co
 // power iteration from the uniform distribution.
 std::vector<std::uint32_t> likeliest_first(const SparseMdp& mdp, std::vector<std::uint32_t> states,
                                            std::vector<std::uint32_t>& local, const SolverOptions& options) {
-  constexpr std::uint64_t kRoughSweeps = 256;
+  constexpr std::uint64_t kRoughSweeps = 32;
   if (states.size() < 2) return states;
   for (std::size_t i = 0; i < states.size(); ++i) local[states[i]] = static_cast<std::uint32_t>(i);
   SolverOptions rough = options;
