@@ -39,6 +39,29 @@ void expect_near_all(const PodVector<double>& a, const PodVector<double>& b, dou
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tolerance) << "state " << i;
 }
 
+// A DTMC system without its self-loops (each row divided by 1 - its self-loop) has the
+// same solution, by every method; a system with choices is left as it is.
+TEST(RemoveSelfLoops, SameSolutionWithoutTheLoops) {
+  std::vector<MaybeSystem> systems{test::first_rows_only(mixed_system()), test::first_rows_only(test::random_system(1, 3)),
+                                   test::first_rows_only(test::layered_system(9, 301, 7))};
+  for (const MaybeSystem& system : systems) {
+    MaybeSystem without = system;
+    remove_self_loops(without);
+    for (std::uint32_t i = 0; i < without.num_states(); ++i) {
+      for (std::uint64_t k = without.row_starts[i]; k < without.row_starts[i + 1]; ++k) ASSERT_NE(without.columns[k], i);
+    }
+    for (Method method : kMethods) {
+      const SolveResult with_loops = solve(request_for(system, Optimization::minimize, method), {SolverKind::cpu});
+      const SolveResult without_loops = solve(request_for(without, Optimization::minimize, method), {SolverKind::cpu});
+      expect_near_all(with_loops.lower, without_loops.lower, 1e-9);
+    }
+  }
+  const MaybeSystem with_choices = test::random_system(50, 3);
+  MaybeSystem untouched = with_choices;
+  remove_self_loops(untouched);
+  EXPECT_EQ(untouched.columns, with_choices.columns);
+}
+
 // BiCGStab against value iteration (the reference) on DTMC systems of every shape: one
 // big block among many small ones, odd sizes, a 3001-state chain of levels.
 TEST(Bicgstab, IsEquivalentToRef) {

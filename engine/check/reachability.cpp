@@ -92,7 +92,9 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   const char* sccs_ran_on = sccs.ran_on;
   const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
-    return build_maybe_system(model, partition, std::move(decomposition));
+    MaybeSystem built = build_maybe_system(model, partition, std::move(decomposition));
+    if (model.uniformisation_rate > 0.0) remove_self_loops(built);  // a CTMC: its embedded chain's system
+    return built;
   };
   MaybeSystem system = build_system(search, model, std::move(sccs), options, device, {partition.yes, 1.0, 0.0}, nullptr, on_host);
   spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began", system.num_rows(),

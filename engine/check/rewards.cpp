@@ -110,7 +110,9 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   const char* sccs_ran_on = sccs.ran_on;
   const RewardStructure* model_rewards = collapsed ? &collapsed->rewards : &rewards;
   const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
-    return build_maybe_system(model, std::move(decomposition), result.values, model_rewards);
+    MaybeSystem built = build_maybe_system(model, std::move(decomposition), result.values, model_rewards);
+    if (model.uniformisation_rate > 0.0) remove_self_loops(built);  // a CTMC: its embedded chain's system
+    return built;
   };
   // Outside the system: 0 on the targets, infinity on the other states (not finite).
   const TwoValuedOutside outside{target, 0.0, std::numeric_limits<double>::infinity()};

@@ -140,6 +140,31 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
   }
 }
 
+void remove_self_loops(MaybeSystem& system) {
+  const std::uint32_t n = system.num_states();
+  if (system.on_device || system.num_rows() != n) return;
+  std::uint64_t kept = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint64_t begin = system.row_starts[i], end = system.row_starts[i + 1];
+    double stay = 0.0;
+    for (std::uint64_t k = begin; k < end; ++k) {
+      if (system.columns[k] == i) stay += system.values[k];
+    }
+    const bool divide = stay > 0.0 && stay < 1.0;
+    const double scale = divide ? 1.0 / (1.0 - stay) : 1.0;
+    system.row_starts[i] = kept;
+    for (std::uint64_t k = begin; k < end; ++k) {
+      if (divide && system.columns[k] == i) continue;
+      system.columns[kept] = system.columns[k];
+      system.values[kept++] = system.values[k] * scale;
+    }
+    system.row_constants[i] *= scale;
+  }
+  system.row_starts[n] = kept;
+  system.columns.resize(kept);
+  system.values.resize(kept);
+}
+
 gpu::ValuesView device_view(const CompactValues& values) {
   return {values.plain_data(), values.index_data(), values.index_bytes(), values.table().data(), values.table().size()};
 }

@@ -76,6 +76,14 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
                                                         const RewardStructure* rewards = nullptr,
                                                         gpu::SystemStorage storage = gpu::SystemStorage::automatic);
 
+// For a chain whose states stay put with a large probability p (a uniformised CTMC's:
+// 1 - exit rate / q, up to 1 - 1e-3 and more): each state's equation x = p x + rest + b
+// divided by 1 - p, its self-loop gone (the embedded chain's system). The fixed point
+// is the same, and value iteration no longer crawls through the self-loops. A state
+// that stays with probability 1 keeps its row. Does nothing to a system on the device
+// or with choices (for those the division is not the same fixed point's).
+void remove_self_loops(MaybeSystem& system);
+
 // The device's view of a model's values (gpu/device_solver.h), plain or indexed.
 gpu::ValuesView device_view(const CompactValues& values);
 
