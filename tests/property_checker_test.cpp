@@ -144,6 +144,10 @@ TEST(SteadyState, LongRunProbabilitiesAndRewards) {
   EXPECT_EQ(error(mdp, "S=? [ \"goal\" ]"), "p:1:1: S=? needs min or max for an MDP (Smin=? or Smax=?)");
   EXPECT_NEAR(number(mdp, "Smin=? [ \"goal\" ]"), 0.0, 1e-9);  // 0 may loop forever
   EXPECT_NEAR(number(mdp, "Smax=? [ \"goal\" ]"), 1.0, 1e-9);
+  const PropertyValue share = check(mdp, "Smax=? [ \"goal\" ]", SolverOptions{});  // sound: bounds within [0, 1]
+  EXPECT_LE(share.number, 1.0);
+  ASSERT_TRUE(share.upper_bound.has_value());
+  EXPECT_LE(*share.upper_bound, 1.0);
 }
 
 // With --method bicgstab a bottom SCC's stationary distribution is a linear system:

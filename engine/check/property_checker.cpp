@@ -417,6 +417,10 @@ class Checker {
       in_phi.state_rewards = CompactValues(numbers_on(boolean(f.operands[0]), 1.0));
       NumericResult result = compute_long_run_mdp(c_.mdp, c_.search, dir, in_phi, solver, c_.device);
       result.reward = false;
+      // A share of time: its bounds, each sound, may reach past [0, 1] by their width.
+      for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
+        for (double& x : *v) x = std::clamp(x, 0.0, 1.0);
+      }
       return result;
     }
     const RewardStructure& rewards = reward_structure(f);
