@@ -6,9 +6,11 @@
 #include "engine/check/property_checker.h"
 #include "engine/check/scheduler.h"
 #include "engine/check/steady_state.h"
+#include "engine/pipeline/check_run.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "io/property_parser.h"
+#include "reference_instances.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -111,6 +113,25 @@ TEST(LongRunMdp, PeriodicEndComponentsByHand) {
   EXPECT_NEAR(number(mdp, "Smin=? [ \"one\" ]"), 0.5 / 3, 1e-9);
   EXPECT_NEAR(number(mdp, "Smax=? [ \"three\" ]"), 0.5, 1e-9);
   EXPECT_NEAR(number(mdp, "Smin=? [ \"three\" ]"), 0.0, 1e-9);
+}
+
+// A share of time lies in [0, 1], and so do its sound bounds: coin4's Smax of
+// "finished" (1) came out as 1.0000000678 +/- 1.2e-7 before they were clamped.
+TEST(LongRunMdp, AShareOfTimeAndItsBoundsStayWithinZeroAndOne) {
+  if (!test::have_shared()) GTEST_SKIP() << "no " << test::kShared << " here";
+  pipeline::CheckOptions options;
+  options.model_file = (test::kShared / "benchmarks/prism/mdps/consensus/coin4.nm").string();
+  options.constants = {{"K", "2"}};
+  options.inline_properties = {"Smax=? [ \"finished\" ]"};
+  options.device.solver = SolverKind::cpu;
+  const pipeline::CheckReport report = pipeline::run_check(options);
+  ASSERT_EQ(report.properties.size(), 1u);
+  ASSERT_TRUE(report.properties[0].value.has_value()) << report.properties[0].error;
+  const PropertyValue& share = *report.properties[0].value;
+  EXPECT_NEAR(share.number, 1.0, 1e-6);
+  EXPECT_LE(share.number, 1.0);
+  ASSERT_TRUE(share.upper_bound.has_value());
+  EXPECT_LE(*share.upper_bound, 1.0);
 }
 
 }  // namespace
