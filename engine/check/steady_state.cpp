@@ -80,9 +80,9 @@ std::vector<double> stationary(const SparseMdp& mdp, const std::vector<std::uint
 // The stationary distribution of a BSCC as a linear system, solved for the embedded
 // chain's: E(j, i) = P(j, i) / (1 - P(j, j)) for i != j, the chain without its
 // self-loops, whose stationary z gives pi_i proportional to z_i / (1 - P(i, i)).
-// (A uniformised CTMC's states stay with probabilities up to 1 - 1e-3 and more; E
-// scales each state's equation by its leaving probability, the Jacobi preconditioner,
-// without which BiCGStab stalls on the tandem queue.) With y_i = z_i / z_0 for the
+// (E scales each state's equation by its leaving probability, as a Jacobi
+// preconditioner would: a uniformised CTMC's states stay put with probabilities up to
+// 1 - 1e-3 and more.) With y_i = z_i / z_0 for the
 // BSCC's states i other than its first, z = z E says y = Q^T y + e, where Q is E among
 // those states and e_i = E(0, i). Q is strictly substochastic in an irreducible chain
 // with state 0 taken out, so I - Q^T is nonsingular. Returns nothing where BiCGStab
@@ -148,8 +148,8 @@ std::optional<std::vector<double>> stationary_by_krylov(const SparseMdp& mdp, co
 
 // The BSCC's states with a likely one first: the linear system solves for the others'
 // probabilities relative to the first's, which must not be vanishingly small (a full
-// queue's, 1e-100 of an empty one's). Likely: the largest after a few hundred sweeps of
-// power iteration from the uniform distribution.
+// queue's, 1e-100 of an empty one's). Likely: the largest after a few sweeps of power
+// iteration from the uniform distribution.
 std::vector<std::uint32_t> likeliest_first(const SparseMdp& mdp, std::vector<std::uint32_t> states,
                                            std::vector<std::uint32_t>& local, const SolverOptions& options) {
   constexpr std::uint64_t kRoughSweeps = 32;
