@@ -2,11 +2,12 @@
 // A CTMC's time-bounded operators (CSL), by uniformisation: the CTMC is kept as its
 // uniformised DTMC P at rate q (engine/model/uniformisation.h), and the state at time t
 // is that after N ~ Poisson(q t) steps of P. So a value at time t is the sum over k of
-// P(N = k) times the value after k steps, truncated where the Poisson tails fall below
-// a thousandth of a millionth of epsilon (engine/numeric/poisson_weights.h). The
-// truncation only leaves out non-negative terms whose weights' sum is known, so every
-// result comes with sound bounds: [sum, sum + the tails times the largest value].
-// The unbounded operators (U, F, S) are the uniformised DTMC's, answered as a DTMC's.
+// P(N = k) times the value after k steps, truncated where each Poisson tail falls
+// below a millionth of epsilon (engine/numeric/poisson_weights.h). The weights leave
+// out only non-negative terms, and how much weight is known, so every result comes
+// with sound bounds: [sum, sum + what is left out times the largest value] (R[C<=t]
+// also widens below, transient.cpp says why). The unbounded operators (U, F, S) are
+// the uniformised DTMC's, answered as a DTMC's.
 #include "engine/check/reachability.h"
 
 #include <optional>
