@@ -100,10 +100,7 @@ NumericResult compute_long_run_mdp(const SparseMdp& mdp, const graph::SearchBack
   const graph::EndComponents mecs = graph::maximal_end_components(search, all, all_states(mdp.num_choices()));
   result.qualitative = {0, 0, mdp.num_states(), seconds_since(start), to_string(search.kind())};
   // Each MEC's gain, its states gathered first.
-  std::vector<std::vector<std::uint32_t>> members(mecs.count);
-  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
-    if (mecs.component_of[s] != graph::EndComponents::kNone) members[mecs.component_of[s]].push_back(s);
-  }
+  const std::vector<std::vector<std::uint32_t>> members = component_members(mecs);
   start = std::chrono::steady_clock::now();
   std::vector<std::uint32_t> local(mdp.num_states(), 0);
   std::vector<Gain> gains(mecs.count);

@@ -344,21 +344,30 @@ class Checker {
   // a chain by its stationary distributions, of an MDP by its end components' gains.
   NumericResult long_run(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const SparseMdp& mdp = c_.mdp;
-    if (mdp.type == ModelType::mdp) return long_run_mdp(f, dir, solver);
     if (f.temporal.kind == TemporalOperator::Kind::steady_state) {
-      return compute_long_run(mdp, c_.search, numbers_on(boolean(f.operands[0]), 1.0), solver, c_.device,
-                              c_.stationary);
+      const StateSet phi = boolean(f.operands[0]);
+      if (mdp.type == ModelType::mdp) return share_of_time_mdp(phi, dir, solver);
+      return compute_long_run(mdp, c_.search, numbers_on(phi, 1.0), solver, c_.device, c_.stationary);
     }
     const RewardStructure& rewards = reward_structure(f);
     require_fit_rewards(rewards, "long-run rewards (R[S])");
-    StateNumbers per_state = filled(mdp.num_states(), 0.0);
-    for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
-      if (mdp.row_group_starts[s] < mdp.row_group_starts[s + 1]) {
-        per_state[s] = rewards.row_reward(s, mdp.row_group_starts[s]);
-      }
-    }
-    NumericResult result = compute_long_run(mdp, c_.search, per_state, solver, c_.device, c_.stationary);
+    if (mdp.type == ModelType::mdp) return compute_long_run_mdp(mdp, c_.search, dir, rewards, solver, c_.device);
+    NumericResult result =
+        compute_long_run(mdp, c_.search, reward_per_state(mdp, rewards), solver, c_.device, c_.stationary);
     result.reward = true;
+    return result;
+  }
+
+  // Smin/Smax of an MDP: a long-run reward of 1 in phi's states.
+  NumericResult share_of_time_mdp(const StateSet& phi, Optimization dir, const SolverOptions& solver) {
+    RewardStructure in_phi;
+    in_phi.state_rewards = CompactValues(numbers_on(phi, 1.0));
+    NumericResult result = compute_long_run_mdp(c_.mdp, c_.search, dir, in_phi, solver, c_.device);
+    result.reward = false;
+    // A share of time: its bounds, each sound, may reach past [0, 1] by their width.
+    for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
+      for (double& x : *v) x = std::clamp(x, 0.0, 1.0);
+    }
     return result;
   }
 
@@ -409,23 +418,6 @@ class Checker {
       case Path::long_run_reward: return std::nullopt;
     }
     return std::nullopt;
-  }
-
-  NumericResult long_run_mdp(const Formula& f, Optimization dir, const SolverOptions& solver) {
-    if (f.temporal.kind == TemporalOperator::Kind::steady_state) {
-      RewardStructure in_phi;
-      in_phi.state_rewards = CompactValues(numbers_on(boolean(f.operands[0]), 1.0));
-      NumericResult result = compute_long_run_mdp(c_.mdp, c_.search, dir, in_phi, solver, c_.device);
-      result.reward = false;
-      // A share of time: its bounds, each sound, may reach past [0, 1] by their width.
-      for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
-        for (double& x : *v) x = std::clamp(x, 0.0, 1.0);
-      }
-      return result;
-    }
-    const RewardStructure& rewards = reward_structure(f);
-    require_fit_rewards(rewards, "long-run rewards (R[S])");
-    return compute_long_run_mdp(c_.mdp, c_.search, dir, rewards, solver, c_.device);
   }
 
   NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {

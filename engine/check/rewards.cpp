@@ -62,6 +62,12 @@ std::size_t first_unfit(const CompactValues& values) {
 }  // namespace
 
 // The builder names the reward item; an explicit model's values are found here.
+StateNumbers reward_per_state(const SparseMdp& chain, const RewardStructure& rewards) {
+  StateNumbers per_state(chain.num_states());
+  for (std::uint32_t s = 0; s < chain.num_states(); ++s) per_state[s] = rewards.row_reward(s, chain.row_group_starts[s]);
+  return per_state;
+}
+
 void require_fit_rewards(const RewardStructure& rewards, const std::string& what) {
   const std::string which = rewards.name.empty() ? "the reward structure" : "reward structure \"" + rewards.name + "\"";
   const std::string need = ": " + what + " need rewards that are finite and not negative";

@@ -19,6 +19,9 @@ namespace mdpvi {
 // operator (`what`).
 void require_fit_rewards(const RewardStructure& rewards, const std::string& what);
 
+// Each state's reward in a chain (one row per state): its state reward plus its row's.
+StateNumbers reward_per_state(const SparseMdp& chain, const RewardStructure& rewards);
+
 // Pre: target has num_states bits.
 NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const RewardStructure& rewards,

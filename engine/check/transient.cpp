@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <stdexcept>
 
 namespace mdpvi {
@@ -23,6 +24,15 @@ double truncation(const SolverOptions& options) { return options.stop.epsilon * 
 PoissonWeights weights_for(const SparseMdp& ctmc, double t, const SolverOptions& options) {
   if (!(ctmc.uniformisation_rate > 0.0)) throw std::invalid_argument("a time bound needs a uniformised CTMC");
   return poisson_weights(ctmc.uniformisation_rate * t, truncation(options));
+}
+
+// Bounds around result.values, each sound: below and above it by the given widths,
+// within [0, ceiling].
+void bound_values(NumericResult& result, double below, double above, double ceiling) {
+  result.lower = copy_of(result.values.data(), result.values.size());
+  result.upper = copy_of(result.values.data(), result.values.size());
+  for (double& l : result.lower) l = std::max(0.0, l - below);
+  for (double& u : result.upper) u = std::min(ceiling, u + above);
 }
 
 double largest(const StateNumbers& values) {
@@ -72,9 +82,7 @@ NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& se
   double settled_gap = 0.0;
   result.values = summed_over(ctmc, maybe, result.values, result.values, weights.weights, weights.left, result,
                               almost_surely ? truncation(options) : -1.0, &settled_gap);
-  result.lower = copy_of(result.values.data(), result.values.size());
-  result.upper = copy_of(result.values.data(), result.values.size());
-  for (double& u : result.upper) u = std::min(1.0, u + weights.missing() + settled_gap);
+  bound_values(result, 0.0, weights.missing() + settled_gap, 1.0);
   return result;
 }
 
@@ -98,24 +106,8 @@ void prepend_time_within(const SparseMdp& ctmc, const StateSet& phi, double t, c
   const PoissonWeights weights = weights_for(ctmc, t, options);
   const double top = largest(start) + above;
   result.values = summed_over(ctmc, phi, filled(ctmc.num_states(), 0.0), start, weights.weights, weights.left, result);
-  result.lower = copy_of(result.values.data(), result.values.size());
-  result.upper = copy_of(result.values.data(), result.values.size());
-  for (double& l : result.lower) l = std::max(0.0, l - below);
-  for (double& u : result.upper) u = std::min(1.0, u + above + weights.missing() * top);
+  bound_values(result, below, above + weights.missing() * top, 1.0);
   result.step_bounded = true;
-}
-
-// Per state: its reward rate, the state's plus its transitions'.
-StateNumbers reward_rates(const SparseMdp& ctmc, const RewardStructure& rates) {
-  StateNumbers per_state(ctmc.num_states());
-  for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) per_state[s] = rates.row_reward(s, ctmc.row_group_starts[s]);
-  return per_state;
-}
-
-StateSet every_state(const SparseMdp& ctmc) {
-  StateSet all(ctmc.num_states());
-  all.set();
-  return all;
 }
 
 // A reward at time 0: nothing summed, exact.
@@ -133,11 +125,9 @@ NumericResult summed_rewards(const SparseMdp& ctmc, const StateNumbers& start, c
   NumericResult result;
   result.reward = true;
   result.qualitative.maybe = ctmc.num_states();
-  result.values = summed_over(ctmc, every_state(ctmc), filled(ctmc.num_states(), 0.0), start, weights, first, result);
-  result.lower = copy_of(result.values.data(), result.values.size());
-  result.upper = copy_of(result.values.data(), result.values.size());
-  for (double& l : result.lower) l = std::max(0.0, l - below);
-  for (double& u : result.upper) u += above;
+  result.values = summed_over(ctmc, all_states(ctmc.num_states()), filled(ctmc.num_states(), 0.0), start, weights,
+                              first, result);
+  bound_values(result, below, above, std::numeric_limits<double>::infinity());
   return result;
 }
 
@@ -174,7 +164,7 @@ NumericResult compute_reward_at_time(const SparseMdp& ctmc, const RewardStructur
 NumericResult compute_reward_until_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
                                         const SolverOptions& options) {
   require_fit_rewards(rates, "cumulative rewards (R[C<=t])");
-  const StateNumbers start = reward_rates(ctmc, rates);
+  const StateNumbers start = reward_per_state(ctmc, rates);  // rates: the state's plus its transitions'
   if (t == 0.0) return rewards_now(filled(ctmc.num_states(), 0.0));
   const PoissonWeights poisson = weights_for(ctmc, t, options);
   const double q = ctmc.uniformisation_rate;
@@ -195,11 +185,8 @@ RewardStructure rewards_per_step(const SparseMdp& ctmc, const RewardStructure& r
   RewardStructure per_step;
   per_step.name = rates.name;
   per_step.first_negative = rates.first_negative;
-  PodVector<double> state_rewards(ctmc.num_states());
-  const double q = ctmc.uniformisation_rate;
-  for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) {
-    state_rewards[s] = rates.row_reward(s, ctmc.row_group_starts[s]) / q;
-  }
+  StateNumbers state_rewards = reward_per_state(ctmc, rates);
+  for (double& r : state_rewards) r /= ctmc.uniformisation_rate;
   per_step.state_rewards = CompactValues(std::move(state_rewards));
   return per_step;
 }

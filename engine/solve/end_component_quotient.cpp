@@ -4,14 +4,19 @@
 
 namespace mdpvi {
 
+std::vector<std::vector<std::uint32_t>> component_members(const graph::EndComponents& components) {
+  std::vector<std::vector<std::uint32_t>> members(components.count);
+  for (std::uint32_t s = 0; s < components.component_of.size(); ++s) {
+    if (components.component_of[s] != graph::EndComponents::kNone) members[components.component_of[s]].push_back(s);
+  }
+  return members;
+}
+
 CollapsedModel collapse_end_components(const SparseMdp& mdp, const graph::EndComponents& components,
                                        const RewardStructure* rewards, bool with_stop_rows) {
   constexpr std::uint32_t kNone = graph::EndComponents::kNone;
   // The members of each component, to gather their leaving rows.
-  std::vector<std::vector<std::uint32_t>> members(components.count);
-  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
-    if (components.component_of[s] != kNone) members[components.component_of[s]].push_back(s);
-  }
+  const std::vector<std::vector<std::uint32_t>> members = component_members(components);
   CollapsedModel out;
   SparseMdp& q = out.mdp;
   q.type = mdp.type;

@@ -11,6 +11,9 @@
 
 namespace mdpvi {
 
+// Each component's states, in increasing order.
+std::vector<std::vector<std::uint32_t>> component_members(const graph::EndComponents& components);
+
 struct CollapsedModel {
   SparseMdp mdp;             // structure only: no labels, valuations or initial states
   RewardStructure rewards;   // per row: the owner's state reward plus the row's own
