@@ -2,12 +2,18 @@
 #include "gpu/graph_search.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 namespace mdpvi::gpu {
 
 namespace {
 std::uint64_t words_of(std::uint64_t bits) { return (bits + 63) / 64; }
 }  // namespace
+
+bool graph_vertices_fit(std::uint64_t states, std::uint64_t rows) {
+  return states + rows < std::numeric_limits<std::uint32_t>::max();
+}
 
 // The graph (offsets, columns, predecessor rows, owners), five state sets, two row
 // sets, two frontier queues and the rows-missing counters; while the predecessors

@@ -31,6 +31,11 @@ inline bool offsets_fit_4_bytes(std::uint64_t entries) { return entries < (std::
 // Whether the device keeps the graph's row offsets in 4 bytes.
 inline bool narrow_row_starts(const GraphArrays& a) { return a.narrow_row_starts && offsets_fit_4_bytes(a.num_entries); }
 
+// Whether the device's graph can number the model: it lists predecessor rows as
+// 32-bit vertices after the states (states + rows < 2^32). A larger model's searches
+// run on all cores, whose graph has no such limit.
+bool graph_vertices_fit(std::uint64_t states, std::uint64_t rows);
+
 // The device memory the graph and the searches' working sets take.
 std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries);
 

@@ -17,36 +17,28 @@ namespace mdpvi::graph {
 
 namespace {
 
-using Frontier = std::vector<Vertex>;
+using Frontier = std::vector<std::uint32_t>;
 
 Frontier members(const StateSet& set) {
   Frontier states;
   states.reserve(set.count());
-  for (auto s = set.find_first(); s != StateSet::npos; s = set.find_next(s)) states.push_back(static_cast<Vertex>(s));
+  for (auto s = set.find_first(); s != StateSet::npos; s = set.find_next(s)) states.push_back(static_cast<std::uint32_t>(s));
   return states;
 }
 
 }  // namespace
-
-ParallelSearch::ParallelSearch(const SparseMdp& mdp, const ChoicePredecessorGraph& graph)
-    : HostSearch(mdp, graph), owners_(mdp.num_choices()) {
-  oneapi::tbb::parallel_for(Vertex{0}, g_.num_states, [&](Vertex s) {
-    std::fill(owners_.begin() + mdp.row_group_starts[s], owners_.begin() + mdp.row_group_starts[s + 1], s);
-  });
-}
 
 StateSet ParallelSearch::backward_exists(const StateSet& sources, const StateSet& allowed_states,
                                          const StateSet* allowed_rows) const {
   BitWords reached = BitWords::of(sources);
   const BitWords allowed = BitWords::of(allowed_states);
   const BitWords rows = allowed_rows ? BitWords::of(*allowed_rows) : BitWords();
-  const CsrDigraph& graph = g_.graph;
-  const Vertex n = g_.num_states;
-  level_by_level(members(sources), [&](Vertex t, Frontier& next) {
-    for (std::uint64_t e = graph.offsets[t]; e < graph.offsets[t + 1]; ++e) {
-      const std::uint64_t row = graph.targets[e] - n;
+  const std::uint32_t n = g_.num_states;
+  level_by_level(members(sources), [&](std::uint32_t t, Frontier& next) {
+    for (std::uint64_t e = g_.offsets[t]; e < g_.offsets[t + 1]; ++e) {
+      const std::uint64_t row = g_.rows[e];
       if (allowed_rows && !rows.test(row)) continue;
-      const Vertex owner = owners_[row];
+      const std::uint32_t owner = g_.owner(row);
       if (allowed.test(owner) && reached.claim(owner)) next.push_back(owner);
     }
   });
@@ -54,20 +46,19 @@ StateSet ParallelSearch::backward_exists(const StateSet& sources, const StateSet
 }
 
 StateSet ParallelSearch::backward_forall(const StateSet& sources, const StateSet& allowed_states) const {
-  const Vertex n = g_.num_states;
+  const std::uint32_t n = g_.num_states;
   BitWords attracted = BitWords::of(sources);
   const BitWords allowed = BitWords::of(allowed_states);
   BitWords row_hit(mdp_.num_choices());
   std::vector<std::uint32_t> rows_missing(n);
-  oneapi::tbb::parallel_for(Vertex{0}, n, [&](Vertex s) {
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t s) {
     rows_missing[s] = static_cast<std::uint32_t>(mdp_.row_group_starts[s + 1] - mdp_.row_group_starts[s]);
   });
-  const CsrDigraph& graph = g_.graph;
-  level_by_level(members(sources), [&](Vertex t, Frontier& next) {
-    for (std::uint64_t e = graph.offsets[t]; e < graph.offsets[t + 1]; ++e) {
-      const std::uint64_t row = graph.targets[e] - n;
+  level_by_level(members(sources), [&](std::uint32_t t, Frontier& next) {
+    for (std::uint64_t e = g_.offsets[t]; e < g_.offsets[t + 1]; ++e) {
+      const std::uint64_t row = g_.rows[e];
       if (!row_hit.claim(row)) continue;  // a row counts once, however many successors it has inside
-      const Vertex owner = owners_[row];
+      const std::uint32_t owner = g_.owner(row);
       if (attracted.test(owner) || !allowed.test(owner)) continue;
       // The last row of the owner to be hit attracts it: exactly one thread sees 1.
       if (std::atomic_ref<std::uint32_t>(rows_missing[owner]).fetch_sub(1) == 1 && attracted.claim(owner)) {
@@ -88,7 +79,7 @@ StateSet ParallelSearch::rows_staying_in(const StateSet& inside) const {
                               for (std::uint64_t w = words.begin(); w < words.end(); ++w) {
                                 std::uint64_t bits = 0;
                                 for (std::uint64_t r = w * 64; r < std::min(rows, w * 64 + 64); ++r) {
-                                  if (!in.test(owners_[r])) continue;
+                                  if (!in.test(g_.owner(r))) continue;
                                   bool all_inside = true;
                                   for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1] && all_inside; ++k) {
                                     all_inside = in.test(mdp_.columns[k]);

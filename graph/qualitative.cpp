@@ -4,45 +4,41 @@
 
 #include <oneapi/tbb/parallel_for.h>
 
+#include <algorithm>
 #include <atomic>
-#include <limits>
 #include <numeric>
-#include <stdexcept>
 
 namespace mdpvi::graph {
 
-// Built on all cores: the edges into a state are counted and placed with atomics, so
-// their order within the state's list varies from run to run; no search depends on it.
-// (Sequential, the two passes took seconds of a large model's run.)
-ChoicePredecessorGraph build_choice_predecessor_graph(const SparseMdp& mdp) {
-  const std::uint64_t states = mdp.num_states();
+// Built on all cores: the entries into a state are counted and placed with atomics,
+// so the order of a state's rows varies from run to run; no search depends on it. The
+// offsets serve as the fill cursors (each ends at the next state's start) and are
+// shifted back by one state after, so the build needs no second array of them.
+ChoicePredecessorGraph build_choice_predecessor_graph(const SparseMdp& mdp, RowIdWidth width) {
+  const std::uint32_t states = mdp.num_states();
   const std::uint64_t choices = mdp.num_choices();
-  if (states + choices >= std::numeric_limits<Vertex>::max()) {
-    throw std::length_error("model too large for the qualitative analysis: states + choices >= 2^32");
-  }
   ChoicePredecessorGraph result;
-  result.num_states = static_cast<Vertex>(states);
-  std::vector<std::uint64_t>& offsets = result.graph.offsets;
-  offsets.assign(states + choices + 1, 0);
-  oneapi::tbb::parallel_for(std::uint64_t{0}, choices, [&](std::uint64_t r) {
-    offsets[states + r + 1] = 1;  // a row's one edge, to its state
-    for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-      std::atomic_ref<std::uint64_t>(offsets[mdp.columns[k] + 1]).fetch_add(1, std::memory_order_relaxed);
-    }
+  result.num_states = states;
+  PodVector<std::uint64_t>& offsets = result.offsets;
+  offsets.resize(std::uint64_t{states} + 1);
+  oneapi::tbb::parallel_for(std::uint64_t{0}, offsets.size(), [&](std::uint64_t t) { offsets[t] = 0; });
+  oneapi::tbb::parallel_for(std::uint64_t{0}, mdp.num_transitions(), [&](std::uint64_t k) {
+    std::atomic_ref<std::uint64_t>(offsets[mdp.columns[k] + 1]).fetch_add(1, std::memory_order_relaxed);
   });
   std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
-  std::vector<Vertex>& targets = result.graph.targets;
-  targets.resize(offsets.back());
-  std::vector<std::uint64_t> fill(offsets.begin(), offsets.begin() + states);
-  oneapi::tbb::parallel_for(std::uint64_t{0}, states, [&](std::uint64_t s) {
+  result.rows.resize(offsets.back(), choices, width);
+  result.owners.resize(choices);
+  oneapi::tbb::parallel_for(std::uint32_t{0}, states, [&](std::uint32_t s) {
     for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-      const Vertex row_vertex = static_cast<Vertex>(states + r);
-      targets[offsets[row_vertex]] = static_cast<Vertex>(s);
+      result.owners[r] = s;
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-        targets[std::atomic_ref<std::uint64_t>(fill[mdp.columns[k]]).fetch_add(1, std::memory_order_relaxed)] = row_vertex;
+        result.rows.set(std::atomic_ref<std::uint64_t>(offsets[mdp.columns[k]]).fetch_add(1, std::memory_order_relaxed), r);
       }
     }
   });
+  // offsets[t] is now t's end, which is t + 1's start.
+  std::copy_backward(offsets.begin(), offsets.end() - 1, offsets.end());
+  offsets[0] = 0;
   return result;
 }
 

@@ -5,27 +5,32 @@
 // problem smaller and give it a unique solution. Each is written once over the
 // searches of graph/search_backend.h, and runs on whichever backend is given.
 #include "engine/model/sparse_mdp.h"
-#include "graph/csr_digraph.h"
+#include "engine/model/pod_vector.h"
+#include "graph/row_ids.h"
 #include "graph/qualitative_sets.h"
 
 namespace mdpvi::graph {
 
 class SearchBackend;
 
-// The searches go backwards over a bipartite graph: vertices 0..S-1 are states,
-// S..S+C-1 are choice rows; state t has an edge to each row with t as a successor,
-// row r an edge to the state that owns it. "Some choice of s leads to X" is then a
-// path t -> r -> s.
+// The searches go backwards: for each state t, the rows with t as a successor (once
+// per entry, so a row with t twice is listed twice), and each row's state. "Some choice
+// of s leads to X" is then t -> row -> owner. States are counted in 32 bits and rows
+// in 64, so no count limits the model (rows are listed in 4 bytes where they fit):
+// 8 bytes a state, 4 or 8 an entry and 4 a row.
 struct ChoicePredecessorGraph {
-  CsrDigraph graph;
-  Vertex num_states = 0;
+  std::uint32_t num_states = 0;
+  PodVector<std::uint64_t> offsets;  // num_states + 1: t's rows are rows[offsets[t] .. offsets[t + 1])
+  RowIds rows;
+  PodVector<std::uint32_t> owners;  // num_choices
 
-  // The state that owns row r.
-  Vertex owner(std::uint64_t row) const { return graph.targets[graph.offsets[num_states + row]]; }
+  std::uint32_t owner(std::uint64_t row) const { return owners[row]; }
+  std::uint64_t bytes() const { return offsets.size() * 8 + rows.bytes() + owners.size() * 4; }
 };
 
-// Pre: states + choices < 2^32 (else std::length_error).
-ChoicePredecessorGraph build_choice_predecessor_graph(const SparseMdp& mdp);
+// width: the rows' list in 4 bytes (automatic: where the model has fewer than 2^32
+// choices) or 8 (tests take wide on small models).
+ChoicePredecessorGraph build_choice_predecessor_graph(const SparseMdp& mdp, RowIdWidth width = RowIdWidth::automatic);
 
 // Pmax(phi U psi) = 0: psi cannot be reached through phi-states at all.
 StateSet prob0a(const SearchBackend& search, const StateSet& phi, const StateSet& psi);

@@ -185,6 +185,11 @@ std::unique_ptr<SearchBackend> device_search(const SparseMdp& mdp) {
     spdlog::debug("graph searches on the CPU: no usable CUDA device");
     return nullptr;
   }
+  if (!gpu::graph_vertices_fit(mdp.num_states(), mdp.num_choices())) {
+    spdlog::info("graph searches on the CPU: {} states and {} choices pass the device graph's 32-bit numbering",
+                 mdp.num_states(), mdp.num_choices());
+    return nullptr;
+  }
   const std::size_t needed = gpu::graph_footprint_bytes(mdp.num_states(), mdp.num_choices(), mdp.num_transitions());
   if (needed > *free_bytes - *free_bytes / 20) {
     spdlog::info("graph searches on the CPU: the graph needs {:.1f} GB on the device, {:.1f} GB are free", needed / 1e9,

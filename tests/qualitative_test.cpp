@@ -1,11 +1,14 @@
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "gpu/device_solver.h"
+#include "gpu/graph_search.h"
+#include "random_mdps.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace mdpvi {
 namespace {
@@ -87,6 +90,44 @@ TEST_P(QualitativeTest, SelfLoopAloneDoesNotMakeProbabilityOne) {
   StateSet every = ~StateSet(3);
   StateSet target = states_of(3, {1});
   EXPECT_EQ(graph::prob1e(*backend, every, target, graph::prob0a(*backend, every, target)), states_of(3, {1}));
+}
+
+// The predecessor graph lists, for each state t, every row with t as a successor once
+// per entry (a row with t twice, twice), with each row's owner: in 4 bytes and in 8,
+// on odd sizes with empty groups, self-loops and rows longer than a warp.
+TEST(ChoicePredecessorGraph, ListsEveryEntryOfEveryRowInEitherWidth) {
+  for (std::uint32_t n : {1u, 33u, 1025u}) {
+    const SparseMdp mdp = test::random_mdp(n, n + 7);
+    std::vector<std::vector<std::uint64_t>> expected(n);
+    for (std::uint64_t r = 0; r < mdp.num_choices(); ++r) {
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) expected[mdp.columns[k]].push_back(r);
+    }
+    for (graph::RowIdWidth width : {graph::RowIdWidth::narrow, graph::RowIdWidth::wide, graph::RowIdWidth::automatic}) {
+      const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp, width);
+      EXPECT_EQ(g.rows.wide(), width == graph::RowIdWidth::wide);
+      ASSERT_EQ(g.offsets.size(), n + 1u);
+      for (std::uint32_t t = 0; t < n; ++t) {
+        std::vector<std::uint64_t> listed;
+        for (std::uint64_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) listed.push_back(g.rows[e]);
+        std::sort(listed.begin(), listed.end());
+        EXPECT_EQ(listed, expected[t]) << "n = " << n << ", state " << t;
+      }
+      for (std::uint32_t s = 0; s < n; ++s) {
+        for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) ASSERT_EQ(g.owner(r), s);
+      }
+      EXPECT_EQ(g.bytes(), (n + 1u) * 8u + mdp.num_transitions() * (g.rows.wide() ? 8u : 4u) + mdp.num_choices() * 4u);
+    }
+  }
+}
+
+// The device numbers states and rows as one 32-bit vertex range; a model past it is
+// searched on all cores (graph/search_backend.cpp), never on a wrapped number.
+TEST(ChoicePredecessorGraph, TheDeviceGraphTakesOnlyModelsItCanNumber) {
+  EXPECT_TRUE(gpu::graph_vertices_fit(1, 1));
+  EXPECT_TRUE(gpu::graph_vertices_fit(167'700'000, 679'000'000));            // leader9
+  EXPECT_FALSE(gpu::graph_vertices_fit(1'516'496'449, 6'771'413'040));      // leader10
+  EXPECT_TRUE(gpu::graph_vertices_fit(std::uint64_t{1} << 31, (std::uint64_t{1} << 31) - 2));
+  EXPECT_FALSE(gpu::graph_vertices_fit(std::uint64_t{1} << 31, (std::uint64_t{1} << 31) - 1));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, QualitativeTest,

@@ -28,16 +28,25 @@ class SearchIsEquivalentToRef : public ::testing::TestWithParam<SearchKind> {
     if (GetParam() == SearchKind::gpu && !gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   }
 
-  // Calls check(reference, backend, mdp, n, seed) for every generated MDP.
+  // Calls check(reference, backend, mdp, n, seed) for every generated MDP; a CPU
+  // backend over the predecessor graph's rows in 4 bytes and in 8 (the width of models
+  // of 2^32 choices or more), the reference over 4.
   template <typename Check>
   void for_each_mdp(Check check) {
+    const bool host = GetParam() != SearchKind::gpu;
     for (std::uint32_t n : kSizes) {
       SparseMdp mdp = test::random_mdp(n, n);
       graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+      ASSERT_FALSE(g.rows.wide());
       graph::ReferenceSearch reference(mdp, g);
-      std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, g, GetParam());
-      ASSERT_EQ(backend->kind(), GetParam());
-      check(reference, *backend, mdp, n);
+      for (graph::RowIdWidth width : {graph::RowIdWidth::narrow, graph::RowIdWidth::wide}) {
+        if (width == graph::RowIdWidth::wide && !host) continue;
+        graph::ChoicePredecessorGraph backend_graph = graph::build_choice_predecessor_graph(mdp, width);
+        std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, backend_graph, GetParam());
+        ASSERT_EQ(backend->kind(), GetParam());
+        SCOPED_TRACE(width == graph::RowIdWidth::wide ? "rows in 8 bytes" : "rows in 4 bytes");
+        check(reference, *backend, mdp, n);
+      }
     }
   }
 };

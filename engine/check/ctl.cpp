@@ -28,7 +28,7 @@ bool row_meets(const SparseMdp& mdp, std::uint64_t r, bool forall, const StateSe
 StateSet forall_until(const SparseMdp& mdp, const StateSet& phi, const StateSet& psi) {
   const std::uint32_t n = mdp.num_states();
   const graph::ChoicePredecessorGraph predecessors = graph::build_choice_predecessor_graph(mdp);
-  const std::vector<std::uint64_t>& offsets = predecessors.graph.offsets;
+  const PodVector<std::uint64_t>& offsets = predecessors.offsets;
   std::vector<std::uint32_t> row_open(mdp.num_choices()), state_open(n);
   for (std::uint32_t s = 0; s < n; ++s) {
     state_open[s] = static_cast<std::uint32_t>(mdp.row_group_starts[s + 1] - mdp.row_group_starts[s]);
@@ -43,7 +43,7 @@ StateSet forall_until(const SparseMdp& mdp, const StateSet& phi, const StateSet&
     const std::uint32_t t = frontier.back();
     frontier.pop_back();
     for (std::uint64_t i = offsets[t]; i < offsets[t + 1]; ++i) {  // one per entry into t
-      const std::uint64_t r = predecessors.graph.targets[i] - n;
+      const std::uint64_t r = predecessors.rows[i];
       if (--row_open[r] != 0) continue;
       const std::uint32_t s = predecessors.owner(r);
       if (--state_open[s] != 0 || in.test(s) || !phi.test(s)) continue;
