@@ -30,15 +30,16 @@ Frontier members(const StateSet& set) {
 
 StateSet ParallelSearch::backward_exists(const StateSet& sources, const StateSet& allowed_states,
                                          const StateSet* allowed_rows) const {
+  const ChoicePredecessorGraph& g = graph();
   BitWords reached = BitWords::of(sources);
   const BitWords allowed = BitWords::of(allowed_states);
   const BitWords rows = allowed_rows ? BitWords::of(*allowed_rows) : BitWords();
-  const std::uint32_t n = g_.num_states;
+  const std::uint32_t n = g.num_states;
   level_by_level(members(sources), [&](std::uint32_t t, Frontier& next) {
-    for (std::uint64_t e = g_.offsets[t]; e < g_.offsets[t + 1]; ++e) {
-      const std::uint64_t row = g_.rows[e];
+    for (std::uint64_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+      const std::uint64_t row = g.rows[e];
       if (allowed_rows && !rows.test(row)) continue;
-      const std::uint32_t owner = g_.owner(row);
+      const std::uint32_t owner = g.owner(row);
       if (allowed.test(owner) && reached.claim(owner)) next.push_back(owner);
     }
   });
@@ -46,7 +47,8 @@ StateSet ParallelSearch::backward_exists(const StateSet& sources, const StateSet
 }
 
 StateSet ParallelSearch::backward_forall(const StateSet& sources, const StateSet& allowed_states) const {
-  const std::uint32_t n = g_.num_states;
+  const ChoicePredecessorGraph& g = graph();
+  const std::uint32_t n = g.num_states;
   BitWords attracted = BitWords::of(sources);
   const BitWords allowed = BitWords::of(allowed_states);
   BitWords row_hit(mdp_.num_choices());
@@ -55,10 +57,10 @@ StateSet ParallelSearch::backward_forall(const StateSet& sources, const StateSet
     rows_missing[s] = static_cast<std::uint32_t>(mdp_.row_group_starts[s + 1] - mdp_.row_group_starts[s]);
   });
   level_by_level(members(sources), [&](std::uint32_t t, Frontier& next) {
-    for (std::uint64_t e = g_.offsets[t]; e < g_.offsets[t + 1]; ++e) {
-      const std::uint64_t row = g_.rows[e];
+    for (std::uint64_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+      const std::uint64_t row = g.rows[e];
       if (!row_hit.claim(row)) continue;  // a row counts once, however many successors it has inside
-      const std::uint32_t owner = g_.owner(row);
+      const std::uint32_t owner = g.owner(row);
       if (attracted.test(owner) || !allowed.test(owner)) continue;
       // The last row of the owner to be hit attracts it: exactly one thread sees 1.
       if (std::atomic_ref<std::uint32_t>(rows_missing[owner]).fetch_sub(1) == 1 && attracted.claim(owner)) {
@@ -71,6 +73,7 @@ StateSet ParallelSearch::backward_forall(const StateSet& sources, const StateSet
 
 // Each task writes whole 64-row words of the result: no two tasks share a word.
 StateSet ParallelSearch::rows_staying_in(const StateSet& inside) const {
+  const ChoicePredecessorGraph& g = graph();
   const BitWords in = BitWords::of(inside);
   const std::uint64_t rows = mdp_.num_choices();
   BitWords stays(rows);
@@ -79,7 +82,7 @@ StateSet ParallelSearch::rows_staying_in(const StateSet& inside) const {
                               for (std::uint64_t w = words.begin(); w < words.end(); ++w) {
                                 std::uint64_t bits = 0;
                                 for (std::uint64_t r = w * 64; r < std::min(rows, w * 64 + 64); ++r) {
-                                  if (!in.test(g_.owner(r))) continue;
+                                  if (!in.test(g.owner(r))) continue;
                                   bool all_inside = true;
                                   for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1] && all_inside; ++k) {
                                     all_inside = in.test(mdp_.columns[k]);

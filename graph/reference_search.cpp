@@ -14,16 +14,17 @@ namespace mdpvi::graph {
 // each allowed row into t, if the owner is allowed.
 StateSet ReferenceSearch::backward_exists(const StateSet& sources, const StateSet& allowed_states,
                                           const StateSet* allowed_rows) const {
+  const ChoicePredecessorGraph& g = graph();
   StateSet reached = sources;
   std::deque<std::uint32_t> queue;
   for (auto s = sources.find_first(); s != StateSet::npos; s = sources.find_next(s)) queue.push_back(static_cast<std::uint32_t>(s));
   while (!queue.empty()) {
     const std::uint32_t t = queue.front();
     queue.pop_front();
-    for (std::uint64_t e = g_.offsets[t]; e < g_.offsets[t + 1]; ++e) {
-      const std::uint64_t row = g_.rows[e];
+    for (std::uint64_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+      const std::uint64_t row = g.rows[e];
       if (allowed_rows != nullptr && !allowed_rows->test(row)) continue;
-      const std::uint32_t owner = g_.owner(row);
+      const std::uint32_t owner = g.owner(row);
       if (reached.test(owner) || !allowed_states.test(owner)) continue;
       reached.set(owner);
       queue.push_back(owner);
@@ -35,7 +36,8 @@ StateSet ReferenceSearch::backward_exists(const StateSet& sources, const StateSe
 // A breadth-first search cannot express "every", so this counts the rows still
 // outside per state: a linear-time worklist over the same graph.
 StateSet ReferenceSearch::backward_forall(const StateSet& sources, const StateSet& allowed_states) const {
-  const std::uint32_t states = g_.num_states;
+  const ChoicePredecessorGraph& g = graph();
+  const std::uint32_t states = g.num_states;
   StateSet attracted = sources;
   StateSet row_hit(mdp_.num_choices());
   std::vector<std::uint32_t> rows_missing(states);
@@ -47,11 +49,11 @@ StateSet ReferenceSearch::backward_forall(const StateSet& sources, const StateSe
   while (!worklist.empty()) {
     const std::uint32_t t = worklist.back();
     worklist.pop_back();
-    for (std::uint64_t e = g_.offsets[t]; e < g_.offsets[t + 1]; ++e) {
-      const std::uint64_t row = g_.rows[e];
+    for (std::uint64_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
+      const std::uint64_t row = g.rows[e];
       if (row_hit.test(row)) continue;
       row_hit.set(row);
-      const std::uint32_t owner = g_.owner(row);
+      const std::uint32_t owner = g.owner(row);
       if (attracted.test(owner) || !allowed_states.test(owner)) continue;
       if (--rows_missing[owner] == 0) {
         attracted.set(owner);

@@ -107,6 +107,9 @@ class DeviceSearch final : public SearchBackend {
   }
 
   gpu::DeviceGraphSearch* device_graph() const override { return device_.get(); }
+  void release_search_memory() const override {
+    if (cpu_) cpu_->release_search_memory();
+  }
 
   std::optional<SccDecomposition> device_sccs(const StateSet& states, const StateSet* enabled_rows) const override {
     return on_device("SCCs", [&] {
@@ -135,7 +138,7 @@ class DeviceSearch final : public SearchBackend {
  private:
   // on_device(); where the device fails (a search makes its working arrays, which
   // may not fit beside what else is there), the same search on all cores, said in
-  // the log, from a predecessor graph built at the first failure and kept.
+  // the log, from a predecessor graph made at the first failure.
   template <typename OnDevice, typename OnCpu>
   auto searched(const char* what, OnDevice on_device, OnCpu on_cpu) const -> decltype(on_device()) {
     try {
@@ -146,10 +149,7 @@ class DeviceSearch final : public SearchBackend {
     }
   }
   const SearchBackend& cpu_search() const {
-    if (!cpu_) {
-      host_graph_.emplace(build_choice_predecessor_graph(mdp_));
-      cpu_ = std::make_unique<ParallelSearch>(mdp_, *host_graph_);
-    }
+    if (!cpu_) cpu_ = std::make_unique<ParallelSearch>(mdp_);
     return *cpu_;
   }
 
@@ -168,7 +168,6 @@ class DeviceSearch final : public SearchBackend {
   const SparseMdp& mdp_;
   std::unique_ptr<gpu::DeviceGraphSearch> device_;
   std::size_t bytes_;
-  mutable std::optional<ChoicePredecessorGraph> host_graph_;  // cpu_search's
   mutable std::unique_ptr<SearchBackend> cpu_;
 };
 
@@ -218,14 +217,15 @@ std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, const C
   return std::make_unique<ParallelSearch>(mdp, graph);
 }
 
-std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, SearchKind kind,
-                                                   std::optional<ChoicePredecessorGraph>& host_graph) {
-  if (kind == SearchKind::gpu) {
-    if (auto device = device_search(mdp)) return device;
-    kind = SearchKind::cpu_parallel;
+std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, SearchKind kind) {
+  switch (kind) {
+    case SearchKind::reference: return std::make_unique<ReferenceSearch>(mdp);
+    case SearchKind::gpu:
+      if (auto device = device_search(mdp)) return device;
+      [[fallthrough]];
+    case SearchKind::cpu_parallel: return std::make_unique<ParallelSearch>(mdp);
   }
-  host_graph.emplace(build_choice_predecessor_graph(mdp));
-  return make_search_backend(mdp, *host_graph, kind);
+  return std::make_unique<ParallelSearch>(mdp);
 }
 
 }  // namespace mdpvi::graph

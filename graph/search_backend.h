@@ -36,6 +36,10 @@ class SearchBackend {
   // it there (engine/check/reachability.cpp: maybe-state systems); else null.
   virtual gpu::DeviceGraphSearch* device_graph() const { return nullptr; }
 
+  // Frees the host memory that only the searches read (a CPU backend's own predecessor
+  // graph), for a solve that needs it; the next search makes it again.
+  virtual void release_search_memory() const {}
+
   // The states from which some path reaches sources through allowed states, taking
   // only allowed rows (nullptr: every row): sources, and every allowed state with an
   // allowed row that has a successor already reached. Pre: sources are allowed.
@@ -75,9 +79,8 @@ class SearchBackend {
 // from mdp; both outlive the backend.
 std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, const ChoicePredecessorGraph& graph,
                                                    SearchKind kind);
-// The same, building the host's predecessor graph into host_graph (which must outlive
-// the backend) only where a CPU backend needs it.
-std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, SearchKind kind,
-                                                   std::optional<ChoicePredecessorGraph>& host_graph);
+// The same, a CPU backend with a predecessor graph of its own, made now and
+// releasable (release_search_memory). Pre: mdp outlives the backend.
+std::unique_ptr<SearchBackend> make_search_backend(const SparseMdp& mdp, SearchKind kind);
 
 }  // namespace mdpvi::graph

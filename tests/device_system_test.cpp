@@ -296,8 +296,7 @@ TEST(DeviceSystem, AcyclicSolveIsEquivalentToTheHostBuiltOne) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   for (std::uint32_t n : {3u, 130u, 5003u}) {
     const SparseMdp mdp = acyclic_mdp(n, n);
-    std::optional<graph::ChoicePredecessorGraph> host_graph;
-    auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu, host_graph);
+    auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu);
     ASSERT_NE(gpu_search->device_graph(), nullptr);
     auto g = graph::build_choice_predecessor_graph(mdp);
     auto cpu_search = graph::make_search_backend(mdp, g, graph::SearchKind::cpu_parallel);
@@ -326,8 +325,7 @@ void expect_rewards_agree(std::uint32_t n, std::uint32_t sink_every, Optimizatio
   const RewardStructure rewards = random_rewards(mdp, n);
   StateSet goal(n);
   goal.set(n - 1);
-  std::optional<graph::ChoicePredecessorGraph> host_graph;
-  auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu, host_graph);
+  auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu);
   auto g = graph::build_choice_predecessor_graph(mdp);
   auto cpu_search = graph::make_search_backend(mdp, g, graph::SearchKind::cpu_parallel);
   DeviceOptions on_device;
@@ -380,8 +378,7 @@ CyclicRun expect_cyclic_agrees(std::uint32_t n, Optimization direction, Method m
   StateSet goal = test::random_set(n, 0.05, n + 4);
   goal.set(n - 1);
   const RewardStructure rewards = random_rewards(mdp, n + 5);
-  std::optional<graph::ChoicePredecessorGraph> host_graph;
-  auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu, host_graph);
+  auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu);
   EXPECT_NE(gpu_search->device_graph(), nullptr);
   DeviceOptions on_device;
   on_device.solver = SolverKind::gpu;
@@ -446,8 +443,7 @@ TEST(DeviceSystem, DeviceFailuresFallBackToTheHostBuild) {
   auto g = graph::build_choice_predecessor_graph(mdp);
   auto cpu_search = graph::make_search_backend(mdp, g, graph::SearchKind::cpu_parallel);
   const NumericResult host = until_goal(mdp, *cpu_search, Optimization::minimize, Method::optimistic_value_iteration, SolverKind::cpu);
-  std::optional<graph::ChoicePredecessorGraph> host_graph;
-  auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu, host_graph);
+  auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu);
   gpu::restart_device_allocation_count();
   until_goal(mdp, *gpu_search, Optimization::minimize, Method::optimistic_value_iteration, SolverKind::gpu);
   const std::uint64_t allocations = gpu::device_allocations_counted();

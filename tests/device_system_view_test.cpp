@@ -176,8 +176,7 @@ TEST(DeviceSystemView, WindowRowsAreTheModelRowsOfItsStates) {
 TEST(DeviceSystemView, SearchesAfterASystemMakeTheirPredecessorsAgain) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   const ViewCase c(4099);
-  std::optional<graph::ChoicePredecessorGraph> host_graph;
-  auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu, host_graph);
+  auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu);
   ASSERT_NE(search->device_graph(), nullptr);
   const StateSet all = ~StateSet(c.mdp.num_states());
   const graph::QualitativePartition before = graph::partition_for_max(*search, all, c.marked);
@@ -214,8 +213,7 @@ TEST(DeviceSystemView, SolveIsEquivalentToTheCopys) {
     const ViewCase c(n);
     StateSet goal = c.marked;
     goal.set(n - 1);
-    std::optional<graph::ChoicePredecessorGraph> host_graph;
-    auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu, host_graph);
+    auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu);
     ASSERT_NE(search->device_graph(), nullptr);
     for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration}) {
       for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
@@ -265,8 +263,7 @@ TEST(DeviceSystemView, ABudgetTakesAViewWhereItFits) {
   const ViewCase c(n);
   StateSet goal = c.marked;
   goal.set(n - 1);
-  std::optional<graph::ChoicePredecessorGraph> host_graph;
-  auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu, host_graph);
+  auto search = graph::make_search_backend(c.mdp, graph::SearchKind::gpu);
   SolverOptions options;
   options.stop.epsilon = 1e-10;
   options.stop.max_sweeps = default_max_sweeps(options.method);

@@ -75,6 +75,26 @@ TEST_P(SearchIsEquivalentToRef, BackwardForall) {
   });
 }
 
+// A backend with a predecessor graph of its own answers the same after releasing it
+// (for a solve's memory) as before: the next search makes it again.
+TEST_P(SearchIsEquivalentToRef, SearchesAfterReleasingTheirMemory) {
+  for (std::uint32_t n : kSizes) {
+    const SparseMdp mdp = test::random_mdp(n, n + 3);
+    std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, GetParam());
+    const StateSet allowed = test::random_set(n, 0.9, 1), sources = test::random_set(n, 0.05, 2) & allowed;
+    const StateSet exists = backend->backward_exists(sources, allowed, nullptr);
+    const StateSet forall = backend->backward_forall(sources, allowed);
+    backend->release_search_memory();
+    EXPECT_EQ(backend->backward_exists(sources, allowed, nullptr), exists) << "n = " << n;
+    backend->release_search_memory();
+    EXPECT_EQ(backend->backward_forall(sources, allowed), forall) << "n = " << n;
+    backend->release_search_memory();
+    const StateSet inside = test::random_set(n, 0.7, 3);
+    const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+    EXPECT_EQ(backend->rows_staying_in(inside), graph::ReferenceSearch(mdp, g).rows_staying_in(inside)) << "n = " << n;
+  }
+}
+
 TEST_P(SearchIsEquivalentToRef, RowsStayingIn) {
   for_each_mdp([](const auto& reference, const auto& backend, const SparseMdp&, std::uint32_t n) {
     for (std::uint32_t seed = 0; seed < 4; ++seed) {

@@ -1,5 +1,6 @@
 #include "engine/check/reachability.h"
 
+#include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "engine/solve/end_component_quotient.h"
 #include "engine/solve/method_requirements.h"
@@ -40,6 +41,20 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
                        : device.schedule != DeviceSchedule::whole;
 }
 
+// A system built on the host takes up to 16 bytes a row (its offset and b), 12 an
+// entry and 16 a state of the model (every state a maybe-state). Where that passes
+// half the memory still unused, the searches' own predecessor graph goes first (the
+// next search makes it again).
+void make_room_for_host_system(const graph::SearchBackend& search, const SparseMdp& model) {
+  const std::uint64_t estimate =
+      model.num_choices() * 16 + model.num_transitions() * 12 + std::uint64_t{model.num_states()} * 16;
+  const std::size_t unused = unused_memory_bytes();
+  if (estimate <= unused / 2) return;
+  spdlog::debug("the searches' host graph released: the system may take {:.1f} GB of the {:.1f} GB unused",
+                estimate / 1e9, unused / 1e9);
+  search.release_search_memory();
+}
+
 }  // namespace
 
 MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& model, graph::SccDecomposition&& sccs,
@@ -56,6 +71,7 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
       return std::move(*built);
     }
   }
+  make_room_for_host_system(search, model);
   return build_on_host(std::move(sccs));
 }
 

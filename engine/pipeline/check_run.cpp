@@ -183,7 +183,6 @@ void uniformise_for_checking(SparseMdp& ctmc, ModelSummary& summary) {
 // uploaded for the GPU, once for every property) and the model setting it is for.
 struct ModelInUse {
   LoadedModel model;
-  std::optional<graph::ChoicePredecessorGraph> host_graph;
   std::unique_ptr<graph::SearchBackend> search;
   StationaryDistributions stationary;  // solved by the first S or R[S] property
   ConstantSetting setting;
@@ -229,7 +228,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       if (parsed.entries.empty()) continue;
       if (mdp.type == ModelType::ctmc) uniformise_for_checking(mdp, report.model);
       auto start = std::chrono::steady_clock::now();
-      current->search = graph::make_search_backend(mdp, search_kind(options), current->host_graph);
+      current->search = graph::make_search_backend(mdp, search_kind(options));
       if (first) say_where_solves_run(options, *current->search);
       report.model.graph_s = seconds_since(start);
       report.model.graph_on = to_string(current->search->kind());

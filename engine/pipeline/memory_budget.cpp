@@ -1,39 +1,9 @@
 #include "engine/pipeline/memory_budget.h"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <fstream>
-#include <string>
+#include "engine/model/process_memory.h"
 
 namespace mdpvi::pipeline {
 
-namespace {
-
-// A cgroup's limit in bytes; 0 when the file is missing or says "max".
-std::size_t cgroup_limit(const char* path) {
-  std::ifstream file(path);
-  std::string text;
-  if (!(file >> text) || text == "max") return 0;
-  try {
-    return static_cast<std::size_t>(std::stoull(text));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
-}  // namespace
-
-std::size_t usable_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  std::size_t bytes = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    const std::size_t limit = cgroup_limit(path);
-    if (limit > 0 && (bytes == 0 || limit < bytes)) bytes = limit;  // v1 says "no limit" with a huge number
-  }
-  return bytes;
-}
-
-std::size_t default_memory_limit() { return usable_memory_bytes() / 4 * 3; }
+std::size_t default_memory_limit() { return mdpvi::usable_memory_bytes() / 4 * 3; }
 
 }  // namespace mdpvi::pipeline

@@ -5,13 +5,10 @@
 
 namespace mdpvi::pipeline {
 
-// The bytes of memory the process can have: physical memory, or the container's limit.
-std::size_t usable_memory_bytes();
-
-// mdpvi's default --memory-limit for the build: three quarters of usable_memory_bytes(),
-// leaving a quarter for what the later phases add beside the model (vectors, graphs).
-// A build that outgrows it stops with a message instead of meeting the out-of-memory
-// killer.
+// mdpvi's default --memory-limit for the build: three quarters of the usable memory
+// (engine/model/process_memory.h), leaving a quarter for what the later phases add
+// beside the model (vectors, graphs). A build that outgrows it stops with a message
+// instead of meeting the out-of-memory killer.
 std::size_t default_memory_limit();
 
 }  // namespace mdpvi::pipeline

@@ -64,6 +64,17 @@ std::optional<std::size_t> device_budget(const DeviceOptions& options, const gpu
   return free_bytes > margin ? free_bytes - margin : 0;
 }
 
+// Each chunk after the first is copied on the host (PreparedChunk) while another
+// runs, so a chunk may take at most a third of the memory still unused there: the
+// device's budget alone would let a 139 GB card's chunks outgrow the host.
+std::size_t host_capped(std::size_t device_budget) {
+  const std::size_t cap = unused_memory_bytes() / 3;
+  if (cap >= device_budget) return device_budget;
+  spdlog::info("chunks of {:.1f} GB (a third of the host's unused memory), not the device's {:.1f} GB", cap / 1e9,
+               device_budget / 1e9);
+  return cap;
+}
+
 // One chunk when everything fits (or there is no budget), else chunks of the budget:
 // they are on the device one at a time (ChunkFeeder).
 std::vector<Chunk> plan_for(const MaybeSystem& system, const MethodPolicy& method, const DeviceOptions& options,
@@ -72,7 +83,7 @@ std::vector<Chunk> plan_for(const MaybeSystem& system, const MethodPolicy& metho
   const std::size_t whole = scc_footprint(system, 0, system.num_sccs(), method);
   std::optional<std::size_t> budget = device_budget(options, device);
   if (!budget || whole <= *budget) return {{0, system.num_sccs(), 0, system.num_states(), whole, true}};
-  return plan_chunks(system, std::max<std::size_t>(*budget, 1), method);
+  return plan_chunks(system, std::max<std::size_t>(host_capped(*budget), 1), method);
 }
 
 // Whether the device solves the chunk level by level. Iterated as a whole, a chunk

@@ -41,7 +41,6 @@ bool has_long_number(const std::string& text) {
 // The model, its search graph and its scope, made once for every input.
 struct FixedModel {
   SparseMdp mdp;
-  std::optional<graph::ChoicePredecessorGraph> host_graph;
   std::unique_ptr<graph::SearchBackend> search;
   PropertyScope scope;
 };
@@ -56,7 +55,7 @@ void make_fixed_model() {
   BuildOptions options;
   options.threads = 1;
   model.mdp = build_model(resolved, options).mdp;
-  model.search = graph::make_search_backend(model.mdp, graph::SearchKind::cpu_parallel, model.host_graph);
+  model.search = graph::make_search_backend(model.mdp, graph::SearchKind::cpu_parallel);
   model.scope.constants = resolved.constants;
   model.scope.formulas = resolved.formulas;
   fixed_model = &model;
