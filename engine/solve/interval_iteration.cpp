@@ -12,6 +12,7 @@
 // first (engine/solve/end_component_quotient.h).
 #include "engine/solve/method_policy.h"
 #include "engine/solve/parallel_indices.h"
+#include "engine/solve/scc_sweeps.h"
 #include "engine/solve/solve_progress.h"
 #include "engine/model/stopwatch.h"
 #include "engine/numeric/optimistic_guess.h"
@@ -225,35 +226,26 @@ IntervalRun run_interval_iteration(IntervalUnit& unit, std::uint64_t max_sweeps,
 class CpuSccUnit final : public IntervalUnit {
  public:
   CpuSccUnit(const SolveRequest& request, SolveProgress* progress, StateRange range, double target, Iterates& x)
-      : r_(request), progress_(progress), range_(range), target_(target), x_(x) {}
+      : r_(request), progress_(progress), range_(range), target_(target), sweeps_(make_scc_sweeps(request, range, x)) {}
 
   LowerRun iterate_lower(double precision, std::uint64_t budget) override {
-    return sweep_lower(r_, progress_, range_, x_, precision, budget);
+    return sweep_lower(*sweeps_, progress_, precision, budget);
   }
 
   std::uint64_t guess_upper(double bound, double rate) override {
-    const bool relative = criterion() == ConvergenceCriterion::relative;
-    (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(), x_.lower_next.data());
-    const GuessParameters guess{rate, bound, relative};
-    for (std::uint64_t s = range_.begin; s < range_.end; ++s) {
-      const double swept = std::max(x_.lower[s], x_.lower_next[s]);
-      x_.upper[s] = guessed_upper(swept, x_.lower[s], target_, guess);
-      x_.lower[s] = swept;
-    }
-    x_.sync(range_);
+    const GuessParameters guess{rate, bound, criterion() == ConvergenceCriterion::relative};
+    sweeps_->guess_upper([&](double swept, double lower) { return guessed_upper(swept, lower, target_, guess); });
+    sweeps_->sync();
     return 1;
   }
 
-  void reset_upper(double bound) override {
-    std::fill(x_.upper.begin() + range_.begin, x_.upper.begin() + range_.end, bound);
-  }
+  void reset_upper(double bound) override { sweeps_->fill_upper(bound); }
 
   IntervalRun iterate_both(std::uint64_t budget, bool verify) override {
     IntervalRun run;
     run.verified = !verify;
     while (run.sweeps < budget) {
-      IntervalSweep last = interval_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.interval_view());
-      x_.swap_both();
+      IntervalSweep last = sweeps_->sweep_both();
       ++run.sweeps;
       run.width = last.width;
       note_progress(progress_, 1, last.width);
@@ -270,7 +262,7 @@ class CpuSccUnit final : public IntervalUnit {
         break;
       }
     }
-    x_.sync(range_);
+    sweeps_->sync();
     return run;
   }
 
@@ -284,7 +276,7 @@ class CpuSccUnit final : public IntervalUnit {
   SolveProgress* progress_;
   StateRange range_;
   double target_;
-  Iterates& x_;
+  std::unique_ptr<SccSweeps> sweeps_;
 };
 
 // What a chunk resident on the device needs beside its matrix: both b (fixed:

@@ -1,5 +1,7 @@
 #include "engine/solve/method_policy.h"
 
+#include "engine/solve/scc_sweeps.h"
+
 #include "engine/solve/method_requirements.h"
 #include "engine/solve/solve_progress.h"
 
@@ -147,20 +149,23 @@ std::size_t plain_sweep_bytes(std::uint64_t states, std::uint64_t rows, std::uin
 
 LowerRun sweep_lower(const SolveRequest& request, SolveProgress* progress, StateRange range, Iterates& x,
                      double precision, std::uint64_t budget, bool fixed) {
+  const std::unique_ptr<SccSweeps> sweeps = make_scc_sweeps(request, range, x);
+  return sweep_lower(*sweeps, progress, precision, budget, fixed);
+}
+
+LowerRun sweep_lower(SccSweeps& sweeps, SolveProgress* progress, double precision, std::uint64_t budget, bool fixed) {
   // The rate is measured over the last kWindow sweeps: the largest change of an MDP
   // need not fall every sweep (periodic chains alternate).
   constexpr std::uint64_t kWindow = 8;
   std::array<double, kWindow> recent{};
   LowerRun run;
   do {
-    run.change = bellman_sweep_parallel(request.system, range, request.direction, request.options.stop.criterion,
-                                        x.lower.data(), x.lower_next.data());
-    x.swap_lower();
+    run.change = sweeps.sweep_lower();
     recent[run.sweeps % kWindow] = run.change;
     ++run.sweeps;
     note_progress(progress, 1, run.change);
   } while ((fixed || run.change >= precision) && run.sweeps < budget);
-  x.sync(range);
+  sweeps.sync();
   const std::uint64_t gap = std::min(run.sweeps - 1, kWindow - 1);
   run.rate = convergence_rate(recent[(run.sweeps - 1 - gap) % kWindow], run.change, gap);
   return run;

@@ -16,6 +16,8 @@
 
 namespace mdpvi {
 
+class SccSweeps;
+
 // The iterates of the whole system, per local state, each with a second buffer for
 // the CPU's sweeps. Outside the SCC being solved both buffers of a pair agree, so a
 // sweep may read any column from either. Value iteration uses lower alone. The
@@ -158,6 +160,9 @@ struct LowerRun {
 };
 LowerRun sweep_lower(const SolveRequest& request, SolveProgress* progress, StateRange range, Iterates& x,
                      double precision, std::uint64_t budget, bool fixed = false);
+// The same over given sweeps (engine/solve/scc_sweeps.h), which it syncs at the end.
+LowerRun sweep_lower(SccSweeps& sweeps, SolveProgress* progress, double precision, std::uint64_t budget,
+                     bool fixed = false);
 
 // The per-sweep factor by which the largest change fell from earlier to last over
 // gap sweeps; 1 where that says nothing (no gap, no change, or no fall).

@@ -61,6 +61,10 @@ struct StopRule {
 struct SolverOptions {
   Method method = Method::optimistic_value_iteration;
   StopRule stop;
+  // The CPU solves each iterated SCC as this many parts that exchange the values
+  // they read after each sweep (engine/solve/scc_sweeps.h), as several GPUs or MPI
+  // ranks would; the answers are the same bit for bit.
+  std::uint32_t partitions = 1;
 };
 
 // The width each SCC of the system must reach so that every state ends within

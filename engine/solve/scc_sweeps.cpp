@@ -1,0 +1,172 @@
+#include "engine/solve/scc_sweeps.h"
+
+#include "engine/solve/partitioned_system.h"
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace mdpvi {
+
+namespace {
+
+class RangeSweeps final : public SccSweeps {
+ public:
+  RangeSweeps(const SolveRequest& request, StateRange range, Iterates& x) : r_(request), range_(range), x_(x) {}
+
+  double sweep_lower() override {
+    const double change = bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(),
+                                                 x_.lower_next.data());
+    x_.swap_lower();
+    return change;
+  }
+
+  IntervalSweep sweep_both() override {
+    const IntervalSweep sweep = interval_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.interval_view());
+    x_.swap_both();
+    return sweep;
+  }
+
+  void guess_upper(const std::function<double(double, double)>& guess) override {
+    (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(), x_.lower_next.data());
+    for (std::uint64_t s = range_.begin; s < range_.end; ++s) {
+      const double swept = std::max(x_.lower[s], x_.lower_next[s]);
+      x_.upper[s] = guess(swept, x_.lower[s]);
+      x_.lower[s] = swept;
+    }
+  }
+
+  void fill_upper(double bound) override { std::fill(x_.upper.begin() + range_.begin, x_.upper.begin() + range_.end, bound); }
+
+  void sync() override { x_.sync(range_); }
+
+ private:
+  ConvergenceCriterion criterion() const { return r_.options.stop.criterion; }
+
+  const SolveRequest& r_;
+  StateRange range_;
+  Iterates& x_;
+};
+
+// A part's iterates over its local columns (own states, then halo).
+struct PartVectors {
+  PodVector<double> lower, lower_next, upper, upper_next;
+};
+
+class PartitionedSweeps final : public SccSweeps {
+ public:
+  PartitionedSweeps(const SolveRequest& request, StateRange range, Iterates& x, std::uint32_t parts)
+      : r_(request), x_(x), partitioned_(partition_range(request.system, range, parts)), vectors_(parts) {
+    const bool with_upper = !x.upper.empty();
+    for_each_part([&](const SystemPart& part, PartVectors& v) {
+      load(part, x.lower, v.lower, v.lower_next);
+      if (with_upper) load(part, x.upper, v.upper, v.upper_next);
+    });
+  }
+
+  double sweep_lower() override {
+    std::vector<double> changes(parts());
+    for_each_part([&](const SystemPart& part, PartVectors& v) {
+      changes[index_of(part)] = bellman_sweep_parallel(part.local, own(part), r_.direction, criterion(), v.lower.data(),
+                                                       v.lower_next.data());
+      std::swap(v.lower, v.lower_next);
+    });
+    exchange(&PartVectors::lower);
+    return *std::max_element(changes.begin(), changes.end());
+  }
+
+  IntervalSweep sweep_both() override {
+    std::vector<IntervalSweep> sweeps(parts());
+    for_each_part([&](const SystemPart& part, PartVectors& v) {
+      sweeps[index_of(part)] = interval_sweep_parallel(
+          part.local, own(part), r_.direction, criterion(),
+          {v.lower.data(), v.upper.data(), v.lower_next.data(), v.upper_next.data()});
+      std::swap(v.lower, v.lower_next);
+      std::swap(v.upper, v.upper_next);
+    });
+    exchange(&PartVectors::lower);
+    exchange(&PartVectors::upper);
+    IntervalSweep all;
+    for (const IntervalSweep& s : sweeps) all += s;
+    return all;
+  }
+
+  void guess_upper(const std::function<double(double, double)>& guess) override {
+    for_each_part([&](const SystemPart& part, PartVectors& v) {
+      (void)bellman_sweep_parallel(part.local, own(part), r_.direction, criterion(), v.lower.data(), v.lower_next.data());
+      for (std::uint64_t i = 0; i < part.own(); ++i) {
+        const double swept = std::max(v.lower[i], v.lower_next[i]);
+        v.upper[i] = guess(swept, v.lower[i]);
+        v.lower[i] = swept;
+      }
+    });
+    exchange(&PartVectors::lower);
+    exchange(&PartVectors::upper);
+  }
+
+  void fill_upper(double bound) override {
+    for_each_part([&](const SystemPart& part, PartVectors& v) { std::fill_n(v.upper.begin(), part.own(), bound); });
+    exchange(&PartVectors::upper);
+  }
+
+  // The parts' own values into the Iterates; each part's second buffers as its first.
+  void sync() override {
+    const bool with_upper = !x_.upper.empty();
+    for_each_part([&](const SystemPart& part, PartVectors& v) {
+      std::copy_n(v.lower.begin(), part.own(), x_.lower.begin() + part.states.begin);
+      v.lower_next = v.lower;
+      if (with_upper) {
+        std::copy_n(v.upper.begin(), part.own(), x_.upper.begin() + part.states.begin);
+        v.upper_next = v.upper;
+      }
+    });
+    x_.sync(partitioned_.range);
+  }
+
+ private:
+  // Both buffers: the own states' values and every halo value as the iterate has them.
+  static void load(const SystemPart& part, const PodVector<double>& from, PodVector<double>& first,
+                   PodVector<double>& second) {
+    first.resize(part.columns());
+    std::copy_n(from.begin() + part.states.begin, part.own(), first.begin());
+    for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) first[part.own() + slot] = from[part.halo[slot]];
+    second = first;
+  }
+
+  // Each part's halo blocks from the other parts' own values (after a sweep: new ones).
+  void exchange(PodVector<double> PartVectors::*iterate) {
+    for_each_part([&](const SystemPart& part, PartVectors& v) {
+      double* halo = (v.*iterate).data() + part.own();
+      for (const HaloBlock& block : part.from_parts) {
+        const double* source = (vectors_[block.source_part].*iterate).data();
+        for (std::size_t j = 0; j < block.source_locals.size(); ++j) halo[block.first_slot + j] = source[block.source_locals[j]];
+      }
+    });
+  }
+
+  template <typename Visit>
+  void for_each_part(Visit visit) {
+    oneapi::tbb::parallel_for(std::size_t{0}, parts(), [&](std::size_t p) { visit(partitioned_.parts[p], vectors_[p]); });
+  }
+
+  std::size_t parts() const { return partitioned_.parts.size(); }
+  std::size_t index_of(const SystemPart& part) const { return &part - partitioned_.parts.data(); }
+  static StateRange own(const SystemPart& part) { return {0, part.own()}; }
+  ConvergenceCriterion criterion() const { return r_.options.stop.criterion; }
+
+  const SolveRequest& r_;
+  Iterates& x_;
+  PartitionedRange partitioned_;
+  std::vector<PartVectors> vectors_;
+};
+
+}  // namespace
+
+std::unique_ptr<SccSweeps> make_scc_sweeps(const SolveRequest& request, StateRange range, Iterates& x) {
+  const std::uint32_t parts = request.options.partitions;
+  if (parts <= 1) return std::make_unique<RangeSweeps>(request, range, x);
+  return std::make_unique<PartitionedSweeps>(request, range, x, parts);
+}
+
+}  // namespace mdpvi

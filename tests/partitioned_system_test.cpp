@@ -1,0 +1,165 @@
+// A range of a system cut into parts that exchange what they read
+// (engine/solve/partitioned_system.h, engine/solve/scc_sweeps.h): the parts cover the
+// range, each holds exactly its states' rows, and solving in N parts answers the same
+// bit for bit as one, by every method, on odd sizes, empty rows, one-row groups, rows
+// longer than a warp, self-loops, long chains and more parts than states.
+#include "engine/solve/chunk_driver.h"
+#include "engine/solve/partitioned_system.h"
+#include "engine/solve/scc_sweeps.h"
+#include "random_systems.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace mdpvi {
+namespace {
+
+const std::uint32_t kPartCounts[] = {1, 2, 3, 7, 64};
+
+// A chain of n states, each with a self-loop and a step back to 0: one SCC as deep as it is long.
+MaybeSystem long_chain(std::uint32_t n) {
+  MaybeSystem system = test::empty_system();
+  for (std::uint32_t s = 0; s < n; ++s) {
+    system.columns.insert(system.columns.end(), {s, (s + 1) % n, 0});
+    system.values.insert(system.values.end(), {0.3, 0.6, 0.05});
+    system.row_constants.push_back(s + 1 == n ? 0.05 : 0.0);
+    system.row_starts.push_back(system.columns.size());
+    system.row_group_starts.push_back(system.row_constants.size());
+    system.model_states.push_back(s);
+  }
+  system.scc_starts.push_back(n);
+  set_one_level_per_scc(system);
+  return system;
+}
+
+std::vector<MaybeSystem> systems() {
+  std::vector<MaybeSystem> all;
+  for (std::uint32_t n : {1u, 2u, 33u, 1025u}) all.push_back(test::random_system(n, n + 1));
+  all.push_back(test::random_system(2000, 5, {3, 1500, 1, 496}));  // blocks: SCC-like ranges
+  all.push_back(long_chain(3001));
+  return all;
+}
+
+TEST(BalancedParts, CoverTheRangeInOrderWithEvenWork) {
+  for (const MaybeSystem& system : systems()) {
+    const StateRange range{0, system.num_states()};
+    for (std::uint32_t count : kPartCounts) {
+      const std::vector<StateRange> parts = balanced_parts(system, range, count);
+      ASSERT_EQ(parts.size(), count);
+      EXPECT_EQ(parts.front().begin, range.begin);
+      EXPECT_EQ(parts.back().end, range.end);
+      std::uint64_t heaviest_state = 0;
+      for (std::uint64_t s = range.begin; s < range.end; ++s) {
+        const std::uint64_t rows = system.row_group_starts[s + 1] - system.row_group_starts[s];
+        heaviest_state = std::max(heaviest_state, rows + system.row_starts[system.row_group_starts[s + 1]] -
+                                                      system.row_starts[system.row_group_starts[s]]);
+      }
+      const std::uint64_t total = system.row_constants.size() + system.columns.size();
+      for (std::uint32_t p = 0; p < count; ++p) {
+        if (p > 0) ASSERT_EQ(parts[p].begin, parts[p - 1].end);
+        ASSERT_LE(parts[p].begin, parts[p].end);
+        const std::uint64_t work = system.row_group_starts[parts[p].end] - system.row_group_starts[parts[p].begin] +
+                                   system.row_starts[system.row_group_starts[parts[p].end]] -
+                                   system.row_starts[system.row_group_starts[parts[p].begin]];
+        EXPECT_LE(work, total / count + heaviest_state + 1) << count << " parts, part " << p;
+      }
+    }
+  }
+}
+
+// Each part's rows are the system's, entry for entry, its columns pointing at the same
+// states through its own numbering; each halo slot is filled by exactly one block or
+// lies outside the range.
+TEST(PartitionRange, PartsHoldTheirStatesRowsAndTheHaloTheyRead) {
+  const MaybeSystem system = test::random_system(2000, 5, {3, 1500, 1, 496});
+  const StateRange range{3, 1503};  // the big block; its rows read states before it
+  for (std::uint32_t count : kPartCounts) {
+    const PartitionedRange partitioned = partition_range(system, range, count);
+    for (const SystemPart& part : partitioned.parts) {
+      const MaybeSystem& local = part.local;
+      const std::uint64_t first_row = system.row_group_starts[part.states.begin];
+      const std::uint64_t first_entry = system.row_starts[first_row];
+      ASSERT_EQ(local.row_group_starts.size(), part.own() + 1);
+      for (std::uint64_t k = 0; k < local.columns.size(); ++k) {
+        const std::uint32_t slot = local.columns[k];
+        const std::uint64_t state = slot < part.own() ? part.states.begin + slot : part.halo[slot - part.own()];
+        ASSERT_EQ(state, system.columns[first_entry + k]);
+        ASSERT_EQ(local.values[k], system.values[first_entry + k]);
+      }
+      std::vector<bool> filled(part.halo.size(), false);
+      for (const HaloBlock& block : part.from_parts) {
+        const SystemPart& source = partitioned.parts[block.source_part];
+        for (std::size_t j = 0; j < block.source_locals.size(); ++j) {
+          ASSERT_FALSE(filled[block.first_slot + j]);
+          filled[block.first_slot + j] = true;
+          ASSERT_EQ(source.states.begin + block.source_locals[j], part.halo[block.first_slot + j]);
+        }
+      }
+      for (std::size_t slot = 0; slot < part.halo.size(); ++slot) {
+        const bool inside = part.halo[slot] >= range.begin && part.halo[slot] < range.end;
+        EXPECT_EQ(filled[slot], inside) << "slot " << slot;
+      }
+    }
+  }
+}
+
+SolveRequest request_for(const MaybeSystem& system, Optimization direction, Method method, std::uint32_t parts) {
+  SolverOptions options{method, {ConvergenceCriterion::relative, 1e-9, 1000000}};
+  options.partitions = parts;
+  return {.system = system, .direction = direction, .options = options, .known_upper_bound = 1.0};
+}
+
+// Whole solves on the CPU: every method, both directions, against one part, bit for bit.
+TEST(PartitionedSolve, IsEquivalentToOnePart) {
+  for (const MaybeSystem& system : systems()) {
+    for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration}) {
+      for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+        const SolveResult one = solve(request_for(system, direction, method, 1), {SolverKind::cpu});
+        for (std::uint32_t count : kPartCounts) {
+          SCOPED_TRACE(testing::Message() << system.num_states() << " states, " << to_string(method) << ", " << count
+                                          << " parts");
+          const SolveResult parts = solve(request_for(system, direction, method, count), {SolverKind::cpu});
+          EXPECT_EQ(parts.lower, one.lower);
+          EXPECT_EQ(parts.upper, one.upper);
+          EXPECT_EQ(parts.report.stats.max_scc_iterations, one.report.stats.max_scc_iterations);
+        }
+      }
+    }
+  }
+}
+
+// The sweeps one at a time, each step's iterates against the range's.
+TEST(SccSweeps, PartsStepAsTheRangeDoes) {
+  const MaybeSystem system = test::random_system(1025, 9);
+  const StateRange range{0, system.num_states()};
+  for (std::uint32_t count : kPartCounts) {
+    SolveRequest one = request_for(system, Optimization::maximize, Method::interval_iteration, 1);
+    SolveRequest many = request_for(system, Optimization::maximize, Method::interval_iteration, count);
+    Iterates x_one(one, true), x_many(many, true);
+    x_one.make_second_buffers();
+    x_many.make_second_buffers();
+    const auto sweeps_one = make_scc_sweeps(one, range, x_one);
+    const auto sweeps_many = make_scc_sweeps(many, range, x_many);
+    for (int i = 0; i < 5; ++i) ASSERT_EQ(sweeps_many->sweep_lower(), sweeps_one->sweep_lower());
+    const auto guess = [](double swept, double lower) { return swept + (swept - lower) * 3 + 1e-3; };
+    sweeps_one->guess_upper(guess);
+    sweeps_many->guess_upper(guess);
+    for (int i = 0; i < 5; ++i) {
+      const IntervalSweep a = sweeps_one->sweep_both(), b = sweeps_many->sweep_both();
+      ASSERT_EQ(a.width, b.width);
+      ASSERT_EQ(a.upper_raised, b.upper_raised);
+      ASSERT_EQ(a.crossed, b.crossed);
+    }
+    sweeps_one->fill_upper(1.0);
+    sweeps_many->fill_upper(1.0);
+    ASSERT_EQ(sweeps_one->sweep_both().width, sweeps_many->sweep_both().width);
+    sweeps_one->sync();
+    sweeps_many->sync();
+    EXPECT_EQ(x_many.lower, x_one.lower) << count << " parts";
+    EXPECT_EQ(x_many.upper, x_one.upper) << count << " parts";
+  }
+}
+
+}  // namespace
+}  // namespace mdpvi
