@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -213,6 +213,26 @@ CHAIN
         --gpu-system $system 2>>"$out/errors.txt" | tail -1
       python3 tools/bench/bench.py memory "$out/memory" >"$out/memory-$system.md"
       cp "$out/memory/results.json" "$out/memory-$system-results.json" && rm -rf "$out/memory"
+      ;;
+    parts)
+      # Issue 40: an SCC past one GPU's chunk budget (PARTS_BUDGET bytes), solved in
+      # parts on the visible GPUs ("parts"), against the CPU's methods on all cores
+      # ("cpu": --gpus 1) and against one GPU without a budget ("whole"); each run -v
+      # under peak, its log in parts-NAME-RUN.log, its JSON in results.txt.
+      for spec in ${PARTS_INSTANCES:-coin4:2 coin6:2}; do
+        model=${spec%%:*} k=${spec##*:}
+        for run in cpu parts whole; do
+          case $run in
+            cpu) flags=(--gpus 1 --gpu-memory-limit ${PARTS_BUDGET:-1000000}) ;;
+            parts) flags=(--gpu-memory-limit ${PARTS_BUDGET:-1000000}) ;;
+            whole) flags=() ;;
+          esac
+          echo "### parts $model K=$k $run" >>"$out/results.txt"
+          peak timeout ${PARTS_TIMEOUT:-150} "$mdpvi" -v check $M/consensus/$model.nm --const K=$k "${coin_props[@]}" "${flags[@]}" \
+            --json - >>"$out/results.txt" 2>"$out/parts-$model-$k-$run.log"
+          echo "### rc=$?" >>"$out/results.txt"
+        done
+      done
       ;;
     pairs)
       # Issue 39: each of PAIR_INSTANCES (suite_args's names) with the new binary, then

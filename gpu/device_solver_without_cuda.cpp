@@ -2,6 +2,7 @@
 // solves everything on the CPU.
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
+#include "gpu/partitioned_sweeps.h"
 
 namespace mdpvi::gpu {
 
@@ -9,5 +10,10 @@ std::unique_ptr<DeviceSolver> open_device() { return nullptr; }
 std::unique_ptr<DeviceGraphSearch> upload_graph(const GraphArrays&) { return nullptr; }
 std::optional<std::size_t> free_device_memory() { return std::nullopt; }
 double measure_copy_bandwidth(std::size_t) { throw DeviceError("mdpvi was built without CUDA"); }
+int usable_device_count() { return 0; }
+std::unique_ptr<PartitionedDeviceSweeps> open_partitioned_sweeps(const std::vector<PartArrays>&,
+                                                                 const std::vector<std::vector<PartBlock>>&, bool) {
+  throw DeviceError("mdpvi was built without CUDA");
+}
 
 }  // namespace mdpvi::gpu

@@ -93,6 +93,8 @@ CASES = [
     ("epsilon_nan", {"m.nm": MDP}, ["m.nm", "--epsilon", "nan"], 2, r"--epsilon: nan must be a finite number above 0"),
     ("epsilon_negative", {"m.nm": MDP}, ["m.nm", "--epsilon", "-1"], 2, r"--epsilon: -1 must be a finite number above 0"),
     ("max_iters_zero", {"m.nm": MDP}, ["m.nm", "--max-iters", "0"], 2, r"--max-iters: 0 must be a whole number above 0\n"),
+    ("gpus_zero", {"m.nm": MDP}, ["m.nm", "--gpus", "0"], 2, r"--gpus: 0 must be a whole number above 0\n"),
+    ("gpus_past_the_machine", {"m.nm": MDP}, ["m.nm", "--gpus", "99"], 2, r"--gpus 99: this machine has [0-9]+ usable CUDA devices"),
     ("cpu_partitions_zero", {"m.nm": MDP}, ["m.nm", "--cpu-partitions", "0"], 2, r"--cpu-partitions: 0 must be a whole number above 0\n"),
     ("constant_given_twice", {"m.nm": MDP}, ["m.nm", "--const", "N=2,N=3"], 2, r"--const: N is given twice"),
     ("unknown_constant", {"m.nm": MDP}, ["m.nm", "--const", "N=2"], 2, r"--const N: no constant of that name"),

@@ -6,6 +6,7 @@
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/partitioned_system.h"
 #include "engine/solve/scc_sweeps.h"
+#include "gpu/partitioned_sweeps.h"
 #include "random_systems.h"
 
 #include <gtest/gtest.h>
@@ -129,6 +130,30 @@ TEST(PartitionedSolve, IsEquivalentToOnePart) {
   }
 }
 
+// The parts on the devices (several on one device where there are fewer devices than
+// parts) against the parts on the CPU: every method, both directions, bit for bit (the
+// device's sums are made as the CPU's, without fused multiply-adds).
+TEST(DeviceParts, AreEquivalentToTheCpuParts) {
+  if (gpu::usable_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  for (const MaybeSystem& system : systems()) {
+    for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration}) {
+      for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+        for (std::uint32_t count : {2u, 3u, 7u, 64u}) {
+          SCOPED_TRACE(testing::Message() << system.num_states() << " states, " << to_string(method) << ", " << count
+                                          << " parts");
+          const SolveResult cpu = solve(request_for(system, direction, method, count), {SolverKind::cpu});
+          SolveRequest on_devices = request_for(system, direction, method, count);
+          on_devices.options.partitions_on_devices = true;
+          const SolveResult device = solve(on_devices, {SolverKind::cpu});
+          EXPECT_EQ(device.lower, cpu.lower);
+          EXPECT_EQ(device.upper, cpu.upper);
+          EXPECT_EQ(device.report.stats.max_scc_iterations, cpu.report.stats.max_scc_iterations);
+        }
+      }
+    }
+  }
+}
+
 // The sweeps one at a time, each step's iterates against the range's.
 TEST(SccSweeps, PartsStepAsTheRangeDoes) {
   const MaybeSystem system = test::random_system(1025, 9);
@@ -142,9 +167,9 @@ TEST(SccSweeps, PartsStepAsTheRangeDoes) {
     const auto sweeps_one = make_scc_sweeps(one, range, x_one);
     const auto sweeps_many = make_scc_sweeps(many, range, x_many);
     for (int i = 0; i < 5; ++i) ASSERT_EQ(sweeps_many->sweep_lower(), sweeps_one->sweep_lower());
-    const auto guess = [](double swept, double lower) { return swept + (swept - lower) * 3 + 1e-3; };
-    sweeps_one->guess_upper(guess);
-    sweeps_many->guess_upper(guess);
+    const GuessParameters guess{0.9, 1.0, false};
+    sweeps_one->guess_upper(1e-3, guess);
+    sweeps_many->guess_upper(1e-3, guess);
     for (int i = 0; i < 5; ++i) {
       const IntervalSweep a = sweeps_one->sweep_both(), b = sweeps_many->sweep_both();
       ASSERT_EQ(a.width, b.width);

@@ -191,6 +191,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--max-iters", args.max_iters,
                     "Sweeps per SCC (a GPU chunk of SCCs counts as one), CPU and GPU alike; reaching it is an error, with no result (default 1000000; 10000 with --method vi, as PRISM)")
       ->check(positive_count);
+  check->add_option("--gpus", args.options.device.gpus,
+                    "GPUs an SCC too large for one GPU's memory is solved on, in parts that exchange what they read "
+                    "after each sweep (default: all; 1: the CPU solves it)")
+      ->check(positive_count);
   check->add_option("--cpu-partitions", args.options.solver.partitions,
                     "Solve each SCC that the CPU iterates as N parts that exchange the values they read after each "
                     "sweep, the layout of a solve over several GPUs or MPI ranks; the answers are the same bit for "

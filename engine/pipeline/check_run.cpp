@@ -11,6 +11,7 @@
 #include "engine/pipeline/property_scope.h"
 #include "engine/pipeline/property_selection.h"
 #include "gpu/device_solver.h"
+#include "gpu/partitioned_sweeps.h"
 #include "graph/qualitative.h"
 
 #include <spdlog/spdlog.h>
@@ -193,6 +194,10 @@ struct ModelInUse {
 CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   if (options.device.solver == SolverKind::gpu && !gpu::free_device_memory()) {
     throw std::runtime_error("--solver gpu: no usable CUDA device here (use --solver cpu or auto)");
+  }
+  if (options.device.gpus > 1 && static_cast<int>(options.device.gpus) > gpu::usable_device_count()) {
+    throw std::runtime_error(fmt::format("--gpus {}: this machine has {} usable CUDA devices", options.device.gpus,
+                                         gpu::usable_device_count()));
   }
   CheckReport report;
   report.settings = run_settings(options);

@@ -2,6 +2,7 @@
 
 #include "engine/model/process_memory.h"
 #include "engine/solve/prepared_chunk.h"
+#include "gpu/partitioned_sweeps.h"
 #include "engine/solve/solve_progress.h"
 
 #include "engine/model/stopwatch.h"
@@ -62,6 +63,20 @@ std::optional<std::size_t> device_budget(const DeviceOptions& options, const gpu
   // Leave room for the CUDA context's own allocations and fragmentation.
   const std::size_t margin = std::max<std::size_t>(free_bytes / 20, 256u << 20);
   return free_bytes > margin ? free_bytes - margin : 0;
+}
+
+// The CPU's methods solve a chunk too large for the device (one SCC past the
+// budget); where the run may use several devices, they sweep its parts there.
+SolveRequest spread_over_devices(const SolveRequest& request, const DeviceOptions& options) {
+  SolveRequest spread = request;
+  if (options.solver == SolverKind::cpu || request.options.partitions > 1 || options.gpus == 1) return spread;
+  const auto usable = static_cast<std::uint32_t>(gpu::usable_device_count());
+  const std::uint32_t gpus = options.gpus == 0 ? usable : std::min(options.gpus, usable);
+  if (gpus >= 2) {
+    spread.options.partitions = gpus;
+    spread.options.partitions_on_devices = true;
+  }
+  return spread;
 }
 
 // Each chunk after the first is copied on the host (PreparedChunk) while another
@@ -435,7 +450,8 @@ std::size_t peak_device_bytes(const std::vector<ChunkReport>& chunks) {
 SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
-  std::unique_ptr<MethodPolicy> method = make_method_policy(request);
+  const SolveRequest spread = spread_over_devices(request, options);
+  std::unique_ptr<MethodPolicy> method = make_method_policy(spread);
   spdlog::debug("solve: method ready, {:.3f} s", seconds_since(start));
   std::unique_ptr<gpu::DeviceSolver> device = method->runs_on_device() ? open_device(options) : nullptr;
   spdlog::debug("solve: device open, {:.3f} s", seconds_since(start));

@@ -47,6 +47,9 @@ struct DeviceOptions {
   gpu::SystemStorage system_storage = gpu::SystemStorage::automatic;
   // false: every system is built on the host and uploaded in chunks (for comparisons).
   bool systems_on_device = true;
+  // The devices an SCC too large for one device's chunks is spread over, in parts
+  // (engine/solve/scc_sweeps.h): 0, all; 1, none (the CPU solves it).
+  std::uint32_t gpus = 0;
 };
 
 // Whether a chunk of trivial SCCs only, of this many states, goes to the device (else

@@ -233,8 +233,7 @@ class CpuSccUnit final : public IntervalUnit {
   }
 
   std::uint64_t guess_upper(double bound, double rate) override {
-    const GuessParameters guess{rate, bound, criterion() == ConvergenceCriterion::relative};
-    sweeps_->guess_upper([&](double swept, double lower) { return guessed_upper(swept, lower, target_, guess); });
+    sweeps_->guess_upper(target_, {rate, bound, criterion() == ConvergenceCriterion::relative});
     sweeps_->sync();
     return 1;
   }

@@ -1,8 +1,11 @@
 #include "engine/solve/scc_sweeps.h"
 
 #include "engine/solve/partitioned_system.h"
+#include "gpu/device_solver.h"
+#include "gpu/partitioned_sweeps.h"
 
 #include <oneapi/tbb/parallel_for.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <utility>
@@ -28,11 +31,11 @@ class RangeSweeps final : public SccSweeps {
     return sweep;
   }
 
-  void guess_upper(const std::function<double(double, double)>& guess) override {
+  void guess_upper(double target, const GuessParameters& guess) override {
     (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(), x_.lower_next.data());
     for (std::uint64_t s = range_.begin; s < range_.end; ++s) {
       const double swept = std::max(x_.lower[s], x_.lower_next[s]);
-      x_.upper[s] = guess(swept, x_.lower[s]);
+      x_.upper[s] = guessed_upper(swept, x_.lower[s], target, guess);
       x_.lower[s] = swept;
     }
   }
@@ -92,12 +95,12 @@ class PartitionedSweeps final : public SccSweeps {
     return all;
   }
 
-  void guess_upper(const std::function<double(double, double)>& guess) override {
+  void guess_upper(double target, const GuessParameters& guess) override {
     for_each_part([&](const SystemPart& part, PartVectors& v) {
       (void)bellman_sweep_parallel(part.local, own(part), r_.direction, criterion(), v.lower.data(), v.lower_next.data());
       for (std::uint64_t i = 0; i < part.own(); ++i) {
         const double swept = std::max(v.lower[i], v.lower_next[i]);
-        v.upper[i] = guess(swept, v.lower[i]);
+        v.upper[i] = guessed_upper(swept, v.lower[i], target, guess);
         v.lower[i] = swept;
       }
     });
@@ -161,11 +164,84 @@ class PartitionedSweeps final : public SccSweeps {
   std::vector<PartVectors> vectors_;
 };
 
+// The parts on the devices: the same partition, its local systems uploaded once.
+class DevicePartsSweeps final : public SccSweeps {
+ public:
+  DevicePartsSweeps(const SolveRequest& request, StateRange range, Iterates& x, std::uint32_t parts)
+      : r_(request), x_(x), partitioned_(partition_range(request.system, range, parts)) {
+    std::vector<gpu::PartArrays> arrays;
+    std::vector<std::vector<gpu::PartBlock>> blocks(parts);
+    for (std::uint32_t p = 0; p < parts; ++p) {
+      const SystemPart& part = partitioned_.parts[p];
+      const MaybeSystem& local = part.local;
+      arrays.push_back({part.own(), part.halo.size(), local.row_group_starts.data(), local.row_starts.data(),
+                        local.columns.data(), local.values.data(), local.row_constants.data()});
+      for (const HaloBlock& block : part.from_parts) {
+        blocks[p].push_back({block.source_part, block.first_slot, block.source_locals.data(), block.source_locals.size()});
+      }
+    }
+    const bool with_upper = !x.upper.empty();
+    device_ = gpu::open_partitioned_sweeps(arrays, blocks, with_upper);
+    std::vector<double> lower, upper;
+    for (std::uint32_t p = 0; p < parts; ++p) {
+      const SystemPart& part = partitioned_.parts[p];
+      gather(part, x.lower, lower);
+      if (with_upper) gather(part, x.upper, upper);
+      device_->load(p, lower.data(), with_upper ? upper.data() : nullptr);
+    }
+  }
+
+  double sweep_lower() override { return device_->sweep_lower(maximize(), relative()); }
+
+  IntervalSweep sweep_both() override {
+    const gpu::PartsIntervalSweep sweep = device_->sweep_both(maximize(), relative());
+    return {sweep.width, sweep.upper_raised, sweep.crossed};
+  }
+
+  void guess_upper(double target, const GuessParameters& guess) override {
+    device_->guess_upper(maximize(), relative(), target, guess);
+  }
+
+  void fill_upper(double bound) override { device_->fill_upper(bound); }
+
+  void sync() override {
+    const bool with_upper = !x_.upper.empty();
+    for (std::uint32_t p = 0; p < partitioned_.parts.size(); ++p) {
+      const SystemPart& part = partitioned_.parts[p];
+      device_->read_own(p, x_.lower.data() + part.states.begin, with_upper ? x_.upper.data() + part.states.begin : nullptr);
+    }
+    x_.sync(partitioned_.range);
+  }
+
+ private:
+  // A part's local vector from the iterate: own values, then the halo's.
+  static void gather(const SystemPart& part, const PodVector<double>& from, std::vector<double>& to) {
+    to.resize(part.columns());
+    std::copy_n(from.begin() + part.states.begin, part.own(), to.begin());
+    for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) to[part.own() + slot] = from[part.halo[slot]];
+  }
+
+  bool maximize() const { return r_.direction == Optimization::maximize; }
+  bool relative() const { return r_.options.stop.criterion == ConvergenceCriterion::relative; }
+
+  const SolveRequest& r_;
+  Iterates& x_;
+  PartitionedRange partitioned_;
+  std::unique_ptr<gpu::PartitionedDeviceSweeps> device_;
+};
+
 }  // namespace
 
 std::unique_ptr<SccSweeps> make_scc_sweeps(const SolveRequest& request, StateRange range, Iterates& x) {
   const std::uint32_t parts = request.options.partitions;
   if (parts <= 1) return std::make_unique<RangeSweeps>(request, range, x);
+  if (request.options.partitions_on_devices) {
+    try {
+      return std::make_unique<DevicePartsSweeps>(request, range, x, parts);
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("an SCC of {} states in {} parts on the CPU: {}", range.size(), parts, error.what());
+    }
+  }
   return std::make_unique<PartitionedSweeps>(request, range, x, parts);
 }
 

@@ -6,10 +6,10 @@
 // in one process). Both compute every value the same way, so the methods built on
 // them (sweep_lower, interval iteration's CPU unit) answer the same bit for bit
 // whatever the number of parts.
+#include "engine/numeric/optimistic_guess.h"
 #include "engine/solve/bellman.h"
 #include "engine/solve/method_policy.h"
 
-#include <functional>
 #include <memory>
 
 namespace mdpvi {
@@ -22,8 +22,9 @@ class SccSweeps {
   // One sweep of both iterates (interval_sweep_parallel), then swapped.
   virtual IntervalSweep sweep_both() = 0;
   // One sweep of the lower iterate into its second buffer; then at each state, with
-  // swept the larger of the two: upper = guess(swept, lower), lower = swept.
-  virtual void guess_upper(const std::function<double(double swept, double lower)>& guess) = 0;
+  // swept the larger of the two: upper = guessed_upper(swept, lower, target, guess),
+  // lower = swept.
+  virtual void guess_upper(double target, const GuessParameters& guess) = 0;
   // The upper iterate set to bound on the range.
   virtual void fill_upper(double bound) = 0;
   // The range's values in the Iterates, both buffers of each agreeing there.
@@ -31,8 +32,10 @@ class SccSweeps {
 };
 
 // Over the range of x; in parts where the request asks for more than one
-// (SolverOptions::partitions). Pre: x outlives the result; the range is solved
-// after everything it reads outside itself.
+// (SolverOptions::partitions), on the devices where it asks for them there
+// (SolverOptions::partitions_on_devices; where they fail, on the CPU, said in the
+// log). Pre: x outlives the result; the range is solved after everything it reads
+// outside itself.
 std::unique_ptr<SccSweeps> make_scc_sweeps(const SolveRequest& request, StateRange range, Iterates& x);
 
 }  // namespace mdpvi

@@ -65,6 +65,9 @@ struct SolverOptions {
   // they read after each sweep (engine/solve/scc_sweeps.h), as several GPUs or MPI
   // ranks would; the answers are the same bit for bit.
   std::uint32_t partitions = 1;
+  // The parts on the CUDA devices (gpu/partitioned_sweeps.h), one a device where
+  // there are enough: an SCC too large for one device's chunks goes to several.
+  bool partitions_on_devices = false;
 };
 
 // The width each SCC of the system must reach so that every state ends within
