@@ -251,6 +251,9 @@ class DevicePartitionedSweeps final : public PartitionedDeviceSweeps {
                                                                          part.upper[upper_].get(), target, guess);
       check(cudaGetLastError(), "a part's guess");
     }
+    // The guess writes the buffer its sweep read, halo included: every part's sweep
+    // ends before any halo there is written.
+    wait_all();
     exchange(true);
     exchange(false);
   }
