@@ -106,6 +106,19 @@ __global__ void gather_kernel(std::uint64_t count, const std::uint32_t* __restri
   for (std::uint64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) out[i] = x[locals[i]];
 }
 
+using LowerKernel = void (*)(PartView, const double*, double*, unsigned long long*);
+using BothKernel = void (*)(PartView, const double*, const double*, double*, double*, unsigned long long*, unsigned*);
+
+LowerKernel lower_kernel_for(bool maximize, bool relative) {
+  if (maximize) return relative ? lower_kernel<true, true> : lower_kernel<true, false>;
+  return relative ? lower_kernel<false, true> : lower_kernel<false, false>;
+}
+
+BothKernel both_kernel_for(bool maximize, bool relative) {
+  if (maximize) return relative ? both_kernel<true, true> : both_kernel<true, false>;
+  return relative ? both_kernel<false, true> : both_kernel<false, false>;
+}
+
 unsigned blocks_for(std::uint64_t n) {
   return static_cast<unsigned>(std::min<std::uint64_t>((n + kBlockSize - 1) / kBlockSize, 65535 * 8));
 }
@@ -198,8 +211,7 @@ class DevicePartitionedSweeps final : public PartitionedDeviceSweeps {
     for (DevicePart& part : parts_) {
       begin_measure(part);
       if (part.own == 0) continue;
-      const auto kernel = maximize ? (relative ? lower_kernel<true, true> : lower_kernel<true, false>)
-                                   : (relative ? lower_kernel<false, true> : lower_kernel<false, false>);
+      const LowerKernel kernel = lower_kernel_for(maximize, relative);
       kernel<<<blocks_for(part.own), kBlockSize, 0, part.stream>>>(part.view(), part.lower[lower_].get(),
                                                                    part.lower[1 - lower_].get(), part.measure.get());
       check(cudaGetLastError(), "a part's sweep");
@@ -216,8 +228,7 @@ class DevicePartitionedSweeps final : public PartitionedDeviceSweeps {
     for (DevicePart& part : parts_) {
       begin_measure(part);
       if (part.own == 0) continue;
-      const auto kernel = maximize ? (relative ? both_kernel<true, true> : both_kernel<true, false>)
-                                   : (relative ? both_kernel<false, true> : both_kernel<false, false>);
+      const BothKernel kernel = both_kernel_for(maximize, relative);
       kernel<<<blocks_for(part.own), kBlockSize, 0, part.stream>>>(
           part.view(), part.lower[lower_].get(), part.upper[upper_].get(), part.lower[1 - lower_].get(),
           part.upper[1 - upper_].get(), part.measure.get(), part.flags.get());
@@ -242,8 +253,7 @@ class DevicePartitionedSweeps final : public PartitionedDeviceSweeps {
     for (DevicePart& part : parts_) {
       begin_measure(part);
       if (part.own == 0) continue;
-      const auto kernel = maximize ? (relative ? lower_kernel<true, true> : lower_kernel<true, false>)
-                                   : (relative ? lower_kernel<false, true> : lower_kernel<false, false>);
+      const LowerKernel kernel = lower_kernel_for(maximize, relative);
       double* lower = part.lower[lower_].get();
       double* swept = part.lower[1 - lower_].get();
       kernel<<<blocks_for(part.own), kBlockSize, 0, part.stream>>>(part.view(), lower, swept, part.measure.get());

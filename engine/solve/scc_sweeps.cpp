@@ -14,6 +14,14 @@ namespace mdpvi {
 
 namespace {
 
+// A part's local vector of an iterate: its own states' values, then its halo's.
+template <typename Vector>
+void local_values(const SystemPart& part, const PodVector<double>& iterate, Vector& to) {
+  to.resize(part.columns());
+  std::copy_n(iterate.begin() + part.states.begin, part.own(), to.begin());
+  for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) to[part.own() + slot] = iterate[part.halo[slot]];
+}
+
 class RangeSweeps final : public SccSweeps {
  public:
   RangeSweeps(const SolveRequest& request, StateRange range, Iterates& x) : r_(request), range_(range), x_(x) {}
@@ -131,9 +139,7 @@ class PartitionedSweeps final : public SccSweeps {
   // Both buffers: the own states' values and every halo value as the iterate has them.
   static void load(const SystemPart& part, const PodVector<double>& from, PodVector<double>& first,
                    PodVector<double>& second) {
-    first.resize(part.columns());
-    std::copy_n(from.begin() + part.states.begin, part.own(), first.begin());
-    for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) first[part.own() + slot] = from[part.halo[slot]];
+    local_values(part, from, first);
     second = first;
   }
 
@@ -185,8 +191,8 @@ class DevicePartsSweeps final : public SccSweeps {
     std::vector<double> lower, upper;
     for (std::uint32_t p = 0; p < parts; ++p) {
       const SystemPart& part = partitioned_.parts[p];
-      gather(part, x.lower, lower);
-      if (with_upper) gather(part, x.upper, upper);
+      local_values(part, x.lower, lower);
+      if (with_upper) local_values(part, x.upper, upper);
       device_->load(p, lower.data(), with_upper ? upper.data() : nullptr);
     }
   }
@@ -214,13 +220,6 @@ class DevicePartsSweeps final : public SccSweeps {
   }
 
  private:
-  // A part's local vector from the iterate: own values, then the halo's.
-  static void gather(const SystemPart& part, const PodVector<double>& from, std::vector<double>& to) {
-    to.resize(part.columns());
-    std::copy_n(from.begin() + part.states.begin, part.own(), to.begin());
-    for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) to[part.own() + slot] = from[part.halo[slot]];
-  }
-
   bool maximize() const { return r_.direction == Optimization::maximize; }
   bool relative() const { return r_.options.stop.criterion == ConvergenceCriterion::relative; }
 
