@@ -25,8 +25,10 @@ struct TemporalOperator {
   //   next [X operand]; reachability reward [F target]; cumulative reward [C<=k];
   //   total reward [C]; instantaneous reward [I=k]; long-run average reward [S].
   //   S[phi] (Kind::steady_state) has phi as its one operand.
+  //   E/A only: eventually_always [F G operand] and always_eventually [G F operand];
+  //   A is read as the complement of E over the negated operand.
   enum class Path { until, next, reachability_reward, cumulative_reward, total_reward, instantaneous_reward,
-                    long_run_reward };
+                    long_run_reward, eventually_always, always_eventually };
 
   Kind kind = Kind::probability;
   Path path = Path::until;

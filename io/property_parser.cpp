@@ -191,6 +191,7 @@ class PropertyParser {
     if (first.is_word("F") || first.is_word("G")) {
       t_.next();
       step_bounds(op);
+      if (infinitely_often_path(f, first)) return;
       f.operands.push_back(Formula::state_formula(Expression::boolean(true, TokenStream::position(first))));
       f.operands.push_back(state_formula());
       if (first.is_word("G")) {  // G phi = !(F !phi)
@@ -224,6 +225,30 @@ class PropertyParser {
       f.operands.push_back(negated(std::move(left)));
       f.operands.push_back(negated(std::move(right)));
     }
+  }
+
+  // E/A [ F G phi ] and [ G F phi ] (no step bounds), the CTL* paths of PRISM's case
+  // studies: "eventually always" and "always eventually". A is the complement of E:
+  // A [ F G phi ] = !E [ G F !phi ], A [ G F phi ] = !E [ F G !phi ]. Other nestings
+  // are left to the state formula, which reports them as LTL.
+  bool infinitely_often_path(Formula& f, const Token& outer) {
+    TemporalOperator& op = f.temporal;
+    const bool quantified = op.kind == TemporalOperator::Kind::exists || op.kind == TemporalOperator::Kind::forall;
+    const Token& inner = t_.peek();
+    const bool pair = (outer.is_word("F") && inner.is_word("G")) || (outer.is_word("G") && inner.is_word("F"));
+    if (!quantified || !pair || op.step_bound || op.lower_step_bound || !starts_temporal_operator()) return false;
+    t_.next();
+    Formula phi = state_formula();
+    const bool eventually_always = outer.is_word("F");
+    if (op.kind == TemporalOperator::Kind::exists) {
+      op.path = eventually_always ? Path::eventually_always : Path::always_eventually;
+      f.operands.push_back(std::move(phi));
+    } else {
+      op.complement = true;
+      op.path = eventually_always ? Path::always_eventually : Path::eventually_always;
+      f.operands.push_back(negated(std::move(phi)));
+    }
+    return true;
   }
 
   // !f, as a state formula over f.

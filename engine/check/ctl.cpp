@@ -2,6 +2,7 @@
 
 #include "engine/model/bit_words.h"
 #include "graph/qualitative.h"
+#include "graph/scc.h"
 
 #include <oneapi/tbb/parallel_for.h>
 
@@ -59,6 +60,15 @@ StateSet exists_until(const graph::SearchBackend& search, const StateSet& phi, c
   return ~graph::prob0a(search, phi, psi);
 }
 
+// Some row of s has s among its successors.
+bool has_self_loop(const SparseMdp& mdp, std::uint32_t s) {
+  const std::uint64_t first = mdp.row_starts[mdp.row_group_starts[s]], end = mdp.row_starts[mdp.row_group_starts[s + 1]];
+  for (std::uint64_t k = first; k < end; ++k) {
+    if (mdp.columns[k] == s) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 StateSet ctl_next(const SparseMdp& mdp, bool forall, const StateSet& states) {
@@ -72,6 +82,48 @@ StateSet ctl_next(const SparseMdp& mdp, bool forall, const StateSet& states) {
     if (holds && !(forall && no_choices)) out.claim(s);
   });
   return out.to_set(mdp.num_states());
+}
+
+// EG phi by elimination: each phi state counts its entries (over all its rows) into
+// the set; one whose count falls to 0 leaves, and each entry into it is taken off its
+// owner's count (the predecessor graph lists a row once per entry, as counted).
+StateSet exists_eventually_always(const SparseMdp& mdp, const graph::SearchBackend& search, const StateSet& phi) {
+  const graph::ChoicePredecessorGraph predecessors = graph::build_choice_predecessor_graph(mdp);
+  std::vector<std::uint64_t> inside(mdp.num_states(), 0);
+  StateSet stays = phi;
+  std::vector<std::uint32_t> left;
+  for (auto s = phi.find_first(); s != StateSet::npos; s = phi.find_next(s)) {
+    const std::uint64_t first = mdp.row_starts[mdp.row_group_starts[s]], end = mdp.row_starts[mdp.row_group_starts[s + 1]];
+    for (std::uint64_t k = first; k < end; ++k) inside[s] += phi.test(mdp.columns[k]) ? 1 : 0;
+    if (inside[s] == 0) {
+      stays.reset(s);
+      left.push_back(static_cast<std::uint32_t>(s));
+    }
+  }
+  while (!left.empty()) {
+    const std::uint32_t t = left.back();
+    left.pop_back();
+    for (std::uint64_t e = predecessors.offsets[t]; e < predecessors.offsets[t + 1]; ++e) {
+      const std::uint32_t s = predecessors.owner(predecessors.rows[e]);
+      if (!stays.test(s) || --inside[s] != 0) continue;
+      stays.reset(s);
+      left.push_back(s);
+    }
+  }
+  return exists_until(search, all_states(mdp.num_states()), stays);
+}
+
+StateSet exists_always_eventually(const SparseMdp& mdp, const graph::SearchBackend& search, const StateSet& phi) {
+  const graph::SccDecomposition sccs = graph::maybe_state_sccs(search, mdp, all_states(mdp.num_states()));
+  StateSet cycles(mdp.num_states());
+  for (std::size_t c = 0; c < sccs.num_sccs(); ++c) {
+    const std::uint64_t first = sccs.scc_starts[c], end = sccs.scc_starts[c + 1];
+    bool through_phi = false;
+    for (std::uint64_t i = first; i < end; ++i) through_phi = through_phi || phi.test(sccs.order[i]);
+    if (!through_phi || (end - first == 1 && !has_self_loop(mdp, sccs.order[first]))) continue;
+    for (std::uint64_t i = first; i < end; ++i) cycles.set(sccs.order[i]);
+  }
+  return exists_until(search, all_states(mdp.num_states()), cycles);
 }
 
 StateSet ctl_until(const SparseMdp& mdp, const graph::SearchBackend& search, bool forall, const StateSet& phi,

@@ -304,6 +304,10 @@ class Checker {
     StateSet holds;
     if (op.path == Path::next) {
       holds = ctl_next(c_.mdp, forall, boolean(f.operands[0]));
+    } else if (op.path == Path::eventually_always) {
+      holds = exists_eventually_always(c_.mdp, c_.search, boolean(f.operands[0]));
+    } else if (op.path == Path::always_eventually) {
+      holds = exists_always_eventually(c_.mdp, c_.search, boolean(f.operands[0]));
     } else {
       const StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
       const auto [first, last] = step_window(op);
@@ -415,7 +419,9 @@ class Checker {
         return compute_reward_until_time(ctmc, reward_structure(f), time(*op.step_bound, op.step_bound_shifted), solver);
       case Path::instantaneous_reward:
         return compute_reward_at_time(ctmc, reward_structure(f), time(*op.step_bound, false), solver);
-      case Path::long_run_reward: return std::nullopt;
+      case Path::long_run_reward:
+      case Path::eventually_always:
+      case Path::always_eventually: return std::nullopt;
     }
     return std::nullopt;
   }
@@ -450,6 +456,9 @@ class Checker {
         return compute_total_reward(mdp, c_.search, dir, reward_structure(f), solver, c_.device);
       case Path::instantaneous_reward:
         return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
+      case Path::eventually_always:
+      case Path::always_eventually:  // the parser gives them to E and A only
+        fail(f.position, "not supported yet: LTL (F G and G F are read inside E and A only)");
     }
     return {};
   }
