@@ -255,6 +255,29 @@ TEST(Csl, ErrorsNameTheBound) {
   EXPECT_EQ(error(c, "E [ F<=1 s=1 ]"), "p:1:1: not supported yet: E and A with a time bound on a CTMC");
 }
 
+// The path quantifiers range over the CTMC's jumps: state 1 leaves at rate b, however
+// large the uniformised chain's self-loop there (and its own rate-3 self-loop is no
+// jump), so every path visits both states forever. On the uniformised chain, A [ F s=0 ]
+// from 1 and A [ G F s=0 ] were false. A state that leaves nowhere keeps its loop.
+TEST(Csl, PathQuantifiersFollowTheJumps) {
+  const Checked c = uniformised(kTwoStates);
+  const SparseMdp jumps = embedded_chain(c.ctmc);
+  ASSERT_EQ(jumps.num_transitions(), 2u);
+  EXPECT_EQ(jumps.columns[1], 0u);
+  EXPECT_EQ(jumps.values[1], 1.0);
+  const auto holds_everywhere = [&](const std::string& text) {
+    return check(c, "filter(forall, " + text + ")").value.truth;
+  };
+  EXPECT_TRUE(holds_everywhere("A [ F s=0 ]"));
+  EXPECT_TRUE(holds_everywhere("A [ G F s=0 ]"));
+  EXPECT_TRUE(holds_everywhere("A [ G F s=1 ]"));
+  EXPECT_FALSE(holds_everywhere("E [ F G s=1 ]"));
+  EXPECT_FALSE(holds_everywhere("E [ G s=1 ]"));
+  const Checked absorbing = uniformised("ctmc\nmodule m s:[0..1] init 0; [] s=0 -> 4:(s'=1); endmodule\n");
+  EXPECT_TRUE(check(absorbing, "filter(forall, A [ F G s=1 ])").value.truth);
+  EXPECT_EQ(embedded_chain(absorbing.ctmc).columns.back(), 1u);  // state 1's own loop
+}
+
 TEST(CtmcBuild, RatesAddUpAndNegativeRatesAreErrors) {
   // Two commands to the same state race: their rates add up (a DTMC would average them).
   SparseMdp ctmc = built("ctmc\nmodule m s:[0..1] init 0; [] s=0 -> 2:(s'=1); [] s=0 -> 3:(s'=1); endmodule\n");

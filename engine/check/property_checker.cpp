@@ -2,6 +2,7 @@
 
 #include "engine/solve/method_requirements.h"
 #include "engine/check/ctl.h"
+#include "engine/model/uniformisation.h"
 #include "engine/check/filter.h"
 #include "engine/check/long_run_mdp.h"
 #include "engine/check/rewards.h"
@@ -295,23 +296,31 @@ class Checker {
   }
 
   // CTL: E [ path ] or A [ path ] (engine/check/ctl.h); a complement swaps E and A.
+  // A CTMC's paths are its jumps: those of its embedded chain, not of the uniformised
+  // one, whose self-loops would let a path stay forever where the CTMC leaves.
   StateSet path_quantified(const Formula& f) {
     const TemporalOperator& op = f.temporal;
     const bool forall = (op.kind == TemporalOperator::Kind::forall) != op.complement;
-    if (c_.mdp.uniformisation_rate > 0.0 && (op.step_bound || op.lower_step_bound)) {
-      fail(f.position, "not supported yet: E and A with a time bound on a CTMC");
+    std::optional<SparseMdp> jumps;
+    std::unique_ptr<graph::SearchBackend> jump_search;
+    if (c_.mdp.uniformisation_rate > 0.0) {
+      if (op.step_bound || op.lower_step_bound) fail(f.position, "not supported yet: E and A with a time bound on a CTMC");
+      jumps = embedded_chain(c_.mdp);
+      jump_search = graph::make_search_backend(*jumps, graph::SearchKind::cpu_parallel);
     }
+    const SparseMdp& mdp = jumps ? *jumps : c_.mdp;
+    const graph::SearchBackend& search = jump_search ? *jump_search : c_.search;
     StateSet holds;
     if (op.path == Path::next) {
-      holds = ctl_next(c_.mdp, forall, boolean(f.operands[0]));
+      holds = ctl_next(mdp, forall, boolean(f.operands[0]));
     } else if (op.path == Path::eventually_always) {
-      holds = exists_eventually_always(c_.mdp, c_.search, boolean(f.operands[0]));
+      holds = exists_eventually_always(mdp, search, boolean(f.operands[0]));
     } else if (op.path == Path::always_eventually) {
-      holds = exists_always_eventually(c_.mdp, c_.search, boolean(f.operands[0]));
+      holds = exists_always_eventually(mdp, search, boolean(f.operands[0]));
     } else {
       const StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
       const auto [first, last] = step_window(op);
-      holds = ctl_until(c_.mdp, c_.search, forall, phi, psi, first, last);
+      holds = ctl_until(mdp, search, forall, phi, psi, first, last);
     }
     if (op.complement) holds.flip();
     return holds;

@@ -80,4 +80,27 @@ void uniformise(SparseMdp& ctmc) {
   ctmc.uniformisation_rate = q;
 }
 
+SparseMdp embedded_chain(const SparseMdp& uniformised) {
+  SparseMdp embedded;
+  embedded.type = ModelType::dtmc;
+  embedded.row_group_starts.push_back(0);
+  embedded.row_starts.push_back(0);
+  for (std::uint32_t s = 0; s < uniformised.num_states(); ++s) {
+    const std::uint64_t r = uniformised.row_group_starts[s];
+    double leaving = 0.0;
+    for (std::uint64_t k = uniformised.row_starts[r]; k < uniformised.row_starts[r + 1]; ++k) {
+      if (uniformised.columns[k] != s) leaving += uniformised.values[k];
+    }
+    for (std::uint64_t k = uniformised.row_starts[r]; k < uniformised.row_starts[r + 1]; ++k) {
+      if (leaving > 0.0 && uniformised.columns[k] == s) continue;
+      embedded.columns.push_back(uniformised.columns[k]);
+      embedded.values.push_back(leaving > 0.0 ? uniformised.values[k] / leaving : 1.0);
+    }
+    embedded.row_starts.push_back(embedded.columns.size());
+    embedded.row_group_starts.push_back(embedded.row_starts.size() - 1);
+  }
+  embedded.initial_states = uniformised.initial_states;
+  return embedded;
+}
+
 }  // namespace mdpvi

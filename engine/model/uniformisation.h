@@ -25,4 +25,12 @@ double uniformisation_rate(const SparseMdp& ctmc);
 // the model is not such a CTMC.
 void uniformise(SparseMdp& ctmc);
 
+// The CTMC's jumps from its uniformised DTMC: each state's row without the self-loop
+// uniformisation gave it (a rate back into the state is no jump either), the rest
+// renormalised: the embedded DTMC. A state that leaves nowhere keeps its loop, as a
+// DTMC's deadlock does. CTL's path quantifiers range over these paths: the
+// uniformised chain's self-loops would add paths that never leave a state it leaves.
+// Pre: uniformised is a uniformised CTMC (SparseMdp::uniformisation_rate > 0).
+SparseMdp embedded_chain(const SparseMdp& uniformised);
+
 }  // namespace mdpvi
