@@ -1,11 +1,10 @@
 #include "engine/solve/chunk_driver.h"
 
 #include "engine/model/process_memory.h"
-#include "engine/solve/prepared_chunk.h"
-#include "gpu/partitioned_sweeps.h"
-#include "engine/solve/solve_progress.h"
-
 #include "engine/model/stopwatch.h"
+#include "engine/solve/prepared_chunk.h"
+#include "engine/solve/solve_progress.h"
+#include "gpu/partitioned_sweeps.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_reduce.h>
