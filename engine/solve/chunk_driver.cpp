@@ -64,8 +64,9 @@ std::optional<std::size_t> device_budget(const DeviceOptions& options, const gpu
   return free_bytes > margin ? free_bytes - margin : 0;
 }
 
-// The CPU's methods solve a chunk too large for the device (one SCC past the
-// budget); where the run may use several devices, they sweep its parts there.
+// The request for a chunk too large for the device (one SCC past the budget), which
+// the CPU's methods solve: where the run may use several devices, they sweep its
+// parts there.
 SolveRequest spread_over_devices(const SolveRequest& request, const DeviceOptions& options) {
   SolveRequest spread = request;
   if (options.solver == SolverKind::cpu || request.options.partitions > 1 || options.gpus == 1) return spread;
@@ -449,8 +450,7 @@ std::size_t peak_device_bytes(const std::vector<ChunkReport>& chunks) {
 SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
-  const SolveRequest spread = spread_over_devices(request, options);
-  std::unique_ptr<MethodPolicy> method = make_method_policy(spread);
+  std::unique_ptr<MethodPolicy> method = make_method_policy(request);
   spdlog::debug("solve: method ready, {:.3f} s", seconds_since(start));
   std::unique_ptr<gpu::DeviceSolver> device = method->runs_on_device() ? open_device(options) : nullptr;
   spdlog::debug("solve: device open, {:.3f} s", seconds_since(start));
@@ -482,6 +482,13 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     return result;
   }
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
+  // A chunk past the device's budget (one SCC) goes to the CPU's methods: over the
+  // GPUs in parts, where the run may use several.
+  const SolveRequest spread = spread_over_devices(request, options);
+  std::unique_ptr<MethodPolicy> spread_method =
+      device && spread.options.partitions_on_devices && !request.options.partitions_on_devices ? make_method_policy(spread)
+                                                                                               : nullptr;
+  if (spread_method) spread_method->report_progress_to(&progress);
   std::vector<std::uint8_t> cyclic;
   if (device) cyclic = cyclic_levels(system);
   spdlog::debug("solve: plan and level shapes ready, {:.3f} s", seconds_since(start));
@@ -519,7 +526,8 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     if (!done) {
       const std::uint64_t before = report.stats.iterations;
       x.make_second_buffers();
-      method->solve_sccs_on_cpu(chunk.first_scc, chunk.end_scc, x, report.stats);
+      MethodPolicy& on_cpu = spread_method && !chunk.fits ? *spread_method : *method;
+      on_cpu.solve_sccs_on_cpu(chunk.first_scc, chunk.end_scc, x, report.stats);
       chunk_report.iterations = report.stats.iterations - before;
     }
     report.chunks.push_back(chunk_report);
