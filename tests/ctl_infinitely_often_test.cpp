@@ -7,6 +7,7 @@
 #include "graph/search_backend.h"
 #include "io/property_parser.h"
 #include "random_mdps.h"
+#include "search_backends.h"
 
 #include <gtest/gtest.h>
 
@@ -131,14 +132,7 @@ TEST_P(InfinitelyOftenIsEquivalentToRef, OnSparseGraphs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, InfinitelyOftenIsEquivalentToRef,
-                         ::testing::Values(graph::SearchKind::reference, graph::SearchKind::cpu_parallel,
-                                           graph::SearchKind::gpu),
-                         [](const auto& info) {
-                           std::string name = graph::to_string(info.param);
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Backends, InfinitelyOftenIsEquivalentToRef, test::every_search_backend(), test::search_backend_name);
 
 // E reads F G and G F as they are; A as the complement of E over the negated operand.
 TEST(InfinitelyOftenPaths, ParseAsEOrTheComplementOfE) {

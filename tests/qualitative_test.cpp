@@ -3,6 +3,7 @@
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
 #include "random_mdps.h"
+#include "search_backends.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -130,14 +131,7 @@ TEST(ChoicePredecessorGraph, TheDeviceGraphTakesOnlyModelsItCanNumber) {
   EXPECT_FALSE(gpu::graph_vertices_fit(std::uint64_t{1} << 31, (std::uint64_t{1} << 31) - 1));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, QualitativeTest,
-                         ::testing::Values(graph::SearchKind::reference, graph::SearchKind::cpu_parallel,
-                                           graph::SearchKind::gpu),
-                         [](const auto& info) {
-                           std::string name = graph::to_string(info.param);
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Backends, QualitativeTest, test::every_search_backend(), test::search_backend_name);
 
 }  // namespace
 }  // namespace mdpvi
