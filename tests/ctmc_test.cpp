@@ -251,11 +251,10 @@ TEST(Csl, ErrorsNameTheBound) {
   EXPECT_EQ(error(c, "P=? [ F<=-1 s=1 ]"), "p:1:10: a time bound must be a finite number >= 0, found -1");
   EXPECT_EQ(error(c, "P=? [ F<=0/0 s=1 ]"), "p:1:11: a time bound must be a finite number >= 0, found NaN");
   EXPECT_EQ(error(c, "P=? [ F[2,1] s=1 ]"), "p:1:11: the time interval [2, 1] is empty");
-  EXPECT_EQ(error(c, "P=? [ X s=1 ]"), "p:1:1: not supported yet: X of a CTMC (mdpvi has X for DTMCs and MDPs)");
   EXPECT_EQ(error(c, "E [ F<=1 s=1 ]"), "p:1:1: not supported yet: E and A with a time bound on a CTMC");
 }
 
-// The path quantifiers range over the CTMC's jumps: state 1 leaves at rate b, however
+// The path quantifiers and X range over the CTMC's jumps: state 1 leaves at rate b, however
 // large the uniformised chain's self-loop there (and its own rate-3 self-loop is no
 // jump), so every path visits both states forever. On the uniformised chain, A [ F s=0 ]
 // from 1 and A [ G F s=0 ] were false. A state that leaves nowhere keeps its loop.
@@ -273,7 +272,11 @@ TEST(Csl, PathQuantifiersFollowTheJumps) {
   EXPECT_TRUE(holds_everywhere("A [ G F s=1 ]"));
   EXPECT_FALSE(holds_everywhere("E [ F G s=1 ]"));
   EXPECT_FALSE(holds_everywhere("E [ G s=1 ]"));
+  // X is the first jump's: from 1 (leaving at rate b, a rate-3 loop beside) surely to 0.
+  EXPECT_EQ(number(c, "P=? [ X s=0 ]"), 0.0);
+  EXPECT_EQ(check(c, "filter(state, P=? [ X s=0 ], s=1)").value.number, 1.0);
   const Checked absorbing = uniformised("ctmc\nmodule m s:[0..1] init 0; [] s=0 -> 4:(s'=1); endmodule\n");
+  EXPECT_EQ(check(absorbing, "filter(state, P=? [ X s=1 ], s=1)").value.number, 1.0);  // its loop
   EXPECT_TRUE(check(absorbing, "filter(forall, A [ F G s=1 ])").value.truth);
   EXPECT_EQ(embedded_chain(absorbing.ctmc).columns.back(), 1u);  // state 1's own loop
 }

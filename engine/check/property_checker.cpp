@@ -415,8 +415,8 @@ class Checker {
         if (!op.step_bound && !op.lower_step_bound) return std::nullopt;
         return compute_timed_until(ctmc, c_.search, boolean(f.operands[0]), boolean(f.operands[1]), time_window(op),
                                    solver, c_.device);
-      case Path::next:
-        fail(f.position, "not supported yet: X of a CTMC (mdpvi has X for DTMCs and MDPs)");
+      case Path::next:  // the next state is the first jump's: the embedded chain's step
+        return compute_next(embedded_chain(ctmc), Optimization::minimize, boolean(f.operands[0]));
       case Path::reachability_reward:
         return compute_reachability_reward(ctmc, c_.search, Optimization::minimize,
                                            rewards_per_step(ctmc, reward_structure(f)), boolean(f.operands[0]), solver,
