@@ -15,6 +15,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 namespace mdpvi {
@@ -65,17 +66,16 @@ std::optional<std::size_t> device_budget(const DeviceOptions& options, const gpu
 }
 
 // The request for a chunk too large for the device (one SCC past the budget), which
-// the CPU's methods solve: where the run may use several devices, they sweep its
-// parts there.
-SolveRequest spread_over_devices(const SolveRequest& request, const DeviceOptions& options) {
-  SolveRequest spread = request;
-  if (options.solver == SolverKind::cpu || request.options.partitions > 1 || options.gpus == 1) return spread;
+// the CPU's methods solve: its parts swept on the devices, where the run may use
+// several and the request does not choose its parts itself; else none.
+std::optional<SolveRequest> spread_over_devices(const SolveRequest& request, const DeviceOptions& options) {
+  if (options.solver == SolverKind::cpu || request.options.partitions > 1 || options.gpus == 1) return std::nullopt;
   const auto usable = static_cast<std::uint32_t>(gpu::usable_device_count());
   const std::uint32_t gpus = options.gpus == 0 ? usable : std::min(options.gpus, usable);
-  if (gpus >= 2) {
-    spread.options.partitions = gpus;
-    spread.options.partitions_on_devices = true;
-  }
+  if (gpus < 2) return std::nullopt;
+  SolveRequest spread = request;
+  spread.options.partitions = gpus;
+  spread.options.partitions_on_devices = true;
   return spread;
 }
 
@@ -484,10 +484,8 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   const std::vector<Chunk> plan = plan_for(system, *method, options, device.get());
   // A chunk past the device's budget (one SCC) goes to the CPU's methods: over the
   // GPUs in parts, where the run may use several.
-  const SolveRequest spread = spread_over_devices(request, options);
-  std::unique_ptr<MethodPolicy> spread_method =
-      device && spread.options.partitions_on_devices && !request.options.partitions_on_devices ? make_method_policy(spread)
-                                                                                               : nullptr;
+  const std::optional<SolveRequest> spread = device ? spread_over_devices(request, options) : std::nullopt;
+  std::unique_ptr<MethodPolicy> spread_method = spread ? make_method_policy(*spread) : nullptr;
   if (spread_method) spread_method->report_progress_to(&progress);
   std::vector<std::uint8_t> cyclic;
   if (device) cyclic = cyclic_levels(system);
