@@ -1,7 +1,7 @@
 #pragma once
 // A compact directed graph in CSR form that models Boost.Graph's IncidenceGraph and
-// VertexListGraph concepts, so that Boost's searches (breadth_first_search,
-// strong_components, filtered_graph) run on it directly: 12 bytes per vertex and 4 per
+// VertexListGraph concepts, so that Boost's strong_components (the reference SCCs,
+// graph/scc.cpp) runs on it directly: 12 bytes per vertex and 4 per
 // edge, no copy into an adjacency_list.
 #include <boost/graph/graph_traits.hpp>
 #include <boost/iterator/counting_iterator.hpp>
@@ -78,7 +78,7 @@ struct graph_traits<mdpvi::graph::CsrDigraph> {
   struct traversal_category : incidence_graph_tag, vertex_list_graph_tag {};
   using out_edge_iterator = mdpvi::graph::OutArcIterator;
   using vertex_iterator = mdpvi::graph::VertexIterator;
-  // filtered_graph names these types; the algorithms used here never call them.
+  // Boost's adaptors name these types; the algorithm used here never calls them.
   using in_edge_iterator = out_edge_iterator;
   using adjacency_iterator = vertex_iterator;
   using edge_iterator = out_edge_iterator;
