@@ -55,10 +55,10 @@ std::vector<std::string> split_inline_properties(const std::vector<std::string>&
 
 Method method_named(const std::string& name) {
   for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
-                        Method::bicgstab}) {
+                        Method::bicgstab, Method::policy_iteration}) {
     if (name == option_name(method)) return method;
   }
-  throw std::invalid_argument("method must be 'ovi', 'ii', 'vi' or 'bicgstab', found '" + name + "'");
+  throw std::invalid_argument("method must be 'ovi', 'ii', 'vi', 'bicgstab' or 'pi', found '" + name + "'");
 }
 
 SolverKind solver_named(const std::string& name) {

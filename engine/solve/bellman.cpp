@@ -41,6 +41,7 @@ IntervalSweep interval_serial(const MaybeSystem& system, std::uint64_t begin, st
     double upper = std::min(x.upper_in[s], raised);
     result.width = std::max(result.width, interval_width<criterion>(lower, upper));
     result.upper_raised = result.upper_raised || raised > x.upper_in[s] * (1 + kRaiseTolerance);
+    result.lower_lowered = result.lower_lowered || swept < x.lower_in[s] * (1 - kRaiseTolerance);
     result.crossed = result.crossed || upper < lower;
     x.lower_out[s] = lower;
     x.upper_out[s] = upper;

@@ -111,10 +111,16 @@ struct IntervalSweep {
   double width = 0.0;         // the largest width over the range afterwards
   bool upper_raised = false;  // B(upper_in) > upper_in somewhere: upper_in was not shown an upper bound
   bool crossed = false;       // upper below lower somewhere: the upper start was no upper bound
+  // B(lower_in) < lower_in somewhere (by more than kRaiseTolerance): lower_in was not
+  // shown a lower bound. Only a lower start that is a guess needs this (policy
+  // iteration's); computed by this file's sweeps, not by the parts' or the device's,
+  // whose lower iterates rise from below.
+  bool lower_lowered = false;
 
   IntervalSweep& operator+=(const IntervalSweep& o) {
     width = std::max(width, o.width);
     upper_raised = upper_raised || o.upper_raised;
+    lower_lowered = lower_lowered || o.lower_lowered;
     crossed = crossed || o.crossed;
     return *this;
   }

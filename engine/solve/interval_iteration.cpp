@@ -432,12 +432,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
     for_each_level(
         system, first_scc, end_scc,
         [&](std::size_t scc) {  // exact from final inputs: no upper start needed
-          const std::uint64_t s = system.scc_starts[scc];
-          const auto [lower, upper] = r_.direction == Optimization::minimize
-                                          ? bellman_pair<Optimization::minimize>(system, s, x.lower.data(), x.upper.data())
-                                          : bellman_pair<Optimization::maximize>(system, s, x.lower.data(), x.upper.data());
-          x.lower[s] = x.lower_next[s] = lower;
-          x.upper[s] = x.upper_next[s] = upper;
+          solve_trivial_scc_both(r_, system.scc_starts[scc], x);
         },
         [&](std::size_t scc) {
           const StateRange range = range_of(scc);

@@ -15,15 +15,25 @@ namespace {
 
 using Range = oneapi::tbb::blocked_range<std::size_t>;
 
+// Below many states a loop runs on one thread: a BiCGStab iteration is about
+// ten passes, and on a small SCC the tasks of each would cost more than its work.
+constexpr std::size_t kGrain = 4096;
+
+Range whole(std::size_t n) { return Range(0, n, kGrain); }
+
 }  // namespace
 
-KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const double* values)
-    : s_(system), begin_(range.begin), n_(range.size()) {
+KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const std::uint64_t* rows)
+    : s_(system), begin_(range.begin), n_(range.size()), rows_(rows) {
   for (auto& v : vectors_) v.assign(n_, 0.0);
+}
+
+KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const double* values, const std::uint64_t* rows)
+    : KrylovSystem(system, range, rows) {
   std::copy(values + begin_, values + begin_ + n_, at(KrylovVector::x).begin());
   std::vector<double>& c = at(KrylovVector::c);
-  parallel_indices(0, n_, 1, [&](std::size_t i) {
-    const std::uint64_t row = s_.row_group_starts[begin_ + i];
+  parallel_indices(0, n_, kGrain, [&](std::size_t i) {
+    const std::uint64_t row = row_of(i);
     double sum = s_.row_constants[row];
     for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
       if (!inside(s_.columns[k])) sum += s_.values[k] * values[s_.columns[k]];
@@ -32,11 +42,19 @@ KrylovSystem::KrylovSystem(const MaybeSystem& system, StateRange range, const do
   });
 }
 
+KrylovSystem KrylovSystem::steps_to_leave(const MaybeSystem& system, StateRange range, const std::uint64_t* rows,
+                                          const double* start) {
+  KrylovSystem a(system, range, rows);
+  std::fill(a.at(KrylovVector::c).begin(), a.at(KrylovVector::c).end(), 1.0);
+  std::copy(start, start + a.n_, a.at(KrylovVector::x).begin());
+  return a;
+}
+
 void KrylovSystem::apply(KrylovVector in, KrylovVector out) {
   const std::vector<double>& x = at(in);
   std::vector<double>& y = at(out);
-  parallel_indices(0, n_, 1, [&](std::size_t i) {
-    const std::uint64_t row = s_.row_group_starts[begin_ + i];
+  parallel_indices(0, n_, kGrain, [&](std::size_t i) {
+    const std::uint64_t row = row_of(i);
     double mx = 0.0;
     for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
       if (inside(s_.columns[k])) mx += s_.values[k] * x[s_.columns[k] - begin_];
@@ -49,7 +67,7 @@ double KrylovSystem::dot(KrylovVector a, KrylovVector b) const {
   const std::vector<double>& u = at(a);
   const std::vector<double>& w = at(b);
   return oneapi::tbb::parallel_reduce(
-      Range(0, n_), 0.0,
+      whole(n_), 0.0,
       [&](const Range& r, double sum) {
         for (std::size_t i = r.begin(); i < r.end(); ++i) sum += u[i] * w[i];
         return sum;
@@ -60,7 +78,7 @@ double KrylovSystem::dot(KrylovVector a, KrylovVector b) const {
 double KrylovSystem::max_abs(KrylovVector a) const {
   const std::vector<double>& u = at(a);
   return oneapi::tbb::parallel_reduce(
-      Range(0, n_), 0.0,
+      whole(n_), 0.0,
       [&](const Range& r, double m) {
         for (std::size_t i = r.begin(); i < r.end(); ++i) m = std::max(m, std::abs(u[i]));
         return m;
@@ -76,21 +94,21 @@ void KrylovSystem::combine(KrylovVector y, KrylovVector a, double s, KrylovVecto
   std::vector<double>& out = at(y);
   const std::vector<double>& u = at(a);
   const std::vector<double>& w = at(b);
-  parallel_indices(0, n_, 1, [&](std::size_t i) { out[i] = u[i] + s * w[i]; });
+  parallel_indices(0, n_, kGrain, [&](std::size_t i) { out[i] = u[i] + s * w[i]; });
 }
 
 void KrylovSystem::update_direction(double beta, double omega) {
   std::vector<double>& p = at(KrylovVector::p);
   const std::vector<double>& r = at(KrylovVector::r);
   const std::vector<double>& v = at(KrylovVector::v);
-  parallel_indices(0, n_, 1, [&](std::size_t i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); });
+  parallel_indices(0, n_, kGrain, [&](std::size_t i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); });
 }
 
 void KrylovSystem::update_solution(double alpha, double omega) {
   std::vector<double>& x = at(KrylovVector::x);
   const std::vector<double>& p = at(KrylovVector::p);
   const std::vector<double>& s = at(KrylovVector::s);
-  parallel_indices(0, n_, 1, [&](std::size_t i) { x[i] += alpha * p[i] + omega * s[i]; });
+  parallel_indices(0, n_, kGrain, [&](std::size_t i) { x[i] += alpha * p[i] + omega * s[i]; });
 }
 
 }  // namespace mdpvi

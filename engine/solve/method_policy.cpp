@@ -21,6 +21,7 @@ std::unique_ptr<MethodPolicy> make_value_iteration_policy(const SolveRequest& re
 // interval_iteration.cpp; optimistic: the upper iterate starts from a verified guess
 std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic);
 std::unique_ptr<MethodPolicy> make_bicgstab_policy(const SolveRequest& request);  // bicgstab.cpp
+std::unique_ptr<MethodPolicy> make_policy_iteration_policy(const SolveRequest& request);  // policy_iteration.cpp
 
 const char* to_string(Method method) {
   switch (method) {
@@ -28,6 +29,7 @@ const char* to_string(Method method) {
     case Method::interval_iteration: return "interval iteration";
     case Method::optimistic_value_iteration: return "optimistic value iteration";
     case Method::bicgstab: return "BiCGStab";
+    case Method::policy_iteration: return "policy iteration";
   }
   return "?";
 }
@@ -38,6 +40,7 @@ const char* option_name(Method method) {
     case Method::interval_iteration: return "ii";
     case Method::optimistic_value_iteration: return "ovi";
     case Method::bicgstab: return "bicgstab";
+    case Method::policy_iteration: return "pi";
   }
   return "?";
 }
@@ -56,6 +59,12 @@ MethodRequirements requirements_of(Method method) {
       needs.one_choice_per_state = true;
       needs.solves_by_levels = false;
       break;
+    case Method::policy_iteration:
+      needs.gives_bounds = true;
+      needs.end_components_collapsed_when_maximizing = true;
+      needs.uses_upper_bound = true;
+      needs.solves_by_levels = false;
+      break;
   }
   return needs;
 }
@@ -72,6 +81,7 @@ std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request) {
     case Method::interval_iteration: return make_interval_iteration_policy(request, false);
     case Method::optimistic_value_iteration: return make_interval_iteration_policy(request, true);
     case Method::bicgstab: return make_bicgstab_policy(request);
+    case Method::policy_iteration: return make_policy_iteration_policy(request);
   }
   return make_value_iteration_policy(request);
 }
@@ -80,6 +90,15 @@ void solve_trivial_scc(const SolveRequest& request, StateRange range, Iterates& 
   bellman_sweep_reference(request.system, range, request.direction, request.options.stop.criterion, x.lower.data(),
                           x.lower_next.data());
   x.lower[range.begin] = x.lower_next[range.begin];
+}
+
+void solve_trivial_scc_both(const SolveRequest& request, std::uint64_t state, Iterates& x) {
+  const MaybeSystem& system = request.system;
+  const auto [lower, upper] = request.direction == Optimization::minimize
+                                  ? bellman_pair<Optimization::minimize>(system, state, x.lower.data(), x.upper.data())
+                                  : bellman_pair<Optimization::maximize>(system, state, x.lower.data(), x.upper.data());
+  x.lower[state] = x.lower_next[state] = lower;
+  x.upper[state] = x.upper_next[state] = upper;
 }
 
 Iterates::Iterates(const SolveRequest& request, bool with_upper, bool upper_unwritten) {

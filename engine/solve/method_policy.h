@@ -181,6 +181,10 @@ gpu::SweepSettings sweep_settings(const SolveRequest& request, SolveProgress* pr
 // lower iterate, from the final values it depends on.
 void solve_trivial_scc(const SolveRequest& request, StateRange range, Iterates& x);
 
+// The same for both iterates of interval iteration (and the methods that keep two),
+// each from its own final inputs; state is the SCC's one state.
+void solve_trivial_scc_both(const SolveRequest& request, std::uint64_t state, Iterates& x);
+
 // True when SCC scc is one state without a self-loop: one Bellman update solves it.
 bool is_trivial_scc(const MaybeSystem& system, std::size_t scc);
 

@@ -29,6 +29,10 @@ enum class Method {
   // system on the CPU, of each chunk's on the device; no error bound, like value
   // iteration.
   bicgstab,
+  // Policy iteration (Howard 1960) per SCC where value iteration would crawl, each
+  // scheduler's system solved by BiCGStab; bounds as interval iteration's, verified
+  // by its sweeps (engine/solve/policy_iteration.cpp). On the CPU.
+  policy_iteration,
 };
 
 const char* to_string(Method method);    // "value iteration", "interval iteration", ...

@@ -361,7 +361,7 @@ def main():
     r.add_argument("--memory-study", metavar="INSTANCE")
     r.add_argument("--instances", help="comma-separated: only these instances of the suite")
     r.add_argument("--check", action="store_true")
-    r.add_argument("--method", choices=("ovi", "ii", "vi"), help="mdpvi's --method (default: mdpvi's, ovi)")
+    r.add_argument("--method", choices=("ovi", "ii", "vi", "pi"), help="mdpvi's --method (default: mdpvi's, ovi)")
     r.add_argument("--max-iters", type=int, help="mdpvi's --max-iters (the same for every method compared)")
     r.add_argument("--gpu-system", choices=("auto", "copy", "view"), help="mdpvi's --gpu-system (GPU runs)")
     m = sub.add_parser("memory")

@@ -1,0 +1,298 @@
+// Policy iteration (Howard 1960) with bounds, per SCC on the CPU, for the SCCs where
+// value iteration crawls: where the chance of leaving an SCC per sweep is tiny
+// (consensus protocols), value iteration takes hundreds of thousands of sweeps, and
+// a handful of schedulers, each solved as a linear system by BiCGStab, reach the
+// optimum instead (as Storm's topological policy iteration does).
+//
+// An SCC is first swept by value iteration from below, up to a thousand sweeps.
+// Where they converge, or their rate says they soon would, optimistic value
+// iteration finishes it, from the iterates it has. Otherwise:
+//  1. Improve: each state takes its best row under the current values (the first
+//     scheduler from the sweeps' values); evaluate: solve that scheduler's linear
+//     system, warm-started from the last values. Until no state changes its row.
+//  2. Bound. Let v be the final values, rho the largest Bellman residual |B(v) - v|,
+//     and W >= 1 + M_a W for every row a (the most expected steps any scheduler
+//     takes before leaving the SCC, found by policy iteration on the steps, times a
+//     margin). Then L = v - 2 rho W and U = v + 2 rho W satisfy L <= B(L) and
+//     B(U) <= U, each row a losing at least 2 rho of W's slack against at most rho
+//     of residual. B(U) <= U bounds the least fixed point from above (Park); L <=
+//     B(L) bounds it from below because the fixed point is unique and attracts every
+//     start (the maybe-states keep no end component the optimum could stay in: Pmin
+//     has none after Prob0, Pmax and Rmax are collapsed first, Rmin's zero-reward
+//     ones are; its others cost infinitely much), as interval iteration's upper
+//     iterate needs too. Each side is evaluated from its own inputs (the lower or
+//     upper iterates of earlier SCCs).
+//  3. Verify: interval sweeps from L and U, until one lowers no lower value and one
+//     raises no upper value (then every later sweep stays sound) and the width is
+//     within the SCC's target. The check decides; the steps above only guess.
+// Where a step fails (a scheduler that never leaves the SCC, so its system is
+// singular: Rmin's positive-reward cycles; a policy that does not settle; no
+// verification), the SCC starts again under optimistic value iteration.
+#include "engine/solve/krylov_system.h"
+#include "engine/solve/method_policy.h"
+#include "engine/solve/parallel_indices.h"
+#include "engine/solve/policy_steps.h"
+#include "engine/solve/solve_progress.h"
+#include "engine/numeric/bicgstab_steps.h"
+#include "engine/numeric/optimistic_guess.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+namespace mdpvi {
+
+std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic);
+
+namespace {
+
+// Value iteration's sweeps first, at most these. Where they converge, or their rate
+// over the last kRateWindow of them says that fewer than kCrawlSweeps more would,
+// optimistic value iteration finishes the SCC: a scheduler's system takes BiCGStab
+// thousands of products to the precision the bounds need. (The rate is read late
+// and over many sweeps: the fast modes die first, and an early or short rate
+// promises too much.)
+constexpr std::uint64_t kWarmSweeps = 1000;
+constexpr std::uint64_t kRateWindow = 100;
+constexpr double kCrawlSweeps = 1000;
+constexpr int kMaxPolicies = 100;
+// Once the scheduler settles at kSwitchTolerance, gains down to this are taken too,
+// at most kFinePolicies times (rows that tie may trade places in rounding).
+constexpr double kFineSwitchTolerance = 1e-13;
+constexpr int kFinePolicies = 8;
+// BiCGStab's residual, relative to the largest value: the bounds' width is about
+// the residual times the steps to leave the SCC.
+constexpr double kEvaluationEpsilon = 1e-14;
+// A restart continues from the last x with its true residual: where rounding breaks
+// BiCGStab down, restarts refine the solution as iterative refinement would.
+constexpr unsigned kRestarts = 64;
+// The steps to leave need less: they only weigh the bounds' margins.
+constexpr double kStepsEpsilon = 1e-6;
+// W is the steps' solution times this: the steps' own residual must not eat the slack.
+constexpr double kStepsMargin = 1.01;
+constexpr std::uint64_t kVerifySweeps = 64;
+
+// The sweeps value iteration would still need to bring its change from change to
+// below precision, at rate.
+double sweeps_to_go(double change, double rate, double precision) {
+  if (change < precision) return 0.0;
+  if (rate >= 1.0) return std::numeric_limits<double>::infinity();
+  return std::log(precision / change) / std::log(rate);
+}
+
+struct PolicyRun {
+  std::uint64_t sweeps = 0;  // Bellman sweeps, and two per BiCGStab iteration (its products)
+  int policies = 0;
+  const char* failure = nullptr;  // why the SCC goes to optimistic value iteration
+  double residual = 0.0;          // rho
+  double most_steps = 0.0;        // the largest entry of W
+  double width = 0.0;
+};
+
+class PolicyIterationPolicy final : public MethodPolicy {
+ public:
+  explicit PolicyIterationPolicy(const SolveRequest& request)
+      : r_(request), fallback_(make_interval_iteration_policy(request, true)) {}
+
+  bool has_upper_iterate() const override { return true; }
+  bool runs_on_device() const override { return false; }
+  bool solves_by_levels() const override { return false; }
+  std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
+    return matrix_bytes(states, rows, entries) + 2 * rows * sizeof(double) + 12 * states * sizeof(double);
+  }
+
+  void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
+    fallback_->report_progress_to(progress_);
+    const MaybeSystem& system = r_.system;
+    for_each_level(
+        system, first_scc, end_scc, [&](std::size_t scc) { solve_trivial_scc_both(r_, system.scc_starts[scc], x); },
+        [&](std::size_t scc) { solve_scc(scc, x, stats); });
+  }
+
+  gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob&, Iterates&, SolveStats&) override {
+    throw std::logic_error("policy iteration runs on the CPU");
+  }
+
+ private:
+  void solve_scc(std::size_t scc, Iterates& x, SolveStats& stats) {
+    const StateRange range{r_.system.scc_starts[scc], r_.system.scc_starts[scc + 1]};
+    const double target = targets()[scc];
+    const double precision = target * kLowerDistance / 2;  // optimistic value iteration's first
+    const LowerRun early = sweep_lower(r_, progress_, range, x, precision, kWarmSweeps - kRateWindow);
+    LowerRun late;
+    if (early.change >= precision) late = sweep_lower(r_, progress_, range, x, precision, kRateWindow);
+    const std::uint64_t warm_sweeps = early.sweeps + late.sweeps;
+    const double rate = convergence_rate(early.change, late.change, late.sweeps);
+    if (early.change < precision || sweeps_to_go(late.change, rate, precision) < kCrawlSweeps) {
+      stats.iterations += warm_sweeps;  // from the lower iterate it has: still from below
+      fallback_->solve_sccs_on_cpu(scc, scc + 1, x, stats);
+      return;
+    }
+    // The sweeps' values stay a lower bound, for optimistic value iteration to go on
+    // from should policy iteration fail.
+    const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
+    const PolicyRun run = iterate_policies(range, target, x);
+    if (run.failure != nullptr) {
+      spdlog::debug("policy iteration on an SCC of {} states: {} after {} schedulers; optimistic value iteration instead",
+                    range.size(), run.failure, run.policies);
+      stats.iterations += warm_sweeps + run.sweeps;
+      x.restart(r_, range);
+      std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
+      x.sync(range);
+      fallback_->solve_sccs_on_cpu(scc, scc + 1, x, stats);
+      return;
+    }
+    ++stats.iterated_sccs;
+    stats.add_run(warm_sweeps + run.sweeps);
+    spdlog::debug("policy iteration on an SCC of {} states: {} schedulers, {} sweeps and products, residual {:.3g}, "
+                  "at most {:.3g} steps to leave, width {:.3g}",
+                  range.size(), run.policies, warm_sweeps + run.sweeps, run.residual, run.most_steps, run.width);
+  }
+
+  PolicyRun iterate_policies(StateRange range, double target, Iterates& x) {
+    PolicyRun run;
+    std::vector<std::uint64_t> chosen(range.size());
+    improve_policy_parallel(r_.system, {range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen.data());
+    if (!settle(range, chosen, x.lower, run)) return run;
+    // The upper side from the upper inputs (on which another scheduler may be best),
+    // starting from the lower side's scheduler and values.
+    std::vector<std::uint64_t> chosen_upper = chosen;
+    parallel_copy(x.lower.data() + range.begin, range.size(), x.upper.data() + range.begin);
+    if (!settle(range, chosen_upper, x.upper, run)) return run;
+    const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run);
+    if (!steps) {
+      fail(run, "no bound on the steps before leaving the SCC");
+      return run;
+    }
+    run.residual = std::max(bellman_residual(range, x.lower, x.lower_next), bellman_residual(range, x.upper, x.upper_next));
+    run.most_steps = *std::max_element(steps->begin(), steps->end());
+    bracket(range, 2 * run.residual, *steps, x);
+    return verify(range, target, x, run);
+  }
+
+  // Policy iteration on values' range, from the chosen scheduler: evaluate, improve,
+  // until no state changes its row at kSwitchTolerance; then as long as rows still
+  // gain at kFineSwitchTolerance, at most kFinePolicies more (a gain left behind
+  // widens the bounds by itself times the steps to leave; values need not be the last
+  // scheduler's: the bounds are taken from whatever they are). False where it fails
+  // (run.failure says why).
+  bool settle(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values, PolicyRun& run) {
+    PolicyImprovement step{range, r_.direction, RowObjective::values, true};
+    for (int fine = 0;;) {
+      ++run.policies;
+      if (!evaluate(range, chosen, values, run)) return fail(run, "a scheduler's system did not converge");
+      std::uint64_t changed = improve_policy_parallel(r_.system, step, values.data(), chosen.data());
+      if (changed == 0 && step.tolerance != kFineSwitchTolerance) {
+        step.tolerance = kFineSwitchTolerance;
+        changed = improve_policy_parallel(r_.system, step, values.data(), chosen.data());
+      }
+      if (changed == 0 || (step.tolerance == kFineSwitchTolerance && ++fine > kFinePolicies)) return true;
+      if (run.policies >= kMaxPolicies) return fail(run, "the scheduler did not settle");
+    }
+  }
+
+  // Solves the scheduler's system into values' range, from its values there; false
+  // where BiCGStab does not converge (a singular system among them).
+  bool evaluate(StateRange range, const std::vector<std::uint64_t>& chosen, PodVector<double>& values, PolicyRun& run) {
+    KrylovSystem a(r_.system, range, values.data(), chosen.data());
+    KrylovLimits limits;
+    limits.max_iterations = r_.options.stop.max_sweeps;
+    limits.epsilon = kEvaluationEpsilon;
+    limits.max_restarts = kRestarts;
+    const KrylovRun solved = run_bicgstab(a, limits);
+    run.sweeps += 2 * solved.iterations + 1;
+    note_progress(progress_, 2 * solved.iterations + 1, solved.residual);
+    if (!solved.converged) return false;
+    std::copy(a.solution().begin(), a.solution().end(), values.begin() + range.begin);
+    return true;
+  }
+
+  // W of the header: policy iteration on the expected steps before leaving the range,
+  // maximised, from the chosen scheduler; nullopt where some scheduler never leaves.
+  std::optional<std::vector<double>> most_steps_to_leave(StateRange range, std::vector<std::uint64_t> chosen,
+                                                         PolicyRun& run) {
+    const PolicyImprovement step{range, Optimization::maximize, RowObjective::steps_to_leave, true};
+    std::vector<double> steps(range.size(), 1.0);
+    for (int policy = 0; policy < kMaxPolicies; ++policy) {
+      KrylovSystem a = KrylovSystem::steps_to_leave(r_.system, range, chosen.data(), steps.data());
+      KrylovLimits limits;
+      limits.max_iterations = r_.options.stop.max_sweeps;
+      limits.epsilon = kStepsEpsilon;
+      limits.max_restarts = kRestarts;
+      const KrylovRun solved = run_bicgstab(a, limits);
+      run.sweeps += 2 * solved.iterations + 1;
+      if (!solved.converged) return std::nullopt;
+      steps = a.solution();
+      if (improve_policy_parallel(r_.system, step, steps.data(), chosen.data()) == 0) {
+        for (double& s : steps) s = std::max(1.0, s) * kStepsMargin;
+        return steps;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // max |B(v) - v| over the range (scratch: the second buffer's range).
+  double bellman_residual(StateRange range, const PodVector<double>& v, PodVector<double>& scratch) const {
+    return bellman_sweep_parallel(r_.system, range, r_.direction, ConvergenceCriterion::absolute, v.data(), scratch.data());
+  }
+
+  // L = v_lower - margin W and U = v_upper + margin W, within [0, the known bound].
+  void bracket(StateRange range, double margin, const std::vector<double>& steps, Iterates& x) const {
+    const double bound = r_.known_upper_bound.value_or(std::numeric_limits<double>::infinity());
+    parallel_indices(0, range.size(), 4096, [&](std::size_t i) {
+      const std::uint64_t s = range.begin + i;
+      x.lower[s] = std::max(0.0, x.lower[s] - margin * steps[i]);
+      x.upper[s] = std::min(bound, x.upper[s] + margin * steps[i]);
+    });
+    x.sync(range);
+  }
+
+  PolicyRun verify(StateRange range, double target, Iterates& x, PolicyRun& run) const {
+    bool lower_shown = false, upper_shown = false;
+    for (std::uint64_t sweep = 0; sweep < kVerifySweeps; ++sweep) {
+      const IntervalSweep swept = interval_sweep_parallel(r_.system, range, r_.direction, r_.options.stop.criterion,
+                                                          x.interval_view());
+      x.swap_both();
+      ++run.sweeps;
+      run.width = swept.width;
+      lower_shown = lower_shown || !swept.lower_lowered;
+      upper_shown = upper_shown || !swept.upper_raised;
+      if (swept.crossed) break;
+      if (lower_shown && upper_shown && swept.width <= target) {
+        x.sync(range);
+        return run;
+      }
+    }
+    x.sync(range);
+    fail(run, !lower_shown ? "the lower bound did not verify" : !upper_shown ? "the upper bound did not verify"
+                                                                            : "the bounds stayed too wide");
+    return run;
+  }
+
+  static bool fail(PolicyRun& run, const char* why) {
+    run.failure = why;
+    return false;
+  }
+
+  const PodVector<double>& targets() {
+    if (!targets_) targets_ = scc_width_targets(r_.system, cyclic_levels(r_.system), r_.options.stop.epsilon);
+    return *targets_;
+  }
+
+  const SolveRequest& r_;
+  std::unique_ptr<MethodPolicy> fallback_;
+  std::optional<PodVector<double>> targets_;
+};
+
+}  // namespace
+
+std::unique_ptr<MethodPolicy> make_policy_iteration_policy(const SolveRequest& request) {
+  return std::make_unique<PolicyIterationPolicy>(request);
+}
+
+}  // namespace mdpvi
