@@ -39,10 +39,9 @@ SparseMdp slow_leak() {
 class SoundMethod : public ::testing::TestWithParam<Method> {};
 
 INSTANTIATE_TEST_SUITE_P(Methods, SoundMethod,
-                         ::testing::Values(Method::interval_iteration, Method::optimistic_value_iteration),
-                         [](const auto& info) {
-                           return info.param == Method::interval_iteration ? std::string("ii") : std::string("ovi");
-                         });
+                         ::testing::Values(Method::interval_iteration, Method::optimistic_value_iteration,
+                                           Method::policy_iteration),
+                         [](const auto& info) { return std::string(option_name(info.param)); });
 
 TEST_P(SoundMethod, PlainValueIterationStopsFarFromTheTruth) {
   PropertyValue plain = check(slow_leak(), "Pmax=? [ F \"goal\" ]", Method::value_iteration, 1e-6);
@@ -185,12 +184,14 @@ std::vector<SoundCase> sound_cases() {
   for (const char* name : {"coin2_2", "coin4_4", "csma3_2", "leader5", "wlan2_collide"}) {
     cases.push_back({name, Method::interval_iteration});
   }
+  // Policy iteration where value iteration crawls (coin), and where it does not.
+  for (const char* name : {"coin4_2", "coin4_4", "csma2_6", "leader6", "wlan3"}) cases.push_back({name, Method::policy_iteration});
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, SoundReference, ::testing::ValuesIn(sound_cases()), [](const auto& info) {
   const SoundCase& c = info.param;
-  return c.instance + (c.method == Method::interval_iteration ? "_ii" : "_default");
+  return c.instance + (c.method == SolverOptions{}.method ? std::string("_default") : "_" + std::string(option_name(c.method)));
 });
 
 }  // namespace

@@ -13,9 +13,14 @@
 //  2. Bound. Let v be the final values, rho the largest Bellman residual |B(v) - v|,
 //     and W >= 1 + M_a W for every row a (the most expected steps any scheduler
 //     takes before leaving the SCC, found by policy iteration on the steps, times a
-//     margin). Then L = v - 2 rho W and U = v + 2 rho W satisfy L <= B(L) and
-//     B(U) <= U, each row a losing at least 2 rho of W's slack against at most rho
-//     of residual. B(U) <= U bounds the least fixed point from above (Park); L <=
+//     margin). Then L = v - m W and U = v + m W with m = 2 rho satisfy L <= B(L)
+//     and B(U) <= U, each row a losing at least 2 rho of W's slack against at most
+//     rho of residual. m also gets twice the verification's tolerance
+//     (kRaiseTolerance, relative to the largest value), so that the sweeps' check,
+//     which forgives that much, passes only where the inequalities hold exactly:
+//     else a value exact to the last place would pass as its own bound, and the
+//     forgiven part, summed over the steps to leave, could put it past the truth.
+//     B(U) <= U bounds the least fixed point from above (Park); L <=
 //     B(L) bounds it from below because the fixed point is unique and attracts every
 //     start (the maybe-states keep no end component the optimum could stay in: Pmin
 //     has none after Prob0, Pmax and Rmax are collapsed first, Rmin's zero-reward
@@ -36,6 +41,8 @@
 #include "engine/numeric/bicgstab_steps.h"
 #include "engine/numeric/optimistic_guess.h"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_reduce.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -171,7 +178,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     }
     run.residual = std::max(bellman_residual(range, x.lower, x.lower_next), bellman_residual(range, x.upper, x.upper_next));
     run.most_steps = *std::max_element(steps->begin(), steps->end());
-    bracket(range, 2 * run.residual, *steps, x);
+    bracket(range, 2 * run.residual + 2 * kRaiseTolerance * largest(range, x.upper), *steps, x);
     return verify(range, target, x, run);
   }
 
@@ -234,6 +241,16 @@ class PolicyIterationPolicy final : public MethodPolicy {
       }
     }
     return std::nullopt;
+  }
+
+  static double largest(StateRange range, const PodVector<double>& v) {
+    return oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::uint64_t>(range.begin, range.end, 1 << 14), 0.0,
+        [&](const auto& part, double most) {
+          for (std::uint64_t s = part.begin(); s < part.end(); ++s) most = std::max(most, std::abs(v[s]));
+          return most;
+        },
+        [](double a, double b) { return std::max(a, b); });
   }
 
   // max |B(v) - v| over the range (scratch: the second buffer's range).
