@@ -64,17 +64,22 @@ namespace {
 // thousands of products to the precision the bounds need. (The rate is read late
 // and over many sweeps: the fast modes die first, and an early or short rate
 // promises too much.)
-constexpr std::uint64_t kWarmSweeps = 1000;
+constexpr std::uint64_t kWarmSweeps = 500;
 constexpr std::uint64_t kRateWindow = 100;
 constexpr double kCrawlSweeps = 1000;
 constexpr int kMaxPolicies = 100;
+// Bellman sweeps between a scheduler's solve and its improvement (look_ahead).
+constexpr int kLookAhead = 16;
 // Once the scheduler settles at kSwitchTolerance, gains down to this are taken too,
 // at most kFinePolicies times (rows that tie may trade places in rounding).
 constexpr double kFineSwitchTolerance = 1e-13;
 constexpr int kFinePolicies = 8;
 // BiCGStab's residual, relative to the largest value: the bounds' width is about
-// the residual times the steps to leave the SCC.
+// the residual times the steps to leave the SCC, so the schedulers of the fine
+// switches are solved to this; those before only need to tell rows apart at
+// kSwitchTolerance, and each solve starts from the last.
 constexpr double kEvaluationEpsilon = 1e-14;
+constexpr double kCoarseEvaluationEpsilon = 1e-10;
 // A restart continues from the last x with its true residual: where rounding breaks
 // BiCGStab down, restarts refine the solution as iterative refinement would.
 constexpr unsigned kRestarts = 64;
@@ -165,12 +170,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
     PolicyRun run;
     std::vector<std::uint64_t> chosen(range.size());
     improve_policy_parallel(r_.system, {range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen.data());
-    if (!settle(range, chosen, x.lower, run)) return run;
+    if (!settle(range, chosen, x.lower, x.lower_next, run)) return run;
     // The upper side from the upper inputs (on which another scheduler may be best),
     // starting from the lower side's scheduler and values.
     std::vector<std::uint64_t> chosen_upper = chosen;
     parallel_copy(x.lower.data() + range.begin, range.size(), x.upper.data() + range.begin);
-    if (!settle(range, chosen_upper, x.upper, run)) return run;
+    if (!settle(range, chosen_upper, x.upper, x.upper_next, run)) return run;
     const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run);
     if (!steps) {
       fail(run, "no bound on the steps before leaving the SCC");
@@ -183,33 +188,51 @@ class PolicyIterationPolicy final : public MethodPolicy {
   }
 
   // Policy iteration on values' range, from the chosen scheduler: evaluate, improve,
-  // until no state changes its row at kSwitchTolerance; then as long as rows still
-  // gain at kFineSwitchTolerance, at most kFinePolicies more (a gain left behind
+  // until no state changes its row at kSwitchTolerance; then, solved tightly, as long
+  // as rows still gain at kFineSwitchTolerance, at most kFinePolicies more (a gain left behind
   // widens the bounds by itself times the steps to leave; values need not be the last
   // scheduler's: the bounds are taken from whatever they are). False where it fails
   // (run.failure says why).
-  bool settle(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values, PolicyRun& run) {
+  bool settle(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values,
+              PodVector<double>& scratch, PolicyRun& run) {
     PolicyImprovement step{range, r_.direction, RowObjective::values, true};
     for (int fine = 0;;) {
       ++run.policies;
-      if (!evaluate(range, chosen, values, run)) return fail(run, "a scheduler's system did not converge");
-      std::uint64_t changed = improve_policy_parallel(r_.system, step, values.data(), chosen.data());
-      if (changed == 0 && step.tolerance != kFineSwitchTolerance) {
-        step.tolerance = kFineSwitchTolerance;
-        changed = improve_policy_parallel(r_.system, step, values.data(), chosen.data());
+      const bool fine_phase = step.tolerance == kFineSwitchTolerance;
+      if (!evaluate(range, chosen, values, fine_phase ? kEvaluationEpsilon : kCoarseEvaluationEpsilon, run)) {
+        return fail(run, "a scheduler's system did not converge");
       }
-      if (changed == 0 || (step.tolerance == kFineSwitchTolerance && ++fine > kFinePolicies)) return true;
+      if (!fine_phase) look_ahead(range, values, scratch, run);
+      if (improve_policy_parallel(r_.system, step, values.data(), chosen.data()) == 0) {
+        if (fine_phase) return true;
+        step.tolerance = kFineSwitchTolerance;  // the same scheduler again, solved tightly
+        continue;
+      }
+      if (fine_phase && ++fine > kFinePolicies) return true;
       if (run.policies >= kMaxPolicies) return fail(run, "the scheduler did not settle");
     }
   }
 
+  // kLookAhead Bellman sweeps of values' range (scratch: its second buffer): an
+  // improvement that one state makes reaches its predecessors before the next
+  // improvement step, where it would otherwise take a scheduler's solve per state
+  // along a chain.
+  void look_ahead(StateRange range, PodVector<double>& values, PodVector<double>& scratch, PolicyRun& run) const {
+    for (int sweep = 0; sweep < kLookAhead; ++sweep) {
+      (void)bellman_sweep_parallel(r_.system, range, r_.direction, r_.options.stop.criterion, values.data(), scratch.data());
+      parallel_copy(scratch.data() + range.begin, range.size(), values.data() + range.begin);
+    }
+    run.sweeps += kLookAhead;
+  }
+
   // Solves the scheduler's system into values' range, from its values there; false
   // where BiCGStab does not converge (a singular system among them).
-  bool evaluate(StateRange range, const std::vector<std::uint64_t>& chosen, PodVector<double>& values, PolicyRun& run) {
+  bool evaluate(StateRange range, const std::vector<std::uint64_t>& chosen, PodVector<double>& values, double epsilon,
+                PolicyRun& run) {
     KrylovSystem a(r_.system, range, values.data(), chosen.data());
     KrylovLimits limits;
     limits.max_iterations = r_.options.stop.max_sweeps;
-    limits.epsilon = kEvaluationEpsilon;
+    limits.epsilon = epsilon;
     limits.max_restarts = kRestarts;
     const KrylovRun solved = run_bicgstab(a, limits);
     run.sweeps += 2 * solved.iterations + 1;
