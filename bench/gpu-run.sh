@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|policy|policy-coin8|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -490,6 +490,37 @@ CHAIN
       ;;
     coin8)
       run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
+      ;;
+    policy|policy-coin8)
+      # Issue 41: policy iteration (CPU, all cores) against value iteration and
+      # optimistic value iteration on the CPU and the default on the GPU, one property
+      # a run, each under /usr/bin/time (peak host memory).
+      policy_run() {  # name, then mdpvi check arguments
+        echo "### $1" >>"$out/results.txt"; shift
+        peak timeout ${policy_timeout:-300} "$mdpvi" check "$@" --json - >>"$out/results.txt" 2>>"$out/errors.txt"
+        echo "### rc=$?" >>"$out/results.txt"
+      }
+      if [ $part = policy ]; then
+        python3 tools/bench/bench.py run --mdpvi "$mdpvi" --suite medium --solvers cpu --check --method pi \
+          --out "$out/costs/medium-pi" 2>>"$out/errors.txt"
+        python3 tools/bench/bench.py run --mdpvi "$mdpvi" --suite medium --solvers cpu --check \
+          --out "$out/costs/medium-ovi" 2>>"$out/errors.txt"
+        for i in 0 2; do
+          for m in pi vi ovi; do
+            policy_run "coin6_4 ${coin_props[$((i+1))]} $m cpu" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:$i:2}" \
+              --solver cpu --method $m --max-iters 10000000
+          done
+          policy_run "coin6_4 ${coin_props[$((i+1))]} ovi gpu" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:$i:2}" \
+            --solver gpu --max-iters 10000000
+        done
+      else
+        for i in 0 2; do
+          policy_run "coin8_2 ${coin_props[$((i+1))]} pi cpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:$i:2}" \
+            --solver cpu --method pi --max-iters 10000000
+          policy_run "coin8_2 ${coin_props[$((i+1))]} ovi gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:$i:2}" \
+            --solver gpu --max-iters 10000000
+        done
+      fi
       ;;
     large)
       run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
