@@ -170,18 +170,26 @@ class IntervalUnit {
 // many sweeps as the lower iterate took, at least 64 (Hartmanns & Kaminski); the
 // lower iterate keeps improving meanwhile. When no guess verifies, the upper iterate
 // starts again from the known bound; without one, throws std::runtime_error.
+// prior: value iteration's sweeps on the lower iterate before the unit came here,
+// counted as the unit's own (towards max_sweeps and the verification's share); its
+// rate stands in where the unit's own first sweeps are too few to measure one.
 IntervalRun run_interval_iteration(IntervalUnit& unit, std::uint64_t max_sweeps, std::optional<double> known_upper,
-                                   bool optimistic, const char* where) {
-  if (known_upper && !optimistic) return unit.iterate_both(max_sweeps, /*verify=*/false);
+                                   bool optimistic, const char* where, const LowerRun& prior = {}) {
+  if (known_upper && !optimistic) {
+    IntervalRun run = unit.iterate_both(max_sweeps > prior.sweeps ? max_sweeps - prior.sweeps : 0, /*verify=*/false);
+    run.sweeps += prior.sweeps;
+    return run;
+  }
   constexpr int kGuesses = 8;
   const double bound = known_upper.value_or(std::numeric_limits<double>::infinity());
-  std::uint64_t sweeps = 0;
+  std::uint64_t sweeps = prior.sweeps;
   const auto left = [&] { return sweeps < max_sweeps ? max_sweeps - sweeps : 0; };  // the guess's sweep may pass it
   const double distance = unit.tightest_target() * kLowerDistance;
   double precision = distance / 2;
   for (int guess = 0; guess < kGuesses && left() > 0; ++guess, precision /= 10) {
     LowerRun lower = unit.iterate_lower(precision, left());
     sweeps += lower.sweeps;
+    if (guess == 0 && lower.rate >= 1.0) lower.rate = prior.rate;
     // The last change understates the distance to the fixed point by about
     // 1/(1 - rate): where the rate says the guess would fall short, the lower iterate
     // goes closer first, to at most a thousandth of the precision (a rate misread
@@ -434,17 +442,19 @@ class IntervalIterationPolicy final : public MethodPolicy {
         [&](std::size_t scc) {  // exact from final inputs: no upper start needed
           solve_trivial_scc_both(r_, system.scc_starts[scc], x);
         },
-        [&](std::size_t scc) {
-          const StateRange range = range_of(scc);
-          ++stats.iterated_sccs;
-          CpuSccUnit unit(r_, progress_, range, targets()[scc], x);
-          IntervalRun run =
-              run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, "for an SCC");
-          if (!run.converged) {
-            report_not_converged(stats, {name_, "an SCC", run.sweeps, range.size(), "width", run.width, targets()[scc]});
-          }
-          stats.add_run(run.sweeps);
-        });
+        [&](std::size_t scc) { finish_scc_on_cpu(scc, {}, x, stats); });
+  }
+
+  void finish_scc_on_cpu(std::size_t scc, const LowerRun& prior, Iterates& x, SolveStats& stats) override {
+    const StateRange range{r_.system.scc_starts[scc], r_.system.scc_starts[scc + 1]};
+    ++stats.iterated_sccs;
+    CpuSccUnit unit(r_, progress_, range, targets()[scc], x);
+    IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_,
+                                             "for an SCC", prior);
+    if (!run.converged) {
+      report_not_converged(stats, {name_, "an SCC", run.sweeps, range.size(), "width", run.width, targets()[scc]});
+    }
+    stats.add_run(run.sweeps);
   }
 
   // The width targets: for a chunk that is the whole system, computed on the device

@@ -17,6 +17,7 @@
 namespace mdpvi {
 
 class SccSweeps;
+struct LowerRun;
 
 // The iterates of the whole system, per local state, each with a second buffer for
 // the CPU's sweeps. Outside the SCC being solved both buffers of a pair agree, so a
@@ -131,6 +132,11 @@ class MethodPolicy {
   // Solves SCCs [first_scc, end_scc) in order. Pre: x holds the final iterates of
   // all earlier SCCs; afterwards it does for these too.
   virtual void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) = 0;
+  // Solves iterated SCC scc whose lower iterate the sweeps of prior (value
+  // iteration's) have raised already, from a method handing SCCs on (policy
+  // iteration), counting them as its own. By default, solve_sccs_on_cpu with the
+  // sweeps added to stats.
+  virtual void finish_scc_on_cpu(std::size_t scc, const LowerRun& prior, Iterates& x, SolveStats& stats);
   // Solves a chunk on the device into x (same pre and post). Throws gpu::DeviceError.
   virtual gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) = 0;
 
@@ -158,6 +164,11 @@ struct LowerRun {
   double change = 0.0;  // the last sweep's largest change
   double rate = 1.0;    // the factor by which the largest change fell per sweep, lately (1: unknown)
 };
+
+inline void MethodPolicy::finish_scc_on_cpu(std::size_t scc, const LowerRun& prior, Iterates& x, SolveStats& stats) {
+  stats.iterations += prior.sweeps;
+  solve_sccs_on_cpu(scc, scc + 1, x, stats);
+}
 LowerRun sweep_lower(const SolveRequest& request, SolveProgress* progress, StateRange range, Iterates& x,
                      double precision, std::uint64_t budget, bool fixed = false);
 // The same over given sweeps (engine/solve/scc_sweeps.h), which it syncs at the end.

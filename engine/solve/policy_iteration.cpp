@@ -139,10 +139,11 @@ class PolicyIterationPolicy final : public MethodPolicy {
     LowerRun late;
     if (early.change >= precision) late = sweep_lower(r_, progress_, range, x, precision, kRateWindow);
     const std::uint64_t warm_sweeps = early.sweeps + late.sweeps;
-    const double rate = convergence_rate(early.change, late.change, late.sweeps);
-    if (early.change < precision || sweeps_to_go(late.change, rate, precision) < kCrawlSweeps) {
-      stats.iterations += warm_sweeps;  // from the lower iterate it has: still from below
-      fallback_->solve_sccs_on_cpu(scc, scc + 1, x, stats);
+    // The sweeps so far, as optimistic value iteration would go on from them.
+    const LowerRun warm{warm_sweeps, late.sweeps ? late.change : early.change,
+                        late.sweeps ? convergence_rate(early.change, late.change, late.sweeps) : early.rate};
+    if (early.change < precision || sweeps_to_go(warm.change, warm.rate, precision) < kCrawlSweeps) {
+      fallback_->finish_scc_on_cpu(scc, warm, x, stats);  // from the lower iterate it has: still from below
       return;
     }
     // The sweeps' values stay a lower bound, for optimistic value iteration to go on
@@ -152,11 +153,11 @@ class PolicyIterationPolicy final : public MethodPolicy {
     if (run.failure != nullptr) {
       spdlog::debug("policy iteration on an SCC of {} states: {} after {} schedulers; optimistic value iteration instead",
                     range.size(), run.failure, run.policies);
-      stats.iterations += warm_sweeps + run.sweeps;
+      stats.iterations += run.sweeps;
       x.restart(r_, range);
       std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
       x.sync(range);
-      fallback_->solve_sccs_on_cpu(scc, scc + 1, x, stats);
+      fallback_->finish_scc_on_cpu(scc, warm, x, stats);
       return;
     }
     ++stats.iterated_sccs;
