@@ -45,7 +45,7 @@ class BicgstabPolicy final : public MethodPolicy {
     for_each_level(
         system, first_scc, end_scc,
         [&](std::size_t scc) { solve_trivial_scc(r_, range_of(scc), x); },
-        [&](std::size_t scc) { solve_scc(range_of(scc), x, stats); });
+        [&](std::size_t scc, SolveStats& own) { solve_scc(range_of(scc), x, own); }, stats, sccs_concurrent(r_));
   }
 
   // The whole chunk as one linear system (its SCCs need no order: the Krylov space

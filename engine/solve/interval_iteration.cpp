@@ -25,6 +25,7 @@
 #include <chrono>
 #include <future>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -442,7 +443,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
         [&](std::size_t scc) {  // exact from final inputs: no upper start needed
           solve_trivial_scc_both(r_, system.scc_starts[scc], x);
         },
-        [&](std::size_t scc) { finish_scc_on_cpu(scc, {}, x, stats); });
+        [&](std::size_t scc, SolveStats& own) { finish_scc_on_cpu(scc, {}, x, own); }, stats, sccs_concurrent(r_));
   }
 
   void finish_scc_on_cpu(std::size_t scc, const LowerRun& prior, Iterates& x, SolveStats& stats) override {
@@ -569,12 +570,14 @@ class IntervalIterationPolicy final : public MethodPolicy {
   // that is not the whole system (on a thread of its own, beside the uploads), or
   // for a report. cyclic: the system's cyclic_levels where the caller has them (a
   // device chunk's job), else made here.
+  // Once, whichever SCCs solved at the same time ask first.
   const PodVector<double>& targets(const std::vector<std::uint8_t>* cyclic = nullptr) {
-    if (!targets_) {
+    std::call_once(targets_made_, [&] {
       targets_ = scc_width_targets(r_.system, cyclic ? *cyclic : cyclic_levels(r_.system), r_.options.stop.epsilon);
-    }
+    });
     return *targets_;
   }
+  std::once_flag targets_made_;
   std::optional<PodVector<double>> targets_;
 };
 

@@ -230,8 +230,12 @@ bool is_trivial_scc(const MaybeSystem& system, std::size_t scc) {
   return system.scc_starts[scc + 1] - system.scc_starts[scc] == 1 && !has_self_loop(system, system.scc_starts[scc]);
 }
 
+bool sccs_concurrent(const SolveRequest& request) { return request.options.partitions <= 1; }
+
 void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
-                    const std::function<void(std::size_t)>& trivial, const std::function<void(std::size_t)>& iterated) {
+                    const std::function<void(std::size_t)>& trivial,
+                    const std::function<void(std::size_t, SolveStats&)>& iterated, SolveStats& stats,
+                    bool concurrent) {
   // Below this many SCCs a level is walked on one thread: a parallel loop costs more
   // than the updates.
   constexpr std::size_t kParallelFrom = 4096;
@@ -252,8 +256,16 @@ void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_
         if (is_trivial_scc(system, scc)) trivial(scc);
       }
     }
+    std::vector<std::size_t> cyclic;
     for (std::size_t scc = begin; scc < end; ++scc) {
-      if (!is_trivial_scc(system, scc)) iterated(scc);
+      if (!is_trivial_scc(system, scc)) cyclic.push_back(scc);
+    }
+    if (concurrent && cyclic.size() > 1) {
+      std::vector<SolveStats> each(cyclic.size());
+      oneapi::tbb::parallel_for(std::size_t{0}, cyclic.size(), [&](std::size_t i) { iterated(cyclic[i], each[i]); });
+      for (const SolveStats& s : each) stats.merge(s);
+    } else {
+      for (std::size_t scc : cyclic) iterated(scc, stats);
     }
     begin = end;
   }
@@ -341,6 +353,16 @@ std::vector<LevelSegment> level_segments(const MaybeSystem& system, const std::v
 
 // Said once, by the property's error (engine/check/reachability.cpp's solve_into);
 // each unit only in the debug log (a model can have thousands of them).
+void SolveStats::merge(const SolveStats& other) {
+  iterations += other.iterations;
+  max_scc_iterations = std::max(max_scc_iterations, other.max_scc_iterations);
+  iterated_sccs += other.iterated_sccs;
+  largest_scc = std::max(largest_scc, other.largest_scc);
+  converged = converged && other.converged;
+  unconverged += other.unconverged;
+  if (first_unconverged.empty()) first_unconverged = other.first_unconverged;
+}
+
 void report_not_converged(SolveStats& stats, const NotConverged& what) {
   stats.converged = false;
   ++stats.unconverged;

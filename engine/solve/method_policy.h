@@ -201,10 +201,19 @@ bool is_trivial_scc(const MaybeSystem& system, std::size_t scc);
 
 // Solves SCCs [first_scc, end_scc) level by level (MaybeSystem::level_starts): a
 // level's trivial SCCs at once, in parallel (trivial(scc) writes its own state only),
-// then its other SCCs one after another (iterated(scc), parallel inside). The SCCs of
-// a level depend on lower levels only, so this is as exact as the SCC order.
+// then its other SCCs (iterated(scc, its stats), parallel inside), at the same time
+// where there are several and concurrent is set, each into stats of its own, added
+// to stats in SCC order. The SCCs of a level depend on lower levels only, so this is
+// as exact as the SCC order. Not concurrent where an SCC's sweeps take the devices
+// (SolverOptions::partitions_on_devices) or each SCC must have all cores.
 void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
-                    const std::function<void(std::size_t)>& trivial, const std::function<void(std::size_t)>& iterated);
+                    const std::function<void(std::size_t)>& trivial,
+                    const std::function<void(std::size_t, SolveStats&)>& iterated, SolveStats& stats,
+                    bool concurrent);
+
+// Whether a request's iterated SCCs of one level may be solved at the same time
+// (for_each_level): not where they are swept in parts (on several devices).
+bool sccs_concurrent(const SolveRequest& request);
 
 // An SCC or chunk that stopped at max_sweeps; report_not_converged records and says it.
 struct NotConverged {

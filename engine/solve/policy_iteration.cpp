@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -123,7 +124,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const MaybeSystem& system = r_.system;
     for_each_level(
         system, first_scc, end_scc, [&](std::size_t scc) { solve_trivial_scc_both(r_, system.scc_starts[scc], x); },
-        [&](std::size_t scc) { solve_scc(scc, x, stats); });
+        [&](std::size_t scc, SolveStats& own) { solve_scc(scc, x, own); }, stats, sccs_concurrent(r_));
   }
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob&, Iterates&, SolveStats&) override {
@@ -296,9 +297,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
   PolicyRun verify(StateRange range, double target, Iterates& x, PolicyRun& run) const {
     bool lower_shown = false, upper_shown = false;
     for (std::uint64_t sweep = 0; sweep < kVerifySweeps; ++sweep) {
+      // Into the second buffers and back (not swapped whole: other SCCs of the level
+      // may be swept at the same time).
       const IntervalSweep swept = interval_sweep_parallel(r_.system, range, r_.direction, r_.options.stop.criterion,
                                                           x.interval_view());
-      x.swap_both();
+      parallel_copy(x.lower_next.data() + range.begin, range.size(), x.lower.data() + range.begin);
+      parallel_copy(x.upper_next.data() + range.begin, range.size(), x.upper.data() + range.begin);
       ++run.sweeps;
       run.width = swept.width;
       lower_shown = lower_shown || !swept.lower_lowered;
@@ -320,13 +324,17 @@ class PolicyIterationPolicy final : public MethodPolicy {
     return false;
   }
 
+  // Once, whichever SCCs solved at the same time ask first.
   const PodVector<double>& targets() {
-    if (!targets_) targets_ = scc_width_targets(r_.system, cyclic_levels(r_.system), r_.options.stop.epsilon);
+    std::call_once(targets_made_, [&] {
+      targets_ = scc_width_targets(r_.system, cyclic_levels(r_.system), r_.options.stop.epsilon);
+    });
     return *targets_;
   }
 
   const SolveRequest& r_;
   std::unique_ptr<MethodPolicy> fallback_;
+  std::once_flag targets_made_;
   std::optional<PodVector<double>> targets_;
 };
 

@@ -22,42 +22,64 @@ void local_values(const SystemPart& part, const PodVector<double>& iterate, Vect
   for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) to[part.own() + slot] = iterate[part.halo[slot]];
 }
 
+// The range's current values alternate between an iterate's two buffers, sweep by
+// sweep, rather than the buffers being swapped whole: SCCs of one level are swept at
+// the same time (for_each_level), each over its own range of the same vectors.
+// Outside the range both buffers agree, so a sweep may read either; sync leaves the
+// current values in the first buffer and copies them into the second.
 class RangeSweeps final : public SccSweeps {
  public:
   RangeSweeps(const SolveRequest& request, StateRange range, Iterates& x) : r_(request), range_(range), x_(x) {}
 
   double sweep_lower() override {
-    const double change = bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(),
-                                                 x_.lower_next.data());
-    x_.swap_lower();
+    const double change = bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), lower().data(),
+                                                 lower_other().data());
+    lower_flipped_ = !lower_flipped_;
     return change;
   }
 
   IntervalSweep sweep_both() override {
-    const IntervalSweep sweep = interval_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.interval_view());
-    x_.swap_both();
+    const IntervalSweep sweep = interval_sweep_parallel(
+        r_.system, range_, r_.direction, criterion(),
+        {lower().data(), upper().data(), lower_other().data(), upper_other().data()});
+    lower_flipped_ = !lower_flipped_;
+    upper_flipped_ = !upper_flipped_;
     return sweep;
   }
 
   void guess_upper(double target, const GuessParameters& guess) override {
-    (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), x_.lower.data(), x_.lower_next.data());
+    PodVector<double>& current = lower();
+    PodVector<double>& swept = lower_other();
+    PodVector<double>& up = upper();
+    (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), current.data(), swept.data());
     for (std::uint64_t s = range_.begin; s < range_.end; ++s) {
-      const double swept = std::max(x_.lower[s], x_.lower_next[s]);
-      x_.upper[s] = guessed_upper(swept, x_.lower[s], target, guess);
-      x_.lower[s] = swept;
+      const double higher = std::max(current[s], swept[s]);
+      up[s] = guessed_upper(higher, current[s], target, guess);
+      current[s] = higher;
     }
   }
 
-  void fill_upper(double bound) override { std::fill(x_.upper.begin() + range_.begin, x_.upper.begin() + range_.end, bound); }
+  void fill_upper(double bound) override { std::fill(upper().begin() + range_.begin, upper().begin() + range_.end, bound); }
 
-  void sync() override { x_.sync(range_); }
+  void sync() override {
+    if (lower_flipped_) parallel_copy(x_.lower_next.data() + range_.begin, range_.size(), x_.lower.data() + range_.begin);
+    if (upper_flipped_) parallel_copy(x_.upper_next.data() + range_.begin, range_.size(), x_.upper.data() + range_.begin);
+    lower_flipped_ = upper_flipped_ = false;
+    x_.sync(range_);
+  }
 
  private:
   ConvergenceCriterion criterion() const { return r_.options.stop.criterion; }
+  // The buffer holding the range's current values, and the other one.
+  PodVector<double>& lower() { return lower_flipped_ ? x_.lower_next : x_.lower; }
+  PodVector<double>& lower_other() { return lower_flipped_ ? x_.lower : x_.lower_next; }
+  PodVector<double>& upper() { return upper_flipped_ ? x_.upper_next : x_.upper; }
+  PodVector<double>& upper_other() { return upper_flipped_ ? x_.upper : x_.upper_next; }
 
   const SolveRequest& r_;
   StateRange range_;
   Iterates& x_;
+  bool lower_flipped_ = false, upper_flipped_ = false;
 };
 
 // A part's iterates over its local columns (own states, then halo).

@@ -109,6 +109,8 @@ struct SolveStats {
     iterations += sweeps;
     if (sweeps > max_scc_iterations) max_scc_iterations = sweeps;
   }
+  // Another part's stats (SCCs solved at the same time, each into its own) added in.
+  void merge(const SolveStats& other);
 };
 
 struct ChunkReport {

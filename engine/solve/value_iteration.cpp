@@ -28,16 +28,17 @@ class ValueIterationPolicy final : public MethodPolicy {
         system, first_scc, end_scc,
         // A trivial SCC's one update, also for fixed sweeps: x_k = x_1 for every k >= 1.
         [&](std::size_t scc) { solve_trivial_scc(r_, range_of(scc), x); },
-        [&](std::size_t scc) {
+        [&](std::size_t scc, SolveStats& own) {
           const StateRange range = range_of(scc);
-          ++stats.iterated_sccs;
+          ++own.iterated_sccs;
           const LowerRun run = sweep_lower(r_, progress_, range, x, stop_.epsilon, stop_.max_sweeps, stop_.fixed_sweeps);
           if (!stop_.fixed_sweeps && run.change >= stop_.epsilon) {
-            report_not_converged(stats, {"value iteration", "an SCC", run.sweeps, range.size(), "last change", run.change,
-                                         stop_.epsilon});
+            report_not_converged(own, {"value iteration", "an SCC", run.sweeps, range.size(), "last change", run.change,
+                                       stop_.epsilon});
           }
-          stats.add_run(run.sweeps);
-        });
+          own.add_run(run.sweeps);
+        },
+        stats, sccs_concurrent(r_));
   }
 
   // The chunk's iterate goes to the device from the system's own and comes back into
