@@ -501,9 +501,9 @@ CHAIN
         echo "### rc=$?" >>"$out/results.txt"
       }
       if [ $part = policy ]; then
-        python3 tools/bench/bench.py run --mdpvi "$mdpvi" --suite medium --solvers cpu --check --method pi \
+        timeout 150 python3 tools/bench/bench.py run --mdpvi "$mdpvi" --suite medium --solvers cpu --check --method pi \
           --out "$out/costs/medium-pi" 2>>"$out/errors.txt"
-        python3 tools/bench/bench.py run --mdpvi "$mdpvi" --suite medium --solvers cpu --check \
+        timeout 150 python3 tools/bench/bench.py run --mdpvi "$mdpvi" --suite medium --solvers cpu --check \
           --out "$out/costs/medium-ovi" 2>>"$out/errors.txt"
         for i in 0 2; do
           for m in pi vi ovi; do

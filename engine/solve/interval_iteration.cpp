@@ -25,7 +25,6 @@
 #include <chrono>
 #include <future>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -435,7 +434,10 @@ class IntervalIterationPolicy final : public MethodPolicy {
     return matrix_bytes(states, rows, entries) + 2 * rows * sizeof(double) + 5 * states * sizeof(double) + 1024;
   }
 
+  void prepare_cpu_sccs() override { (void)targets(); }
+
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
+    if (!all_trivial(r_.system, first_scc, end_scc)) prepare_cpu_sccs();
     const MaybeSystem& system = r_.system;
     const auto range_of = [&](std::size_t scc) { return StateRange{system.scc_starts[scc], system.scc_starts[scc + 1]}; };
     for_each_level(
@@ -570,14 +572,12 @@ class IntervalIterationPolicy final : public MethodPolicy {
   // that is not the whole system (on a thread of its own, beside the uploads), or
   // for a report. cyclic: the system's cyclic_levels where the caller has them (a
   // device chunk's job), else made here.
-  // Once, whichever SCCs solved at the same time ask first.
   const PodVector<double>& targets(const std::vector<std::uint8_t>* cyclic = nullptr) {
-    std::call_once(targets_made_, [&] {
+    if (!targets_) {
       targets_ = scc_width_targets(r_.system, cyclic ? *cyclic : cyclic_levels(r_.system), r_.options.stop.epsilon);
-    });
+    }
     return *targets_;
   }
-  std::once_flag targets_made_;
   std::optional<PodVector<double>> targets_;
 };
 

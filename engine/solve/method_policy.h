@@ -132,6 +132,11 @@ class MethodPolicy {
   // Solves SCCs [first_scc, end_scc) in order. Pre: x holds the final iterates of
   // all earlier SCCs; afterwards it does for these too.
   virtual void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) = 0;
+  // Makes what solving SCCs would otherwise make lazily (interval iteration's width
+  // targets), before SCCs are solved at the same time (for_each_level): made inside
+  // one of them, a oneTBB thread waiting for its own parallel loop could run another
+  // SCC that waits for the same thing, and never return.
+  virtual void prepare_cpu_sccs() {}
   // Solves iterated SCC scc whose lower iterate the sweeps of prior (value
   // iteration's) have raised already, from a method handing SCCs on (policy
   // iteration), counting them as its own. By default, solve_sccs_on_cpu with the

@@ -48,7 +48,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -121,6 +120,10 @@ class PolicyIterationPolicy final : public MethodPolicy {
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
     fallback_->report_progress_to(progress_);
+    if (!all_trivial(r_.system, first_scc, end_scc)) {  // before SCCs are solved at the same time
+      (void)targets();
+      fallback_->prepare_cpu_sccs();
+    }
     const MaybeSystem& system = r_.system;
     for_each_level(
         system, first_scc, end_scc, [&](std::size_t scc) { solve_trivial_scc_both(r_, system.scc_starts[scc], x); },
@@ -324,17 +327,13 @@ class PolicyIterationPolicy final : public MethodPolicy {
     return false;
   }
 
-  // Once, whichever SCCs solved at the same time ask first.
   const PodVector<double>& targets() {
-    std::call_once(targets_made_, [&] {
-      targets_ = scc_width_targets(r_.system, cyclic_levels(r_.system), r_.options.stop.epsilon);
-    });
+    if (!targets_) targets_ = scc_width_targets(r_.system, cyclic_levels(r_.system), r_.options.stop.epsilon);
     return *targets_;
   }
 
   const SolveRequest& r_;
   std::unique_ptr<MethodPolicy> fallback_;
-  std::once_flag targets_made_;
   std::optional<PodVector<double>> targets_;
 };
 
