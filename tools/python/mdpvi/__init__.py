@@ -94,8 +94,9 @@ def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
     properties_file: a PRISM properties file, checked first. constants: the model's and
     the properties' undefined constants; a value may be a range "1:3" or "0:0.1:1" (every
     setting is checked). method: "ovi" (optimistic value iteration, sound bounds, the
-    default), "ii" (interval iteration), "vi" (PRISM's value iteration, no bound) or
-    "bicgstab" (DTMCs). epsilon and relative: the precision. solver: "auto", "gpu" or
+    default), "ii" (interval iteration), "vi" (PRISM's value iteration, no bound),
+    "bicgstab" (DTMCs) or "pi" (policy iteration where value iteration crawls, sound
+    bounds, on the CPU). epsilon and relative: the precision. solver: "auto", "gpu" or
     "cpu". state_values and schedulers: keep every state's values, and an optimal
     scheduler, per result (Result). gpu_memory_limit and gpu_system: as --gpu-memory-limit
     and --gpu-system. threads: 0 for all cores.
