@@ -4,11 +4,13 @@
 // sound methods' shared tests (interval_iteration_test.cpp) run it too.
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/krylov_system.h"
+#include "engine/solve/method_policy.h"
 #include "engine/solve/policy_steps.h"
 #include "random_systems.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 namespace mdpvi {
@@ -228,6 +230,53 @@ TEST(PolicyIteration, FallsBackWhereTheSchedulerNeverLeaves) {
     EXPECT_LE(pi.lower[i], 1.0);
     EXPECT_GE(pi.upper[i], 1.0);
     EXPECT_LE(pi.upper[i] - pi.lower[i], 2e-6);
+  }
+}
+
+}  // namespace
+}  // namespace mdpvi
+
+namespace mdpvi {
+namespace {
+
+// for_each_level solves every SCC once, a level's iterated ones at the same time where
+// asked (each into stats of its own), and adds their stats in SCC order: the first
+// unconverged SCC reported is the lowest-numbered one, whichever finished first.
+TEST(ForEachLevel, SolvesEachSccOnceAndMergesStatsInOrder) {
+  const MaybeSystem system = test::layered_system(5, 301, 9);
+  for (bool concurrent : {false, true}) {
+    SCOPED_TRACE(concurrent);
+    std::vector<std::atomic<int>> trivial(system.num_sccs()), iterated(system.num_sccs());
+    SolveStats stats;
+    for_each_level(
+        system, 0, system.num_sccs(), [&](std::size_t scc) { ++trivial[scc]; },
+        [&](std::size_t scc, SolveStats& own) {
+          ++iterated[scc];
+          own.add_run(scc);
+          ++own.iterated_sccs;
+          report_not_converged(own, {"m", "an SCC", scc, 3, "width", 1.0, 0.5});
+        },
+        stats, concurrent);
+    std::size_t first_iterated = system.num_sccs(), count = 0;
+    std::uint64_t sum = 0, most = 0;
+    for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) {
+      const bool is_trivial = is_trivial_scc(system, scc);
+      ASSERT_EQ(trivial[scc].load(), is_trivial ? 1 : 0) << scc;
+      ASSERT_EQ(iterated[scc].load(), is_trivial ? 0 : 1) << scc;
+      if (is_trivial) continue;
+      first_iterated = std::min(first_iterated, scc);
+      ++count;
+      sum += scc;
+      most = std::max<std::uint64_t>(most, scc);
+    }
+    ASSERT_GT(count, 10u);
+    EXPECT_EQ(stats.iterated_sccs, count);
+    EXPECT_EQ(stats.iterations, sum);
+    EXPECT_EQ(stats.max_scc_iterations, most);
+    EXPECT_EQ(stats.unconverged, count);
+    EXPECT_FALSE(stats.converged);
+    EXPECT_NE(stats.first_unconverged.find("after " + std::to_string(first_iterated) + " iterations"), std::string::npos)
+        << stats.first_unconverged;
   }
 }
 
