@@ -241,22 +241,30 @@ namespace {
 
 // for_each_level solves every SCC once, a level's iterated ones at the same time where
 // asked (each into stats of its own), and adds their stats in SCC order: the first
-// unconverged SCC reported is the lowest-numbered one, whichever finished first.
+// unconverged SCC reported is the lowest-numbered one, whichever finished first. It
+// prepares once, before the first iterated SCC, and not at all without one.
 TEST(ForEachLevel, SolvesEachSccOnceAndMergesStatsInOrder) {
   const MaybeSystem system = test::layered_system(5, 301, 9);
   for (bool concurrent : {false, true}) {
     SCOPED_TRACE(concurrent);
     std::vector<std::atomic<int>> trivial(system.num_sccs()), iterated(system.num_sccs());
+    std::atomic<int> started{0}, prepared_before{0}, prepared{0};
     SolveStats stats;
     for_each_level(
         system, 0, system.num_sccs(), [&](std::size_t scc) { ++trivial[scc]; },
         [&](std::size_t scc, SolveStats& own) {
+          ++started;
           ++iterated[scc];
           own.add_run(scc);
           ++own.iterated_sccs;
           report_not_converged(own, {"m", "an SCC", scc, 3, "width", 1.0, 0.5});
         },
-        stats, concurrent);
+        stats, concurrent, [&] {
+          prepared_before = started.load();
+          ++prepared;
+        });
+    EXPECT_EQ(prepared.load(), 1);
+    EXPECT_EQ(prepared_before.load(), 0);
     std::size_t first_iterated = system.num_sccs(), count = 0;
     std::uint64_t sum = 0, most = 0;
     for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) {
@@ -278,6 +286,12 @@ TEST(ForEachLevel, SolvesEachSccOnceAndMergesStatsInOrder) {
     EXPECT_NE(stats.first_unconverged.find("after " + std::to_string(first_iterated) + " iterations"), std::string::npos)
         << stats.first_unconverged;
   }
+  const MaybeSystem acyclic = test::layered_system(3, 50, 9, false);
+  int prepared = 0;
+  SolveStats stats;
+  for_each_level(acyclic, 0, acyclic.num_sccs(), [](std::size_t) {}, [](std::size_t, SolveStats&) {}, stats, true,
+                 [&] { ++prepared; });
+  EXPECT_EQ(prepared, 0);
 }
 
 }  // namespace

@@ -437,7 +437,6 @@ class IntervalIterationPolicy final : public MethodPolicy {
   void prepare_cpu_sccs() override { (void)targets(); }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
-    if (!all_trivial(r_.system, first_scc, end_scc)) prepare_cpu_sccs();
     const MaybeSystem& system = r_.system;
     const auto range_of = [&](std::size_t scc) { return StateRange{system.scc_starts[scc], system.scc_starts[scc + 1]}; };
     for_each_level(
@@ -445,7 +444,8 @@ class IntervalIterationPolicy final : public MethodPolicy {
         [&](std::size_t scc) {  // exact from final inputs: no upper start needed
           solve_trivial_scc_both(r_, system.scc_starts[scc], x);
         },
-        [&](std::size_t scc, SolveStats& own) { finish_scc_on_cpu(scc, {}, x, own); }, stats, sccs_concurrent(r_));
+        [&](std::size_t scc, SolveStats& own) { finish_scc_on_cpu(scc, {}, x, own); }, stats, sccs_concurrent(r_),
+        [&] { prepare_cpu_sccs(); });
   }
 
   void finish_scc_on_cpu(std::size_t scc, const LowerRun& prior, Iterates& x, SolveStats& stats) override {

@@ -235,7 +235,8 @@ bool sccs_concurrent(const SolveRequest& request) { return request.options.parti
 void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
                     const std::function<void(std::size_t)>& trivial,
                     const std::function<void(std::size_t, SolveStats&)>& iterated, SolveStats& stats,
-                    bool concurrent) {
+                    bool concurrent, const std::function<void()>& prepare) {
+  bool prepared = !prepare;
   // Below this many SCCs a level is walked on one thread: a parallel loop costs more
   // than the updates.
   constexpr std::size_t kParallelFrom = 4096;
@@ -259,6 +260,10 @@ void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_
     std::vector<std::size_t> cyclic;
     for (std::size_t scc = begin; scc < end; ++scc) {
       if (!is_trivial_scc(system, scc)) cyclic.push_back(scc);
+    }
+    if (!cyclic.empty() && !prepared) {
+      prepare();
+      prepared = true;
     }
     if (concurrent && cyclic.size() > 1) {
       std::vector<SolveStats> each(cyclic.size());

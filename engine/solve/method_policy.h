@@ -210,11 +210,13 @@ bool is_trivial_scc(const MaybeSystem& system, std::size_t scc);
 // where there are several and concurrent is set, each into stats of its own, added
 // to stats in SCC order. The SCCs of a level depend on lower levels only, so this is
 // as exact as the SCC order. Not concurrent where an SCC's sweeps take the devices
-// (SolverOptions::partitions_on_devices) or each SCC must have all cores.
+// (SolverOptions::partitions_on_devices) or each SCC must have all cores. prepare,
+// where given, runs once on the calling thread before the first iterated SCC
+// (MethodPolicy::prepare_cpu_sccs), and not at all where every SCC is trivial.
 void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
                     const std::function<void(std::size_t)>& trivial,
                     const std::function<void(std::size_t, SolveStats&)>& iterated, SolveStats& stats,
-                    bool concurrent);
+                    bool concurrent, const std::function<void()>& prepare = {});
 
 // Whether a request's iterated SCCs of one level may be solved at the same time
 // (for_each_level): not where they are swept in parts (on several devices).

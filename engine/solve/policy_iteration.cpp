@@ -4,9 +4,9 @@
 // a handful of schedulers, each solved as a linear system by BiCGStab, reach the
 // optimum instead (as Storm's topological policy iteration does).
 //
-// An SCC is first swept by value iteration from below, up to a thousand sweeps.
-// Where they converge, or their rate says they soon would, optimistic value
-// iteration finishes it, from the iterates it has. Otherwise:
+// An SCC is first swept by value iteration from below, up to 500 sweeps. Where they
+// converge, or their rate says they soon would, optimistic value iteration finishes
+// it, from the iterates it has (the sweeps counted as its own). Otherwise:
 //  1. Improve: each state takes its best row under the current values (the first
 //     scheduler from the sweeps' values); evaluate: solve that scheduler's linear
 //     system, warm-started from the last values. Until no state changes its row.
@@ -20,9 +20,8 @@
 //     which forgives that much, passes only where the inequalities hold exactly:
 //     else a value exact to the last place would pass as its own bound, and the
 //     forgiven part, summed over the steps to leave, could put it past the truth.
-//     B(U) <= U bounds the least fixed point from above (Park); L <=
-//     B(L) bounds it from below because the fixed point is unique and attracts every
-//     start (the maybe-states keep no end component the optimum could stay in: Pmin
+//     B(U) <= U bounds the least fixed point from above (Park); L <= B(L) bounds it
+//     from below because the fixed point is unique and attracts every start (the maybe-states keep no end component the optimum could stay in: Pmin
 //     has none after Prob0, Pmax and Rmax are collapsed first, Rmin's zero-reward
 //     ones are; its others cost infinitely much), as interval iteration's upper
 //     iterate needs too. Each side is evaluated from its own inputs (the lower or
@@ -114,20 +113,21 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool has_upper_iterate() const override { return true; }
   bool runs_on_device() const override { return false; }
   bool solves_by_levels() const override { return false; }
+  // For the chunk plan only (it never runs on a device): the matrix, both b and
+  // BiCGStab's eight vectors with the iterates.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
     return matrix_bytes(states, rows, entries) + 2 * rows * sizeof(double) + 12 * states * sizeof(double);
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
     fallback_->report_progress_to(progress_);
-    if (!all_trivial(r_.system, first_scc, end_scc)) {  // before SCCs are solved at the same time
-      (void)targets();
-      fallback_->prepare_cpu_sccs();
-    }
     const MaybeSystem& system = r_.system;
     for_each_level(
         system, first_scc, end_scc, [&](std::size_t scc) { solve_trivial_scc_both(r_, system.scc_starts[scc], x); },
-        [&](std::size_t scc, SolveStats& own) { solve_scc(scc, x, own); }, stats, sccs_concurrent(r_));
+        [&](std::size_t scc, SolveStats& own) { solve_scc(scc, x, own); }, stats, sccs_concurrent(r_), [&] {
+          (void)targets();
+          fallback_->prepare_cpu_sccs();
+        });
   }
 
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob&, Iterates&, SolveStats&) override {
@@ -235,6 +235,13 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool evaluate(StateRange range, const std::vector<std::uint64_t>& chosen, PodVector<double>& values, double epsilon,
                 PolicyRun& run) {
     KrylovSystem a(r_.system, range, values.data(), chosen.data());
+    if (!solve(a, epsilon, run)) return false;
+    std::copy(a.solution().begin(), a.solution().end(), values.begin() + range.begin);
+    return true;
+  }
+
+  // BiCGStab on a to epsilon (relative), its products counted as sweeps; whether it converged.
+  bool solve(KrylovSystem& a, double epsilon, PolicyRun& run) const {
     KrylovLimits limits;
     limits.max_iterations = r_.options.stop.max_sweeps;
     limits.epsilon = epsilon;
@@ -242,9 +249,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const KrylovRun solved = run_bicgstab(a, limits);
     run.sweeps += 2 * solved.iterations + 1;
     note_progress(progress_, 2 * solved.iterations + 1, solved.residual);
-    if (!solved.converged) return false;
-    std::copy(a.solution().begin(), a.solution().end(), values.begin() + range.begin);
-    return true;
+    return solved.converged;
   }
 
   // W of the header: policy iteration on the expected steps before leaving the range,
@@ -255,13 +260,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     std::vector<double> steps(range.size(), 1.0);
     for (int policy = 0; policy < kMaxPolicies; ++policy) {
       KrylovSystem a = KrylovSystem::steps_to_leave(r_.system, range, chosen.data(), steps.data());
-      KrylovLimits limits;
-      limits.max_iterations = r_.options.stop.max_sweeps;
-      limits.epsilon = kStepsEpsilon;
-      limits.max_restarts = kRestarts;
-      const KrylovRun solved = run_bicgstab(a, limits);
-      run.sweeps += 2 * solved.iterations + 1;
-      if (!solved.converged) return std::nullopt;
+      if (!solve(a, kStepsEpsilon, run)) return std::nullopt;
       steps = a.solution();
       if (improve_policy_parallel(r_.system, step, steps.data(), chosen.data()) == 0) {
         for (double& s : steps) s = std::max(1.0, s) * kStepsMargin;
