@@ -42,12 +42,9 @@ struct Iterates {
   void restart(const SolveRequest& request, StateRange range);
   // Before sweeps on the CPU: the second buffers, copies of the first, if not made yet.
   void make_second_buffers();
+  // Reads the first buffers, writes the second ones. (The buffers are never swapped
+  // whole: SCCs of one level are solved at the same time, each over its own range.)
   IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
-  void swap_lower() { std::swap(lower, lower_next); }
-  void swap_both() {
-    swap_lower();
-    std::swap(upper, upper_next);
-  }
   // Copies the range of each iterate into its second buffer, where there is one.
   void sync(StateRange range);
 };
