@@ -336,6 +336,18 @@ class CudaDeviceSolver final : public DeviceSolver {
     return detail::solve_linear_on_device(chunk.matrix, chunk.host, compute_, b, limits, x);
   }
 
+  KrylovChunkStats solve_linear_chain(const ChunkMatrix& chain, const double* b, const KrylovLimits& limits,
+                                      double* x) override {
+    const auto start = std::chrono::steady_clock::now();
+    detail::DeviceMatrix matrix(chain);
+    matrix.upload(chain, compute_);
+    check(cudaStreamSynchronize(compute_), "uploading a chain");
+    const double upload_s = seconds_since(start);
+    KrylovChunkStats result = detail::solve_linear_on_device(matrix, chain, compute_, b, limits, x);
+    result.stats.upload_s += upload_s;
+    return result;
+  }
+
   double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,
                     double* x_out) override {
     Resident& chunk = resident(ticket);

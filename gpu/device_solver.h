@@ -245,6 +245,11 @@ class DeviceSolver {
   // (host, num_states values), which receives the result. Pre: one row per state (a
   // DTMC); the matrix's cuSPARSE form (32-bit row offsets) is made for the call.
   virtual KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) = 0;
+  // The same on a chain given on the host (one row per state: a scheduler's rows of a
+  // resident chunk, policy iteration's), uploaded for the call only, beside the
+  // resident chunks, and freed before it returns.
+  virtual KrylovChunkStats solve_linear_chain(const ChunkMatrix& chain, const double* b, const KrylovLimits& limits,
+                                              double* x) = 0;
 
   // A window's rows as the chunk's sweeps choose its lanes from: counted on the
   // device for an adopted chunk, from the host arrays for an uploaded one; for the

@@ -137,9 +137,9 @@ void Iterates::restart(const SolveRequest& request, StateRange range) {
     if (v->size() != n) continue;  // a second buffer not made yet
     if (lower_start) {
       std::fill(v->begin() + range.begin, v->begin() + range.end, *lower_start);
-    } else {
+    } else if (request.start_values) {
       std::copy(request.start_values->begin() + range.begin, request.start_values->begin() + range.end, v->begin() + range.begin);
-    }
+    }  // else a method has raised it from below already (policy iteration's sweeps): still a lower start
   }
   for (PodVector<double>* v : {&upper, &upper_next}) {
     if (v->size() == n) std::fill(v->begin() + range.begin, v->begin() + range.end, upper_start.value_or(0.0));

@@ -38,7 +38,9 @@ struct Iterates {
   // values, or where they start at a constant, that constant.
   void start_of(std::uint64_t first, gpu::DeviceSolver::BoundInputs& inputs) const;
   // The range's values back to where they start (the device solves into the
-  // iterates themselves: after its failure, the CPU starts its chunk afresh).
+  // iterates themselves: after its failure, the CPU starts its chunk afresh). A lower
+  // iterate with neither a start value nor start values (lower_start reset: a method
+  // raised it from below) keeps its values, which are below the fixed point.
   void restart(const SolveRequest& request, StateRange range);
   // Before sweeps on the CPU: the second buffers, copies of the first, if not made yet.
   void make_second_buffers();

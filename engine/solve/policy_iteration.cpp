@@ -39,12 +39,14 @@
 #include "engine/solve/solve_progress.h"
 #include "engine/numeric/bicgstab_steps.h"
 #include "engine/numeric/optimistic_guess.h"
+#include "engine/model/stopwatch.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -96,6 +98,58 @@ double sweeps_to_go(double change, double rate, double precision) {
   return std::log(precision / change) / std::log(rate);
 }
 
+// A scheduler's rows of a range as a chain of their own, in range-local columns, for
+// BiCGStab on the device: c is each row's constant plus its entries leaving the range
+// at outside's values; without outside (the steps to leave), 1, the leaving entries
+// dropped.
+struct SchedulerChain {
+  PodVector<std::uint64_t> row_starts;  // states + 1 (also the row groups: one row each)
+  PodVector<std::uint32_t> columns;
+  PodVector<double> values;
+  PodVector<double> c;
+
+  gpu::ChunkMatrix matrix() const {
+    const std::uint64_t n = c.size();
+    return {static_cast<std::uint32_t>(n), n, columns.size(), row_starts.data(), row_starts.data(), columns.data(),
+            values.data()};
+  }
+};
+
+SchedulerChain scheduler_chain(const MaybeSystem& system, StateRange range, const std::uint64_t* rows,
+                               const double* outside) {
+  const std::uint64_t n = range.size();
+  const auto inside = [&](std::uint32_t column) { return column >= range.begin && column < range.end; };
+  SchedulerChain chain;
+  chain.row_starts = PodVector<std::uint64_t>(n + 1);
+  chain.c = PodVector<double>(n);
+  parallel_indices(0, n, 4096, [&](std::size_t i) {
+    std::uint64_t count = 0;
+    for (std::uint64_t k = system.row_starts[rows[i]]; k < system.row_starts[rows[i] + 1]; ++k) {
+      count += inside(system.columns[k]);
+    }
+    chain.row_starts[i + 1] = count;
+  });
+  chain.row_starts[0] = 0;
+  for (std::uint64_t i = 0; i < n; ++i) chain.row_starts[i + 1] += chain.row_starts[i];
+  chain.columns = PodVector<std::uint32_t>(chain.row_starts[n]);
+  chain.values = PodVector<double>(chain.row_starts[n]);
+  parallel_indices(0, n, 4096, [&](std::size_t i) {
+    std::uint64_t at = chain.row_starts[i];
+    double constant = outside ? system.row_constants[rows[i]] : 1.0;
+    for (std::uint64_t k = system.row_starts[rows[i]]; k < system.row_starts[rows[i] + 1]; ++k) {
+      const std::uint32_t column = system.columns[k];
+      if (inside(column)) {
+        chain.columns[at] = static_cast<std::uint32_t>(column - range.begin);
+        chain.values[at++] = system.values[k];
+      } else if (outside) {
+        constant += system.values[k] * outside[column];
+      }
+    }
+    chain.c[i] = constant;
+  });
+  return chain;
+}
+
 struct PolicyRun {
   std::uint64_t sweeps = 0;  // Bellman sweeps, and two per BiCGStab iteration (its products)
   int policies = 0;
@@ -111,12 +165,13 @@ class PolicyIterationPolicy final : public MethodPolicy {
       : r_(request), fallback_(make_interval_iteration_policy(request, true)) {}
 
   bool has_upper_iterate() const override { return true; }
-  bool runs_on_device() const override { return false; }
   bool solves_by_levels() const override { return false; }
-  // For the chunk plan only (it never runs on a device): the matrix, both b and
-  // BiCGStab's eight vectors with the iterates.
+  // Optimistic value iteration's (the chunk, its b and vectors) and a scheduler's chain
+  // beside it, at most the chunk's entries, with BiCGStab's eight vectors and its
+  // 32-bit row offsets.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
-    return matrix_bytes(states, rows, entries) + 2 * rows * sizeof(double) + 12 * states * sizeof(double);
+    return fallback_->footprint_bytes(states, rows, entries) + matrix_bytes(states, states, entries) +
+           8 * states * sizeof(double) + (states + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
@@ -130,8 +185,55 @@ class PolicyIterationPolicy final : public MethodPolicy {
         });
   }
 
-  gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob&, Iterates&, SolveStats&) override {
-    throw std::logic_error("policy iteration runs on the CPU");
+  // The chunk as one unit: value iteration's sweeps on the device first, and where
+  // they would crawl, policy iteration over the chunk's states, each scheduler's chain
+  // solved by the device's BiCGStab, the look-ahead sweeps there too; the improvement,
+  // the bracket and its verification on the host. Otherwise, or where it fails,
+  // optimistic value iteration on the device, from the sweeps' lower iterate.
+  gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
+    fallback_->report_progress_to(progress_);
+    const auto start = std::chrono::steady_clock::now();
+    const StateRange range = job.states;
+    const double target = tightest_target(job.first_scc, job.end_scc);
+    if (target <= 0.0) return fallback_->solve_chunk_on_device(job, x, stats);  // acyclic: exact passes
+    gpu::SweepSettings warm_settings = sweep_settings(r_, progress_);
+    warm_settings.epsilon = target * kLowerDistance / 2;  // optimistic value iteration's first precision
+    warm_settings.max_sweeps = kWarmSweeps;
+    PodVector<double> storage;
+    const gpu::ChunkSolveStats warm = job.device.iterate(job.ticket, job.row_constants(x.lower.data(), storage),
+                                                         warm_settings, x.lower.data() + range.begin);
+    x.sync(range);
+    x.lower_start.reset();  // the chunk's lower iterate is the sweeps' now
+    const double rate = convergence_rate(warm.earlier_measure, warm.last_measure, warm.measure_gap);
+    if (warm.converged || sweeps_to_go(warm.last_measure, rate, warm_settings.epsilon) < kCrawlSweeps) {
+      stats.iterations += warm.iterations;
+      gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(job, x, stats);
+      rest += warm;
+      return rest;
+    }
+    const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
+    const PolicyRun run = iterate_policies(range, target, x, &job);
+    gpu::ChunkSolveStats total = warm;
+    total.iterations += run.sweeps;
+    if (run.failure != nullptr) {
+      spdlog::debug("policy iteration on a chunk of {} states on the device: {} after {} schedulers; optimistic value "
+                    "iteration instead", range.size(), run.failure, run.policies);
+      stats.iterations += total.iterations;
+      restore_upper_start(range, x);
+      std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
+      x.sync(range);
+      gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(job, x, stats);
+      rest += total;
+      return rest;
+    }
+    stats.iterated_sccs += count_iterated(r_.system, job.first_scc, job.end_scc);
+    stats.add_run(total.iterations);
+    total.converged = true;
+    total.solve_s = seconds_since(start);
+    spdlog::debug("policy iteration on a chunk of {} states on the device: {} schedulers, {} sweeps and products, "
+                  "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}",
+                  range.size(), run.policies, total.iterations, run.residual, run.most_steps, run.width);
+    return total;
   }
 
  private:
@@ -153,12 +255,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
     // The sweeps' values stay a lower bound, for optimistic value iteration to go on
     // from should policy iteration fail.
     const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
-    const PolicyRun run = iterate_policies(range, target, x);
+    const PolicyRun run = iterate_policies(range, target, x, nullptr);
     if (run.failure != nullptr) {
       spdlog::debug("policy iteration on an SCC of {} states: {} after {} schedulers; optimistic value iteration instead",
                     range.size(), run.failure, run.policies);
       stats.iterations += run.sweeps;
-      x.restart(r_, range);
+      restore_upper_start(range, x);
       std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
       x.sync(range);
       fallback_->finish_scc_on_cpu(scc, warm, x, stats);
@@ -171,17 +273,19 @@ class PolicyIterationPolicy final : public MethodPolicy {
                   range.size(), run.policies, warm_sweeps + run.sweeps, run.residual, run.most_steps, run.width);
   }
 
-  PolicyRun iterate_policies(StateRange range, double target, Iterates& x) {
+  // job: where the range is a chunk resident on the device, whose sweeps and solves
+  // run there (null: all on the CPU).
+  PolicyRun iterate_policies(StateRange range, double target, Iterates& x, const DeviceChunkJob* job) {
     PolicyRun run;
     std::vector<std::uint64_t> chosen(range.size());
     improve_policy_parallel(r_.system, {range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen.data());
-    if (!settle(range, chosen, x.lower, x.lower_next, run)) return run;
+    if (!settle(range, chosen, x.lower, x.lower_next, run, job)) return run;
     // The upper side from the upper inputs (on which another scheduler may be best),
     // starting from the lower side's scheduler and values.
     std::vector<std::uint64_t> chosen_upper = chosen;
     parallel_copy(x.lower.data() + range.begin, range.size(), x.upper.data() + range.begin);
-    if (!settle(range, chosen_upper, x.upper, x.upper_next, run)) return run;
-    const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run);
+    if (!settle(range, chosen_upper, x.upper, x.upper_next, run, job)) return run;
+    const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run, job);
     if (!steps) {
       fail(run, "no bound on the steps before leaving the SCC");
       return run;
@@ -199,15 +303,15 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // scheduler's: the bounds are taken from whatever they are). False where it fails
   // (run.failure says why).
   bool settle(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values,
-              PodVector<double>& scratch, PolicyRun& run) {
+              PodVector<double>& scratch, PolicyRun& run, const DeviceChunkJob* job) {
     PolicyImprovement step{range, r_.direction, RowObjective::values, true};
     for (int fine = 0;;) {
       ++run.policies;
       const bool fine_phase = step.tolerance == kFineSwitchTolerance;
-      if (!evaluate(range, chosen, values, fine_phase ? kEvaluationEpsilon : kCoarseEvaluationEpsilon, run)) {
+      if (!evaluate(range, chosen, values, fine_phase ? kEvaluationEpsilon : kCoarseEvaluationEpsilon, run, job)) {
         return fail(run, "a scheduler's system did not converge");
       }
-      if (!fine_phase) look_ahead(range, values, scratch, run);
+      if (!fine_phase) look_ahead(range, values, scratch, run, job);
       if (improve_policy_parallel(r_.system, step, values.data(), chosen.data()) == 0) {
         if (fine_phase) return true;
         step.tolerance = kFineSwitchTolerance;  // the same scheduler again, solved tightly
@@ -222,31 +326,58 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // improvement that one state makes reaches its predecessors before the next
   // improvement step, where it would otherwise take a scheduler's solve per state
   // along a chain.
-  void look_ahead(StateRange range, PodVector<double>& values, PodVector<double>& scratch, PolicyRun& run) const {
+  void look_ahead(StateRange range, PodVector<double>& values, PodVector<double>& scratch, PolicyRun& run,
+                  const DeviceChunkJob* job) const {
+    run.sweeps += kLookAhead;
+    if (job != nullptr) {
+      gpu::SweepSettings fixed = sweep_settings(r_, nullptr);
+      fixed.fixed_sweeps = true;
+      fixed.max_sweeps = kLookAhead;
+      PodVector<double> storage;
+      (void)job->device.iterate(job->ticket, job->row_constants(values.data(), storage), fixed, values.data() + range.begin);
+      return;
+    }
     for (int sweep = 0; sweep < kLookAhead; ++sweep) {
       (void)bellman_sweep_parallel(r_.system, range, r_.direction, r_.options.stop.criterion, values.data(), scratch.data());
       parallel_copy(scratch.data() + range.begin, range.size(), values.data() + range.begin);
     }
-    run.sweeps += kLookAhead;
   }
 
   // Solves the scheduler's system into values' range, from its values there; false
   // where BiCGStab does not converge (a singular system among them).
   bool evaluate(StateRange range, const std::vector<std::uint64_t>& chosen, PodVector<double>& values, double epsilon,
-                PolicyRun& run) {
+                PolicyRun& run, const DeviceChunkJob* job) {
+    if (job != nullptr) {
+      const SchedulerChain chain = scheduler_chain(r_.system, range, chosen.data(), values.data());
+      return solve_on_device(job->device, chain, values.data() + range.begin, epsilon, run);
+    }
     KrylovSystem a(r_.system, range, values.data(), chosen.data());
     if (!solve(a, epsilon, run)) return false;
     std::copy(a.solution().begin(), a.solution().end(), values.begin() + range.begin);
     return true;
   }
 
-  // BiCGStab on a to epsilon (relative), its products counted as sweeps; whether it converged.
-  bool solve(KrylovSystem& a, double epsilon, PolicyRun& run) const {
+  // BiCGStab on the device on a scheduler's chain, from x (range-local), which gets
+  // the result; as solve.
+  bool solve_on_device(gpu::DeviceSolver& device, const SchedulerChain& chain, double* x, double epsilon,
+                       PolicyRun& run) const {
+    const gpu::KrylovChunkStats solved = device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon), x);
+    run.sweeps += 2 * solved.stats.iterations + 1;
+    note_progress(progress_, 2 * solved.stats.iterations + 1, solved.stats.last_measure);
+    return solved.stats.converged;
+  }
+
+  KrylovLimits limits(double epsilon) const {
     KrylovLimits limits;
     limits.max_iterations = r_.options.stop.max_sweeps;
     limits.epsilon = epsilon;
     limits.max_restarts = kRestarts;
-    const KrylovRun solved = run_bicgstab(a, limits);
+    return limits;
+  }
+
+  // BiCGStab on a to epsilon (relative), its products counted as sweeps; whether it converged.
+  bool solve(KrylovSystem& a, double epsilon, PolicyRun& run) const {
+    const KrylovRun solved = run_bicgstab(a, limits(epsilon));
     run.sweeps += 2 * solved.iterations + 1;
     note_progress(progress_, 2 * solved.iterations + 1, solved.residual);
     return solved.converged;
@@ -255,13 +386,18 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // W of the header: policy iteration on the expected steps before leaving the range,
   // maximised, from the chosen scheduler; nullopt where some scheduler never leaves.
   std::optional<std::vector<double>> most_steps_to_leave(StateRange range, std::vector<std::uint64_t> chosen,
-                                                         PolicyRun& run) {
+                                                         PolicyRun& run, const DeviceChunkJob* job) {
     const PolicyImprovement step{range, Optimization::maximize, RowObjective::steps_to_leave, true};
     std::vector<double> steps(range.size(), 1.0);
     for (int policy = 0; policy < kMaxPolicies; ++policy) {
-      KrylovSystem a = KrylovSystem::steps_to_leave(r_.system, range, chosen.data(), steps.data());
-      if (!solve(a, kStepsEpsilon, run)) return std::nullopt;
-      steps = a.solution();
+      if (job != nullptr) {
+        const SchedulerChain chain = scheduler_chain(r_.system, range, chosen.data(), nullptr);
+        if (!solve_on_device(job->device, chain, steps.data(), kStepsEpsilon, run)) return std::nullopt;
+      } else {
+        KrylovSystem a = KrylovSystem::steps_to_leave(r_.system, range, chosen.data(), steps.data());
+        if (!solve(a, kStepsEpsilon, run)) return std::nullopt;
+        steps = a.solution();
+      }
       if (improve_policy_parallel(r_.system, step, steps.data(), chosen.data()) == 0) {
         for (double& s : steps) s = std::max(1.0, s) * kStepsMargin;
         return steps;
@@ -324,6 +460,23 @@ class PolicyIterationPolicy final : public MethodPolicy {
   static bool fail(PolicyRun& run, const char* why) {
     run.failure = why;
     return false;
+  }
+
+  // The tightest positive width target of SCCs [first_scc, end_scc) (0: none, all trivial).
+  double tightest_target(std::size_t first_scc, std::size_t end_scc) {
+    const PodVector<double>& all = targets();
+    double tightest = 0.0;
+    for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
+      if (all[scc] > 0.0 && (tightest == 0.0 || all[scc] < tightest)) tightest = all[scc];
+    }
+    return tightest;
+  }
+
+  // The range's upper iterate back at its start (a failed policy iteration's bracket
+  // is no bound).
+  void restore_upper_start(StateRange range, Iterates& x) const {
+    const double start = x.upper_start.value_or(r_.known_upper_bound.value_or(0.0));
+    std::fill(x.upper.begin() + range.begin, x.upper.begin() + range.end, start);
   }
 
   const PodVector<double>& targets() {
