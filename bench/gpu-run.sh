@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|policy|policy-coin8|policy-coin8_4|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|policy|policy-coin8|policy-coin8_4|policy-gpu|policy-gpu-coin8_4|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -491,7 +491,7 @@ CHAIN
     coin8)
       run "coin8_2 gpu" $M/consensus/coin8.nm --const K=2 "${coin_props[@]:0:2}" --solver gpu --max-iters 100000
       ;;
-    policy|policy-coin8|policy-coin8_4)
+    policy|policy-coin8|policy-coin8_4|policy-gpu|policy-gpu-coin8_4)
       # Issue 41: policy iteration (CPU, all cores) against value iteration and
       # optimistic value iteration on the CPU and the default on the GPU, one property
       # a run, each under /usr/bin/time (peak host memory).
@@ -512,6 +512,21 @@ CHAIN
           done
           policy_run "coin6_4 ${coin_props[$((i+1))]} ovi gpu" $M/consensus/coin6.nm --const K=4 "${coin_props[@]:$i:2}" \
             --solver gpu --max-iters 10000000
+        done
+      elif [ $part = policy-gpu ]; then
+        for instance in "coin6.nm K=4" "coin8.nm K=2"; do
+          set -- $instance
+          for i in 0 2; do
+            for m in pi ovi; do
+              policy_run "$1 $2 ${coin_props[$((i+1))]} $m gpu" $M/consensus/$1 --const $2 "${coin_props[@]:$i:2}" \
+                --solver gpu --method $m --max-iters 10000000
+            done
+          done
+        done
+      elif [ $part = policy-gpu-coin8_4 ]; then
+        for i in 0 2; do
+          policy_run "coin8_4 ${coin_props[$((i+1))]} pi gpu" $M/consensus/coin8.nm --const K=4 "${coin_props[@]:$i:2}" \
+            --solver gpu --method pi --max-iters 10000000
         done
       elif [ $part = policy-coin8_4 ]; then
         for i in 0 2; do
