@@ -339,13 +339,19 @@ class CudaDeviceSolver final : public DeviceSolver {
   KrylovChunkStats solve_linear_chain(const ChunkMatrix& chain, const double* b, const KrylovLimits& limits,
                                       double* x) override {
     const auto start = std::chrono::steady_clock::now();
-    detail::DeviceMatrix matrix(chain);
-    matrix.upload(chain, compute_);
-    check(cudaStreamSynchronize(compute_), "uploading a chain");
-    const double upload_s = seconds_since(start);
-    KrylovChunkStats result = detail::solve_linear_on_device(matrix, chain, compute_, b, limits, x);
-    result.stats.upload_s += upload_s;
-    return result;
+    try {
+      detail::DeviceMatrix matrix(chain);
+      matrix.upload(chain, compute_);
+      check(cudaStreamSynchronize(compute_), "uploading a chain");
+      const double upload_s = seconds_since(start);
+      KrylovChunkStats result = detail::solve_linear_on_device(matrix, chain, compute_, b, limits, x);
+      result.stats.upload_s += upload_s;
+      return result;
+    } catch (const OutOfDeviceMemory& error) {
+      throw OutOfDeviceMemory(std::string("a scheduler's chain: ") + error.what());
+    } catch (const DeviceError& error) {
+      throw DeviceError(std::string("a scheduler's chain: ") + error.what());
+    }
   }
 
   double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,

@@ -196,6 +196,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const StateRange range = job.states;
     const double target = tightest_target(job.first_scc, job.end_scc);
     if (target <= 0.0) return fallback_->solve_chunk_on_device(job, x, stats);  // acyclic: exact passes
+    x.make_second_buffers();  // the host's steps (the residual, the verification) sweep into them
     gpu::SweepSettings warm_settings = sweep_settings(r_, progress_);
     warm_settings.epsilon = target * kLowerDistance / 2;  // optimistic value iteration's first precision
     warm_settings.max_sweeps = kWarmSweeps;
