@@ -256,9 +256,13 @@ KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix
   KrylovChunkStats result;
   auto start = std::chrono::steady_clock::now();
   DeviceKrylov a(m, host, stream);
-  if (n > 0) {
-    check(cudaMemcpyAsync(a.at(KrylovVector::c), b, n * sizeof(double), cudaMemcpyHostToDevice, stream), "upload");
-    check(cudaMemcpyAsync(a.at(KrylovVector::x), x, n * sizeof(double), cudaMemcpyHostToDevice, stream), "upload");
+  // Through locked pieces (gpu/host_copies.cuh): b and x may be model-sized, and x a
+  // range of an iterate other copies have locked pieces of.
+  {
+    HostCopies copies(stream);
+    copies.to_device(a.at(KrylovVector::c), b, n * sizeof(double));
+    copies.to_device(a.at(KrylovVector::x), x, n * sizeof(double));
+    copies.finish();
   }
   check(cudaStreamSynchronize(stream), "upload");
   result.stats.upload_s = seconds_since(start);
@@ -273,7 +277,11 @@ KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix
   result.broke_down = run.broke_down;
 
   start = std::chrono::steady_clock::now();
-  if (n > 0) check(cudaMemcpyAsync(x, a.at(KrylovVector::x), n * sizeof(double), cudaMemcpyDeviceToHost, stream), "download");
+  {
+    HostCopies copies(stream);
+    copies.to_host(x, a.at(KrylovVector::x), n * sizeof(double));
+    copies.finish();
+  }
   check(cudaStreamSynchronize(stream), "download");
   result.stats.download_s = seconds_since(start);
   return result;

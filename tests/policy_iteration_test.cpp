@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <random>
 
@@ -201,23 +202,24 @@ TEST(PolicyIteration, BoundsContainTheTruthWhereValueIterationCrawls) {
   }
 }
 
-// On the device (skipped without one): each chunk by policy iteration there, whole
-// and in chunks of at most 200 kB, within interval iteration's tight answer, and in
-// fewer sweeps and products than the device's optimistic value iteration.
+// On the device (skipped without one): chunks by policy iteration there, the system
+// whole and in chunks of at most 1.5 MB (a chain and BiCGStab's buffer beside each),
+// within interval iteration's tight answer, and in fewer sweeps and products than the
+// device's optimistic value iteration.
 TEST(PolicyIteration, OnTheDeviceBoundsContainTheTruth) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
   const MaybeSystem system = crawling_system(3001, 13, 1e-3, {700, 1, 300, 1000, 1000});
   for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
     const SolveResult truth = solve(request_for(system, direction, Method::interval_iteration, 1e-10), {SolverKind::cpu});
-    for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{200000}}) {
+    for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{1500000}}) {
       SCOPED_TRACE(std::string(direction == Optimization::minimize ? "min" : "max") + (limit ? " chunked" : " whole"));
       DeviceOptions device{SolverKind::gpu};
       device.memory_limit_bytes = limit;
       const SolveResult pi = solve(request_for(system, direction, Method::policy_iteration, 1e-6), device);
       const SolveResult ovi = solve(request_for(system, direction, Method::optimistic_value_iteration, 1e-6), device);
       ASSERT_TRUE(pi.report.stats.converged);
-      ASSERT_FALSE(pi.report.chunks.empty());
-      EXPECT_TRUE(pi.report.chunks.front().on_gpu);
+      EXPECT_TRUE(std::any_of(pi.report.chunks.begin(), pi.report.chunks.end(), [](const ChunkReport& c) { return c.on_gpu; }));
+      if (limit) EXPECT_GT(pi.report.chunks.size(), 1u);
       for (std::uint32_t i = 0; i < system.num_states(); ++i) {
         const double slack = truth.upper[i] - truth.lower[i];
         ASSERT_LE(pi.lower[i], truth.upper[i]) << i;

@@ -103,14 +103,15 @@ double sweeps_to_go(double change, double rate, double precision) {
 // at outside's values; without outside (the steps to leave), 1, the leaving entries
 // dropped.
 struct SchedulerChain {
-  PodVector<std::uint64_t> row_starts;  // states + 1 (also the row groups: one row each)
+  PodVector<std::uint64_t> row_group_starts;  // 0, 1, ..., states: one row each
+  PodVector<std::uint64_t> row_starts;        // states + 1
   PodVector<std::uint32_t> columns;
   PodVector<double> values;
   PodVector<double> c;
 
   gpu::ChunkMatrix matrix() const {
     const std::uint64_t n = c.size();
-    return {static_cast<std::uint32_t>(n), n, columns.size(), row_starts.data(), row_starts.data(), columns.data(),
+    return {static_cast<std::uint32_t>(n), n, columns.size(), row_group_starts.data(), row_starts.data(), columns.data(),
             values.data()};
   }
 };
@@ -121,6 +122,8 @@ SchedulerChain scheduler_chain(const MaybeSystem& system, StateRange range, cons
   const auto inside = [&](std::uint32_t column) { return column >= range.begin && column < range.end; };
   SchedulerChain chain;
   chain.row_starts = PodVector<std::uint64_t>(n + 1);
+  chain.row_group_starts = PodVector<std::uint64_t>(n + 1);
+  parallel_indices(0, n + 1, 1 << 16, [&](std::size_t i) { chain.row_group_starts[i] = i; });
   chain.c = PodVector<double>(n);
   parallel_indices(0, n, 4096, [&](std::size_t i) {
     std::uint64_t count = 0;
