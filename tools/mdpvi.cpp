@@ -207,7 +207,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "guaranteed bound, +/- epsilon (absolute, or relative to the result). vi: value iteration as "
                     "PRISM's default, faster, no bound. bicgstab: BiCGStab for DTMCs (per SCC on the CPU, per chunk on the GPU), no bound. "
                     "pi: policy iteration (BiCGStab per scheduler) where value iteration would crawl, with a "
-                    "guaranteed bound, on the CPU")
+                    "guaranteed bound")
       ->check(CLI::IsMember({"ovi", "ii", "vi", "bicgstab", "pi"}));
   check->add_option("--timeout", args.timeout_s,
                     "Stop after SECONDS, keeping the finished properties (printed, and in the --json file); exit 1")

@@ -1,5 +1,6 @@
-// Policy iteration (Howard 1960) with bounds, per SCC on the CPU, for the SCCs where
-// value iteration crawls: where the chance of leaving an SCC per sweep is tiny
+// Policy iteration (Howard 1960) with bounds, per SCC on the CPU and per chunk on the
+// device (solve_chunk_on_device says what runs where), for the SCCs where value
+// iteration crawls: where the chance of leaving an SCC per sweep is tiny
 // (consensus protocols), value iteration takes hundreds of thousands of sweeps, and
 // a handful of schedulers, each solved as a linear system by BiCGStab, reach the
 // optimum instead (as Storm's topological policy iteration does).

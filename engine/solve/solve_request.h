@@ -29,9 +29,9 @@ enum class Method {
   // system on the CPU, of each chunk's on the device; no error bound, like value
   // iteration.
   bicgstab,
-  // Policy iteration (Howard 1960) per SCC where value iteration would crawl, each
-  // scheduler's system solved by BiCGStab; bounds as interval iteration's, verified
-  // by its sweeps (engine/solve/policy_iteration.cpp). On the CPU.
+  // Policy iteration (Howard 1960) per SCC (per chunk on the device) where value
+  // iteration would crawl, each scheduler's system solved by BiCGStab; bounds as
+  // interval iteration's, verified by its sweeps (engine/solve/policy_iteration.cpp).
   policy_iteration,
 };
 

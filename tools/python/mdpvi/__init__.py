@@ -96,7 +96,7 @@ def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
     setting is checked). method: "ovi" (optimistic value iteration, sound bounds, the
     default), "ii" (interval iteration), "vi" (PRISM's value iteration, no bound),
     "bicgstab" (DTMCs) or "pi" (policy iteration where value iteration crawls, sound
-    bounds, on the CPU). epsilon and relative: the precision. solver: "auto", "gpu" or
+    bounds). epsilon and relative: the precision. solver: "auto", "gpu" or
     "cpu". state_values and schedulers: keep every state's values, and an optimal
     scheduler, per result (Result). gpu_memory_limit and gpu_system: as --gpu-memory-limit
     and --gpu-system. threads: 0 for all cores.
