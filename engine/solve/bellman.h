@@ -21,17 +21,23 @@ struct StateRange {
   std::uint64_t size() const { return end - begin; }
 };
 
+// One row's value b(r) + sum_k P(r,k) * x(column k) (an empty row: b(r)).
+inline double row_value(const MaybeSystem& system, std::uint64_t row, const double* x) {
+  double value = system.row_constants[row];
+  for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
+    value += system.values[k] * x[system.columns[k]];
+  }
+  return value;
+}
+
 // Pre: every state of the range has at least one row; x_in and x_out do not overlap
-// on the range. Rows may be empty (value b(r)).
+// on the range.
 template <Optimization direction>
 inline double bellman_value(const MaybeSystem& system, std::uint64_t state, const double* x_in) {
   double best = direction == Optimization::minimize ? std::numeric_limits<double>::infinity()
                                                     : -std::numeric_limits<double>::infinity();
   for (std::uint64_t r = system.row_group_starts[state]; r < system.row_group_starts[state + 1]; ++r) {
-    double value = system.row_constants[r];
-    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) {
-      value += system.values[k] * x_in[system.columns[k]];
-    }
+    const double value = row_value(system, r, x_in);
     best = direction == Optimization::minimize ? std::min(best, value) : std::max(best, value);
   }
   return best;

@@ -257,20 +257,21 @@ void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_
         if (is_trivial_scc(system, scc)) trivial(scc);
       }
     }
-    std::vector<std::size_t> cyclic;
+    std::vector<std::size_t> iterated_sccs;
     for (std::size_t scc = begin; scc < end; ++scc) {
-      if (!is_trivial_scc(system, scc)) cyclic.push_back(scc);
+      if (!is_trivial_scc(system, scc)) iterated_sccs.push_back(scc);
     }
-    if (!cyclic.empty() && !prepared) {
+    if (!iterated_sccs.empty() && !prepared) {
       prepare();
       prepared = true;
     }
-    if (concurrent && cyclic.size() > 1) {
-      std::vector<SolveStats> each(cyclic.size());
-      oneapi::tbb::parallel_for(std::size_t{0}, cyclic.size(), [&](std::size_t i) { iterated(cyclic[i], each[i]); });
+    if (concurrent && iterated_sccs.size() > 1) {
+      std::vector<SolveStats> each(iterated_sccs.size());
+      oneapi::tbb::parallel_for(std::size_t{0}, iterated_sccs.size(),
+                                [&](std::size_t i) { iterated(iterated_sccs[i], each[i]); });
       for (const SolveStats& s : each) stats.merge(s);
     } else {
-      for (std::size_t scc : cyclic) iterated(scc, stats);
+      for (std::size_t scc : iterated_sccs) iterated(scc, stats);
     }
     begin = end;
   }

@@ -224,7 +224,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
       spdlog::debug("policy iteration on a chunk of {} states on the device: {} after {} schedulers; optimistic value "
                     "iteration instead", range.size(), run.failure, run.policies);
       stats.iterations += total.iterations;
-      restore_upper_start(range, x);
+      x.restart(r_, range);  // the upper iterate at its start (a failed bracket is no bound)
       std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
       x.sync(range);
       gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(job, x, stats);
@@ -265,7 +265,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
       spdlog::debug("policy iteration on an SCC of {} states: {} after {} schedulers; optimistic value iteration instead",
                     range.size(), run.failure, run.policies);
       stats.iterations += run.sweeps;
-      restore_upper_start(range, x);
+      x.restart(r_, range);  // the upper iterate at its start (a failed bracket is no bound)
       std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
       x.sync(range);
       fallback_->finish_scc_on_cpu(scc, warm, x, stats);
@@ -475,13 +475,6 @@ class PolicyIterationPolicy final : public MethodPolicy {
       if (all[scc] > 0.0 && (tightest == 0.0 || all[scc] < tightest)) tightest = all[scc];
     }
     return tightest;
-  }
-
-  // The range's upper iterate back at its start (a failed policy iteration's bracket
-  // is no bound).
-  void restore_upper_start(StateRange range, Iterates& x) const {
-    const double start = x.upper_start.value_or(r_.known_upper_bound.value_or(0.0));
-    std::fill(x.upper.begin() + range.begin, x.upper.begin() + range.end, start);
   }
 
   const PodVector<double>& targets() {

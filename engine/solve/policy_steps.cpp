@@ -11,14 +11,8 @@ namespace mdpvi {
 
 namespace {
 
-double row_value(const MaybeSystem& system, const PolicyImprovement& step, std::uint64_t row, const double* x) {
-  if (step.objective == RowObjective::values) {
-    double value = system.row_constants[row];
-    for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
-      value += system.values[k] * x[system.columns[k]];
-    }
-    return value;
-  }
+double row_worth(const MaybeSystem& system, const PolicyImprovement& step, std::uint64_t row, const double* x) {
+  if (step.objective == RowObjective::values) return row_value(system, row, x);
   double steps = 1.0;
   for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
     const std::uint32_t column = system.columns[k];
@@ -41,10 +35,10 @@ std::uint64_t improve_serial(const MaybeSystem& system, const PolicyImprovement&
     std::uint64_t& row = chosen[s - step.range.begin];
     const std::uint64_t rows_begin = system.row_group_starts[s], rows_end = system.row_group_starts[s + 1];
     std::uint64_t best_row = step.keep ? row : rows_begin;
-    double best = row_value(system, step, best_row, x);
+    double best = row_worth(system, step, best_row, x);
     for (std::uint64_t r = rows_begin; r < rows_end; ++r) {
       if (r == best_row) continue;
-      const double value = row_value(system, step, r, x);
+      const double value = row_worth(system, step, r, x);
       if (better(step, value, best)) {
         best = value;
         best_row = r;

@@ -62,14 +62,21 @@ class RangeSweeps final : public SccSweeps {
   void fill_upper(double bound) override { std::fill(upper().begin() + range_.begin, upper().begin() + range_.end, bound); }
 
   void sync() override {
-    if (lower_flipped_) parallel_copy(x_.lower_next.data() + range_.begin, range_.size(), x_.lower.data() + range_.begin);
-    if (upper_flipped_) parallel_copy(x_.upper_next.data() + range_.begin, range_.size(), x_.upper.data() + range_.begin);
+    copy_current(lower_flipped_, x_.lower, x_.lower_next);
+    copy_current(upper_flipped_, x_.upper, x_.upper_next);
     lower_flipped_ = upper_flipped_ = false;
-    x_.sync(range_);
   }
 
  private:
   ConvergenceCriterion criterion() const { return r_.options.stop.criterion; }
+  // The range's current values (in second where flipped) into the other buffer, where
+  // there are two.
+  void copy_current(bool flipped, PodVector<double>& first, PodVector<double>& second) const {
+    if (first.empty() || second.size() != first.size()) return;
+    const PodVector<double>& from = flipped ? second : first;
+    PodVector<double>& to = flipped ? first : second;
+    parallel_copy(from.data() + range_.begin, range_.size(), to.data() + range_.begin);
+  }
   // The buffer holding the range's current values, and the other one.
   PodVector<double>& lower() { return lower_flipped_ ? x_.lower_next : x_.lower; }
   PodVector<double>& lower_other() { return lower_flipped_ ? x_.lower : x_.lower_next; }
