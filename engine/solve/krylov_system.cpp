@@ -66,7 +66,9 @@ void KrylovSystem::apply(KrylovVector in, KrylovVector out) {
 double KrylovSystem::dot(KrylovVector a, KrylovVector b) const {
   const std::vector<double>& u = at(a);
   const std::vector<double>& w = at(b);
-  return oneapi::tbb::parallel_reduce(
+  // Split the same way every run (the sum's rounding with it): the same system solves
+  // to the same last bits, and policy iteration takes the same steps.
+  return oneapi::tbb::parallel_deterministic_reduce(
       whole(n_), 0.0,
       [&](const Range& r, double sum) {
         for (std::size_t i = r.begin(); i < r.end(); ++i) sum += u[i] * w[i];
