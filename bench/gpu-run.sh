@@ -48,11 +48,12 @@ build_once() {
   peak $timeout "$mdpvi" -v check $M/$model --const $constants --threads $threads "$@" --json - >>"$out/results.txt" 2>&1
 }
 
-# Issue 21's cost table: the benchmark harness once per method (vi, ovi, ii), each
-# run's results under $out/costs/PART-METHOD (packed into costs.tgz at the end).
+# Issue 21's cost table: the benchmark harness once per method (COST_METHODS, default
+# vi, ovi, auto: value iteration, the last default and the default), each run's
+# results under $out/costs/PART-METHOD (packed into costs.tgz at the end).
 costs_run() {  # part name, then bench.py run arguments
   local name=$1; shift
-  for m in vi ovi ii; do
+  for m in ${COST_METHODS:-vi ovi auto}; do
     python3 tools/bench/bench.py run --mdpvi "$mdpvi" --method $m --out "$out/costs/$name-$m" "$@" 2>>"$out/errors.txt"
   done
 }

@@ -40,7 +40,7 @@ class SoundMethod : public ::testing::TestWithParam<Method> {};
 
 INSTANTIATE_TEST_SUITE_P(Methods, SoundMethod,
                          ::testing::Values(Method::interval_iteration, Method::optimistic_value_iteration,
-                                           Method::policy_iteration),
+                                           Method::policy_iteration, Method::automatic),
                          [](const auto& info) { return std::string(option_name(info.param)); });
 
 TEST_P(SoundMethod, PlainValueIterationStopsFarFromTheTruth) {

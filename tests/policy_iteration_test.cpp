@@ -6,6 +6,7 @@
 #include "gpu/device_solver.h"
 #include "engine/solve/krylov_system.h"
 #include "engine/solve/method_policy.h"
+#include "engine/solve/method_requirements.h"
 #include "engine/solve/policy_steps.h"
 #include "random_systems.h"
 
@@ -227,6 +228,59 @@ TEST(PolicyIteration, OnTheDeviceBoundsContainTheTruth) {
         ASSERT_LE(pi.upper[i] - pi.lower[i], 2e-6 * pi.lower[i] + slack) << i;
       }
       EXPECT_LT(pi.report.stats.iterations, ovi.report.stats.iterations);
+    }
+  }
+}
+
+// The default (Method::automatic) is policy iteration's choice on the CPU, the same
+// bit for bit, and optimistic value iteration on the device (skipped without one),
+// whose system may be built there: it keeps the footprint, the level-by-level solve
+// and the answers of optimistic value iteration, whole and in chunks.
+TEST(AutomaticMethod, IsPolicyIterationOnTheCpuAndOptimisticValueIterationOnTheDevice) {
+  const MaybeSystem system = crawling_system(2001, 13, 1e-3, {700, 1, 300, 1000});
+  EXPECT_TRUE(requirements_of(Method::automatic).solves_by_levels);
+  EXPECT_TRUE(requirements_of(Method::automatic).gives_bounds);
+  EXPECT_FALSE(requirements_of(Method::policy_iteration).solves_by_levels);
+  const auto automatic = make_method_policy(request_for(system, Optimization::minimize, Method::automatic, 1e-6));
+  const auto optimistic =
+      make_method_policy(request_for(system, Optimization::minimize, Method::optimistic_value_iteration, 1e-6));
+  EXPECT_TRUE(automatic->solves_by_levels());
+  EXPECT_EQ(automatic->footprint_bytes(1000, 3000, 9000), optimistic->footprint_bytes(1000, 3000, 9000));
+  for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+    SCOPED_TRACE(direction == Optimization::minimize ? "min" : "max");
+    const SolveResult chosen = solve(request_for(system, direction, Method::automatic, 1e-6), {SolverKind::cpu});
+    const SolveResult pi = solve(request_for(system, direction, Method::policy_iteration, 1e-6), {SolverKind::cpu});
+    EXPECT_EQ(chosen.lower, pi.lower);
+    EXPECT_EQ(chosen.upper, pi.upper);
+    EXPECT_EQ(chosen.report.stats.iterations, pi.report.stats.iterations);
+    EXPECT_GT(chosen.report.stats.policy_sccs, 0u);
+    EXPECT_EQ(chosen.report.stats.policy_sccs, pi.report.stats.policy_sccs);
+  }
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  // Chunks just large enough for the largest SCC: several, each on the device.
+  std::size_t largest = 0;
+  for (std::size_t scc = 0; scc < system.num_sccs(); ++scc) {
+    const std::uint64_t first = system.scc_starts[scc], end = system.scc_starts[scc + 1];
+    const std::uint64_t rows = system.row_group_starts[end] - system.row_group_starts[first];
+    const std::uint64_t entries = system.row_starts[system.row_group_starts[end]] - system.row_starts[system.row_group_starts[first]];
+    largest = std::max(largest, optimistic->footprint_bytes(end - first, rows, entries));
+  }
+  for (std::optional<std::size_t> limit : {std::optional<std::size_t>{}, std::optional<std::size_t>{largest}}) {
+    SCOPED_TRACE(limit ? "chunked" : "whole");
+    DeviceOptions device{SolverKind::gpu};
+    device.memory_limit_bytes = limit;
+    const SolveResult chosen = solve(request_for(system, Optimization::maximize, Method::automatic, 1e-6), device);
+    const SolveResult ovi =
+        solve(request_for(system, Optimization::maximize, Method::optimistic_value_iteration, 1e-6), device);
+    EXPECT_EQ(chosen.lower, ovi.lower);
+    EXPECT_EQ(chosen.upper, ovi.upper);
+    EXPECT_EQ(chosen.report.stats.policy_sccs, 0u);
+    ASSERT_EQ(chosen.report.chunks.size(), ovi.report.chunks.size());
+    if (limit) EXPECT_GT(chosen.report.chunks.size(), 1u);
+    for (std::size_t c = 0; c < chosen.report.chunks.size(); ++c) {
+      EXPECT_TRUE(chosen.report.chunks[c].on_gpu);
+      EXPECT_EQ(chosen.report.chunks[c].on_gpu, ovi.report.chunks[c].on_gpu);
+      EXPECT_EQ(chosen.report.chunks[c].by_levels, ovi.report.chunks[c].by_levels);
     }
   }
 }

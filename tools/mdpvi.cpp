@@ -201,14 +201,15 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "bit (default 1)")
       ->check(positive_count);
   check->add_flag(
-      "--sound", args.sound, "A sound method (the default, optimistic value iteration); excludes --method vi");
+      "--sound", args.sound, "A sound method (the default, auto); excludes --method vi");
   check->add_option("--method", args.method,
-                    "ovi: optimistic value iteration (default), ii: interval iteration; both give results with a "
-                    "guaranteed bound, +/- epsilon (absolute, or relative to the result). vi: value iteration as "
-                    "PRISM's default, faster, no bound. bicgstab: BiCGStab for DTMCs (per SCC on the CPU, per chunk on the GPU), no bound. "
-                    "pi: policy iteration (BiCGStab per scheduler) where value iteration would crawl, with a "
-                    "guaranteed bound")
-      ->check(CLI::IsMember({"ovi", "ii", "vi", "bicgstab", "pi"}));
+                    "auto (default): per SCC on the CPU, optimistic value iteration, or policy iteration where "
+                    "value iteration would crawl; on the GPU, optimistic value iteration. ovi: optimistic value "
+                    "iteration, ii: interval iteration, pi: policy iteration (BiCGStab per scheduler) where value "
+                    "iteration would crawl, on the GPU too. These give results with a guaranteed bound, +/- epsilon "
+                    "(absolute, or relative to the result). vi: value iteration as PRISM's default, faster, no "
+                    "bound. bicgstab: BiCGStab for DTMCs (per SCC on the CPU, per chunk on the GPU), no bound")
+      ->check(CLI::IsMember({"auto", "ovi", "ii", "vi", "bicgstab", "pi"}));
   check->add_option("--timeout", args.timeout_s,
                     "Stop after SECONDS, keeping the finished properties (printed, and in the --json file); exit 1")
       ->check(finite_positive);

@@ -48,6 +48,12 @@ std::string method_heading(Method method) {
   return text + ": ";
 }
 
+// ", 3 by policy iteration" where a method that chooses per SCC (or chunk) chose it.
+std::string by_policy_iteration(const SolveReport& solve) {
+  const bool chooses = solve.method == Method::policy_iteration || solve.method == Method::automatic;
+  return chooses ? ", " + std::to_string(solve.stats.policy_sccs) + " by policy iteration" : "";
+}
+
 }  // namespace
 
 void write_model_text(std::ostream& out, const pipeline::ModelSummary& model) {
@@ -80,8 +86,8 @@ void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& out
       out << (d->uniformised ? "Uniformisation: " : "Step-bounded: ") << d->solve.stats.iterations
           << " iterations over " << d->qualitative.maybe << " states (" << seconds(d->solve.time_s) << ")\n";
     } else if (solved(*d)) {
-      out << "SCCs of maybe-states: " << d->sccs.num_sccs << ", " << d->solve.stats.iterated_sccs << " iterated, largest "
-          << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s)
+      out << "SCCs of maybe-states: " << d->sccs.num_sccs << ", " << d->solve.stats.iterated_sccs << " iterated"
+          << by_policy_iteration(d->solve) << ", largest " << d->solve.stats.largest_scc << " states (" << seconds(d->sccs.time_s)
           << ran_on(d->sccs.ran_on) << ")\n"
           << (d->long_run ? "Stationary distributions and the rest: " : method_heading(d->solve.method))
           << d->solve.stats.iterations << " iterations (" << seconds(d->solve.time_s) << ")"
@@ -196,7 +202,8 @@ nlohmann::json to_json(const pipeline::CheckReport& report) {
       entry["qualitative_on"] = text_or_null(d->qualitative.ran_on);
       entry["sccs_on"] = text_or_null(d->sccs.ran_on);
       entry["states"] = {{"yes", d->qualitative.yes}, {"no", d->qualitative.no}, {"maybe", d->qualitative.maybe}};
-      entry["sccs"] = {{"count", d->sccs.num_sccs}, {"iterated", d->solve.stats.iterated_sccs}, {"largest", d->solve.stats.largest_scc},
+      entry["sccs"] = {{"count", d->sccs.num_sccs}, {"iterated", d->solve.stats.iterated_sccs},
+                       {"by_policy_iteration", d->solve.stats.policy_sccs}, {"largest", d->solve.stats.largest_scc},
                        {"max_iterations", d->solve.stats.max_scc_iterations}};
       entry["device"] = text_or_null(d->solve.device);
       for (const ChunkReport& c : d->solve.chunks) entry["chunks"].push_back(chunk_json(c));

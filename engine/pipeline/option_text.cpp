@@ -55,10 +55,10 @@ std::vector<std::string> split_inline_properties(const std::vector<std::string>&
 
 Method method_named(const std::string& name) {
   for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
-                        Method::bicgstab, Method::policy_iteration}) {
+                        Method::bicgstab, Method::policy_iteration, Method::automatic}) {
     if (name == option_name(method)) return method;
   }
-  throw std::invalid_argument("method must be 'ovi', 'ii', 'vi', 'bicgstab' or 'pi', found '" + name + "'");
+  throw std::invalid_argument("method must be 'auto', 'ovi', 'pi', 'ii', 'vi' or 'bicgstab', found '" + name + "'");
 }
 
 SolverKind solver_named(const std::string& name) {

@@ -21,7 +21,8 @@ std::unique_ptr<MethodPolicy> make_value_iteration_policy(const SolveRequest& re
 // interval_iteration.cpp; optimistic: the upper iterate starts from a verified guess
 std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic);
 std::unique_ptr<MethodPolicy> make_bicgstab_policy(const SolveRequest& request);  // bicgstab.cpp
-std::unique_ptr<MethodPolicy> make_policy_iteration_policy(const SolveRequest& request);  // policy_iteration.cpp
+// policy_iteration.cpp; optimistic_on_device: device chunks by optimistic value iteration
+std::unique_ptr<MethodPolicy> make_policy_iteration_policy(const SolveRequest& request, bool optimistic_on_device);
 
 const char* to_string(Method method) {
   switch (method) {
@@ -30,6 +31,7 @@ const char* to_string(Method method) {
     case Method::optimistic_value_iteration: return "optimistic value iteration";
     case Method::bicgstab: return "BiCGStab";
     case Method::policy_iteration: return "policy iteration";
+    case Method::automatic: return "optimistic value or policy iteration";
   }
   return "?";
 }
@@ -41,6 +43,7 @@ const char* option_name(Method method) {
     case Method::optimistic_value_iteration: return "ovi";
     case Method::bicgstab: return "bicgstab";
     case Method::policy_iteration: return "pi";
+    case Method::automatic: return "auto";
   }
   return "?";
 }
@@ -60,10 +63,11 @@ MethodRequirements requirements_of(Method method) {
       needs.solves_by_levels = false;
       break;
     case Method::policy_iteration:
+    case Method::automatic:
       needs.gives_bounds = true;
       needs.end_components_collapsed_when_maximizing = true;
       needs.uses_upper_bound = true;
-      needs.solves_by_levels = false;
+      needs.solves_by_levels = method == Method::automatic;
       break;
   }
   return needs;
@@ -81,7 +85,8 @@ std::unique_ptr<MethodPolicy> make_method_policy(const SolveRequest& request) {
     case Method::interval_iteration: return make_interval_iteration_policy(request, false);
     case Method::optimistic_value_iteration: return make_interval_iteration_policy(request, true);
     case Method::bicgstab: return make_bicgstab_policy(request);
-    case Method::policy_iteration: return make_policy_iteration_policy(request);
+    case Method::policy_iteration: return make_policy_iteration_policy(request, false);
+    case Method::automatic: return make_policy_iteration_policy(request, true);
   }
   return make_value_iteration_policy(request);
 }
@@ -363,6 +368,7 @@ void SolveStats::merge(const SolveStats& other) {
   iterations += other.iterations;
   max_scc_iterations = std::max(max_scc_iterations, other.max_scc_iterations);
   iterated_sccs += other.iterated_sccs;
+  policy_sccs += other.policy_sccs;
   largest_scc = std::max(largest_scc, other.largest_scc);
   converged = converged && other.converged;
   unconverged += other.unconverged;

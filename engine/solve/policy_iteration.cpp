@@ -1,5 +1,6 @@
 // Policy iteration (Howard 1960) with bounds, per SCC on the CPU and per chunk on the
-// device (solve_chunk_on_device says what runs where), for the SCCs where value
+// device (solve_chunk_on_device says what runs where; under Method::automatic, the
+// default, device chunks go to optimistic value iteration), for the SCCs where value
 // iteration crawls: where the chance of leaving an SCC per sweep is tiny
 // (consensus protocols), value iteration takes hundreds of thousands of sweeps, and
 // a handful of schedulers, each solved as a linear system by BiCGStab, reach the
@@ -165,17 +166,21 @@ struct PolicyRun {
 
 class PolicyIterationPolicy final : public MethodPolicy {
  public:
-  explicit PolicyIterationPolicy(const SolveRequest& request)
-      : r_(request), fallback_(make_interval_iteration_policy(request, true)) {}
+  // optimistic_on_device: device chunks go to optimistic value iteration, level by
+  // level (Method::automatic), else policy iteration solves them as units.
+  PolicyIterationPolicy(const SolveRequest& request, bool optimistic_on_device)
+      : r_(request), fallback_(make_interval_iteration_policy(request, true)), optimistic_on_device_(optimistic_on_device) {}
 
   bool has_upper_iterate() const override { return true; }
-  bool solves_by_levels() const override { return false; }
-  // Optimistic value iteration's (the chunk, its b and vectors) and a scheduler's chain
-  // beside it, at most the chunk's entries, with BiCGStab's eight vectors and its
-  // 32-bit row offsets.
+  bool solves_by_levels() const override { return optimistic_on_device_; }
+  // Optimistic value iteration's (the chunk, its b and vectors) and, for policy
+  // iteration on the device, a scheduler's chain beside it, at most the chunk's
+  // entries, with BiCGStab's eight vectors and its 32-bit row offsets.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
-    return fallback_->footprint_bytes(states, rows, entries) + matrix_bytes(states, states, entries) +
-           8 * states * sizeof(double) + (states + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
+    const std::size_t optimistic = fallback_->footprint_bytes(states, rows, entries);
+    if (optimistic_on_device_) return optimistic;
+    return optimistic + matrix_bytes(states, states, entries) + 8 * states * sizeof(double) +
+           (states + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
@@ -196,6 +201,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // optimistic value iteration on the device, from the sweeps' lower iterate.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     fallback_->report_progress_to(progress_);
+    if (optimistic_on_device_) return fallback_->solve_chunk_on_device(job, x, stats);
     const auto start = std::chrono::steady_clock::now();
     const StateRange range = job.states;
     const double target = tightest_target(job.first_scc, job.end_scc);
@@ -231,7 +237,9 @@ class PolicyIterationPolicy final : public MethodPolicy {
       rest += total;
       return rest;
     }
-    stats.iterated_sccs += count_iterated(r_.system, job.first_scc, job.end_scc);
+    const std::size_t iterated = count_iterated(r_.system, job.first_scc, job.end_scc);
+    stats.iterated_sccs += iterated;
+    stats.policy_sccs += iterated;
     stats.add_run(total.iterations);
     total.converged = true;
     total.solve_s = seconds_since(start);
@@ -272,6 +280,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
       return;
     }
     ++stats.iterated_sccs;
+    ++stats.policy_sccs;
     stats.add_run(warm_sweeps + run.sweeps);
     spdlog::debug("policy iteration on an SCC of {} states: {} schedulers, {} sweeps and products, residual {:.3g}, "
                   "at most {:.3g} steps to leave, width {:.3g}",
@@ -484,13 +493,14 @@ class PolicyIterationPolicy final : public MethodPolicy {
 
   const SolveRequest& r_;
   std::unique_ptr<MethodPolicy> fallback_;
+  bool optimistic_on_device_;
   std::optional<PodVector<double>> targets_;
 };
 
 }  // namespace
 
-std::unique_ptr<MethodPolicy> make_policy_iteration_policy(const SolveRequest& request) {
-  return std::make_unique<PolicyIterationPolicy>(request);
+std::unique_ptr<MethodPolicy> make_policy_iteration_policy(const SolveRequest& request, bool optimistic_on_device) {
+  return std::make_unique<PolicyIterationPolicy>(request, optimistic_on_device);
 }
 
 }  // namespace mdpvi

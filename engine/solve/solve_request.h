@@ -23,7 +23,7 @@ enum class Method {
   interval_iteration,  // a lower and an upper iterate from both ends; the truth lies between them
   // Optimistic value iteration (Hartmanns & Kaminski, CAV 2020): value iteration,
   // then an upper iterate guessed just above it and verified; bounds as interval
-  // iteration's, mdpvi's default.
+  // iteration's.
   optimistic_value_iteration,
   // BiCGStab (van der Vorst 1992), for DTMCs: a Krylov solver of each SCC's linear
   // system on the CPU, of each chunk's on the device; no error bound, like value
@@ -33,10 +33,16 @@ enum class Method {
   // iteration would crawl, each scheduler's system solved by BiCGStab; bounds as
   // interval iteration's, verified by its sweeps (engine/solve/policy_iteration.cpp).
   policy_iteration,
+  // mdpvi's default: on the CPU, policy iteration's choice per SCC (value iteration's
+  // first sweeps, then optimistic value iteration where they converge or soon would,
+  // policy iteration where they crawl); on the device, optimistic value iteration
+  // level by level, over a system built there (policy iteration's steps need the
+  // host's matrix). Bounds as interval iteration's.
+  automatic,
 };
 
 const char* to_string(Method method);    // "value iteration", "interval iteration", ...
-const char* option_name(Method method);  // --method's: "vi", "ii", "ovi", "bicgstab"
+const char* option_name(Method method);  // --method's: "vi", "ii", "ovi", "bicgstab", "pi", "auto"
 // What each method needs and gives: engine/solve/method_requirements.h.
 
 // How changes and widths are measured: absolute, or relative to the value (PRISM's default).
@@ -63,7 +69,7 @@ struct StopRule {
 
 // What a user chooses: the method and when to stop.
 struct SolverOptions {
-  Method method = Method::optimistic_value_iteration;
+  Method method = Method::automatic;
   StopRule stop;
   // The CPU solves each iterated SCC as this many parts that exchange the values
   // they read after each sweep (engine/solve/scc_sweeps.h), as several GPUs or MPI
@@ -100,6 +106,7 @@ struct SolveStats {
   std::uint64_t iterations = 0;          // sweeps summed over all SCCs (chunks)
   std::uint64_t max_scc_iterations = 0;  // sweeps of the slowest SCC (chunk)
   std::uint64_t iterated_sccs = 0;       // SCCs that needed iteration
+  std::uint64_t policy_sccs = 0;         // of those, solved by policy iteration (the rest: by sweeps)
   std::uint64_t largest_scc = 0;         // states
   bool converged = true;                 // false when some SCC (chunk) hit max_sweeps
   std::uint64_t unconverged = 0;         // SCCs (GPU chunks) that hit it

@@ -3,7 +3,7 @@
 
   bench.py run --suite small|medium|large [--solvers cpu,gpu] [--repeats N]
                [--instances A,B] [--memory-study INSTANCE] [--out DIR] [--check]
-               [--method ovi|ii|vi] [--max-iters N]
+               [--method auto|ovi|ii|vi|pi] [--max-iters N]
       Runs each (model, constants, properties) of the suite through
       `mdpvi check --json` once per solver and repeat, and writes DIR/results.json
       and DIR/results.csv: per property states, choices, transitions, the time of
@@ -11,7 +11,7 @@
       distance to ../shared/benchmarks/reference.json. With gpu among the solvers it
       also records the device's copy bandwidth (`mdpvi devices --bandwidth`).
       --check exits 1 when a result is off the reference: for the sound methods
-      (mdpvi's default, ovi, and ii) the reference must lie inside each result's
+      (mdpvi's default, auto, ovi, pi and ii) the reference must lie inside each result's
       bounds; for vi within 1e-6 relative. --method passes mdpvi's --method.
   bench.py costs DIR... [--solver cpu|gpu]
       The cost table of issue 21: each run folder's solve time per instance
@@ -361,7 +361,7 @@ def main():
     r.add_argument("--memory-study", metavar="INSTANCE")
     r.add_argument("--instances", help="comma-separated: only these instances of the suite")
     r.add_argument("--check", action="store_true")
-    r.add_argument("--method", choices=("ovi", "ii", "vi", "pi"), help="mdpvi's --method (default: mdpvi's, ovi)")
+    r.add_argument("--method", choices=("auto", "ovi", "ii", "vi", "pi"), help="mdpvi's --method (default: mdpvi's, auto)")
     r.add_argument("--max-iters", type=int, help="mdpvi's --max-iters (the same for every method compared)")
     r.add_argument("--gpu-system", choices=("auto", "copy", "view"), help="mdpvi's --gpu-system (GPU runs)")
     m = sub.add_parser("memory")

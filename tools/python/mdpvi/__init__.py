@@ -85,7 +85,7 @@ class Report:
 
 def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
           properties_file: Union[str, PathLike, None] = None, constants: Optional[Dict[str, object]] = None,
-          method: str = "ovi", epsilon: float = 1e-6, relative: bool = True, solver: str = "auto",
+          method: str = "auto", epsilon: float = 1e-6, relative: bool = True, solver: str = "auto",
           state_values: bool = False, schedulers: bool = False, gpu_memory_limit: Optional[int] = None,
           gpu_system: str = "auto", threads: int = 0) -> Report:
     """Builds the model and answers its properties, as `mdpvi check` does.
@@ -93,8 +93,9 @@ def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
     properties: property texts (a name may lead: '"best": Pmax=? [ F "goal" ]');
     properties_file: a PRISM properties file, checked first. constants: the model's and
     the properties' undefined constants; a value may be a range "1:3" or "0:0.1:1" (every
-    setting is checked). method: "ovi" (optimistic value iteration, sound bounds, the
-    default), "ii" (interval iteration), "vi" (PRISM's value iteration, no bound),
+    setting is checked). method: "auto" (the default: optimistic value iteration, and on
+    the CPU policy iteration where it would crawl; sound bounds), "ovi" (optimistic value
+    iteration), "ii" (interval iteration), "vi" (PRISM's value iteration, no bound),
     "bicgstab" (DTMCs) or "pi" (policy iteration where value iteration crawls, sound
     bounds). epsilon and relative: the precision. solver: "auto", "gpu" or
     "cpu". state_values and schedulers: keep every state's values, and an optimal
