@@ -70,6 +70,14 @@ namespace {
 constexpr std::uint64_t kWarmSweeps = 500;
 constexpr std::uint64_t kRateWindow = 100;
 constexpr double kCrawlSweeps = 1000;
+// Policy iteration may spend at most this multiple of the sweeps value iteration is
+// predicted to still need (its BiCGStab products and sweeps counted alike): where a
+// scheduler's system converges slowly, it gives up, and the SCC costs optimistic
+// value iteration's sweeps and at most this much more. The prediction is rough (the
+// rate late in the warm-up, to optimistic value iteration's first precision only):
+// consensus SCCs take policy iteration about half of it, and optimistic value
+// iteration about three times it.
+constexpr double kBudgetShare = 2.0;
 constexpr int kMaxPolicies = 100;
 // Bellman sweeps between a scheduler's solve and its improvement (look_ahead).
 constexpr int kLookAhead = 16;
@@ -84,13 +92,20 @@ constexpr int kFinePolicies = 8;
 constexpr double kEvaluationEpsilon = 1e-14;
 constexpr double kCoarseEvaluationEpsilon = 1e-10;
 // A restart continues from the last x with its true residual: where rounding breaks
-// BiCGStab down, restarts refine the solution as iterative refinement would.
+// BiCGStab down near the fine precision, restarts refine the solution as iterative
+// refinement would. The coarse solves (the first schedulers, the steps to leave) get
+// few: the consensus models' need at most 3, and a system that breaks down more
+// often there is ill-conditioned (wlan4's and wlan5's largest SCCs under Rmax: 64
+// restarts in 3,500 iterations, still far from converged), which value iteration
+// answers sooner.
 constexpr unsigned kRestarts = 64;
+constexpr unsigned kCoarseRestarts = 4;
 // The steps to leave need less: they only weigh the bounds' margins.
 constexpr double kStepsEpsilon = 1e-6;
 // W is the steps' solution times this: the steps' own residual must not eat the slack.
 constexpr double kStepsMargin = 1.01;
 constexpr std::uint64_t kVerifySweeps = 64;
+constexpr const char* kOverBudget = "more sweeps and products than value iteration's share (kBudgetShare)";
 
 // The sweeps value iteration would still need to bring its change from change to
 // below precision, at rate.
@@ -157,6 +172,7 @@ SchedulerChain scheduler_chain(const MaybeSystem& system, StateRange range, cons
 
 struct PolicyRun {
   std::uint64_t sweeps = 0;  // Bellman sweeps, and two per BiCGStab iteration (its products)
+  std::uint64_t budget = 0;  // the most sweeps and products it may take (kBudgetShare)
   int policies = 0;
   const char* failure = nullptr;  // why the SCC goes to optimistic value iteration
   double residual = 0.0;          // rho
@@ -216,14 +232,15 @@ class PolicyIterationPolicy final : public MethodPolicy {
     x.sync(range);
     x.lower_start.reset();  // the chunk's lower iterate is the sweeps' now
     const double rate = convergence_rate(warm.earlier_measure, warm.last_measure, warm.measure_gap);
-    if (warm.converged || sweeps_to_go(warm.last_measure, rate, warm_settings.epsilon) < kCrawlSweeps) {
+    const double to_go = warm.converged ? 0.0 : sweeps_to_go(warm.last_measure, rate, warm_settings.epsilon);
+    if (to_go < kCrawlSweeps) {
       stats.iterations += warm.iterations;
       gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(job, x, stats);
       rest += warm;
       return rest;
     }
     const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
-    const PolicyRun run = iterate_policies(range, target, x, &job);
+    const PolicyRun run = iterate_policies(range, target, budget_for(to_go), x, &job);
     gpu::ChunkSolveStats total = warm;
     total.iterations += run.sweeps;
     if (run.failure != nullptr) {
@@ -261,17 +278,19 @@ class PolicyIterationPolicy final : public MethodPolicy {
     // The sweeps so far, as optimistic value iteration would go on from them.
     const LowerRun warm{warm_sweeps, late.sweeps ? late.change : early.change,
                         late.sweeps ? convergence_rate(early.change, late.change, late.sweeps) : early.rate};
-    if (early.change < precision || sweeps_to_go(warm.change, warm.rate, precision) < kCrawlSweeps) {
+    const double to_go = early.change < precision ? 0.0 : sweeps_to_go(warm.change, warm.rate, precision);
+    if (to_go < kCrawlSweeps) {
       fallback_->finish_scc_on_cpu(scc, warm, x, stats);  // from the lower iterate it has: still from below
       return;
     }
     // The sweeps' values stay a lower bound, for optimistic value iteration to go on
     // from should policy iteration fail.
     const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
-    const PolicyRun run = iterate_policies(range, target, x, nullptr);
+    const PolicyRun run = iterate_policies(range, target, budget_for(to_go), x, nullptr);
     if (run.failure != nullptr) {
-      spdlog::debug("policy iteration on an SCC of {} states: {} after {} schedulers; optimistic value iteration instead",
-                    range.size(), run.failure, run.policies);
+      spdlog::debug("policy iteration on an SCC of {} states: {} after {} schedulers and {} sweeps and products (value "
+                    "iteration's predicted: {:.0f}); optimistic value iteration instead",
+                    range.size(), run.failure, run.policies, run.sweeps, to_go);
       stats.iterations += run.sweeps;
       x.restart(r_, range);  // the upper iterate at its start (a failed bracket is no bound)
       std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
@@ -282,15 +301,17 @@ class PolicyIterationPolicy final : public MethodPolicy {
     ++stats.iterated_sccs;
     ++stats.policy_sccs;
     stats.add_run(warm_sweeps + run.sweeps);
-    spdlog::debug("policy iteration on an SCC of {} states: {} schedulers, {} sweeps and products, residual {:.3g}, "
-                  "at most {:.3g} steps to leave, width {:.3g}",
-                  range.size(), run.policies, warm_sweeps + run.sweeps, run.residual, run.most_steps, run.width);
+    spdlog::debug("policy iteration on an SCC of {} states: {} schedulers, {} sweeps and products (value iteration's "
+                  "predicted: {:.0f} more), residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}",
+                  range.size(), run.policies, warm_sweeps + run.sweeps, to_go, run.residual, run.most_steps, run.width);
   }
 
   // job: where the range is a chunk resident on the device, whose sweeps and solves
   // run there (null: all on the CPU).
-  PolicyRun iterate_policies(StateRange range, double target, Iterates& x, const DeviceChunkJob* job) {
+  PolicyRun iterate_policies(StateRange range, double target, std::uint64_t budget, Iterates& x,
+                             const DeviceChunkJob* job) {
     PolicyRun run;
+    run.budget = budget;
     std::vector<std::uint64_t> chosen(range.size());
     improve_policy_parallel(r_.system, {range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen.data());
     if (!settle(range, chosen, x.lower, x.lower_next, run, job)) return run;
@@ -333,6 +354,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
       }
       if (fine_phase && ++fine > kFinePolicies) return true;
       if (run.policies >= kMaxPolicies) return fail(run, "the scheduler did not settle");
+      if (run.sweeps >= run.budget) return fail(run, kOverBudget);
     }
   }
 
@@ -375,26 +397,39 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // the result; as solve.
   bool solve_on_device(gpu::DeviceSolver& device, const SchedulerChain& chain, double* x, double epsilon,
                        PolicyRun& run) const {
-    const gpu::KrylovChunkStats solved = device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon), x);
+    if (run.sweeps >= run.budget) return fail(run, kOverBudget);
+    const gpu::KrylovChunkStats solved = device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon, run), x);
     run.sweeps += 2 * solved.stats.iterations + 1;
     note_progress(progress_, 2 * solved.stats.iterations + 1, solved.stats.last_measure);
+    if (!solved.stats.converged && run.sweeps >= run.budget) fail(run, kOverBudget);
     return solved.stats.converged;
   }
 
-  KrylovLimits limits(double epsilon) const {
+  // At most the iterations left of the run's budget (two products each).
+  KrylovLimits limits(double epsilon, const PolicyRun& run) const {
     KrylovLimits limits;
-    limits.max_iterations = r_.options.stop.max_sweeps;
+    limits.max_iterations = std::max<std::uint64_t>(1, std::min(r_.options.stop.max_sweeps, (run.budget - run.sweeps) / 2));
     limits.epsilon = epsilon;
-    limits.max_restarts = kRestarts;
+    limits.max_restarts = epsilon >= kCoarseEvaluationEpsilon ? kCoarseRestarts : kRestarts;
     return limits;
   }
 
-  // BiCGStab on a to epsilon (relative), its products counted as sweeps; whether it converged.
+  // BiCGStab on a to epsilon (relative), its products counted as sweeps; whether it
+  // converged (not: run.failure says so where the budget ran out).
   bool solve(KrylovSystem& a, double epsilon, PolicyRun& run) const {
-    const KrylovRun solved = run_bicgstab(a, limits(epsilon));
+    if (run.sweeps >= run.budget) return fail(run, kOverBudget);
+    const KrylovRun solved = run_bicgstab(a, limits(epsilon, run));
     run.sweeps += 2 * solved.iterations + 1;
     note_progress(progress_, 2 * solved.iterations + 1, solved.residual);
+    if (!solved.converged && run.sweeps >= run.budget) fail(run, kOverBudget);
     return solved.converged;
+  }
+
+  // The budget of policy iteration on an SCC (chunk) where value iteration's sweeps
+  // are predicted to take to_go more.
+  static std::uint64_t budget_for(double to_go) {
+    const double budget = kBudgetShare * to_go;
+    return budget >= 1e18 ? std::numeric_limits<std::uint64_t>::max() / 2 : static_cast<std::uint64_t>(budget);
   }
 
   // W of the header: policy iteration on the expected steps before leaving the range,
@@ -471,8 +506,9 @@ class PolicyIterationPolicy final : public MethodPolicy {
     return run;
   }
 
+  // Keeps the first reason: a solve cut short by the budget stays "over budget".
   static bool fail(PolicyRun& run, const char* why) {
-    run.failure = why;
+    if (run.failure == nullptr) run.failure = why;
     return false;
   }
 
