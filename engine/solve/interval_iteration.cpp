@@ -435,6 +435,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   }
 
   void prepare_cpu_sccs() override { (void)targets(); }
+  const PodVector<double>* width_targets() override { return &targets(); }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
     const MaybeSystem& system = r_.system;

@@ -136,6 +136,10 @@ class MethodPolicy {
   // one of them, a oneTBB thread waiting for its own parallel loop could run another
   // SCC that waits for the same thing, and never return.
   virtual void prepare_cpu_sccs() {}
+  // Each SCC's width target (interval iteration's, made when first asked for), for a
+  // method that hands SCCs on to this one and needs the same (policy iteration);
+  // null for a method without them.
+  virtual const PodVector<double>* width_targets() { return nullptr; }
   // Solves iterated SCC scc whose lower iterate the sweeps of prior (value
   // iteration's) have raised already, from a method handing SCCs on (policy
   // iteration), counting them as its own. By default, solve_sccs_on_cpu with the

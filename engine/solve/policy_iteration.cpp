@@ -204,10 +204,8 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const MaybeSystem& system = r_.system;
     for_each_level(
         system, first_scc, end_scc, [&](std::size_t scc) { solve_trivial_scc_both(r_, system.scc_starts[scc], x); },
-        [&](std::size_t scc, SolveStats& own) { solve_scc(scc, x, own); }, stats, sccs_concurrent(r_), [&] {
-          (void)targets();
-          fallback_->prepare_cpu_sccs();
-        });
+        [&](std::size_t scc, SolveStats& own) { solve_scc(scc, x, own); }, stats, sccs_concurrent(r_),
+        [&] { fallback_->prepare_cpu_sccs(); });
   }
 
   // The chunk as one unit: value iteration's sweeps on the device first, and where
@@ -522,15 +520,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
     return tightest;
   }
 
-  const PodVector<double>& targets() {
-    if (!targets_) targets_ = scc_width_targets(r_.system, cyclic_levels(r_.system), r_.options.stop.epsilon);
-    return *targets_;
-  }
+  // Optimistic value iteration's, made once for both.
+  const PodVector<double>& targets() { return *fallback_->width_targets(); }
 
   const SolveRequest& r_;
   std::unique_ptr<MethodPolicy> fallback_;
   bool optimistic_on_device_;
-  std::optional<PodVector<double>> targets_;
 };
 
 }  // namespace
