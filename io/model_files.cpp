@@ -23,6 +23,7 @@ std::string without_suffix(const std::string& path, std::string_view suffix) {
 const char* to_string(ModelFormat format) {
   switch (format) {
     case ModelFormat::prism: return "prism";
+    case ModelFormat::jani: return "jani";
     case ModelFormat::drn: return "drn";
     case ModelFormat::umb: return "umb";
     case ModelFormat::explicit_files: return "explicit";
@@ -32,11 +33,12 @@ const char* to_string(ModelFormat format) {
 
 ModelFormat model_format(const std::string& path, const std::optional<std::string>& forced, bool explicit_base) {
   if (forced) {
-    for (ModelFormat f : {ModelFormat::prism, ModelFormat::drn, ModelFormat::umb, ModelFormat::explicit_files}) {
+    for (ModelFormat f : {ModelFormat::prism, ModelFormat::jani, ModelFormat::drn, ModelFormat::umb, ModelFormat::explicit_files}) {
       if (*forced == to_string(f)) return f;
     }
-    throw std::invalid_argument("--format " + *forced + ": expected prism, drn, umb or explicit");
+    throw std::invalid_argument("--format " + *forced + ": expected prism, jani, drn, umb or explicit");
   }
+  if (path.ends_with(".jani")) return ModelFormat::jani;
   if (path.ends_with(".drn")) return ModelFormat::drn;
   if (path.ends_with(".umb")) return ModelFormat::umb;
   return explicit_base || path.ends_with(".tra") ? ModelFormat::explicit_files : ModelFormat::prism;
@@ -51,9 +53,10 @@ SparseMdp read_model_file(ModelFormat format, const std::string& path, bool ctmc
     case ModelFormat::drn: return read_drn_model(path);
     case ModelFormat::umb: return read_umb_model(path);
     case ModelFormat::explicit_files: return read_explicit_model(without_suffix(path, ".tra"), ctmc);
-    case ModelFormat::prism: break;
+    case ModelFormat::prism:
+    case ModelFormat::jani: break;
   }
-  throw std::logic_error("read_model_file: a PRISM-language model is built, not read");
+  throw std::logic_error("read_model_file: a PRISM-language or JANI model is built, not read");
 }
 
 void check_model_file_path(const std::string& path) {

@@ -10,16 +10,16 @@
 
 namespace mdpvi::io {
 
-enum class ModelFormat { prism, drn, umb, explicit_files };
+enum class ModelFormat { prism, jani, drn, umb, explicit_files };
 
-// --format's names: "prism", "drn", "umb", "explicit".
+// --format's names: "prism", "jani", "drn", "umb", "explicit".
 const char* to_string(ModelFormat format);
 // The format named by --format (throws std::invalid_argument for another name), else
-// by the extension: .drn, .umb, .tra (PRISM's explicit files beside it); anything
-// else is the PRISM language. explicit_base: the path is a BASE of BASE.tra ...
+// by the extension: .jani, .drn, .umb, .tra (PRISM's explicit files beside it);
+// anything else is the PRISM language. explicit_base: the path is a BASE of BASE.tra ...
 ModelFormat model_format(const std::string& path, const std::optional<std::string>& forced, bool explicit_base = false);
 
-// A model stored explicitly (every format but prism): BASE or BASE.tra for PRISM's
+// A model stored explicitly (every format but prism and jani, which are built): BASE or BASE.tra for PRISM's
 // files, which hold a CTMC's rates where ctmc says so (DRN names its type itself).
 // Throws ParseError for bad input, std::invalid_argument for ctmc with another format.
 SparseMdp read_model_file(ModelFormat format, const std::string& path, bool ctmc = false);

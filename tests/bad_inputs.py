@@ -17,6 +17,13 @@ GOOD_TRA = "2 2 2\n0 0 1 1\n1 0 1 1\n"
 GOOD_LAB = '0="init" 1="goal"\n0: 0\n1: 1\n'
 
 
+# One automaton, one edge of action go, no sync vector (so the edge never fires).
+JANI = ('{"jani-version": 1, "name": "m", "type": "mdp", "variables": [{"name": "x", "type": {"kind": "bounded", '
+        '"base": "int", "lower-bound": 0, "upper-bound": 1}, "initial-value": 0}], "automata": [{"name": "a", '
+        '"locations": [{"name": "l"}], "initial-locations": ["l"], "edges": [{"location": "l", "guard": {"exp": true}, '
+        '"destinations": [{"location": "l"}]}]}], "system": {"elements": [{"automaton": "a"}], "syncs": []}}\n')
+
+
 def model(body):
     return "mdp\nmodule m\n  x : [0..2] init 0;\n" + body + "\nendmodule\n"
 
@@ -84,6 +91,16 @@ CASES = [
     ("drn_declares_huge_state_count", {"d.drn": "@type: MDP\n@nr_states\n2000000000\n@nr_choices\n1\n@model\n"}, ["d.drn"], 2, r"d\.drn:6: @nr_states 2000000000 and @nr_choices 1 cannot fit in a file of 6 lines"),
     ("umb_not_an_archive", {"u.umb": "@type: MDP\n"}, ["u.umb"], 2, r"u\.umb: cannot read it as a \(compressed\) tar archive"),
     ("umb_truncated", {}, ["{here}/fuzz/corpus/umb/resend.umb:half"], 2, r"u\.umb: .*(broken archive|ends inside|truncated)"),
+    # JANI (issue 44): JSON syntax with its line and column, a name nothing declares, and
+    # what PRISM's language cannot say (a sync vector that renames its action).
+    ("jani_json_syntax", {"m.jani": '{\n  "type": "mdp"\n  "automata": []\n}\n'}, ["m.jani"], 2,
+     r"m\.jani:3:12: expected JSON \(a JANI model\): syntax error while parsing object"),
+    ("jani_unknown_identifier", {"m.jani": JANI.replace('"guard": {"exp": true}', '"guard": {"exp": "y"}')}, ["m.jani"], 2,
+     r"m\.jani: unknown identifier 'y'"),
+    ("jani_renaming_sync", {"m.jani": JANI.replace('"syncs": []', '"syncs": [{"synchronise": ["go"], "result": "went"}]')},
+     ["m.jani"], 2, r"m\.jani: system\.syncs\[0\]\.result: not supported yet: a sync vector that renames its action"),
+    ("jani_missing_member", {"m.jani": JANI.replace('"initial-locations": ["l"], ', '')}, ["m.jani"], 2,
+     r"m\.jani: automata\[a\]: expected a member \"initial-locations\""),
     # Paths and options
     ("missing_model", {}, ["FILE/none.nm"], 2, r"none\.nm: cannot open file"),
     ("directory_as_model", {}, ["FILE"], 2, r"is a directory, not a file"),

@@ -158,10 +158,12 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                   "The explicit model (.tra) is a CTMC: its entries are rates (PRISM's -ctmc; the files do not say)");
   check->add_option("files", args.files,
                     "MODEL [PROPERTIES] (or just PROPERTIES with --explicit). MODEL: PRISM language (.nm, .pm, "
-                    ".prism), Storm's DRN (.drn), UMB (.umb), or PRISM's explicit files (BASE.tra, beside BASE.lab ...)")
+                    ".prism), JANI (.jani: its own properties are checked unless --prop or PROPERTIES says "
+                    "otherwise; --prop NAME picks one), Storm's DRN (.drn), UMB (.umb), or PRISM's explicit files "
+                    "(BASE.tra, beside BASE.lab ...)")
       ->expected(0, 2);
   check->add_option("--format", args.format, "How to read MODEL, whatever its extension")
-      ->check(CLI::IsMember({"prism", "drn", "umb", "explicit"}));
+      ->check(CLI::IsMember({"prism", "jani", "drn", "umb", "explicit"}));
   check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10 (repeatable)");
   check->add_option("--export-states", args.export_states, "Write the states (index: valuation) as PRISM's .sta");
   check->add_option("--export-transitions", args.export_transitions, "Write the transitions as PRISM's .tra");

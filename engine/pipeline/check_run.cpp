@@ -202,7 +202,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
   CheckReport report;
   report.settings = run_settings(options);
   ModelSource source = read_model_source(options);
-  ParsedProperties parsed = parse_all_properties(options);
+  ParsedProperties parsed = parse_all_properties(options, source.jani_properties ? &*source.jani_properties : nullptr);
   // An explicit model's file says not which constants made it: --const is unchecked.
   if (source.description) check_constants_are_known(options, source.constants, parsed);
   const bool sweep = has_range(options.constants);

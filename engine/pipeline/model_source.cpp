@@ -45,6 +45,13 @@ ModelSource read_model_source(const CheckOptions& options) {
     source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
     source.description = io::parse_model(io::TextFile::load(*options.model_file));
     for (const auto& c : source.description->constants) source.constants.insert(c.name);
+  } else if (format == io::ModelFormat::jani) {
+    if (options.explicit_ctmc) throw std::invalid_argument("--ctmc is for PRISM's explicit files (.tra); a JANI model says ctmc itself");
+    source.name = *options.model_file;
+    io::JaniFile jani = io::read_jani(io::TextFile::load(*options.model_file));
+    source.description = std::move(jani.model);
+    source.jani_properties = std::move(jani.properties);
+    for (const auto& c : source.description->constants) source.constants.insert(c.name);
   } else {  // an explicit model: read, not built
     source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
     source.mdp = io::read_model_file(format, source.name, options.explicit_ctmc);

@@ -3,6 +3,7 @@
 #include "engine/check/state_formula.h"
 #include "engine/model/sparse_mdp.h"
 #include "engine/pipeline/property_selection.h"
+#include "io/jani_reader.h"
 #include "io/prism_model.h"
 
 #include <optional>
@@ -14,7 +15,9 @@ namespace mdpvi::pipeline {
 // The model as read: an explicit model's matrix, or a PRISM-language description that
 // is built for each setting of its constants (read once: "-" is standard input).
 struct ModelSource {
-  std::optional<io::ModelDescription> description;  // the PRISM language
+  std::optional<io::ModelDescription> description;  // the PRISM language (or JANI, read into it)
+  // A JANI model's own properties (io/jani_reader.h); none for other formats.
+  std::optional<std::vector<io::JaniProperty>> jani_properties;
   std::optional<SparseMdp> mdp;                     // an explicit model, until loaded
   std::set<std::string> constants;                  // the description's
   std::string name;

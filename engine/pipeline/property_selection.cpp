@@ -33,10 +33,11 @@ std::optional<std::size_t> selected_index(const std::string& text, const std::ve
 }
 
 // The file's properties that --prop selects, in that order, then the other --prop
-// properties; all of the file's when none is selected. Throws std::invalid_argument
-// for N out of range, or a number without a file.
+// properties; all of the file's when none is selected and all_of_the_file says so.
+// Throws std::invalid_argument for N out of range, or a number without a file.
 std::vector<io::PropertyEntry> chosen_properties(std::vector<io::PropertyEntry> file, std::vector<io::PropertyEntry> given,
-                                                 const std::vector<std::string>& inline_texts, bool have_file) {
+                                                 const std::vector<std::string>& inline_texts, bool have_file,
+                                                 bool all_of_the_file) {
   std::vector<io::PropertyEntry> chosen, written;
   for (std::size_t i = 0; i < inline_texts.size(); ++i) {
     if (const std::optional<std::size_t> index = selected_index(inline_texts[i], file, have_file)) {
@@ -45,9 +46,29 @@ std::vector<io::PropertyEntry> chosen_properties(std::vector<io::PropertyEntry> 
       written.push_back(std::move(given[i]));
     }
   }
-  if (chosen.empty()) chosen = std::move(file);
+  if (chosen.empty() && all_of_the_file) chosen = std::move(file);
   std::move(written.begin(), written.end(), std::back_inserter(chosen));
   return chosen;
+}
+
+// A JANI model's properties as entries of a properties file: each parsed from its
+// PRISM text under its name, or, where it has none, "not supported yet" with the reason.
+std::vector<io::PropertyEntry> jani_entries(const std::vector<io::JaniProperty>& properties, const std::string& model) {
+  std::vector<io::PropertyEntry> entries;
+  for (const io::JaniProperty& p : properties) {
+    if (!p.error.empty()) {
+      io::PropertyEntry entry;
+      entry.name = p.name;
+      entry.text = "\"" + p.name + "\" (JANI)";
+      entry.error = p.error;
+      entry.source = model;
+      entry.unsupported = true;
+      entries.push_back(std::move(entry));
+      continue;
+    }
+    entries.push_back(io::parse_property("\"" + p.name + "\": " + p.text, model + ", property " + p.name));
+  }
+  return entries;
 }
 
 bool uses_rewards(const Formula& formula) {
@@ -63,12 +84,15 @@ void resolve_references(ParsedProperties& properties, const std::set<std::string
                                        [](const io::PropertyEntry& e) { return e.formula && uses_rewards(*e.formula); });
 }
 
-ParsedProperties parse_all_properties(const CheckOptions& options) {
+ParsedProperties parse_all_properties(const CheckOptions& options, const std::vector<io::JaniProperty>* model_properties) {
   ParsedProperties parsed;
   std::vector<io::PropertyEntry> given, in_file;
+  const bool from_model = !options.properties_file && model_properties != nullptr;
   if (options.properties_file) {
     parsed.file = io::parse_properties(io::TextFile::load(*options.properties_file));
     in_file = std::move(parsed.file->properties);
+  } else if (from_model) {
+    in_file = jani_entries(*model_properties, options.model_file.value_or("JANI model"));
   }
   for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
     given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
@@ -86,7 +110,9 @@ ParsedProperties parse_all_properties(const CheckOptions& options) {
     throw std::invalid_argument(*options.properties_file + ": no property in the properties file (nothing to check)");
   }
   parsed.named = in_file;  // references are resolved once the model's labels are known
-  parsed.entries = chosen_properties(std::move(in_file), std::move(given), options.inline_properties, parsed.file.has_value());
+  const bool all_of_the_file = !from_model || options.inline_properties.empty();
+  parsed.entries = chosen_properties(std::move(in_file), std::move(given), options.inline_properties,
+                                     parsed.file.has_value() || from_model, all_of_the_file);
   return parsed;  // use_rewards is known once references are resolved (resolve_references)
 }
 

@@ -3,6 +3,7 @@
 // bad declaration then fails before a long build, and the builder can leave out the
 // reward structures when no property asks for rewards.
 #include "engine/pipeline/check_run.h"
+#include "io/jani_reader.h"
 #include "io/property_parser.h"
 
 #include <optional>
@@ -25,7 +26,11 @@ struct ParsedProperties {
 // --prop properties; all of the file's when none is selected. Throws
 // std::invalid_argument for N out of range, a number without a file, or a property
 // that cannot be read (a syntax error; "not supported yet" stays that property's).
-ParsedProperties parse_all_properties(const CheckOptions& options);
+// A JANI model's own properties (model_properties) stand in for a properties file
+// where none is given: all of them are checked when no --prop is given, else those
+// --prop names (and the others --prop writes).
+ParsedProperties parse_all_properties(const CheckOptions& options,
+                                      const std::vector<io::JaniProperty>* model_properties = nullptr);
 
 // Resolves the entries' references to named properties (io/property_references.h),
 // given every label's name, and then tells whether any entry needs rewards.

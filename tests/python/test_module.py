@@ -34,7 +34,7 @@ def test_bounds_hold_the_exact_values(resend_open):
         assert result.upper - result.lower <= 2e-6 * exact
         assert math.isclose(result.value, exact, rel_tol=1e-6)
     assert best.state_values is None  # not asked for
-    assert report.method == "optimistic value iteration" and report.criterion == "relative"
+    assert report.method == "optimistic value or policy iteration" and report.criterion == "relative"
 
 
 def test_properties_file_named_properties_and_a_sweep(resend_open):
@@ -109,3 +109,15 @@ def test_a_ctmc_answers_in_closed_form():
     assert math.isclose(availability.value, 1 - weights[2] / sum(weights), rel_tol=1e-12)
     assert availability.lower is None  # a stationary distribution carries no bound
     assert outage.lower <= outage.value <= outage.upper and outage.upper - outage.lower < 1e-9
+
+
+def test_a_jani_model_checks_its_own_properties():
+    """tests/models/jani/two.jani: its properties by name, none given; one has no PRISM form."""
+    jani = Path(__file__).resolve().parents[1] / "models" / "jani" / "two.jani"
+    report = mdpvi.check(jani, constants={"N": 2})
+    by_name = {r.property.split('"')[1]: r for r in report.properties}
+    assert by_name["reach"].value == 1
+    assert math.isclose(by_name["cost_min"].value, 10.0, rel_tol=1e-5)
+    assert "not supported yet" in by_name["some_scheduler"].error
+    picked = mdpvi.check(jani, ["cost_min"], constants={"N": 2})
+    assert [r.property for r in picked.properties] == ['"cost_min": R{"cost"}min=? [ F "done" ]']

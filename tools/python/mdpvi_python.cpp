@@ -10,6 +10,7 @@
 #include "engine/pipeline/memory_budget.h"
 #include "engine/pipeline/option_text.h"
 #include "engine/solve/method_requirements.h"
+#include "io/jani_reader.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -183,8 +184,8 @@ py::dict check(const py::object& model, const std::vector<std::string>& properti
   options.device.system_storage = pipeline::system_storage_named(gpu_system);
   options.threads = threads;
   options.memory_limit = pipeline::default_memory_limit();
-  if (!options.properties_file && options.inline_properties.empty()) {
-    throw py::value_error("give properties, a properties_file, or both");
+  if (!options.properties_file && options.inline_properties.empty() && !io::is_jani_path(*options.model_file)) {
+    throw py::value_error("give properties, a properties_file, or both (a JANI model has its own)");
   }
   StateValuesKept listener;
   pipeline::CheckReport report;

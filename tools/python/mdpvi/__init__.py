@@ -90,8 +90,9 @@ def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
           gpu_system: str = "auto", threads: int = 0) -> Report:
     """Builds the model and answers its properties, as `mdpvi check` does.
 
-    properties: property texts (a name may lead: '"best": Pmax=? [ F "goal" ]');
-    properties_file: a PRISM properties file, checked first. constants: the model's and
+    properties: property texts (a name may lead: '"best": Pmax=? [ F "goal" ]'), or names
+    of the properties file's (or a JANI model's own; with none given, a JANI model's are
+    all checked); properties_file: a PRISM properties file, checked first. constants: the model's and
     the properties' undefined constants; a value may be a range "1:3" or "0:0.1:1" (every
     setting is checked). method: "auto" (the default: optimistic value iteration, and on
     the CPU policy iteration where it would crawl; sound bounds), "ovi" (optimistic value
