@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|policy|policy-coin8|policy-coin8_4|policy-gpu|policy-gpu-coin8_4|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|spread|policy|policy-coin8|policy-coin8_4|policy-gpu|policy-gpu-coin8_4|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -232,6 +232,23 @@ CHAIN
           peak timeout ${PARTS_TIMEOUT:-150} "$mdpvi" -v check $M/consensus/$model.nm --const K=$k "${coin_props[@]}" "${flags[@]}" \
             --json - >>"$out/results.txt" 2>"$out/parts-$model-$k-$run.log"
           echo "### rc=$?" >>"$out/results.txt"
+        done
+      done
+      ;;
+    spread)
+      # Issue 40: each of SPREAD_INSTANCES (suite_args's names) on 1 GPU (the default:
+      # the system built there) and with --gpus N for N in SPREAD_GPUS (the system
+      # built on the host, on every GPU, each level's SCCs spread over them); -v under
+      # peak, one phase line each (spread.txt), the logs beside it.
+      for inst in ${SPREAD_INSTANCES:-coin8_2 leader9}; do
+        suite_args $inst
+        for n in 1 ${SPREAD_GPUS:-2}; do
+          flags=(); [ "$n" -gt 1 ] && flags=(--gpus $n)
+          log="$out/spread-$inst-$n.log"
+          peak timeout ${SPREAD_TIMEOUT:-200} "$mdpvi" -v check "${args[@]}" "${flags[@]}" --json "$out/spread-$inst-$n.json" \
+            >"$log" 2>&1
+          echo "rc=$? $(grep peak_kb "$log")" >>"$out/spread.txt"
+          python3 bench/phase_line.py "$inst gpus=$n" <"$out/spread-$inst-$n.json" >>"$out/spread.txt" 2>&1
         done
       done
       ;;

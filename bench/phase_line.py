@@ -16,6 +16,6 @@ graph = d["model"].get("graph_time_s", 0)  # the graph backend, once per model
 rest = p["time_s"] - sum(ph.values())
 print(f"{sys.argv[1]}: build {build:.3f} graph {graph:.3f} prob01 {ph.get('qualitative_s', 0):.3f} "
       f"scc {ph.get('scc_s', 0):.3f} solve {ph['solve_s']:.3f} rest {rest:.3f} total {build + graph + p['time_s']:.3f} "
-      f"| on_gpu {c.get('on_gpu')} "
+      f"| on_gpu {c.get('on_gpu')} devices {c.get('devices')} "
       f"device_solve {c.get('solve_s', 0):.3f} sweeps {p['iterations']} chunk_iterations {c.get('iterations')} "
       f"lanes {c.get('group_lanes')} result {p['result']:.10g}")

@@ -26,6 +26,39 @@ inline void check(cudaError_t status, const char* what) {
   throw DeviceError(message);
 }
 
+// Makes device the calling thread's current one while the scope lives, then the one
+// before again: a solver bound to one device may be called from any thread.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    check(cudaGetDevice(&previous_), "cudaGetDevice");
+    changed_ = previous_ != device;
+    if (changed_) check(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~DeviceScope() {
+    if (changed_) cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool changed_ = false;
+};
+
+// Lets from read and write to's memory directly (NVLink or PCIe), where the two can;
+// elsewhere copies between them go through the host. Leaves from current.
+inline void enable_peer_access(int from, int to) {
+  if (from == to) return;
+  int can = 0;
+  if (cudaDeviceCanAccessPeer(&can, from, to) == cudaSuccess && can) {
+    check(cudaSetDevice(from), "cudaSetDevice");
+    const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
+    if (status != cudaSuccess && status != cudaErrorPeerAccessAlreadyEnabled) check(status, "peer access");
+    cudaGetLastError();
+  }
+}
+
 // Owns one device allocation.
 template <typename T>
 class DeviceArray {

@@ -7,6 +7,7 @@
 #include "gpu/device_solver.h"
 #include "gpu/krylov.cuh"
 #include "gpu/level_targets.cuh"
+#include "gpu/partitioned_sweeps.h"
 #include "gpu/sweep_kernels.cuh"
 #include "gpu/window_rows.cuh"
 
@@ -32,19 +33,31 @@ using detail::kBlockSize;
 using detail::OwnB;
 using detail::Vectors;
 
+// f() with device current (for the members made before the constructor's body).
+template <typename F>
+auto on(int device, F f) -> decltype(f()) {
+  const detail::DeviceScope scope(device);
+  return f();
+}
+
 class CudaDeviceSolver final : public DeviceSolver {
  public:
-  CudaDeviceSolver() : sm_count_(detail::multiprocessor_count()), concurrent_threads_(detail::concurrent_threads()) {
+  // Every call runs on device, whichever thread makes it (detail::DeviceScope).
+  explicit CudaDeviceSolver(int device) : device_(device), sm_count_(on(device, detail::multiprocessor_count)),
+                                          concurrent_threads_(on(device, detail::concurrent_threads)) {
+    const detail::DeviceScope scope(device_);
     check(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking), "cudaStreamCreate");
   }
   ~CudaDeviceSolver() override {
+    const detail::DeviceScope scope(device_);
     for (auto& slot : slots_) slot.reset();
     cudaStreamDestroy(copy_);
     cudaStreamDestroy(compute_);
   }
 
   std::string name() const override {
+    const detail::DeviceScope scope(device_);
     int device = 0;
     cudaDeviceProp properties{};
     check(cudaGetDevice(&device), "cudaGetDevice");
@@ -53,18 +66,21 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   std::size_t free_memory() const override {
+    const detail::DeviceScope scope(device_);
     std::size_t free_bytes = 0, total_bytes = 0;
     check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     return free_bytes;
   }
 
   std::size_t used_memory() const override {
+    const detail::DeviceScope scope(device_);
     std::size_t free_bytes = 0, total_bytes = 0;
     check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     return total_bytes - free_bytes;
   }
 
   int upload(const ChunkMatrix& chunk, GroupShape shape) override {
+    const detail::DeviceScope scope(device_);
     const int ticket = slots_[0] == nullptr ? 0 : 1;
     if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
     auto slot = std::make_unique<Resident>(chunk, shape.lanes > 0 ? shape : choose_group_shape(chunk));
@@ -86,6 +102,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   int adopt(DeviceSystem& system, GroupShape shape) override {
+    const detail::DeviceScope scope(device_);
     auto* built = dynamic_cast<detail::CudaDeviceSystem*>(&system);
     if (!built) throw std::logic_error("DeviceSolver: a system not built on this device");
     const int ticket = slots_[0] == nullptr ? 0 : 1;
@@ -105,11 +122,13 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   void release(int ticket) override {
+    const detail::DeviceScope scope(device_);
     if (ticket >= 0 && ticket <= 1) slots_[ticket].reset();
   }
 
   // The vectors upload beside the matrix, which only the sweeps wait for.
   void bind(int ticket, const BoundInputs& in) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     chunk.bound.reset();
     if (in.own_b && !chunk.own_b.get() && !chunk.matrix.is_view() && chunk.matrix.num_rows() > 0) {
@@ -122,6 +141,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   void bind_targets(int ticket, const double* targets) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
     v.d_targets = DeviceArray<double>(chunk.matrix.num_states());
@@ -132,6 +152,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   LevelTargets bind_level_targets(int ticket, const LevelTargetInputs& inputs) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
     wait_for(chunk);
@@ -142,12 +163,14 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   WindowRows window_rows(int ticket, std::uint64_t first, std::uint64_t end, bool with_squares) override {
+    const detail::DeviceScope scope(device_);
     const Resident& chunk = resident(ticket);
     if (!chunk.adopted()) return gpu::window_rows(chunk.host, first, end, with_squares);
     return detail::device_window_rows(chunk.matrix.view(), first, end, with_squares, sm_count_);
   }
 
   void read_bound_targets(int ticket, double* targets) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     const Vectors& v = bound(chunk);
     if (v.d_targets.get()) v.d_targets.download(targets, chunk.matrix.num_states(), compute_);
@@ -155,6 +178,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   void read_bound(int ticket, double* lower, double* upper) override {
+    const detail::DeviceScope scope(device_);
     Vectors& v = bound(resident(ticket));
     detail::HostCopies copies(compute_);
     v.lower.download(lower, copies);
@@ -163,7 +187,30 @@ class CudaDeviceSolver final : public DeviceSolver {
     check(cudaStreamSynchronize(compute_), "download");
   }
 
+  void copy_bound_range_to(int ticket, DeviceSolver& to, int to_ticket, std::uint64_t first, std::uint64_t end) override {
+    const detail::DeviceScope scope(device_);
+    auto* other = dynamic_cast<CudaDeviceSolver*>(&to);
+    if (!other) throw std::logic_error("DeviceSolver: copy_bound_range_to another kind of solver");
+    if (end <= first) return;
+    Vectors& from = bound(resident(ticket));
+    Vectors& into = other->bound(other->resident(to_ticket));
+    detail::enable_peer_access(device_, other->device_);
+    check(cudaSetDevice(device_), "cudaSetDevice");
+    const std::size_t bytes = (end - first) * sizeof(double);
+    // Both of the receiver's buffers: they agree outside the window that runs next.
+    const auto copy = [&](const DeviceIterate& source, const DeviceIterate& target) {
+      for (double* buffer : {target.d_first(), target.d_second()}) {
+        check(cudaMemcpyPeerAsync(buffer + first, other->device_, source.d_in() + first, device_, bytes, compute_),
+              "copy between devices");
+      }
+    };
+    copy(from.lower, into.lower);
+    if (from.has_upper() && into.has_upper()) copy(from.upper, into.upper);
+    check(cudaStreamSynchronize(compute_), "copy between devices");
+  }
+
   ChunkSolveStats guess_upper(int ticket, const SweepSettings& settings, const GuessParameters& guess) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
     if (!v.has_upper() || !v.d_targets.get()) throw std::logic_error("DeviceSolver: guess_upper needs bound targets and an upper iterate");
@@ -188,6 +235,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   void fill_upper(int ticket, std::uint32_t first, std::uint32_t end, double value) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
     const detail::Window window = clamped(chunk, first, end);
@@ -199,6 +247,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   ChunkSolveStats iterate(int ticket, const double* b, const SweepSettings& settings, double* x) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     ChunkSolveStats stats;
     stats.group = group_of(chunk, settings);
@@ -251,6 +300,7 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   IntervalChunkStats iterate_interval(int ticket, const IntervalInputs& inputs, const SweepSettings& settings,
                                       double* lower, double* upper) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     IntervalChunkStats result;
     ChunkSolveStats& stats = result.stats;
@@ -301,6 +351,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   ChunkSolveStats pass_levels(int ticket, const LevelPasses& passes, double* lower, double* upper) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     ChunkSolveStats stats;
     stats.group = group_of(chunk, passes.group);
@@ -330,6 +381,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   }
 
   KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     if (chunk.adopted()) throw DeviceError("BiCGStab reads the chunk's host arrays, which an adopted system has none of");
     wait_for(chunk);
@@ -338,6 +390,7 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   KrylovChunkStats solve_linear_chain(const ChunkMatrix& chain, const double* b, const KrylovLimits& limits,
                                       double* x) override {
+    const detail::DeviceScope scope(device_);
     const auto start = std::chrono::steady_clock::now();
     try {
       detail::DeviceMatrix matrix(chain);
@@ -356,6 +409,7 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,
                     double* x_out) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     wait_for(chunk);
     Vectors v(chunk.matrix, b, nullptr, nullptr, x_in, nullptr, compute_);
@@ -375,6 +429,7 @@ class CudaDeviceSolver final : public DeviceSolver {
   IntervalSweepResult interval_sweep_once(int ticket, const IntervalInputs& inputs, const SweepSettings& settings,
                                           const double* lower_in, const double* upper_in, double* lower_out,
                                           double* upper_out) override {
+    const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     wait_for(chunk);
     Vectors v(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower_in, upper_in, compute_);
@@ -538,6 +593,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     return group_of(chunk, settings.group, window_of(chunk, settings), /*iterated=*/true);
   }
 
+  int device_ = 0;
   int sm_count_ = 1;
   std::uint64_t concurrent_threads_ = 0;  // resident at once on the whole device
   cudaStream_t copy_ = nullptr;
@@ -549,7 +605,14 @@ class CudaDeviceSolver final : public DeviceSolver {
 
 std::unique_ptr<DeviceSolver> open_device() {
   if (!free_device_memory()) return nullptr;
-  return std::make_unique<CudaDeviceSolver>();
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  return std::make_unique<CudaDeviceSolver>(device);
+}
+
+std::unique_ptr<DeviceSolver> open_device(int index) {
+  if (!free_device_memory() || index < 0 || index >= usable_device_count()) return nullptr;
+  return std::make_unique<CudaDeviceSolver>(index);
 }
 
 }  // namespace mdpvi::gpu

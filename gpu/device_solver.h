@@ -217,6 +217,11 @@ class DeviceSolver {
   virtual LevelTargets bind_level_targets(int ticket, const LevelTargetInputs& inputs) = 0;
   // The bound iterates into lower and upper (num_states each; upper none: not read).
   virtual void read_bound(int ticket, double* lower, double* upper) = 0;
+  // States [first, end) of both bound iterates into to's bound iterates of to_ticket,
+  // the same chunk resident there (another device's solver: NVLink where the devices
+  // have it). Pre: both bound; no sweep of either runs.
+  virtual void copy_bound_range_to(int ticket, DeviceSolver& to, int to_ticket, std::uint64_t first,
+                                   std::uint64_t end) = 0;
   // Optimistic value iteration's guess on the bound vectors: one sweep of the lower
   // iterate over the settings' window, then per state guessed_upper (engine/numeric/optimistic_guess.h)
   // from its last change and its target into the upper iterate. Returns the sweep.
@@ -268,6 +273,9 @@ class DeviceSolver {
 // The current device; nullptr when there is none usable (or mdpvi was built
 // without CUDA).
 std::unique_ptr<DeviceSolver> open_device();
+// Device index (0 .. usable_device_count() - 1), bound to it whichever thread calls;
+// nullptr where there is none such.
+std::unique_ptr<DeviceSolver> open_device(int index);
 
 // Free memory of the current device; none without a usable device.
 std::optional<std::size_t> free_device_memory();

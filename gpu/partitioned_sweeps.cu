@@ -181,7 +181,7 @@ class DevicePartitionedSweeps final : public PartitionedDeviceSweeps {
         Outgoing out{static_cast<std::uint32_t>(p), block.first_slot, DeviceArray<std::uint32_t>(block.source_locals, block.count),
                      DeviceArray<double>(block.count)};
         source.outgoing.push_back(std::move(out));
-        enable_peer(source.device, parts_[p].device);
+        detail::enable_peer_access(source.device, parts_[p].device);
       }
     }
     wait_all();
@@ -315,16 +315,6 @@ class DevicePartitionedSweeps final : public PartitionedDeviceSweeps {
     return part;
   }
 
-  static void enable_peer(int from, int to) {
-    if (from == to) return;
-    int can = 0;
-    if (cudaDeviceCanAccessPeer(&can, from, to) == cudaSuccess && can) {
-      check(cudaSetDevice(from), "cudaSetDevice");
-      const cudaError_t status = cudaDeviceEnablePeerAccess(to, 0);
-      if (status != cudaSuccess && status != cudaErrorPeerAccessAlreadyEnabled) check(status, "peer access");
-      cudaGetLastError();
-    }
-  }
 
   static void begin_measure(DevicePart& part) {
     check(cudaSetDevice(part.device), "cudaSetDevice");

@@ -195,7 +195,8 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(positive_count);
   check->add_option("--gpus", args.options.device.gpus,
                     "GPUs an SCC too large for one GPU's memory is solved on, in parts that exchange what they read "
-                    "after each sweep (default: all; 1: the CPU solves it)")
+                    "after each sweep (default: all; 1: the CPU solves it). N >= 2 given: a system that fits one GPU "
+                    "is also put on each of N GPUs (built on the host), and each level's SCCs are spread over them")
       ->check(positive_count);
   check->add_option("--cpu-partitions", args.options.solver.partitions,
                     "Solve each SCC that the CPU iterates as N parts that exchange the values they read after each "

@@ -95,19 +95,21 @@ void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& out
     }
     if (!d->solve.device.empty()) {
       std::size_t on_gpu = 0, by_levels = 0, built_there = 0, views = 0;
+      int devices = 1;
       double upload = 0, solve = 0, download = 0;
       for (const ChunkReport& c : d->solve.chunks) {
         on_gpu += c.on_gpu;
         by_levels += c.by_levels;
         built_there += c.built_on_device;
         views += c.device_view;
+        devices = std::max(devices, c.devices);
         upload += c.upload_s;
         solve += c.solve_s;
         download += c.download_s;
       }
       out << "GPU (" << d->solve.device << "): " << d->solve.chunks.size() << " chunks, " << on_gpu << " on the GPU ("
           << by_levels << " by levels" << (views ? ", a view on the GPU" : built_there ? ", built on the GPU" : "")
-          << "); upload "
+          << (devices > 1 ? ", each level's SCCs over " + std::to_string(devices) + " GPUs" : std::string()) << "); upload "
           << seconds(upload) << ", solve " << seconds(solve) << ", download " << seconds(download) << "\n";
     } else if (d->solve.chunks.size() > 1) {
       out << "Chunks: " << d->solve.chunks.size() << " (solved on the CPU)\n";
@@ -126,7 +128,7 @@ nlohmann::json chunk_json(const ChunkReport& c) {
                           {"iterations", c.iterations}, {"upload_s", c.upload_s},
                           {"solve_s", c.solve_s},       {"download_s", c.download_s},
                           {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}, {"built_on_device", c.built_on_device},
-                          {"device_view", c.device_view},
+                          {"device_view", c.device_view}, {"devices", c.devices},
                           {"group_lanes", c.group_lanes}, {"lanes_over_rows", c.lanes_over_rows}};
   // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.
   if (c.on_gpu && !c.by_levels && c.iterations > 0 && c.solve_s > 0) {

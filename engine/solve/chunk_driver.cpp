@@ -319,12 +319,55 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
 
 void record_device_run(const gpu::ChunkSolveStats& s, ChunkReport& report) {
   report.on_gpu = true;
+  report.devices = std::max(report.devices, 1);
   report.iterations = s.iterations;
   report.upload_s = s.upload_s;
   report.solve_s = s.solve_s;
   report.download_s = s.download_s;
   report.group_lanes = s.group.lanes;
   report.lanes_over_rows = s.group.over_rows;
+}
+
+// The other devices a chunk is put on where --gpus N (N >= 2) asks for several: the
+// next N - 1 usable ones, each opened for the solve (the first device is the run's).
+std::vector<std::unique_ptr<gpu::DeviceSolver>> open_replica_devices(const DeviceOptions& options,
+                                                                     const MethodPolicy& method) {
+  std::vector<std::unique_ptr<gpu::DeviceSolver>> devices;
+  if (options.gpus < 2 || !method.solves_by_levels()) return devices;
+  const int usable = gpu::usable_device_count();
+  for (int d = 1; d < std::min<int>(usable, static_cast<int>(options.gpus)); ++d) {
+    try {
+      if (auto device = gpu::open_device(d)) devices.push_back(std::move(device));
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("GPU {}: {}; not used", d, error.what());
+    }
+  }
+  return devices;
+}
+
+// The whole system as one chunk level by level, also on the replica devices (those
+// with room for it): each then solves its share of every level (job.replicas).
+// Returns what to release after the solve; none where nothing was uploaded.
+std::vector<DeviceReplica> put_on_replicas(const MaybeSystem& system, const Chunk& chunk, const DeviceOptions& options,
+                                           const std::vector<std::unique_ptr<gpu::DeviceSolver>>& devices) {
+  std::vector<DeviceReplica> replicas;
+  for (const auto& device : devices) {
+    try {
+      if (device->free_memory() < chunk.footprint_bytes) {
+        spdlog::info("GPU {} has {:.1f} GB free, the chunk needs {:.1f} GB: not used", replicas.size() + 1,
+                     device->free_memory() / 1e9, chunk.footprint_bytes / 1e9);
+        continue;
+      }
+      replicas.push_back({device.get(), device->upload(prefix_view(system, chunk), options.group)});
+    } catch (const gpu::DeviceError& error) {
+      spdlog::warn("{}; this GPU is not used for the chunk", error.what());
+    }
+  }
+  return replicas;
+}
+
+void release(const std::vector<DeviceReplica>& replicas) {
+  for (const DeviceReplica& r : replicas) r.device->release(r.ticket);
 }
 
 }  // namespace
@@ -497,6 +540,8 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     feeder.emplace(system, plan, *device, options.group, on_device);
     feeder->start();
   }
+  const std::vector<std::unique_ptr<gpu::DeviceSolver>> replica_devices =
+      device && plan.size() == 1 ? open_replica_devices(options, *method) : std::vector<std::unique_ptr<gpu::DeviceSolver>>{};
   Iterates x(request, method->has_upper_iterate());
   spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   for (std::size_t index = 0; index < plan.size(); ++index) {
@@ -510,8 +555,17 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
         job.by_levels = method->solves_by_levels() && by_levels(system, chunk, request, options.schedule);
         job.cyclic = &cyclic;
         chunk_report.by_levels = job.by_levels;
-        spdlog::debug("solve: chunk {} on the device, {:.3f} s", index, seconds_since(start));
-        record_device_run(method->solve_chunk_on_device(job, x, report.stats), chunk_report);
+        if (job.by_levels) job.replicas = put_on_replicas(system, chunk, options, replica_devices);
+        chunk_report.devices = 1 + static_cast<int>(job.replicas.size());
+        spdlog::debug("solve: chunk {} on the device{}, {:.3f} s", index,
+                      job.replicas.empty() ? "" : fmt::format(" and {} more", job.replicas.size()), seconds_since(start));
+        try {
+          record_device_run(method->solve_chunk_on_device(job, x, report.stats), chunk_report);
+        } catch (...) {
+          release(job.replicas);
+          throw;
+        }
+        release(job.replicas);
         report.device_in_use_bytes = std::max(report.device_in_use_bytes, device->used_memory());
         spdlog::debug("solve: chunk {} solved, {:.3f} s", index, seconds_since(start));
         done = true;

@@ -48,7 +48,10 @@ struct DeviceOptions {
   // false: every system is built on the host and uploaded in chunks (for comparisons).
   bool systems_on_device = true;
   // The devices an SCC too large for one device's chunks is spread over, in parts
-  // (engine/solve/scc_sweeps.h): 0, all; 1, none (the CPU solves it).
+  // (engine/solve/scc_sweeps.h): 0, all; 1, none (the CPU solves it). Two or more,
+  // given: a system that fits one device is also built on the host and put on each
+  // of them, and each level's SCCs are spread over them (a level's SCCs read only
+  // lower levels).
   std::uint32_t gpus = 0;
 };
 

@@ -14,6 +14,7 @@
 #include "engine/solve/parallel_indices.h"
 #include "engine/solve/scc_sweeps.h"
 #include "engine/solve/solve_progress.h"
+#include "engine/solve/spread_levels.h"
 #include "engine/model/stopwatch.h"
 #include "engine/numeric/optimistic_guess.h"
 
@@ -467,6 +468,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   // acyclic levels below the first iterated one are passed. Bound before the first
   // iterated window; never made for a chunk with none.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
+    if (!job.replicas.empty() && job.by_levels) return solve_on_each_device(job, x, stats);
     const auto start = std::chrono::steady_clock::now();
     const std::vector<LevelSegment> segments =
         job.by_levels ? level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)
@@ -547,6 +549,55 @@ class IntervalIterationPolicy final : public MethodPolicy {
     WindowTargets t;
     t.per_scc = &targets();
     return t;
+  }
+
+  // The chunk resident on several devices (job.replicas), level by level: each device
+  // passes the acyclic levels itself (the same exact values everywhere); each level
+  // with cycles is cut into a group of SCCs per device (spread_levels.h), iterated
+  // at the same time, each group's bounds its own SCCs' as on one device; then every
+  // group's values are copied to the other devices.
+  gpu::ChunkSolveStats solve_on_each_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<DeviceChunkJob> jobs = jobs_on_each_device(job);
+    const std::vector<LevelSegment> segments = level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc);
+    const bool on_device = device_targets_apply(job);
+    if (!on_device) (void)targets(job.cyclic);
+    const DeviceChunkVectors v(job, x);
+    std::vector<WindowTargets> window_targets(jobs.size());
+    on_each(jobs.size(), [&](std::size_t d) {
+      v.bind(jobs[d], x);
+      std::future<void> made;  // the host's targets are made already
+      window_targets[d] = on_device ? bind_device_targets(jobs[d]) : bind_host_targets(jobs[d], made);
+    });
+    gpu::ChunkSolveStats total;
+    for (const LevelSegment& segment : segments) {
+      if (segment.acyclic) {
+        std::vector<gpu::ChunkSolveStats> passed(jobs.size());
+        on_each(jobs.size(), [&](std::size_t d) { passed[d] = pass_acyclic_segment(jobs[d], segment, r_.direction); });
+        total += passed.front();
+        continue;
+      }
+      const std::vector<LevelSegment> groups = split_level(r_.system, segment, job.states.begin, jobs.size());
+      std::vector<SolveStats> own(groups.size());
+      std::vector<gpu::ChunkSolveStats> solved(groups.size());
+      on_each(groups.size(), [&](std::size_t g) {
+        const double tightest = window_targets[g].tightest(r_.system, groups[g].first_scc, groups[g].end_scc);
+        solved[g] = solve_window(jobs[g], groups[g], tightest, "on a device for part of a level", own[g]);
+      });
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        stats.merge(own[g]);
+        total += solved[g];
+        for (std::size_t d = 0; d < jobs.size(); ++d) {
+          if (d == g) continue;
+          jobs[g].device.copy_bound_range_to(jobs[g].ticket, jobs[d].device, jobs[d].ticket,
+                                             groups[g].level_starts.front(), groups[g].level_starts.back());
+        }
+      }
+    }
+    DeviceChunkVectors::store(job, x);
+    spdlog::debug("device chunk on {} devices: {} segments, {:.3f} s", jobs.size(), segments.size(), seconds_since(start));
+    total.converged = stats.converged;
+    return total;
   }
 
   // The states of one window (the chunk, or a level with cycles): its SCCs'.

@@ -52,6 +52,12 @@ struct Iterates {
 };
 
 // A chunk resident on the device, as a method solves it.
+// The same chunk resident on another device, for a chunk spread over several.
+struct DeviceReplica {
+  gpu::DeviceSolver* device = nullptr;
+  int ticket = -1;
+};
+
 struct DeviceChunkJob {
   gpu::DeviceSolver& device;
   int ticket = -1;
@@ -67,6 +73,9 @@ struct DeviceChunkJob {
   // Solve level by level (level_segments) rather than iterate the chunk as a whole.
   bool by_levels = false;
   const std::vector<std::uint8_t>* cyclic = nullptr;  // cyclic_levels of the system (the driver has them)
+  // The chunk on other devices too (by levels only): a level's SCCs are then spread
+  // over all of them (engine/solve/interval_iteration.cpp). Empty: this device alone.
+  std::vector<DeviceReplica> replicas{};
 };
 
 // The device's inputs for binding a chunk's vectors: b_lower and b_upper (null: no

@@ -126,6 +126,7 @@ struct ChunkReport {
   std::size_t footprint_bytes = 0;
   bool on_gpu = false;
   bool by_levels = false;  // on the GPU level by level (else iterated as a whole)
+  int devices = 0;         // the GPUs it was on at once (a level's SCCs spread over them)
   bool built_on_device = false;  // its matrix and b were built on the device, never uploaded
   bool device_view = false;      // and kept as a view over the resident model (gpu/device_system.h)
   int group_lanes = 0;            // the sweeps' lanes per state on the GPU (0: none ran)
