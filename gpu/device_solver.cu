@@ -121,6 +121,13 @@ class CudaDeviceSolver final : public DeviceSolver {
     return ticket;
   }
 
+  void finish_upload(int ticket) override {
+    const detail::DeviceScope scope(device_);
+    Resident& chunk = resident(ticket);
+    wait_for(chunk);
+    if (chunk.uploaded) check(cudaEventSynchronize(chunk.uploaded), "upload");
+  }
+
   void release(int ticket) override {
     const detail::DeviceScope scope(device_);
     if (ticket >= 0 && ticket <= 1) slots_[ticket].reset();

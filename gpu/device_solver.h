@@ -184,6 +184,11 @@ class DeviceSolver {
   virtual int adopt(DeviceSystem& system, GroupShape shape = {}) = 0;
   // Frees a chunk's device memory.
   virtual void release(int ticket) = 0;
+  // Waits until the chunk's upload has read all of its host arrays. Two uploads of the
+  // same host arrays must not overlap: each locks and unlocks their pages as it goes
+  // (gpu/host_copies.cuh), and one's unlock would pull the pages from under the
+  // other's copy. Throws the upload's DeviceError.
+  virtual void finish_upload(int ticket) = 0;
 
   // Vectors kept on the device with a resident chunk, for a chunk solved in many
   // calls (level by level, or a guess and its verification): the calls below given

@@ -346,11 +346,14 @@ std::vector<std::unique_ptr<gpu::DeviceSolver>> open_replica_devices(const Devic
 }
 
 // The whole system as one chunk level by level, also on the replica devices (those
-// with room for it): each then solves its share of every level (job.replicas).
-// Returns what to release after the solve; none where nothing was uploaded.
+// with room for it): each then solves its share of every level (job.replicas). One
+// upload of the system's arrays at a time (DeviceSolver::finish_upload). Returns what
+// to release after the solve; none where nothing was uploaded.
 std::vector<DeviceReplica> put_on_replicas(const MaybeSystem& system, const Chunk& chunk, const DeviceOptions& options,
-                                           const std::vector<std::unique_ptr<gpu::DeviceSolver>>& devices) {
+                                           const std::vector<std::unique_ptr<gpu::DeviceSolver>>& devices,
+                                           const DeviceChunkJob& job) {
   std::vector<DeviceReplica> replicas;
+  if (!devices.empty()) job.device.finish_upload(job.ticket);
   for (const auto& device : devices) {
     try {
       if (device->free_memory() < chunk.footprint_bytes) {
@@ -358,7 +361,14 @@ std::vector<DeviceReplica> put_on_replicas(const MaybeSystem& system, const Chun
                      device->free_memory() / 1e9, chunk.footprint_bytes / 1e9);
         continue;
       }
-      replicas.push_back({device.get(), device->upload(prefix_view(system, chunk), options.group)});
+      const int ticket = device->upload(prefix_view(system, chunk), options.group);
+      try {
+        device->finish_upload(ticket);
+      } catch (const gpu::DeviceError&) {
+        device->release(ticket);
+        throw;
+      }
+      replicas.push_back({device.get(), ticket});
     } catch (const gpu::DeviceError& error) {
       spdlog::warn("{}; this GPU is not used for the chunk", error.what());
     }
@@ -555,7 +565,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
         job.by_levels = method->solves_by_levels() && by_levels(system, chunk, request, options.schedule);
         job.cyclic = &cyclic;
         chunk_report.by_levels = job.by_levels;
-        if (job.by_levels) job.replicas = put_on_replicas(system, chunk, options, replica_devices);
+        if (job.by_levels) job.replicas = put_on_replicas(system, chunk, options, replica_devices, job);
         chunk_report.devices = 1 + static_cast<int>(job.replicas.size());
         spdlog::debug("solve: chunk {} on the device{}, {:.3f} s", index,
                       job.replicas.empty() ? "" : fmt::format(" and {} more", job.replicas.size()), seconds_since(start));

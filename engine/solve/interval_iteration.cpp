@@ -563,12 +563,14 @@ class IntervalIterationPolicy final : public MethodPolicy {
     const bool on_device = device_targets_apply(job);
     if (!on_device) (void)targets(job.cyclic);
     const DeviceChunkVectors v(job, x);
+    // One device at a time: each bind copies the same host arrays (b, the iterates,
+    // the targets), whose pages a copy locks and unlocks as it goes.
     std::vector<WindowTargets> window_targets(jobs.size());
-    on_each(jobs.size(), [&](std::size_t d) {
+    for (std::size_t d = 0; d < jobs.size(); ++d) {
       v.bind(jobs[d], x);
       std::future<void> made;  // the host's targets are made already
       window_targets[d] = on_device ? bind_device_targets(jobs[d]) : bind_host_targets(jobs[d], made);
-    });
+    }
     gpu::ChunkSolveStats total;
     for (const LevelSegment& segment : segments) {
       if (segment.acyclic) {
@@ -580,10 +582,12 @@ class IntervalIterationPolicy final : public MethodPolicy {
       const std::vector<LevelSegment> groups = split_level(r_.system, segment, job.states.begin, jobs.size());
       std::vector<SolveStats> own(groups.size());
       std::vector<gpu::ChunkSolveStats> solved(groups.size());
+      const auto level_start = std::chrono::steady_clock::now();
       on_each(groups.size(), [&](std::size_t g) {
         const double tightest = window_targets[g].tightest(r_.system, groups[g].first_scc, groups[g].end_scc);
         solved[g] = solve_window(jobs[g], groups[g], tightest, "on a device for part of a level", own[g]);
       });
+      if (spdlog::should_log(spdlog::level::debug)) log_groups(groups, solved, seconds_since(level_start));
       for (std::size_t g = 0; g < groups.size(); ++g) {
         stats.merge(own[g]);
         total += solved[g];
@@ -598,6 +602,18 @@ class IntervalIterationPolicy final : public MethodPolicy {
     spdlog::debug("device chunk on {} devices: {} segments, {:.3f} s", jobs.size(), segments.size(), seconds_since(start));
     total.converged = stats.converged;
     return total;
+  }
+
+  // For -v: a level's groups, their states, sweeps and device time, and the level's time.
+  static void log_groups(const std::vector<LevelSegment>& groups, const std::vector<gpu::ChunkSolveStats>& solved,
+                         double level_s) {
+    std::string each;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      each += fmt::format("{}{} SCCs, {} states, {} sweeps, {:.3f} s", g ? "; " : "", groups[g].end_scc - groups[g].first_scc,
+                          groups[g].level_starts.back() - groups[g].level_starts.front(), solved[g].iterations,
+                          solved[g].solve_s);
+    }
+    spdlog::debug("a level over {} devices in {:.3f} s: {}", groups.size(), level_s, each);
   }
 
   // The states of one window (the chunk, or a level with cycles): its SCCs'.
