@@ -68,17 +68,25 @@ ValueType basic_type(const Scope& scope, const Json& type, const std::string& at
   fail(scope, at, "a type int, real or bool", type);
 }
 
+// f(entry, its place, its name) for each entry of owner's array member key (at: owner's place).
+template <typename F>
+void each_named(const Scope& scope, const Json& owner, const std::string& at, const char* key, F f) {
+  const Json& all = array_member(scope, owner, at, key);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::string where = indexed(at == "the model" ? std::string(key) : at + "." + key, i);
+    f(all[i], where, string_member(scope, all[i], where, "name"));
+  }
+}
+
 std::vector<ConstantDeclaration> constants(const Scope& scope, const Json& root) {
   std::vector<ConstantDeclaration> declared;
-  const Json& all = array_member(scope, root, "the model", "constants");
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string at = indexed("constants", i);
+  each_named(scope, root, "the model", "constants", [&](const Json& entry, const std::string& at, std::string name) {
     ConstantDeclaration c;
-    c.name = string_member(scope, all[i], at, "name");
-    c.type = basic_type(scope, member(scope, all[i], at, "type"), at + ".type");
-    if (all[i].contains("value")) c.value = jani::expression(scope, all[i]["value"], at + ".value");
+    c.name = std::move(name);
+    c.type = basic_type(scope, member(scope, entry, at, "type"), at + ".type");
+    if (entry.contains("value")) c.value = jani::expression(scope, entry["value"], at + ".value");
     declared.push_back(std::move(c));
-  }
+  });
   return declared;
 }
 
@@ -359,10 +367,9 @@ std::vector<const Json*> system_automata(const Scope& scope, const Json& root) {
 }
 
 void add_functions(Scope& scope, const Json& owner, const std::string& at) {
-  const Json& functions = array_member(scope, owner, at, "functions");
-  for (std::size_t i = 0; i < functions.size(); ++i) {
-    scope.functions[string_member(scope, functions[i], indexed(at + ".functions", i), "name")] = &functions[i];
-  }
+  each_named(scope, owner, at, "functions", [&](const Json& entry, const std::string&, const std::string& name) {
+    scope.functions[name] = &entry;
+  });
 }
 
 void add_labels_and_rewards(const Scope& scope, Collected& collected, ModelDescription& model) {
@@ -401,18 +408,16 @@ void set_initial_states(const Scope& scope, const Json& root, ModelDescription& 
 
 std::vector<JaniProperty> properties(const Scope& scope, const Json& root) {
   std::vector<JaniProperty> read;
-  const Json& all = array_member(scope, root, "the model", "properties");
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string at = indexed("properties", i);
+  each_named(scope, root, "the model", "properties", [&](const Json& entry, const std::string& at, std::string name) {
     JaniProperty p;
-    p.name = string_member(scope, all[i], at, "name");
+    p.name = std::move(name);
     try {
-      p.text = jani::property_text(scope, member(scope, all[i], at, "expression"), at + ".expression");
+      p.text = jani::property_text(scope, member(scope, entry, at, "expression"), at + ".expression");
     } catch (const UnsupportedError& error) {
       p.error = error.what();
     }
     read.push_back(std::move(p));
-  }
+  });
   return read;
 }
 
