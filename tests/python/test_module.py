@@ -121,3 +121,13 @@ def test_a_jani_model_checks_its_own_properties():
     assert "not supported yet" in by_name["some_scheduler"].error
     picked = mdpvi.check(jani, ["cost_min"], constants={"N": 2})
     assert [r.property for r in picked.properties] == ['"cost_min": R{"cost"}min=? [ F "done" ]']
+
+
+def test_gpus_mirror_the_command():
+    """gpus=1 answers as the default; more GPUs than the machine has is the command's error."""
+    report = mdpvi.check(RESEND, ['Pmax=? [ F "delivered" ]'], gpus=1)
+    assert math.isclose(report.properties[0].value, 1 - 0.1 ** 3, rel_tol=1e-6)
+    with pytest.raises(Exception, match="--gpus 64: this machine has"):
+        mdpvi.check(RESEND, ['Pmax=? [ F "delivered" ]'], gpus=64)
+    with pytest.raises(ValueError):
+        mdpvi.check(RESEND, ['Pmax=? [ F "delivered" ]'], gpus=-1)

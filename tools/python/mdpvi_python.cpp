@@ -166,7 +166,7 @@ py::dict model_dict(const pipeline::ModelSummary& m) {
 py::dict check(const py::object& model, const std::vector<std::string>& properties,
                const std::optional<py::object>& properties_file, const py::dict& constants, const std::string& method,
                double epsilon, bool relative, const std::string& solver, bool state_values, bool schedulers,
-               std::optional<std::size_t> gpu_memory_limit, const std::string& gpu_system, int threads) {
+               std::optional<std::size_t> gpu_memory_limit, const std::string& gpu_system, int threads, int gpus) {
   pipeline::CheckOptions options;
   options.model_file = path_text(model);
   if (properties_file) options.properties_file = path_text(*properties_file);
@@ -183,6 +183,8 @@ py::dict check(const py::object& model, const std::vector<std::string>& properti
   options.device.memory_limit_bytes = gpu_memory_limit;
   options.device.system_storage = pipeline::system_storage_named(gpu_system);
   options.threads = threads;
+  if (gpus < 0) throw py::value_error("gpus must be 0 (all) or more, found " + std::to_string(gpus));
+  options.device.gpus = static_cast<std::uint32_t>(gpus);
   options.memory_limit = pipeline::default_memory_limit();
   if (!options.properties_file && options.inline_properties.empty() && !io::is_jani_path(*options.model_file)) {
     throw py::value_error("give properties, a properties_file, or both (a JANI model has its own)");
@@ -224,6 +226,6 @@ PYBIND11_MODULE(_mdpvi, m) {
   m.def("check", &mdpvi::python::check, py::arg("model"), py::arg("properties"), py::arg("properties_file"),
         py::arg("constants"), py::arg("method"), py::arg("epsilon"), py::arg("relative"), py::arg("solver"),
         py::arg("state_values"), py::arg("schedulers"), py::arg("gpu_memory_limit"), py::arg("gpu_system"),
-        py::arg("threads"));
+        py::arg("threads"), py::arg("gpus"));
   m.attr("__version__") = MDPVI_VERSION;
 }

@@ -87,7 +87,7 @@ def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
           properties_file: Union[str, PathLike, None] = None, constants: Optional[Dict[str, object]] = None,
           method: str = "auto", epsilon: float = 1e-6, relative: bool = True, solver: str = "auto",
           state_values: bool = False, schedulers: bool = False, gpu_memory_limit: Optional[int] = None,
-          gpu_system: str = "auto", threads: int = 0) -> Report:
+          gpu_system: str = "auto", threads: int = 0, gpus: int = 0) -> Report:
     """Builds the model and answers its properties, as `mdpvi check` does.
 
     properties: property texts (a name may lead: '"best": Pmax=? [ F "goal" ]'), or names
@@ -101,9 +101,10 @@ def check(model: Union[str, PathLike], properties: Sequence[str] = (), *,
     bounds). epsilon and relative: the precision. solver: "auto", "gpu" or
     "cpu". state_values and schedulers: keep every state's values, and an optimal
     scheduler, per result (Result). gpu_memory_limit and gpu_system: as --gpu-memory-limit
-    and --gpu-system. threads: 0 for all cores.
+    and --gpu-system. threads: 0 for all cores. gpus: as --gpus (0: all, for SCCs past
+    one GPU; 2 or more: each level's SCCs spread over that many).
     """
     raw = _check(model, list(properties), properties_file, dict(constants or {}), method, epsilon, relative, solver,
-                 state_values, schedulers, gpu_memory_limit, gpu_system, threads)
+                 state_values, schedulers, gpu_memory_limit, gpu_system, threads, gpus)
     return Report(model=Model(**raw["model"]), results=[Result(**r) for r in raw["properties"]], method=raw["method"],
                   epsilon=raw["epsilon"], criterion=raw["criterion"])
