@@ -334,7 +334,8 @@ class AutomatonReader {
 std::set<std::string> blocked_actions(const Scope& scope, const std::vector<const Json*>& automata,
                                       const Synchronisation& sync) {
   std::set<std::string> blocked;
-  for (const auto& [action, mask] : sync.participants) {
+  for (const auto& [synced, mask] : sync.participants) {
+    const std::string& action = synced;  // a name the lambda below can capture
     for (std::size_t e = 0; e < automata.size(); ++e) {
       if (!mask[e]) continue;
       const Json& edges = array_member(scope, *automata[e], "automaton", "edges");
