@@ -22,7 +22,8 @@ struct TemporalOperator {
   enum class Kind { probability, reward, exists, forall, steady_state };
   // What is inside the brackets. Formula::operands holds the state formulas:
   //   until [left U right] and [F right] (left = true), with an optional step bound;
-  //   next [X operand]; reachability reward [F target]; cumulative reward [C<=k];
+  //   next [X operand]; reachability reward [F target] and [phi U target] (operands:
+  //   target, then phi where written); cumulative reward [C<=k];
   //   total reward [C]; instantaneous reward [I=k]; long-run average reward [S].
   //   S[phi] (Kind::steady_state) has phi as its one operand.
   //   E/A only: eventually_always [F G operand] and always_eventually [G F operand];

@@ -304,6 +304,11 @@ class PropertyParser {
   void reward_path(Formula& f, bool in_parentheses = false) {
     if (in_parentheses_read(f, in_parentheses, &PropertyParser::reward_path)) return;
     TemporalOperator& op = f.temporal;
+    const Token& ahead = t_.peek();
+    if (!ahead.is_word("F") && !ahead.is_word("C") && !ahead.is_word("I") && !ahead.is_word("S")) {
+      constrained_reward_path(f);
+      return;
+    }
     const Token& first = t_.next();
     if (first.is_word("F")) {
       op.path = Path::reachability_reward;
@@ -321,6 +326,22 @@ class PropertyParser {
     } else {
       t_.fail_expected("F, C, C<=k, I=k or S", first);
     }
+  }
+
+  // R [ phi U psi ]: the reward until the path first satisfies phi U psi (co-safe: a
+  // path that never does earns infinitely much, as PRISM reads it). Operands: the
+  // target psi, then the constraint phi.
+  void constrained_reward_path(Formula& f) {
+    Formula left = state_formula();
+    const Token& u = t_.peek();
+    if (!u.is_word("U")) t_.fail_expected("F, C, C<=k, I=k, S or phi U psi", u);
+    t_.next();
+    if (t_.peek().is("<=") || t_.peek().is("<") || t_.peek().is(">=") || t_.peek().is(">") || t_.peek().is("[")) {
+      t_.fail_expected("an unbounded U in a reward", t_.peek());
+    }
+    f.temporal.path = Path::reachability_reward;
+    f.operands.push_back(state_formula());
+    f.operands.push_back(std::move(left));
   }
 
   // The step bounds of F, G, U, W, R and C, each an expression: <=k, <k (as <=k-1),

@@ -138,7 +138,23 @@ TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a ]", "p").error, "p:1:12: unterminated string");
   EXPECT_EQ(io::parse_property("P>=1 [ F<= \"a\" ]", "p").error, "p:1:12: expected a step bound, found \"a\"");
   EXPECT_EQ(io::parse_property("filter(most, x)", "p").error.substr(0, 41), "p:1:8: expected a filter operator (forall");
-  EXPECT_EQ(io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p").error, "p:1:15: expected F, C, C<=k, I=k or S, found 'X'");
+  // Rewards over other co-safe paths are LTL: that property's "not supported yet" (the
+  // others run), where they were a syntax error that stopped the file.
+  const io::PropertyEntry next = io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p");
+  EXPECT_TRUE(next.unsupported);
+  EXPECT_EQ(next.error, "p:1:15: not supported yet: LTL (a temporal operator X inside a path formula)");
+  EXPECT_EQ(io::parse_property("R=? [ \"a\" ]", "p").error, "p:1:11: expected F, C, C<=k, I=k, S or phi U psi, found ']'");
+  EXPECT_EQ(io::parse_property("R=? [ \"a\" U<=3 \"b\" ]", "p").error, "p:1:12: expected an unbounded U in a reward, found '<='");
+}
+
+// R [ phi U psi ]: a reachability reward with the target first, then the constraint.
+TEST(ParseProperty, RewardUntilKeepsTargetThenConstraint) {
+  const io::PropertyEntry e = io::parse_property("Rmin=? [ \"a\" U \"b\" ]", "p");
+  ASSERT_TRUE(e.formula) << e.error;
+  EXPECT_EQ(e.formula->temporal.path, TemporalOperator::Path::reachability_reward);
+  ASSERT_EQ(e.formula->operands.size(), 2u);
+  EXPECT_EQ(e.formula->operands[0].expression.name, "b");
+  EXPECT_EQ(e.formula->operands[1].expression.name, "a");
 }
 
 TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {

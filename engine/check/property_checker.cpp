@@ -417,10 +417,12 @@ class Checker {
                                    solver, c_.device);
       case Path::next:  // the next state is the first jump's: the embedded chain's step
         return compute_next(embedded_chain(ctmc), Optimization::minimize, boolean(f.operands[0]));
-      case Path::reachability_reward:
+      case Path::reachability_reward: {
+        const std::optional<StateSet> constraint = reward_constraint(f);
         return compute_reachability_reward(ctmc, c_.search, Optimization::minimize,
                                            rewards_per_step(ctmc, reward_structure(f)), boolean(f.operands[0]), solver,
-                                           c_.device);
+                                           c_.device, constraint ? &*constraint : nullptr);
+      }
       case Path::total_reward:
         return compute_total_reward(ctmc, c_.search, Optimization::minimize, rewards_per_step(ctmc, reward_structure(f)),
                                     solver, c_.device);
@@ -433,6 +435,12 @@ class Checker {
       case Path::always_eventually: return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // R [ phi U psi ]'s phi (the reward path's second operand), where written.
+  std::optional<StateSet> reward_constraint(const Formula& f) {
+    if (f.operands.size() < 2) return std::nullopt;
+    return boolean(f.operands[1]);
   }
 
   NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {
@@ -455,8 +463,13 @@ class Checker {
       case Path::next: return compute_next(mdp, dir, boolean(f.operands[0]));
       case Path::reachability_reward: {
         StateSet target = boolean(f.operands[0]);
-        if (c_.keep_scheduler) last_query_ = QueryInputs{dir, std::nullopt, target, &reward_structure(f)};
-        return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), target, solver, c_.device);
+        const std::optional<StateSet> constraint = reward_constraint(f);
+        // A scheduler is exported for R[F] only (the constrained query's would need its
+        // constraint in the scheduler's construction).
+        last_query_.reset();
+        if (c_.keep_scheduler && !constraint) last_query_ = QueryInputs{dir, std::nullopt, target, &reward_structure(f)};
+        return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), target, solver, c_.device,
+                                           constraint ? &*constraint : nullptr);
       }
       case Path::cumulative_reward:
         return compute_cumulative_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver, c_.device);

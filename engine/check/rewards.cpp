@@ -87,14 +87,16 @@ void require_fit_rewards(const RewardStructure& rewards, const std::string& what
 NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const RewardStructure& rewards,
                                           const StateSet& target, const SolverOptions& options,
-                                          const DeviceOptions& device) {
+                                          const DeviceOptions& device, const StateSet* constraint) {
   require_fit_rewards(rewards, "reachability rewards (R[F])");
   NumericResult result;
   result.reward = true;
   auto start = std::chrono::steady_clock::now();
-  const StateSet all = all_states(mdp.num_states());
+  const StateSet all = constraint ? *constraint : all_states(mdp.num_states());
   // Rmin needs one scheduler reaching the target almost surely (Pmax = 1); Rmax needs
-  // all of them to (Pmin = 1).
+  // all of them to (Pmin = 1); under a constraint, through constraint states only (a
+  // choice into another state leads where the reward is infinite: for Rmin its row
+  // gets b = infinity and is left out).
   StateSet finite = direction == Optimization::minimize ? graph::partition_for_max(search, all, target).yes
                                                         : graph::partition_for_min(search, all, target).yes;
   StateSet maybe = finite - target;

@@ -22,10 +22,13 @@ void require_fit_rewards(const RewardStructure& rewards, const std::string& what
 // Each state's reward in a chain (one row per state): its state reward plus its row's.
 StateNumbers reward_per_state(const SparseMdp& chain, const RewardStructure& rewards);
 
-// Pre: target has num_states bits.
+// R[F target], or with constraint R[constraint U target]: the reward until the path
+// first satisfies it, infinite where it does not almost surely (under the best
+// scheduler for Rmin, every one for Rmax), as PRISM reads co-safe reward paths.
+// Pre: target (and constraint) have num_states bits.
 NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                           Optimization direction, const RewardStructure& rewards,
                                           const StateSet& target, const SolverOptions& options,
-                                          const DeviceOptions& device = {});
+                                          const DeviceOptions& device = {}, const StateSet* constraint = nullptr);
 
 }  // namespace mdpvi
