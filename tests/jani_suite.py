@@ -6,9 +6,9 @@ Exit 1 on a state count or a result that differs, or a run that fails.
 
     python3 tests/jani_suite.py MDPVI JANI_DIR [MAX_STATES]
 
-A sound result passes when the published value lies within its bounds, widened by
-1e-9 relative (the published values are Storm's, some exact, some not); a result
-without bounds when it is within 1e-6 relative.
+A sound result passes when the published value (or interval) meets its bounds,
+widened by 1e-9 relative (the published values are Storm's, some exact, some not); a
+result without bounds when it is within 1e-6 relative.
 """
 import json
 import os
@@ -17,7 +17,10 @@ import sys
 
 
 def published(value):
-    return value["approx"] if isinstance(value, dict) else value
+    """A number, a Boolean, or a published interval (low, high) (Storm's sound results)."""
+    if isinstance(value, dict):
+        return value["approx"] if "approx" in value else (value["lower"], value["upper"])
+    return value
 
 
 def agrees(entry, reference):
@@ -26,11 +29,12 @@ def agrees(entry, reference):
         return result == reference
     if result is None:
         return False
-    slack = 1e-9 * max(1.0, abs(reference))
+    low, high = reference if isinstance(reference, tuple) else (reference, reference)
+    slack = 1e-9 * max(1.0, abs(high))
     lower, upper = entry.get("lower"), entry.get("upper")
     if lower is not None and upper is not None:
-        return lower - slack <= reference <= upper + slack
-    return abs(result - reference) <= 1e-6 * max(1.0, abs(reference))
+        return lower - slack <= high and low <= upper + slack  # the two intervals meet
+    return low - 1e-6 * max(1.0, abs(low)) <= result <= high + 1e-6 * max(1.0, abs(high))
 
 
 def check_instance(mdpvi, path, setting, max_states):
