@@ -173,11 +173,14 @@ class PropertyWriter {
     return (scope_.type == ModelType::mdp ? name + op.substr(1) : name) + query + " [ " + reward_path(j, at) + " ]";
   }
 
-  // F reach, I=t, C<=t or C, by the operator's members.
+  // F reach, I=t, C<=t or C, by the operator's members. An instant with rewards
+  // accumulated ("accumulate": steps, time or exit) is the reward gathered up to it,
+  // C<=t (Storm writes PRISM's C<=T so); without, the reward at that instant, I=t.
   std::string reward_path(const Json& j, const std::string& at) {
     if (j.contains("reach")) return "F " + parenthesised(member(scope_, j, at, "reach"), at + ".reach");
+    const bool accumulated = j.contains("accumulate") && j["accumulate"].is_array() && !j["accumulate"].empty();
     for (const char* instant : {"step-instant", "time-instant"}) {
-      if (j.contains(instant)) return "I=" + state(j[instant], at + "." + instant);
+      if (j.contains(instant)) return (accumulated ? "C<=" : "I=") + state(j[instant], at + "." + instant);
     }
     for (const char* bounds : {"step-bounds", "time-bounds"}) {
       if (!j.contains(bounds)) continue;

@@ -100,6 +100,27 @@ TEST(JaniReader, RefusesBadInputWithItsPlace) {
             std::string::npos);
 }
 
+// An instant with accumulated rewards is the reward gathered up to it (C<=t), without
+// it the reward at that instant (I=t): QVBS's cluster "below_min" (Storm's conversion of
+// PRISM's C<=T), which read as I=T gave 2.1e-6 against the published 0.0042.
+TEST(JaniReader, AnAccumulatedInstantIsCumulative) {
+  const std::string model = R"({"jani-version": 1, "name": "m", "type": "ctmc",
+    "variables": [{"name": "x", "type": {"kind": "bounded", "base": "int", "lower-bound": 0, "upper-bound": 1}, "initial-value": 0},
+                  {"name": "r", "type": "real", "transient": true, "initial-value": 0}],
+    "automata": [{"name": "a", "locations": [{"name": "l", "transient-values": [{"ref": "r", "value": 1}]}],
+      "initial-locations": ["l"], "edges": [{"location": "l", "rate": {"exp": 2}, "destinations": [{"location": "l"}]}]}],
+    "system": {"elements": [{"automaton": "a"}]},
+    "properties": [
+      {"name": "upto", "expression": {"op": "Emin", "exp": "r", "accumulate": ["time"], "time-instant": 3}},
+      {"name": "at", "expression": {"op": "Emin", "exp": "r", "time-instant": 3}},
+      {"name": "steps", "expression": {"op": "Emax", "exp": "r", "accumulate": ["steps"], "step-instant": 4}}]})";
+  const io::JaniFile jani = io::read_jani(io::TextFile::from_string("m.jani", model));
+  ASSERT_EQ(jani.properties.size(), 3u);
+  EXPECT_EQ(jani.properties[0].text, "R{\"r\"}=? [ C<=3 ]");
+  EXPECT_EQ(jani.properties[1].text, "R{\"r\"}=? [ I=3 ]");
+  EXPECT_EQ(jani.properties[2].text, "R{\"r\"}=? [ C<=4 ]");
+}
+
 // JANI's rule: an action fires only through a sync vector naming the automaton; an
 // edge of an action no vector names is left out (PRISM would let it fire alone).
 TEST(JaniReader, LeavesOutEdgesNoSyncVectorFires) {
