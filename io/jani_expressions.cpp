@@ -125,9 +125,7 @@ class PropertyWriter {
     if (!j.is_object() || !j.contains("op")) return state(j, at);
     const std::string op = string_member(scope_, j, at, "op");
     if (op == "filter") return filter(j, at);
-    if (op == "Pmin" || op == "Pmax") return probability(j, at, op, "=?");
-    if (op == "Emin" || op == "Emax") return reward(j, at, op, "=?");
-    if (op == "Smin" || op == "Smax") return steady(j, at, op, "=?");
+    if (is_operator(j)) return query(j, at, op);
     if (binary_ops().count(op) && is_operator(j.value("left", Json()))) return bounded(j, at, op);
     return state(j, at);
   }
@@ -155,22 +153,28 @@ class PropertyWriter {
     return "filter(" + (fun == "values" ? std::string("print") : fun) + ", " + values + ", " + where + ")";
   }
 
-  // Pmin and Pmax of an MDP; P of a chain, where they agree.
-  std::string quantifier(const std::string& letter, const std::string& op) const {
-    return scope_.type == ModelType::mdp ? letter + op.substr(1) : letter;
-  }
-
-  std::string probability(const Json& j, const std::string& at, const std::string& op, const std::string& query) {
-    return quantifier("P", op) + query + " [ " + path(member(scope_, j, at, "exp"), at + ".exp") + " ]";
-  }
-
-  std::string reward(const Json& j, const std::string& at, const std::string& op, const std::string& query) {
+  // The operator's head (P, S or R{"r"}) and what its brackets hold: P's path; E's
+  // reward path; S's state formula, or [ S ] where S's expression is a reward.
+  std::pair<std::string, std::string> head_and_body(const Json& j, const std::string& at, const std::string& op) {
     const Json& exp = member(scope_, j, at, "exp");
-    if (!exp.is_string() || !scope_.rewards.count(exp.get<std::string>())) {
-      unsupported(scope_, at + ".exp", "a reward other than one transient variable");
-    }
-    const std::string name = "R{\"" + exp.get<std::string>() + "\"}";
-    return (scope_.type == ModelType::mdp ? name + op.substr(1) : name) + query + " [ " + reward_path(j, at) + " ]";
+    if (op[0] == 'P') return {"P", path(exp, at + ".exp")};
+    if (op[0] == 'E') return {reward_head(exp, at + ".exp"), reward_path(j, at)};
+    if (is_reward(exp)) return {reward_head(exp, at + ".exp"), "S"};
+    return {"S", state(exp, at + ".exp")};
+  }
+
+  // Pmin=? [ ... ] on an MDP; P=? on a chain, where min and max agree (and R, S alike).
+  std::string query(const Json& j, const std::string& at, const std::string& op) {
+    const auto [head, body] = head_and_body(j, at, op);
+    return head + (scope_.type == ModelType::mdp ? op.substr(1) : "") + "=? [ " + body + " ]";
+  }
+
+  bool is_reward(const Json& exp) const { return exp.is_string() && scope_.rewards.count(exp.get<std::string>()); }
+
+  // R{"r"} of a reward that is one transient variable.
+  std::string reward_head(const Json& exp, const std::string& at) const {
+    if (!is_reward(exp)) unsupported(scope_, at, "a reward other than one transient variable");
+    return "R{\"" + exp.get<std::string>() + "\"}";
   }
 
   // F reach, I=t, C<=t or C, by the operator's members. An instant with rewards
@@ -191,15 +195,6 @@ class PropertyWriter {
     return "C";
   }
 
-  std::string steady(const Json& j, const std::string& at, const std::string& op, const std::string& query) {
-    const Json& exp = member(scope_, j, at, "exp");
-    if (exp.is_string() && scope_.rewards.count(exp.get<std::string>())) {
-      const std::string name = "R{\"" + exp.get<std::string>() + "\"}";
-      return (scope_.type == ModelType::mdp ? name + op.substr(1) : name) + query + " [ S ]";
-    }
-    return quantifier("S", op) + query + " [ " + state(exp, at + ".exp") + " ]";
-  }
-
   // P>=p [ ... ] where PRISM's bound means the same: on an MDP, Pmin with > or >=
   // (every scheduler), Pmax with < or <=; on a chain, any.
   std::string bounded(const Json& j, const std::string& at, const std::string& op) {
@@ -211,13 +206,8 @@ class PropertyWriter {
       unsupported(scope_, at, which + " " + op + " a bound (PRISM's bounds are over all schedulers)");
     }
     const std::string bound = cmp + state(member(scope_, j, at, "right"), at + ".right");
-    if (which[0] == 'P') return "P" + bound + " [ " + path(member(scope_, left, at + ".left", "exp"), at + ".left.exp") + " ]";
-    if (which[0] == 'S') return "S" + bound + " [ " + state(member(scope_, left, at + ".left", "exp"), at + ".left.exp") + " ]";
-    const Json& exp = member(scope_, left, at + ".left", "exp");
-    if (!exp.is_string() || !scope_.rewards.count(exp.get<std::string>())) {
-      unsupported(scope_, at + ".left.exp", "a reward other than one transient variable");
-    }
-    return "R{\"" + exp.get<std::string>() + "\"}" + bound + " [ " + reward_path(left, at + ".left") + " ]";
+    const auto [head, body] = head_and_body(left, at + ".left", which);
+    return head + bound + " [ " + body + " ]";
   }
 
   // U, F, G and W, with step or time bounds.
