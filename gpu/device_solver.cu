@@ -201,8 +201,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     if (end <= first) return;
     Vectors& from = bound(resident(ticket));
     Vectors& into = other->bound(other->resident(to_ticket));
-    detail::enable_peer_access(device_, other->device_);
-    check(cudaSetDevice(device_), "cudaSetDevice");
+    detail::enable_peer_access(device_, other->device_);  // leaves device_ current, as the scope made it
     const std::size_t bytes = (end - first) * sizeof(double);
     // Both of the receiver's buffers: they agree outside the window that runs next.
     const auto copy = [&](const DeviceIterate& source, const DeviceIterate& target) {

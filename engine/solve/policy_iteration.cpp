@@ -397,10 +397,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
                        PolicyRun& run) const {
     if (run.sweeps >= run.budget) return fail(run, kOverBudget);
     const gpu::KrylovChunkStats solved = device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon, run), x);
-    run.sweeps += 2 * solved.stats.iterations + 1;
-    note_progress(progress_, 2 * solved.stats.iterations + 1, solved.stats.last_measure);
-    if (!solved.stats.converged && run.sweeps >= run.budget) fail(run, kOverBudget);
-    return solved.stats.converged;
+    return counted(run, solved.stats.iterations, solved.stats.last_measure, solved.stats.converged);
   }
 
   // At most the iterations left of the run's budget (two products each).
@@ -417,10 +414,17 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool solve(KrylovSystem& a, double epsilon, PolicyRun& run) const {
     if (run.sweeps >= run.budget) return fail(run, kOverBudget);
     const KrylovRun solved = run_bicgstab(a, limits(epsilon, run));
-    run.sweeps += 2 * solved.iterations + 1;
-    note_progress(progress_, 2 * solved.iterations + 1, solved.residual);
-    if (!solved.converged && run.sweeps >= run.budget) fail(run, kOverBudget);
-    return solved.converged;
+    return counted(run, solved.iterations, solved.residual, solved.converged);
+  }
+
+  // A BiCGStab run's products (two an iteration, and the first residual's) counted as
+  // sweeps, in the run and the progress; converged back, and where it did not with the
+  // budget spent, that is the run's failure.
+  bool counted(PolicyRun& run, std::uint64_t iterations, double residual, bool converged) const {
+    run.sweeps += 2 * iterations + 1;
+    note_progress(progress_, 2 * iterations + 1, residual);
+    if (!converged && run.sweeps >= run.budget) fail(run, kOverBudget);
+    return converged;
   }
 
   // The budget of policy iteration on an SCC (chunk) where value iteration's sweeps
