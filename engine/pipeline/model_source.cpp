@@ -38,19 +38,21 @@ ModelSource read_model_source(const CheckOptions& options) {
   ModelSource source;
   auto start = std::chrono::steady_clock::now();
   const io::ModelFormat format = model_format(options);
-  if (format == io::ModelFormat::prism) {
+  if (format == io::ModelFormat::prism || format == io::ModelFormat::jani) {  // a language: built
+    const bool jani = format == io::ModelFormat::jani;
     if (options.explicit_ctmc) {
-      throw std::invalid_argument("--ctmc is for PRISM's explicit files (.tra); a PRISM-language model says ctmc itself");
+      throw std::invalid_argument(std::string("--ctmc is for PRISM's explicit files (.tra); a ") +
+                                  (jani ? "JANI" : "PRISM-language") + " model says ctmc itself");
     }
     source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
-    source.description = io::parse_model(io::TextFile::load(*options.model_file));
-    for (const auto& c : source.description->constants) source.constants.insert(c.name);
-  } else if (format == io::ModelFormat::jani) {
-    if (options.explicit_ctmc) throw std::invalid_argument("--ctmc is for PRISM's explicit files (.tra); a JANI model says ctmc itself");
-    source.name = *options.model_file;
-    io::JaniFile jani = io::read_jani(io::TextFile::load(*options.model_file));
-    source.description = std::move(jani.model);
-    source.jani_properties = std::move(jani.properties);
+    const io::TextFile file = io::TextFile::load(*options.model_file);
+    if (jani) {
+      io::JaniFile read = io::read_jani(file);
+      source.description = std::move(read.model);
+      source.jani_properties = std::move(read.properties);
+    } else {
+      source.description = io::parse_model(file);
+    }
     for (const auto& c : source.description->constants) source.constants.insert(c.name);
   } else {  // an explicit model: read, not built
     source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
