@@ -87,25 +87,45 @@ __global__ void stays_kernel(DeviceGraph g, const unsigned long long* d_inside, 
   }
 }
 
-__global__ void narrow_kernel(const std::uint64_t* d_wide, std::uint64_t count, std::uint32_t* d_narrow) {
-  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_narrow[i] = static_cast<std::uint32_t>(d_wide[i]);
+__global__ void widen_kernel(const std::uint32_t* d_narrow, std::uint64_t count, std::uint64_t* d_wide) {
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_wide[i] = d_narrow[i];
 }
 
-// count offsets, each below 2^32, to the device in 4 bytes: a piece at a time through
-// locked pages into a staging buffer, narrowed there.
-DeviceArray<std::uint32_t> upload_narrowed(const std::uint64_t* host, std::uint64_t count, int sm_count) {
-  DeviceArray<std::uint32_t> narrow(count);
-  constexpr std::uint64_t kPiece = HostCopies::kPiece / sizeof(std::uint64_t);
-  DeviceArray<std::uint64_t> staging(std::min(count, kPiece));
-  for (std::uint64_t first = 0; first < count; first += kPiece) {
-    const std::uint64_t n = std::min(kPiece, count - first);
-    HostCopies copies(0);
-    staging.upload(host + first, n, copies);
-    copies.finish();
-    narrow_kernel<<<grid_for(n, sm_count), kBlockSize>>>(staging.get(), n, narrow.get() + first);
-    check(cudaGetLastError(), "narrowing row offsets");
-  }
+// The host's packed offsets (engine/model/packed_offsets.h) in 4 bytes, where every
+// one is below 2^32: then the low words are the offsets.
+DeviceArray<std::uint32_t> upload_narrow(const PackedOffsets& host) {
+  DeviceArray<std::uint32_t> narrow(host.size());
+  HostCopies copies(0);
+  narrow.upload(host.lows(), host.size(), copies);
+  copies.finish();
   return narrow;
+}
+
+// The host's packed offsets in 8 bytes, a piece at a time: the low words widened on
+// the device where they are the offsets, else written out whole on the host.
+DeviceArray<std::uint64_t> upload_wide(const PackedOffsets& host, int sm_count) {
+  const std::uint64_t count = host.size();
+  DeviceArray<std::uint64_t> wide(count);
+  constexpr std::uint64_t kPiece = HostCopies::kPiece / sizeof(std::uint64_t);
+  if (host.fit_32_bits()) {
+    DeviceArray<std::uint32_t> staging(std::min(count, kPiece));
+    for (std::uint64_t first = 0; first < count; first += kPiece) {
+      const std::uint64_t n = std::min(kPiece, count - first);
+      HostCopies copies(0);
+      staging.upload(host.lows() + first, n, copies);
+      copies.finish();
+      widen_kernel<<<grid_for(n, sm_count), kBlockSize>>>(staging.get(), n, wide.get() + first);
+      check(cudaGetLastError(), "widening row offsets");
+    }
+  } else {
+    std::vector<std::uint64_t> piece(std::min(count, kPiece));
+    for (std::uint64_t first = 0; first < count; first += kPiece) {
+      const std::uint64_t n = std::min(kPiece, count - first);
+      host.copy_to(piece.data(), first, n);
+      check(cudaMemcpy(wide.get() + first, piece.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice), "upload");
+    }
+  }
+  return wide;
 }
 
 // Per state t, at offsets[t + 1], the entries with t as successor.
@@ -139,7 +159,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
       : states_(a.num_states),
         rows_(a.num_rows),
         entries_(a.num_entries),
-        d_row_group_starts_(a.row_group_starts, a.num_states + 1),
+        d_row_group_starts_(upload_wide(*a.row_group_starts, detail::multiprocessor_count())),
         d_row_starts_(narrow_row_starts(a) ? 0 : a.num_rows + 1),
         d_columns_(a.columns, a.num_entries),
         d_state_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_))},
@@ -149,9 +169,9 @@ class CudaGraphSearch final : public DeviceGraphSearch {
         d_flag_(1),
         sm_count_(detail::multiprocessor_count()) {
     if (narrow_row_starts(a)) {
-      d_row_starts32_ = upload_narrowed(a.row_starts, a.num_rows + 1, sm_count_);
+      d_row_starts32_ = upload_narrow(*a.row_starts);
     } else {
-      d_row_starts_.upload(a.row_starts, a.num_rows + 1);
+      d_row_starts_ = upload_wide(*a.row_starts, sm_count_);
     }
     require_predecessors();
     check(cudaDeviceSynchronize(), "uploading the graph");

@@ -3,6 +3,7 @@
 // the model's structure that stays on the device for every property of a run.
 // Plain C++ header. Bit sets travel as 64-bit words: bit i is bit i%64 of word
 // i/64 (boost::dynamic_bitset's blocks), the device reads and writes the same layout.
+#include "engine/model/packed_offsets.h"
 #include "gpu/device_system.h"
 
 #include <cstddef>
@@ -18,8 +19,8 @@ struct GraphArrays {
   std::uint32_t num_states = 0;
   std::uint64_t num_rows = 0;
   std::uint64_t num_entries = 0;
-  const std::uint64_t* row_group_starts = nullptr;  // num_states + 1
-  const std::uint64_t* row_starts = nullptr;        // num_rows + 1
+  const PackedOffsets* row_group_starts = nullptr;  // num_states + 1
+  const PackedOffsets* row_starts = nullptr;        // num_rows + 1
   const std::uint32_t* columns = nullptr;           // num_entries
   // Row offsets of 4 bytes on the device where num_entries < 2^32 (false: 8 always,
   // for the tests of both).

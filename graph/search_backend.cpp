@@ -172,7 +172,7 @@ class DeviceSearch final : public SearchBackend {
 };
 
 gpu::GraphArrays arrays_of(const SparseMdp& mdp) {
-  return {mdp.num_states(), mdp.num_choices(), mdp.num_transitions(), mdp.row_group_starts.data(), mdp.row_starts.data(),
+  return {mdp.num_states(), mdp.num_choices(), mdp.num_transitions(), &mdp.row_group_starts, &mdp.row_starts,
           mdp.columns.data()};
 }
 

@@ -64,7 +64,7 @@ class TransitionBuilder {
   TransitionBuilder(SparseMdp& mdp, std::uint32_t states, std::uint64_t nnz_hint)
       : mdp_(mdp), last_row_of_target_(states, kNoRow), rates_(mdp.type == ModelType::ctmc) {
     mdp_.row_group_starts.clear();
-    mdp_.row_starts.assign(1, 0);
+    mdp_.row_starts = PackedOffsets{0};
     mdp_.columns.clear();
     mdp_.values = CompactValues();
     mdp_.columns.reserve(nnz_hint);

@@ -319,10 +319,10 @@ class UmbReader {
   void read_entry(const std::string& name, std::uint64_t size, const ReadBytes& read) {
     const Index& x = *index_;
     if (name == "state-to-choices.bin") {
-      read_array(name, size, x.states + 1, mdp_.row_group_starts, read);
+      read_offsets(name, size, x.states + 1, x.choices, {"state", "choice"}, mdp_.row_group_starts, read);
       have_state_choices_ = true;
     } else if (name == "choice-to-branches.bin") {
-      read_array(name, size, x.choices + 1, mdp_.row_starts, read);
+      read_offsets(name, size, x.choices + 1, x.branches, {"choice", "branch"}, mdp_.row_starts, read);
     } else if (name == "branch-to-target.bin") {
       read_targets(name, size, read);
     } else if (name == "branch-to-probability.bin") {
@@ -355,6 +355,43 @@ class UmbReader {
     expect_size(name, size, count * sizeof(T), std::to_string(count) + " values of " + std::to_string(sizeof(T)) + " bytes");
     into.resize(count);
     read_populated(into.data(), count * sizeof(T), read);
+  }
+
+  // What an offset array counts, for its messages: "choice 3 has no branch".
+  struct OffsetItems {
+    const char* item;
+    const char* part;
+  };
+
+  // Offsets a slice at a time into the model's packed form (packed_offsets.h), each
+  // checked as it comes (from 0, increasing, to total): packing keeps only
+  // what is monotone and spans less than 2^32 per block, so nothing else may reach it.
+  void read_offsets(const std::string& name, std::uint64_t size, std::uint64_t count, std::uint64_t total,
+                    OffsetItems items, PackedOffsets& into, const ReadBytes& read) {
+    expect_size(name, size, count * 8, std::to_string(count) + " values of 8 bytes");
+    into.resize(count);
+    std::vector<std::uint64_t> slice(std::min<std::uint64_t>(count, std::uint64_t{1} << 20));
+    std::uint64_t previous = 0;
+    for (std::uint64_t at = 0; at < count; at += slice.size()) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(slice.size(), count - at));
+      read(slice.data(), n * 8);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::uint64_t i = at + k, value = slice[k];
+        if (i == 0 && value != 0) fail(name, "the first offset is " + std::to_string(value) + ", expected 0");
+        if (i > 0 && value <= previous) fail(name, no_part(items, i - 1, previous, value));
+        if (i + 1 == count && value != total) {
+          fail(name, "the last offset is " + std::to_string(value) + ", expected " + std::to_string(total) + " (the number of " + items.part + "es)");
+        }
+        if (value > total) {
+          fail(name, "offset " + std::to_string(value) + " at " + std::to_string(i) + " passes the number of " + items.part + "es (" + std::to_string(total) + ")");
+        }
+        into.set(i, previous = value);
+      }
+    }
+  }
+
+  static std::string no_part(OffsetItems items, std::uint64_t i, std::uint64_t begin, std::uint64_t end) {
+    return std::string(items.item) + " " + std::to_string(i) + " has no " + items.part + " (offsets " + std::to_string(begin) + ", " + std::to_string(end) + ")";
   }
 
   // Reads into a fresh array a slice at a time, each slice's pages backed by all cores
@@ -469,14 +506,12 @@ class UmbReader {
     if (!have_state_choices_) {
       if (x.choices != x.states) fail("state-to-choices.bin", "missing, and #choices differs from #states");
       mdp_.row_group_starts.resize(x.states + 1);
-      for (std::uint64_t s = 0; s <= x.states; ++s) mdp_.row_group_starts[s] = s;
+      for (std::uint64_t s = 0; s <= x.states; ++s) mdp_.row_group_starts.set(s, s);
     }
     require(mdp_.row_starts.size() == x.choices + 1, "choice-to-branches.bin");
     require(mdp_.columns.size() == x.branches, "branch-to-target.bin");
     require(mdp_.values.size() == x.branches, "branch-to-probability.bin");
     require(initial_.has_value(), "state-is-initial.bin");
-    check_offsets("state-to-choices.bin", mdp_.row_group_starts, x.choices, "state", "choice");
-    check_offsets("choice-to-branches.bin", mdp_.row_starts, x.branches, "choice", "branch");
     if (x.dtmc && x.choices != x.states) fail("index.json", "a DTMC (0 players) with #choices " + std::to_string(x.choices) + " != #states");
     check_distributions();
     if (x.ctmc) apply_exit_rates();
@@ -496,20 +531,6 @@ class UmbReader {
 
   void require(bool present, const std::string& entry) const {
     if (!present) fail(entry, "missing");
-  }
-
-  void check_offsets(const std::string& name, const PodVector<std::uint64_t>& offsets, std::uint64_t total,
-                     const char* item, const char* part) const {
-    if (offsets.front() != 0) fail(name, "the first offset is " + std::to_string(offsets.front()) + ", expected 0");
-    for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
-      if (offsets[i + 1] <= offsets[i]) {
-        fail(name, std::string(item) + " " + std::to_string(i) + " has no " + part + " (offsets " +
-                       std::to_string(offsets[i]) + ", " + std::to_string(offsets[i + 1]) + ")");
-      }
-    }
-    if (offsets.back() != total) {
-      fail(name, "the last offset is " + std::to_string(offsets.back()) + ", expected " + std::to_string(total) + " (the number of " + part + "es)");
-    }
   }
 
   void check_distributions() const {

@@ -36,6 +36,18 @@ void add_array(ArchiveWriter& archive, const std::string& name, const T* data, s
   archive.add(name, data, count * sizeof(T));
 }
 
+// Packed offsets as UMB's 64-bit ones, a block at a time.
+void add_offsets(ArchiveWriter& archive, const std::string& name, const PackedOffsets& offsets) {
+  const std::uint64_t n = offsets.size();
+  archive.begin(name, n * 8);
+  std::vector<std::uint64_t> block(std::min<std::uint64_t>(n, 1 << 16));
+  for (std::uint64_t done = 0; done < n; done += block.size()) {
+    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
+    offsets.copy_to(block.data(), done, m);
+    archive.write(block.data(), m * 8);
+  }
+}
+
 // The 32-bit columns as UMB's 64-bit targets, a block at a time.
 void add_targets(ArchiveWriter& archive, const SparseMdp& mdp) {
   const std::uint64_t n = mdp.num_transitions();
@@ -90,8 +102,8 @@ class UmbWriter {
     describe_annotations();
     if (mdp_.valuations) fields_ = umb::fields_for(*mdp_.valuations);
     archive_.add("index.json", index().dump(2));
-    if (mdp_.type == ModelType::mdp) add_array(archive_, "state-to-choices.bin", mdp_.row_group_starts.data(), mdp_.row_group_starts.size());
-    add_array(archive_, "choice-to-branches.bin", mdp_.row_starts.data(), mdp_.row_starts.size());
+    if (mdp_.type == ModelType::mdp) add_offsets(archive_, "state-to-choices.bin", mdp_.row_group_starts);
+    add_offsets(archive_, "choice-to-branches.bin", mdp_.row_starts);
     if (mdp_.type == ModelType::ctmc) {
       add_embedded_chain();
     } else {

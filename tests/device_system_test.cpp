@@ -28,8 +28,8 @@ namespace mdpvi {
 namespace {
 
 gpu::GraphArrays arrays_of(const SparseMdp& mdp) {
-  return {mdp.num_states(), mdp.num_choices(), mdp.num_transitions(), mdp.row_group_starts.data(),
-          mdp.row_starts.data(), mdp.columns.data()};
+  return {mdp.num_states(), mdp.num_choices(), mdp.num_transitions(), &mdp.row_group_starts,
+          &mdp.row_starts, mdp.columns.data()};
 }
 
 // The maybe-states in a shuffled order, each an SCC of its own (the builder takes

@@ -29,8 +29,8 @@ namespace {
 // narrow: the device's row offsets in 4 bytes (as every model of fewer than 2^32
 // entries has them), else in 8 (as larger ones do).
 gpu::GraphArrays arrays_of(const SparseMdp& mdp, bool narrow = true) {
-  return {mdp.num_states(), mdp.num_choices(),    mdp.num_transitions(), mdp.row_group_starts.data(),
-          mdp.row_starts.data(), mdp.columns.data(), narrow};
+  return {mdp.num_states(), mdp.num_choices(),    mdp.num_transitions(), &mdp.row_group_starts,
+          &mdp.row_starts, mdp.columns.data(), narrow};
 }
 
 // The states of `states` in a shuffled order, as a system's solving order.

@@ -30,8 +30,8 @@ TEST(ReadTransitions, ReadsAnMdpWithActionsCommentsAndCrlf) {
                                                       "0 1 1 0.75\r\n1 0 1 1\r\n"),
                        mdp);
   EXPECT_EQ(mdp.type, ModelType::mdp);
-  EXPECT_EQ(mdp.row_group_starts, (PodVector<std::uint64_t>{0, 2, 3}));
-  EXPECT_EQ(mdp.row_starts, (PodVector<std::uint64_t>{0, 1, 3, 4}));
+  EXPECT_EQ(mdp.row_group_starts.expanded(), (PodVector<std::uint64_t>{0, 2, 3}));
+  EXPECT_EQ(mdp.row_starts.expanded(), (PodVector<std::uint64_t>{0, 1, 3, 4}));
   EXPECT_EQ(mdp.columns, (PodVector<std::uint32_t>{1, 0, 1, 1}));
   EXPECT_EQ(mdp.values, (CompactValues{1, 0.25, 0.75, 1}));
   ASSERT_TRUE(mdp.actions);  // kept, for the exports and the scheduler
@@ -59,7 +59,7 @@ TEST(ReadTransitions, ReadsADtmcAsOneChoicePerState) {
   io::read_transitions(TextFile::from_string("t.tra", "2 3\n0 0 0.5\n0 1 0.5\n1 1 1 step\n"), mdp);
   EXPECT_EQ(mdp.type, ModelType::dtmc);
   EXPECT_EQ(mdp.num_choices(), 2u);
-  EXPECT_EQ(mdp.row_group_starts, (PodVector<std::uint64_t>{0, 1, 2}));
+  EXPECT_EQ(mdp.row_group_starts.expanded(), (PodVector<std::uint64_t>{0, 1, 2}));
 }
 
 TEST(ReadTransitions, RejectsMalformedNumbers) {

@@ -206,15 +206,15 @@ SparseMdp induced_dtmc(const SparseMdp& mdp, const Scheduler& scheduler) {
   const std::uint32_t n = mdp.num_states();
   dtmc.row_group_starts.resize(n + 1);
   dtmc.row_starts.resize(n + 1);
-  dtmc.row_starts[0] = 0;
-  for (std::uint32_t s = 0; s <= n; ++s) dtmc.row_group_starts[s] = s;
+  dtmc.row_starts.set(0, 0);
+  for (std::uint32_t s = 0; s <= n; ++s) dtmc.row_group_starts.set(s, s);
   std::vector<std::uint64_t> rows(n);
   for (std::uint32_t s = 0; s < n; ++s) {
     rows[s] = scheduler.row(mdp, s);
     const std::uint64_t begin = mdp.row_starts[rows[s]], end = mdp.row_starts[rows[s] + 1];
     dtmc.columns.insert(dtmc.columns.end(), mdp.columns.begin() + begin, mdp.columns.begin() + end);
     for (std::uint64_t k = begin; k < end; ++k) dtmc.values.push_back(mdp.values[k]);
-    dtmc.row_starts[s + 1] = dtmc.columns.size();
+    dtmc.row_starts.set(s + 1, dtmc.columns.size());
   }
   dtmc.initial_states = mdp.initial_states;
   dtmc.labels = mdp.labels;

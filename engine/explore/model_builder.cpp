@@ -197,7 +197,7 @@ class LevelBuilder {
   }
   // The model's arrays and the state table (the builder's own buffers aside).
   std::size_t model_bytes(const SparseMdp& mdp) const {
-    return 8 * (mdp.row_group_starts.size() + mdp.row_starts.size()) + 4 * mdp.columns.size() + values_.bytes() +
+    return mdp.row_group_starts.bytes() + mdp.row_starts.bytes() + 4 * mdp.columns.size() + values_.bytes() +
            table_.memory_bytes();
   }
   static std::size_t pool_bytes(std::span<const ExpandedBlock> pool) {
@@ -449,9 +449,9 @@ class LevelBuilder {
           const std::size_t k = entry - at[b].entries;
           write_row(blocks, &block.targets[k], &block.probabilities[k], length, &mdp.columns[entry],
                     scratch.probabilities + (entry - at[0].entries));
-          mdp.row_starts[++row] = (entry += length);
+          mdp.row_starts.set(++row, entry += length);
         }
-        mdp.row_group_starts[++state] = row;
+        mdp.row_group_starts.set(++state, row);
       }
       if (mdp.actions) {  // kNoAction (-1) becomes names[0], ""
         for (std::size_t c = 0; c < block.actions.size(); ++c) {

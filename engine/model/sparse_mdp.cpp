@@ -30,9 +30,9 @@ void require(bool condition, Message what) {
   if (!condition) throw std::invalid_argument("invalid sparse MDP: " + std::string(what()));
 }
 
-template <typename Offsets>
-void check_offsets(const Offsets& offsets, std::uint64_t end, const char* name) {
-  require(!offsets.empty() && offsets.front() == 0, [&] { return std::string(name) + " must start at 0"; });
+void check_offsets(const PackedOffsets& offsets, std::uint64_t end, const char* name) {
+  require(!offsets.empty() && offsets[0] == 0, [&] { return std::string(name) + " must start at 0"; });
+  require(offsets.spans_fit(end), [&] { return std::string(name) + ": 256 consecutive offsets span 2^32 or more"; });
   require(offsets.back() == end, [&] { return std::string(name) + " must end at " + std::to_string(end); });
   for (std::size_t i = 1; i < offsets.size(); ++i) {
     require(offsets[i - 1] <= offsets[i], [&] { return std::string(name) + " decreases at " + std::to_string(i); });
@@ -42,6 +42,11 @@ void check_offsets(const Offsets& offsets, std::uint64_t end, const char* name) 
 }  // namespace
 
 void compact_model(SparseMdp& mdp) {
+  // Offsets are packed as they are written; a block that spans 2^32 entries or more
+  // (256 choices of 16 million entries each) would have lost them.
+  if (!mdp.row_starts.spans_fit(mdp.num_transitions()) || !mdp.row_group_starts.spans_fit(mdp.num_choices())) {
+    throw std::invalid_argument("model too large: 256 consecutive choices or states hold 2^32 entries or choices or more");
+  }
   mdp.values.compress();
   for (RewardStructure& structure : mdp.rewards) {
     structure.state_rewards.compress();

@@ -3,6 +3,7 @@
 // structure of arrays. Row group s holds the choice rows of state s; a DTMC is an
 // MDP whose row groups all have exactly one row.
 #include "engine/model/compact_values.h"
+#include "engine/model/packed_offsets.h"
 #include "engine/model/pod_vector.h"
 #include "engine/model/state_layout.h"
 #include "engine/model/state_set.h"
@@ -59,10 +60,10 @@ struct ChoiceActions {
 
 struct SparseMdp {
   ModelType type = ModelType::mdp;
-  // Offsets are 64-bit and columns 32-bit: up to 2^32-1 states, 10^9+ entries.
-  // PodVector: resize() leaves new elements uninitialised (see pod_vector.h).
-  PodVector<std::uint64_t> row_group_starts;  // num_states + 1
-  PodVector<std::uint64_t> row_starts;        // num_choices + 1
+  // Offsets read as 64-bit and are stored in 4 bytes each (packed_offsets.h);
+  // columns are 32-bit: up to 2^32-1 states, 10^10 choices and entries.
+  PackedOffsets row_group_starts;  // num_states + 1
+  PackedOffsets row_starts;        // num_choices + 1
   PodVector<std::uint32_t> columns;           // num_transitions
   // num_transitions probabilities: indexed once the model is whole (compact_model).
   CompactValues values;

@@ -73,7 +73,7 @@ void uniformise(SparseMdp& ctmc) {
       if (stay[s] > 0.0) columns[at] = s, values[at] = stay[s];
     }
   });
-  ctmc.row_starts = std::move(starts);
+  ctmc.row_starts = PackedOffsets(starts);
   ctmc.columns = std::move(columns);
   ctmc.values = CompactValues(std::move(values));
   ctmc.values.compress();
