@@ -464,5 +464,67 @@ TEST(DeviceSystem, DeviceFailuresFallBackToTheHostBuild) {
   }
 }
 
+// A ring of n states, each leaving it with probability about leak per step (half to
+// the goal, the last state, half to a sink before it) by either of two choices:
+// value iteration crawls where leak is small.
+SparseMdp leaking_ring(std::uint32_t n, double leak) {
+  SparseMdp mdp;
+  mdp.row_group_starts.push_back(0);
+  mdp.row_starts.push_back(0);
+  const std::uint32_t ring = n - 2, sink = n - 2, goal = n - 1;
+  const auto entry = [&](std::uint32_t t, double p) {
+    mdp.columns.push_back(t);
+    mdp.values.push_back(p);
+  };
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (s >= ring) {
+      entry(s, 1.0);
+      mdp.row_starts.push_back(mdp.columns.size());
+    } else {
+      for (double stay : {1.0 - leak, 1.0 - 2 * leak}) {
+        entry((s + 1) % ring, stay);
+        entry(sink, (1.0 - stay) / 2);
+        entry(goal, (1.0 - stay) / 2);
+        mdp.row_starts.push_back(mdp.columns.size());
+      }
+    }
+    mdp.row_group_starts.push_back(mdp.row_starts.size() - 1);
+  }
+  mdp.initial_states = {0};
+  compact_model(mdp);
+  return mdp;
+}
+
+// The default method on a system built on the device: where a level crawls under
+// value iteration, the system is built again on the host and solved under policy
+// iteration (its steps need the host's matrix), with bounds around interval
+// iteration's; where none crawls, the device solves what it built.
+TEST(DeviceSystem, ADefaultSolveWhereValueIterationCrawlsGoesToPolicyIteration) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  for (double leak : {1e-3, 0.2}) {
+    const SparseMdp mdp = leaking_ring(1003, leak);
+    auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu);
+    ASSERT_NE(gpu_search->device_graph(), nullptr);
+    auto g = graph::build_choice_predecessor_graph(mdp);
+    auto cpu_search = graph::make_search_backend(mdp, g, graph::SearchKind::cpu_parallel);
+    for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+      SCOPED_TRACE("leak " + std::to_string(leak) + (direction == Optimization::minimize ? " min" : " max"));
+      const NumericResult device = until_goal(mdp, *gpu_search, direction, Method::automatic, SolverKind::gpu);
+      const NumericResult truth = until_goal(mdp, *cpu_search, direction, Method::interval_iteration, SolverKind::cpu);
+      ASSERT_FALSE(device.solve.chunks.empty());
+      const bool crawls = leak < 0.01;
+      EXPECT_EQ(device.solve.method, crawls ? Method::policy_iteration : Method::automatic);
+      EXPECT_EQ(device.solve.chunks[0].built_on_device, !crawls);
+      EXPECT_EQ(device.solve.stats.policy_sccs > 0, crawls);
+      EXPECT_TRUE(device.solve.chunks[0].on_gpu);
+      ASSERT_FALSE(device.lower.empty());
+      for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+        EXPECT_LE(device.lower[s], truth.upper[s]) << "state " << s;
+        EXPECT_GE(device.upper[s], truth.lower[s]) << "state " << s;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mdpvi

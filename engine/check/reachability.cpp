@@ -80,6 +80,12 @@ void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(con
                        const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host) {
   try {
     solve_into(request_for(system), device, result);
+  } catch (const DeviceSystemCrawls& error) {
+    spdlog::info("{}: policy iteration instead, over a maybe-state system built on the host", error.what());
+    system = build_on_host(sccs_of(std::move(system)));
+    SolveRequest request = request_for(system);
+    request.options.method = Method::policy_iteration;
+    solve_into(request, device, result);
   } catch (const DeviceSystemFailed& error) {
     spdlog::warn("{}; solving again from a maybe-state system built on the host", error.what());
     system = build_on_host(sccs_of(std::move(system)));

@@ -35,7 +35,9 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
                          const RewardStructure* rewards, const HostSystemBuilder& build_on_host);
 
 // solve_into(request_for(system), ...); a system built on the device that the device
-// then fails (DeviceSystemFailed) is built again by build_on_host and solved from there.
+// then fails (DeviceSystemFailed) is built again by build_on_host and solved from there,
+// under policy iteration where the default method found value iteration crawling
+// there (DeviceSystemCrawls).
 void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(const MaybeSystem&)>& request_for,
                        const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host);
 

@@ -10,6 +10,7 @@
 // converges only where the optimum cannot stay in an end component forever: Pmin
 // after Prob0E has none among the maybe-states; for Pmax the caller collapses them
 // first (engine/solve/end_component_quotient.h).
+#include "engine/solve/chunk_driver.h"
 #include "engine/solve/method_policy.h"
 #include "engine/solve/parallel_indices.h"
 #include "engine/solve/scc_sweeps.h"
@@ -423,9 +424,10 @@ class DeviceWindowUnit final : public IntervalUnit {
 
 class IntervalIterationPolicy final : public MethodPolicy {
  public:
-  IntervalIterationPolicy(const SolveRequest& request, bool optimistic)
+  IntervalIterationPolicy(const SolveRequest& request, bool optimistic, bool crawls_to_policy_iteration)
       : r_(request),
         optimistic_(optimistic),
+        crawls_to_policy_iteration_(crawls_to_policy_iteration),
         name_(optimistic ? "optimistic value iteration" : "interval iteration") {}
 
   bool has_upper_iterate() const override { return true; }
@@ -620,7 +622,8 @@ class IntervalIterationPolicy final : public MethodPolicy {
   gpu::ChunkSolveStats solve_window(const DeviceChunkJob& job, const LevelSegment& window, double tightest,
                                     const char* where, SolveStats& stats) {
     DeviceWindowUnit unit(r_, progress_, job, window, tightest);
-    IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, where);
+    const LowerRun warm = job.b_on_device && crawls_to_policy_iteration_ ? warm_up_or_throw(unit, tightest) : LowerRun{};
+    IntervalRun run = run_interval_iteration(unit, r_.options.stop.max_sweeps, r_.known_upper_bound, optimistic_, where, warm);
     stats.add_run(run.sweeps);
     stats.iterated_sccs += job.by_levels ? count_iterated(r_.system, window.first_scc, window.end_scc)
                                          : window.end_scc - window.first_scc;
@@ -633,8 +636,25 @@ class IntervalIterationPolicy final : public MethodPolicy {
     return s;
   }
 
+  // The default method's first sweeps on a level of a system built on the device, as
+  // policy iteration's chooser takes them on the CPU: where they say value iteration
+  // would crawl, DeviceSystemCrawls (the caller solves on the host's matrix under
+  // policy iteration); else optimistic value iteration goes on from them.
+  LowerRun warm_up_or_throw(DeviceWindowUnit& unit, double tightest) const {
+    if (tightest <= 0.0) return {};
+    const double precision = tightest * kLowerDistance / 2;  // optimistic value iteration's first
+    const LowerRun warm = unit.iterate_lower(precision, std::min(kWarmSweeps, r_.options.stop.max_sweeps));
+    const double to_go = sweeps_to_go(warm.change, warm.rate, precision);
+    if (to_go >= kCrawlSweeps && warm.sweeps < r_.options.stop.max_sweeps) {
+      throw DeviceSystemCrawls(fmt::format("value iteration crawls on a level of {} states (about {:.3g} more sweeps after {})",
+                                           unit.states(), to_go, warm.sweeps));
+    }
+    return warm;
+  }
+
   const SolveRequest& r_;
   bool optimistic_;
+  bool crawls_to_policy_iteration_;  // the default method's (make_interval_iteration_policy)
   const char* name_;
   // Per SCC, made on the host when first needed: by a CPU solve, by a device chunk
   // that is not the whole system (on a thread of its own, beside the uploads), or
@@ -651,8 +671,11 @@ class IntervalIterationPolicy final : public MethodPolicy {
 
 }  // namespace
 
-std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic) {
-  return std::make_unique<IntervalIterationPolicy>(request, optimistic);
+// crawls_to_policy_iteration: the default method's (policy_iteration.cpp), whose
+// device levels throw DeviceSystemCrawls where value iteration would crawl.
+std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic,
+                                                             bool crawls_to_policy_iteration) {
+  return std::make_unique<IntervalIterationPolicy>(request, optimistic, crawls_to_policy_iteration);
 }
 
 }  // namespace mdpvi

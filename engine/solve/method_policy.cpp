@@ -19,7 +19,8 @@ namespace mdpvi {
 
 std::unique_ptr<MethodPolicy> make_value_iteration_policy(const SolveRequest& request);     // value_iteration.cpp
 // interval_iteration.cpp; optimistic: the upper iterate starts from a verified guess
-std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic);
+std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic,
+                                                             bool crawls_to_policy_iteration = false);
 std::unique_ptr<MethodPolicy> make_bicgstab_policy(const SolveRequest& request);  // bicgstab.cpp
 // policy_iteration.cpp; optimistic_on_device: device chunks by optimistic value iteration
 std::unique_ptr<MethodPolicy> make_policy_iteration_policy(const SolveRequest& request, bool optimistic_on_device);
@@ -198,6 +199,12 @@ LowerRun sweep_lower(SccSweeps& sweeps, SolveProgress* progress, double precisio
 double convergence_rate(double earlier, double last, std::uint64_t gap) {
   if (gap == 0 || !(earlier > 0.0) || !(last > 0.0) || last >= earlier) return 1.0;
   return std::pow(last / earlier, 1.0 / static_cast<double>(gap));
+}
+
+double sweeps_to_go(double change, double rate, double precision) {
+  if (change < precision) return 0.0;
+  if (rate >= 1.0) return std::numeric_limits<double>::infinity();
+  return std::log(precision / change) / std::log(rate);
 }
 
 double change_within(double distance, double rate) {
