@@ -219,11 +219,13 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const double to_go = warm.converged ? 0.0 : sweeps_to_go(warm.last_measure, rate, warm_settings.epsilon);
     if (to_go < kCrawlSweeps) {
       stats.iterations += warm.iterations;
-      gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(job, x, stats);
+      gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(by_levels(job), x, stats);
       rest += warm;
       return rest;
     }
     const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
+    spdlog::debug("policy iteration on a chunk of {} states on the device: value iteration's predicted {:.3g} more sweeps, "
+                  "a budget of {}", range.size(), to_go, budget_for(to_go));
     const PolicyRun run = iterate_policies(range, target, budget_for(to_go), x, &job);
     gpu::ChunkSolveStats total = warm;
     total.iterations += run.sweeps;
@@ -234,7 +236,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
       x.restart(r_, range);  // the upper iterate at its start (a failed bracket is no bound)
       std::copy(warm_lower.begin(), warm_lower.end(), x.lower.begin() + range.begin);
       x.sync(range);
-      gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(job, x, stats);
+      gpu::ChunkSolveStats rest = fallback_->solve_chunk_on_device(by_levels(job), x, stats);
       rest += total;
       return rest;
     }
@@ -251,6 +253,15 @@ class PolicyIterationPolicy final : public MethodPolicy {
   }
 
  private:
+  // Optimistic value iteration takes a chunk level by level where the driver knows
+  // its levels (it does for every chunk on the device): policy iteration takes it
+  // whole, which is no schedule for value iteration's sweeps.
+  static DeviceChunkJob by_levels(const DeviceChunkJob& job) {
+    DeviceChunkJob levels = job;
+    levels.by_levels = job.by_levels || (job.cyclic != nullptr && job.replicas.empty());
+    return levels;
+  }
+
   void solve_scc(std::size_t scc, Iterates& x, SolveStats& stats) {
     const StateRange range{r_.system.scc_starts[scc], r_.system.scc_starts[scc + 1]};
     const double target = targets()[scc];
@@ -382,16 +393,19 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool solve_on_device(gpu::DeviceSolver& device, const SchedulerChain& chain, double* x, double epsilon,
                        PolicyRun& run) const {
     if (run.sweeps >= run.budget) return fail(run, kOverBudget);
-    const gpu::KrylovChunkStats solved = device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon, run), x);
+    const gpu::KrylovChunkStats solved =
+        device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon, run, /*whole_chunk=*/true), x);
     return counted(run, solved.stats.iterations, solved.stats.last_measure, solved.stats.converged);
   }
 
-  // At most the iterations left of the run's budget (two products each).
-  KrylovLimits limits(double epsilon, const PolicyRun& run) const {
+  // At most the iterations left of the run's budget (two products each). A device
+  // chunk's system spans many SCCs, where a breakdown somewhere is no sign of an
+  // ill-conditioned whole: its coarse solves keep every restart.
+  KrylovLimits limits(double epsilon, const PolicyRun& run, bool whole_chunk = false) const {
     KrylovLimits limits;
     limits.max_iterations = std::max<std::uint64_t>(1, std::min(r_.options.stop.max_sweeps, (run.budget - run.sweeps) / 2));
     limits.epsilon = epsilon;
-    limits.max_restarts = epsilon >= kCoarseEvaluationEpsilon ? kCoarseRestarts : kRestarts;
+    limits.max_restarts = epsilon >= kCoarseEvaluationEpsilon && !whole_chunk ? kCoarseRestarts : kRestarts;
     return limits;
   }
 
