@@ -501,7 +501,7 @@ SparseMdp leaking_ring(std::uint32_t n, double leak) {
 // iteration's; where none crawls, the device solves what it built.
 TEST(DeviceSystem, ADefaultSolveWhereValueIterationCrawlsGoesToPolicyIteration) {
   if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
-  for (double leak : {1e-3, 0.2}) {
+  for (double leak : {1e-4, 0.2}) {
     const SparseMdp mdp = leaking_ring(1003, leak);
     auto gpu_search = graph::make_search_backend(mdp, graph::SearchKind::gpu);
     ASSERT_NE(gpu_search->device_graph(), nullptr);

@@ -66,8 +66,8 @@ class DeviceSystemFailed : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Under the default method, a level of a system built on the device where value
-// iteration crawls (method_policy.h's kCrawlSweeps): policy iteration would take
+// Under the default method, a level of a system built on the device where optimistic
+// value iteration crawls (method_policy.h's kDeviceCrawlSweeps): policy iteration would take
 // it, and its steps need the host's matrix, so the caller builds the system on the
 // host and solves it under policy iteration (which still takes optimistic value
 // iteration per chunk where that does not crawl).
