@@ -207,7 +207,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       "--sound", args.sound, "A sound method (the default, auto); excludes --method vi");
   check->add_option("--method", args.method,
                     "auto (default): per SCC on the CPU, optimistic value iteration, or policy iteration where "
-                    "value iteration would crawl; on the GPU, optimistic value iteration. ovi: optimistic value "
+                    "value iteration would crawl; on the GPU, optimistic value iteration level by level, and policy "
+                    "iteration (over a system built on the host) where a level takes it more than 10,000 sweeps. "
+                    "ovi: optimistic value "
                     "iteration, ii: interval iteration, pi: policy iteration (BiCGStab per scheduler) where value "
                     "iteration would crawl, on the GPU too. These give results with a guaranteed bound, +/- epsilon "
                     "(absolute, or relative to the result). vi: value iteration as PRISM's default, faster, no "

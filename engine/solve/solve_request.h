@@ -36,8 +36,9 @@ enum class Method {
   // mdpvi's default: on the CPU, policy iteration's choice per SCC (value iteration's
   // first sweeps, then optimistic value iteration where they converge or soon would,
   // policy iteration where they crawl); on the device, optimistic value iteration
-  // level by level, over a system built there (policy iteration's steps need the
-  // host's matrix). Bounds as interval iteration's.
+  // level by level, over a system built there, and where a level crawls under it
+  // (chunk_driver.h's DeviceSystemCrawls), policy iteration over the system built on
+  // the host (its steps need the host's matrix). Bounds as interval iteration's.
   automatic,
 };
 
