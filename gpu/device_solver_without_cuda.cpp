@@ -3,6 +3,7 @@
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
 #include "gpu/partitioned_sweeps.h"
+#include "gpu/uniformisation_steps.h"
 
 namespace mdpvi::gpu {
 
@@ -10,6 +11,10 @@ std::unique_ptr<DeviceSolver> open_device() { return nullptr; }
 std::unique_ptr<DeviceSolver> open_device(int) { return nullptr; }
 std::unique_ptr<DeviceGraphSearch> upload_graph(const GraphArrays&) { return nullptr; }
 std::optional<std::size_t> free_device_memory() { return std::nullopt; }
+std::optional<WeightedSteps> weighted_steps(const ChunkMatrix&, const double*, const double*, const std::vector<double>&,
+                                            std::uint64_t, double) {
+  return std::nullopt;
+}
 double measure_copy_bandwidth(std::size_t) { throw DeviceError("mdpvi was built without CUDA"); }
 int usable_device_count() { return 0; }
 std::unique_ptr<PartitionedDeviceSweeps> open_partitioned_sweeps(const std::vector<PartArrays>&,

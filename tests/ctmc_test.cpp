@@ -6,6 +6,7 @@
 #include "engine/model/uniformisation.h"
 #include "engine/numeric/poisson_weights.h"
 #include "engine/solve/uniformisation_sweeps.h"
+#include "gpu/device_solver.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "io/model_files.h"
@@ -58,8 +59,8 @@ TEST(PoissonWeights, ZeroRateIsOneStepOfNone) {
 }
 
 // Odd sizes, empty rows, rows longer than a warp and a block, self-loops; a long
-// chain; one state; weights starting after step 0.
-TEST(UniformisationSweeps, WeightedStepsIsEquivalentToRef) {
+// chain; one state.
+std::vector<MaybeSystem> uniformisation_shapes() {
   std::vector<MaybeSystem> systems;
   for (std::uint32_t n : {1u, 2u, 97u, 1031u, 5003u}) systems.push_back(test::first_rows_only(test::random_system(n, n)));
   MaybeSystem chain = test::empty_system();
@@ -71,10 +72,35 @@ TEST(UniformisationSweeps, WeightedStepsIsEquivalentToRef) {
     chain.model_states.push_back(s);
   }
   systems.push_back(std::move(chain));
+  return systems;
+}
+
+std::vector<double> start_values(std::size_t n) {
+  std::vector<double> start(n);
+  for (std::size_t i = 0; i < start.size(); ++i) start[i] = static_cast<double>(i % 5) / 4;
+  return start;
+}
+
+// A ring of n states with self-loops, every state leaving to the target (b) with
+// probability 0.2 a step: the steps rise towards 1.
+MaybeSystem towards_one(std::uint32_t n) {
+  MaybeSystem toward = test::empty_system();
+  for (std::uint32_t s = 0; s < n; ++s) {
+    toward.columns.push_back((s + 1) % n), toward.values.push_back(0.5);
+    toward.columns.push_back(s), toward.values.push_back(0.3);
+    toward.row_constants.push_back(0.2);
+    toward.row_starts.push_back(toward.columns.size());
+    toward.row_group_starts.push_back(toward.row_constants.size());
+    toward.model_states.push_back(s);
+  }
+  return toward;
+}
+
+// Weights starting at step 0 and after it.
+TEST(UniformisationSweeps, WeightedStepsIsEquivalentToRef) {
   const PoissonWeights poisson = poisson_weights(37.5, 1e-10);
-  for (const MaybeSystem& system : systems) {
-    std::vector<double> start(system.num_states());
-    for (std::size_t i = 0; i < start.size(); ++i) start[i] = static_cast<double>(i % 5) / 4;
+  for (const MaybeSystem& system : uniformisation_shapes()) {
+    const std::vector<double> start = start_values(system.num_states());
     for (std::uint64_t first : {std::uint64_t{0}, poisson.left}) {
       const StateNumbers fast = weighted_steps(system, start.data(), poisson.weights, first);
       const StateNumbers plain = weighted_steps_reference(system, start.data(), poisson.weights, first);
@@ -87,15 +113,7 @@ TEST(UniformisationSweeps, WeightedStepsIsEquivalentToRef) {
 // Steps that rise towards 1 (each state reaches the target almost surely) may stop
 // early: the result lies within its stated gap of the full sum, and takes fewer steps.
 TEST(UniformisationSweeps, StepsTowardsOneStopWithinTheirGap) {
-  MaybeSystem toward = test::empty_system();
-  for (std::uint32_t s = 0; s < 9; ++s) {  // a chain with a self-loop; every state leaves to the target
-    toward.columns.push_back((s + 1) % 9), toward.values.push_back(0.5);
-    toward.columns.push_back(s), toward.values.push_back(0.3);
-    toward.row_constants.push_back(0.2);
-    toward.row_starts.push_back(toward.columns.size());
-    toward.row_group_starts.push_back(toward.row_constants.size());
-    toward.model_states.push_back(s);
-  }
+  const MaybeSystem toward = towards_one(9);
   const std::vector<double> start(9, 0.0);
   const PoissonWeights poisson = poisson_weights(2000.0, 1e-12);
   const StateNumbers full = weighted_steps(toward, start.data(), poisson.weights, poisson.left);
@@ -108,6 +126,59 @@ TEST(UniformisationSweeps, StepsTowardsOneStopWithinTheirGap) {
   }
   // Never settling, it is the full sum.
   EXPECT_EQ(weighted_steps_towards_one(toward, start.data(), poisson.weights, poisson.left, -1.0).sum[4], full[4]);
+}
+
+void expect_same_sums(const WeightedSum& a, const WeightedSum& b) {
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.settled_gap, b.settled_gap);
+  ASSERT_EQ(a.sum.size(), b.sum.size());
+  for (std::size_t i = 0; i < a.sum.size(); ++i) EXPECT_EQ(a.sum[i], b.sum[i]) << "state " << i;
+}
+
+// The dispatcher on the CPU is the cores' sum, with no chunk reported; the GPU
+// required without a device is an error.
+TEST(UniformisationSweeps, StepsOnTheCpuAreTheCoresSteps) {
+  const MaybeSystem system = towards_one(301);
+  const std::vector<double> start = start_values(301);
+  const PoissonWeights poisson = poisson_weights(500.0, 1e-12);
+  SolveReport report;
+  expect_same_sums(weighted_steps_on(system, start.data(), poisson.weights, poisson.left, 1e-12, {SolverKind::cpu}, report),
+                   weighted_steps_towards_one(system, start.data(), poisson.weights, poisson.left, 1e-12));
+  EXPECT_TRUE(report.chunks.empty());
+  if (gpu::free_device_memory()) return;
+  EXPECT_THROW(weighted_steps_on(system, start.data(), poisson.weights, poisson.left, -1.0, {SolverKind::gpu}, report),
+               std::runtime_error);
+}
+
+// The device's steps (skipped without one) against the cores', bit for bit: the
+// shapes above with weights from step 0 and after it, and steps that settle early
+// (the ring's: the steps the device queued past the settling one do nothing).
+TEST(UniformisationSweeps, OnTheDeviceIsEquivalentToRef) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  const DeviceOptions gpu_only{SolverKind::gpu};
+  const PoissonWeights poisson = poisson_weights(37.5, 1e-10);
+  for (const MaybeSystem& system : uniformisation_shapes()) {
+    SCOPED_TRACE(std::to_string(system.num_states()) + " states");
+    const std::vector<double> start = start_values(system.num_states());
+    for (std::uint64_t first : {std::uint64_t{0}, poisson.left}) {
+      SolveReport report;
+      const WeightedSum device = weighted_steps_on(system, start.data(), poisson.weights, first, -1.0, gpu_only, report);
+      ASSERT_EQ(report.chunks.size(), 1u);
+      EXPECT_TRUE(report.chunks[0].on_gpu);
+      expect_same_sums(device, weighted_steps_towards_one(system, start.data(), poisson.weights, first, -1.0));
+    }
+  }
+  const PoissonWeights many = poisson_weights(2000.0, 1e-12);
+  for (std::uint32_t n : {9u, 5003u}) {
+    SCOPED_TRACE("towards one, " + std::to_string(n) + " states");
+    const MaybeSystem toward = towards_one(n);
+    const std::vector<double> start(n, 0.0);
+    SolveReport report;
+    const WeightedSum device = weighted_steps_on(toward, start.data(), many.weights, many.left, 1e-12, gpu_only, report);
+    const WeightedSum cpu = weighted_steps_towards_one(toward, start.data(), many.weights, many.left, 1e-12);
+    EXPECT_LT(cpu.steps, many.right());
+    expect_same_sums(device, cpu);
+  }
 }
 
 TEST(UniformisationSweeps, RefuseASystemWithChoices) {

@@ -427,9 +427,10 @@ class Checker {
         return compute_total_reward(ctmc, c_.search, Optimization::minimize, rewards_per_step(ctmc, reward_structure(f)),
                                     solver, c_.device);
       case Path::cumulative_reward:
-        return compute_reward_until_time(ctmc, reward_structure(f), time(*op.step_bound, op.step_bound_shifted), solver);
+        return compute_reward_until_time(ctmc, reward_structure(f), time(*op.step_bound, op.step_bound_shifted), solver,
+                                         c_.device);
       case Path::instantaneous_reward:
-        return compute_reward_at_time(ctmc, reward_structure(f), time(*op.step_bound, false), solver);
+        return compute_reward_at_time(ctmc, reward_structure(f), time(*op.step_bound, false), solver, c_.device);
       case Path::long_run_reward:
       case Path::eventually_always:
       case Path::always_eventually: return std::nullopt;

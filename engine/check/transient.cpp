@@ -47,14 +47,15 @@ double largest(const StateNumbers& values) {
 // settled_gap gets what that leaves out.
 StateNumbers summed_over(const SparseMdp& ctmc, const StateSet& moving, const StateNumbers& outside,
                          const StateNumbers& start, const std::vector<double>& weights, std::uint64_t first,
-                         NumericResult& result, double close = -1.0, double* settled_gap = nullptr) {
+                         const DeviceOptions& device, NumericResult& result, double close = -1.0,
+                         double* settled_gap = nullptr) {
   auto begin = std::chrono::steady_clock::now();
   MaybeSystem system = build_maybe_system(ctmc, single_block(moving), outside);
   result.sccs = {1, seconds_since(begin)};
   begin = std::chrono::steady_clock::now();
   StateNumbers local(system.num_states());
   for (std::uint32_t i = 0; i < system.num_states(); ++i) local[i] = start[system.model_states[i]];
-  const WeightedSum sum = weighted_steps_towards_one(system, local.data(), weights, first, close);
+  const WeightedSum sum = weighted_steps_on(system, local.data(), weights, first, close, device, result.solve);
   if (settled_gap) *settled_gap = sum.settled_gap;
   StateNumbers values = outside;
   for (std::uint32_t i = 0; i < system.num_states(); ++i) values[system.model_states[i]] = sum.sum[i];
@@ -68,7 +69,7 @@ StateNumbers summed_over(const SparseMdp& ctmc, const StateSet& moving, const St
 // phi count 0; the others move. Where every moving state reaches psi almost surely,
 // the steps stop once all are within the truncation's epsilon of 1.
 NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& search, const StateSet& phi,
-                           const StateSet& psi, double t, const SolverOptions& options) {
+                           const StateSet& psi, double t, const SolverOptions& options, const DeviceOptions& device) {
   NumericResult result;
   result.step_bounded = true;
   auto start = std::chrono::steady_clock::now();
@@ -80,7 +81,7 @@ NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& se
   const PoissonWeights weights = weights_for(ctmc, t, options);
   const bool almost_surely = (maybe - graph::prob1a(search, phi, psi, no)).none();
   double settled_gap = 0.0;
-  result.values = summed_over(ctmc, maybe, result.values, result.values, weights.weights, weights.left, result,
+  result.values = summed_over(ctmc, maybe, result.values, result.values, weights.weights, weights.left, device, result,
                               almost_surely ? truncation(options) : -1.0, &settled_gap);
   bound_values(result, 0.0, weights.missing() + settled_gap, 1.0);
   return result;
@@ -91,7 +92,7 @@ NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& se
 // move, the others stay at 0. Bounds: the sums are linear and weigh at most 1 in
 // all, so each bound moves by at most its largest gap, plus what the weights leave out.
 void prepend_time_within(const SparseMdp& ctmc, const StateSet& phi, double t, const SolverOptions& options,
-                         NumericResult& result) {
+                         const DeviceOptions& device, NumericResult& result) {
   if (t == 0.0) return;
   StateNumbers start = copy_of(result.values.data(), result.values.size());
   double below = 0.0, above = 0.0;
@@ -105,7 +106,8 @@ void prepend_time_within(const SparseMdp& ctmc, const StateSet& phi, double t, c
   }
   const PoissonWeights weights = weights_for(ctmc, t, options);
   const double top = largest(start) + above;
-  result.values = summed_over(ctmc, phi, filled(ctmc.num_states(), 0.0), start, weights.weights, weights.left, result);
+  result.values =
+      summed_over(ctmc, phi, filled(ctmc.num_states(), 0.0), start, weights.weights, weights.left, device, result);
   bound_values(result, below, above + weights.missing() * top, 1.0);
   result.step_bounded = true;
 }
@@ -121,12 +123,12 @@ NumericResult rewards_now(StateNumbers values) {
 // The weighted steps from start over every state, the sum's bounds widened by what the
 // weights may overstate (below) and leave out (above).
 NumericResult summed_rewards(const SparseMdp& ctmc, const StateNumbers& start, const std::vector<double>& weights,
-                             std::uint64_t first, double below, double above) {
+                             std::uint64_t first, double below, double above, const DeviceOptions& device) {
   NumericResult result;
   result.reward = true;
   result.qualitative.maybe = ctmc.num_states();
   result.values = summed_over(ctmc, all_states(ctmc.num_states()), filled(ctmc.num_states(), 0.0), start, weights,
-                              first, result);
+                              first, device, result);
   bound_values(result, below, above, std::numeric_limits<double>::infinity());
   return result;
 }
@@ -137,14 +139,14 @@ NumericResult compute_timed_until(const SparseMdp& ctmc, const graph::SearchBack
                                   const StateSet& psi, const TimeWindow& window, const SolverOptions& options,
                                   const DeviceOptions& device) {
   NumericResult result =
-      window.last ? until_within(ctmc, search, phi, psi, *window.last - window.first, options)
+      window.last ? until_within(ctmc, search, phi, psi, *window.last - window.first, options, device)
                   : compute_until_probabilities(ctmc, search, Optimization::minimize, phi, psi, options, device);
-  prepend_time_within(ctmc, phi, window.first, options, result);
+  prepend_time_within(ctmc, phi, window.first, options, device, result);
   return result;
 }
 
 NumericResult compute_reward_at_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
-                                     const SolverOptions& options) {
+                                     const SolverOptions& options, const DeviceOptions& device) {
   require_fit_rewards(rates, "instantaneous rewards (R[I=t])");
   StateNumbers start = filled(ctmc.num_states(), 0.0);
   if (!rates.state_rewards.empty()) {
@@ -152,7 +154,7 @@ NumericResult compute_reward_at_time(const SparseMdp& ctmc, const RewardStructur
   }
   if (t == 0.0) return rewards_now(std::move(start));
   const PoissonWeights weights = weights_for(ctmc, t, options);
-  return summed_rewards(ctmc, start, weights.weights, weights.left, 0.0, weights.missing() * largest(start));
+  return summed_rewards(ctmc, start, weights.weights, weights.left, 0.0, weights.missing() * largest(start), device);
 }
 
 // With N ~ Poisson(q t), the time spent by t in the state after k steps has the
@@ -162,7 +164,7 @@ NumericResult compute_reward_at_time(const SparseMdp& ctmc, const RewardStructur
 // left out, and their weights, P(N > k) for k > right, sum to at most the right tail
 // times r / (1 - r), r = q t / (right + 2) (the tail falls at least geometrically there).
 NumericResult compute_reward_until_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
-                                        const SolverOptions& options) {
+                                        const SolverOptions& options, const DeviceOptions& device) {
   require_fit_rewards(rates, "cumulative rewards (R[C<=t])");
   const StateNumbers start = reward_per_state(ctmc, rates);  // rates: the state's plus its transitions'
   if (t == 0.0) return rewards_now(filled(ctmc.num_states(), 0.0));
@@ -178,7 +180,7 @@ NumericResult compute_reward_until_time(const SparseMdp& ctmc, const RewardStruc
   const double most = largest(start);
   const double over = static_cast<double>(weights.size()) * poisson.missing() / q * most;
   const double under = poisson.right_tail * ratio / (1.0 - ratio) / q * most;
-  return summed_rewards(ctmc, start, weights, 0, over, under);
+  return summed_rewards(ctmc, start, weights, 0, over, under, device);
 }
 
 RewardStructure rewards_per_step(const SparseMdp& ctmc, const RewardStructure& rates) {

@@ -29,12 +29,12 @@ NumericResult compute_timed_until(const SparseMdp& ctmc, const graph::SearchBack
 // R[I=t]: the expected state reward (a rate) of the state at time t, as PRISM's, which
 // leaves transition rewards out.
 NumericResult compute_reward_at_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
-                                     const SolverOptions& options);
+                                     const SolverOptions& options, const DeviceOptions& device = {});
 
 // R[C<=t]: the expected reward until time t: state rewards per unit of time, transition
 // rewards per transition.
 NumericResult compute_reward_until_time(const SparseMdp& ctmc, const RewardStructure& rates, double t,
-                                        const SolverOptions& options);
+                                        const SolverOptions& options, const DeviceOptions& device = {});
 
 // The reward structure of the uniformised chain whose expected total is the CTMC's:
 // per step, the expected reward of the time a step takes, (state rate + transition

@@ -1,10 +1,15 @@
 #include "engine/solve/uniformisation_sweeps.h"
 
 #include "engine/solve/parallel_indices.h"
+#include "gpu/device_info.h"
+#include "gpu/partitioned_sweeps.h"
+#include "gpu/uniformisation_steps.h"
 
 #include <oneapi/tbb/parallel_reduce.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace mdpvi {
@@ -78,6 +83,58 @@ WeightedSum weighted_steps_towards_one(const MaybeSystem& system, const double* 
 StateNumbers weighted_steps(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
                             std::uint64_t first) {
   return weighted_steps_towards_one(system, start, weights, first, -1.0).sum;
+}
+
+namespace {
+
+// A chain this small steps faster on the cores than the device launches its kernels.
+constexpr std::uint64_t kDeviceFromStates = 10000;
+
+std::optional<WeightedSum> on_device(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                                     std::uint64_t first, double close, const DeviceOptions& device, SolveReport& report) {
+  const bool required = device.solver == SolverKind::gpu;
+  if (device.solver == SolverKind::cpu || system.num_states() == 0 || (!required && system.num_states() < kDeviceFromStates)) {
+    return std::nullopt;
+  }
+  if (gpu::usable_device_count() == 0) {
+    if (required) throw std::runtime_error("--solver gpu: no usable CUDA device");
+    return std::nullopt;
+  }
+  const gpu::ChunkMatrix matrix{system.num_states(), system.num_rows(), system.columns.size(), system.row_group_starts.data(),
+                                system.row_starts.data(), system.columns.data(), system.values.data()};
+  try {
+    std::optional<gpu::WeightedSteps> steps =
+        gpu::weighted_steps(matrix, system.row_constants.data(), start, weights, first, close);
+    if (!steps) return std::nullopt;
+    ChunkReport chunk;
+    chunk.states = chunk.rows = system.num_states();
+    chunk.entries = system.columns.size();
+    chunk.sccs = 1;
+    chunk.on_gpu = true;
+    chunk.iterations = steps->steps;
+    chunk.upload_s = steps->upload_s;
+    chunk.solve_s = steps->solve_s;
+    report.chunks.push_back(chunk);
+    const std::vector<gpu::DeviceInfo> devices = gpu::list_devices();
+    if (!devices.empty()) report.device = devices.front().name;
+    WeightedSum sum;
+    sum.sum = copy_of(steps->sum.data(), steps->sum.size());
+    sum.steps = steps->steps;
+    if (steps->settled) sum.settled_gap = steps->rest * (1.0 - steps->least);
+    return sum;
+  } catch (const gpu::DeviceError& error) {
+    spdlog::warn("{}; the uniformisation steps run on the CPU instead", error.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+WeightedSum weighted_steps_on(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                              std::uint64_t first, double close, const DeviceOptions& device, SolveReport& report) {
+  require_one_row_per_state(system);
+  if (std::optional<WeightedSum> sum = on_device(system, start, weights, first, close, device, report)) return std::move(*sum);
+  return weighted_steps_towards_one(system, start, weights, first, close);
 }
 
 StateNumbers weighted_steps_reference(const MaybeSystem& system, const double* start,

@@ -4,6 +4,7 @@
 // per state: the system of a DTMC (a CTMC's uniformised chain), built over all the
 // states that move (engine/solve/maybe_system.h; b holds what the fixed ones add).
 #include "engine/model/state_numbers.h"
+#include "engine/solve/chunk_driver.h"
 #include "engine/solve/maybe_system.h"
 
 #include <cstdint>
@@ -29,6 +30,13 @@ struct WeightedSum {
 };
 WeightedSum weighted_steps_towards_one(const MaybeSystem& system, const double* start,
                                        const std::vector<double>& weights, std::uint64_t first, double close);
+
+// weighted_steps_towards_one on the device where the options allow one and the
+// system is large enough to gain (or the GPU is required), else on all cores: the
+// same sums bit for bit. A device that fails leaves them to the CPU (said in the log).
+// report gets the run (a chunk on the GPU or not, its steps and seconds).
+WeightedSum weighted_steps_on(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                              std::uint64_t first, double close, const DeviceOptions& device, SolveReport& report);
 
 // The same, one state at a time on one core: the reference the parallel one is
 // tested against.
