@@ -134,7 +134,7 @@ SchedulerChain scheduler_chain(const MaybeSystem& system, StateRange range, cons
     chain.row_starts[i + 1] = count;
   });
   chain.row_starts[0] = 0;
-  for (std::uint64_t i = 0; i < n; ++i) chain.row_starts[i + 1] += chain.row_starts[i];
+  parallel_running_totals(chain.row_starts.data() + 1, n);
   chain.columns = PodVector<std::uint32_t>(chain.row_starts[n]);
   chain.values = PodVector<double>(chain.row_starts[n]);
   parallel_indices(0, n, 4096, [&](std::size_t i) {
@@ -154,7 +154,15 @@ SchedulerChain scheduler_chain(const MaybeSystem& system, StateRange range, cons
   return chain;
 }
 
+// Where a device chunk's policy iteration spends its time, for -v: the host's chain
+// gathers, the device's BiCGStab calls (the chain's upload included), the look-ahead
+// sweeps (b and the values up and back included).
+struct PolicyClock {
+  double gather_s = 0.0, krylov_s = 0.0, look_ahead_s = 0.0;
+};
+
 struct PolicyRun {
+  PolicyClock clock;
   std::uint64_t sweeps = 0;  // Bellman sweeps, and two per BiCGStab iteration (its products)
   std::uint64_t budget = 0;  // the most sweeps and products it may take (kBudgetShare)
   int policies = 0;
@@ -247,8 +255,10 @@ class PolicyIterationPolicy final : public MethodPolicy {
     total.converged = true;
     total.solve_s = seconds_since(start);
     spdlog::debug("policy iteration on a chunk of {} states on the device: {} schedulers, {} sweeps and products, "
-                  "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}",
-                  range.size(), run.policies, total.iterations, run.residual, run.most_steps, run.width);
+                  "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}; {:.3f} s, of which chain gathers {:.3f} s, "
+                  "BiCGStab on the device {:.3f} s, look-ahead sweeps {:.3f} s",
+                  range.size(), run.policies, total.iterations, run.residual, run.most_steps, run.width,
+                  seconds_since(start), run.clock.gather_s, run.clock.krylov_s, run.clock.look_ahead_s);
     return total;
   }
 
@@ -361,11 +371,13 @@ class PolicyIterationPolicy final : public MethodPolicy {
                   const DeviceChunkJob* job) const {
     run.sweeps += kLookAhead;
     if (job != nullptr) {
+      const auto start = std::chrono::steady_clock::now();
       gpu::SweepSettings fixed = sweep_settings(r_, nullptr);
       fixed.fixed_sweeps = true;
       fixed.max_sweeps = kLookAhead;
       PodVector<double> storage;
       (void)job->device.iterate(job->ticket, job->row_constants(values.data(), storage), fixed, values.data() + range.begin);
+      run.clock.look_ahead_s += seconds_since(start);
       return;
     }
     for (int sweep = 0; sweep < kLookAhead; ++sweep) {
@@ -379,7 +391,9 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool evaluate(StateRange range, const std::vector<std::uint64_t>& chosen, PodVector<double>& values, double epsilon,
                 PolicyRun& run, const DeviceChunkJob* job) {
     if (job != nullptr) {
+      const auto start = std::chrono::steady_clock::now();
       const SchedulerChain chain = scheduler_chain(r_.system, range, chosen.data(), values.data());
+      run.clock.gather_s += seconds_since(start);
       return solve_on_device(job->device, chain, values.data() + range.begin, epsilon, run);
     }
     KrylovSystem a(r_.system, range, values.data(), chosen.data());
@@ -393,8 +407,10 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool solve_on_device(gpu::DeviceSolver& device, const SchedulerChain& chain, double* x, double epsilon,
                        PolicyRun& run) const {
     if (run.sweeps >= run.budget) return fail(run, kOverBudget);
+    const auto start = std::chrono::steady_clock::now();
     const gpu::KrylovChunkStats solved =
         device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon, run, /*whole_chunk=*/true), x);
+    run.clock.krylov_s += seconds_since(start);
     return counted(run, solved.stats.iterations, solved.stats.last_measure, solved.stats.converged);
   }
 
@@ -442,7 +458,9 @@ class PolicyIterationPolicy final : public MethodPolicy {
     std::vector<double> steps(range.size(), 1.0);
     for (int policy = 0; policy < kMaxPolicies; ++policy) {
       if (job != nullptr) {
+        const auto start = std::chrono::steady_clock::now();
         const SchedulerChain chain = scheduler_chain(r_.system, range, chosen.data(), nullptr);
+        run.clock.gather_s += seconds_since(start);
         if (!solve_on_device(job->device, chain, steps.data(), kStepsEpsilon, run)) return std::nullopt;
       } else {
         KrylovSystem a = KrylovSystem::steps_to_leave(r_.system, range, chosen.data(), steps.data());
