@@ -22,6 +22,10 @@ namespace mdpvi::gpu::detail {
 
 namespace {
 
+// cuSPARSE's second CSR algorithm: the same products run after run (the first was
+// seen to vary policy iteration's schedulers between runs of one model: bench/NOTES.md).
+constexpr cusparseSpMVAlg_t kSpmvAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
+
 void check_sparse(cusparseStatus_t status, const char* what) {
   if (status == CUSPARSE_STATUS_SUCCESS) return;
   const std::string message = std::string("cuSPARSE error in ") + what + ": " + cusparseGetErrorString(status);
@@ -136,7 +140,7 @@ class DeviceKrylov {
     std::size_t spmv_bytes = 0;
     const double minus_one = -1.0, one = 1.0;
     check_sparse(cusparseSpMV_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_.get(),
-                                         dense_[0].get(), &one, dense_[1].get(), CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG1,
+                                         dense_[0].get(), &one, dense_[1].get(), CUDA_R_64F, kSpmvAlgorithm,
                                          &spmv_bytes),
                  "cusparseSpMV_bufferSize");
     spmv_buffer_ = DeviceArray<unsigned char>(spmv_bytes);
@@ -161,7 +165,7 @@ class DeviceKrylov {
     const double minus_one = -1.0, one = 1.0;
     check_sparse(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_.get(),
                               dense_[index(in)].get(), &one, dense_[index(out)].get(), CUDA_R_64F,
-                              CUSPARSE_SPMV_CSR_ALG1, spmv_buffer_.get()),
+                              kSpmvAlgorithm, spmv_buffer_.get()),
                  "cusparseSpMV");
   }
   double dot(KrylovVector a, KrylovVector b) {
