@@ -4,7 +4,7 @@
 #include "gpu/cuda_support.cuh"
 #include "gpu/graph_device.cuh"
 
-#include <cub/device/device_reduce.cuh>
+#include <cub/block/block_reduce.cuh>
 
 #include <chrono>
 #include <utility>
@@ -29,41 +29,69 @@ struct StepArrays {
   const double* __restrict__ b;
 };
 
+// The early stop's state on the device. The least next value of step k is reduced
+// into least[k % 3] (a double's bits: the values are not negative, so their bits
+// order as they do); step k + 1 reads it, and step k clears the slot step k + 1
+// writes, which no step then running reads.
+struct SettleState {
+  unsigned long long* least;  // 3 slots
+  unsigned* settled;
+  std::uint64_t* settled_step;
+  double* settled_least;
+};
+
+struct StepParams {
+  std::uint64_t k;
+  double weight;
+  bool more;            // a next value to make (not the last step weighed)
+  bool check;           // this step's least is tested (the host's rule)
+  bool check_previous;  // the previous step's was
+  double close;
+};
+
+constexpr unsigned long long kInfinityBits = 0x7ff0000000000000ull;
+
 // One step of every state, as the host's pass: sum += weight * x; where more, next =
-// b + the row's entries times x in order. A no-op once the steps have settled.
+// b + the row's entries times x in order. First the host's test of the previous
+// step (every next value within close of 1, the least taken with 1 as the host's
+// reduction starts from it): where it passes, the steps settled there and this one,
+// like every later one, does nothing. One launch a step.
 __global__ void step_kernel(StepArrays a, const double* __restrict__ x, double* __restrict__ next, double* sum,
-                            double weight, bool more, const unsigned* settled) {
-  if (*settled) return;
+                            StepParams p, SettleState s) {
+  if (*s.settled) return;
+  if (p.check_previous) {
+    const double low = fmin(1.0, __longlong_as_double(static_cast<long long>(s.least[(p.k + 2) % 3])));
+    if (1.0 - low <= p.close) {
+      if (blockIdx.x == 0 && threadIdx.x == 0) {
+        *s.settled = 1;
+        *s.settled_step = p.k - 1;
+        *s.settled_least = low;
+      }
+      return;
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) s.least[(p.k + 1) % 3] = kInfinityBits;
+  double least = __longlong_as_double(static_cast<long long>(kInfinityBits));
   for (std::uint64_t i = thread_index(); i < a.n; i += grid_stride()) {
-    sum[i] += weight * x[i];
-    if (!more) continue;
+    sum[i] += p.weight * x[i];
+    if (!p.more) continue;
     double value = a.b[i];
     for (std::uint64_t e = a.row_starts[i]; e < a.row_starts[i + 1]; ++e) value += a.values[e] * x[a.columns[e]];
     next[i] = value;
+    least = fmin(least, value);
   }
-}
-
-// The host's test after step `step`: every next value within close of 1 (the least
-// taken with 1, as the host's reduction starts from it).
-__global__ void settle_kernel(const double* least, double close, std::uint64_t step, unsigned* settled,
-                              std::uint64_t* settled_step, double* settled_least) {
-  if (*settled) return;
-  const double low = fmin(1.0, *least);
-  if (1.0 - low > close) return;
-  *settled = 1;
-  *settled_step = step;
-  *settled_least = low;
+  if (!p.check) return;
+  using BlockReduce = cub::BlockReduce<double, kBlockSize>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  const double block_least = BlockReduce(scratch).Reduce(least, [](double u, double v) { return fmin(u, v); });
+  if (threadIdx.x == 0) atomicMin(s.least + p.k % 3, static_cast<unsigned long long>(__double_as_longlong(block_least)));
 }
 
 __global__ void add_rest_kernel(std::uint64_t n, const double* x, double* sum, double rest) {
   for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) sum[i] += rest * x[i];
 }
 
-struct MinOp {
-  __device__ double operator()(double a, double b) const { return fmin(a, b); }
-};
-
-// The flag is read back every kBatch steps: the steps queued after the settling one
+// The flag is read back every kBatch steps: the steps queued past the settling one
 // do nothing.
 constexpr std::uint64_t kBatch = 256;
 
@@ -78,35 +106,30 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix& system, const dou
   DeviceArray<std::uint32_t> d_columns(system.columns, system.num_entries);
   DeviceArray<double> d_values(system.values, system.num_entries), d_b(b, n);
   DeviceArray<double> d_buffers[2] = {DeviceArray<double>(start, n), DeviceArray<double>(n)};
-  DeviceArray<double> d_sum(n), d_least(2);
+  DeviceArray<double> d_sum(n), d_settled_least(1);
+  DeviceArray<unsigned long long> d_least(3);
   DeviceArray<unsigned> d_settled(1);
   DeviceArray<std::uint64_t> d_settled_step(1);
   check(cudaMemset(d_sum.get(), 0, n * sizeof(double)), "cudaMemset");
   check(cudaMemset(d_settled.get(), 0, sizeof(unsigned)), "cudaMemset");
-  std::size_t scratch_bytes = 0;
-  check(cub::DeviceReduce::Reduce(nullptr, scratch_bytes, d_buffers[1].get(), d_least.get(), n, MinOp{}, 1.0),
-        "cub::DeviceReduce");
-  DeviceArray<unsigned char> d_scratch(scratch_bytes);
+  const unsigned long long infinities[3] = {kInfinityBits, kInfinityBits, kInfinityBits};
+  d_least.upload(infinities, 3);
   check(cudaDeviceSynchronize(), "uploading the uniformised chain");
   out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 
-  const int sm_count = detail::multiprocessor_count();
-  const unsigned blocks = grid_for(n, sm_count);
+  const unsigned blocks = grid_for(n, detail::multiprocessor_count());
   const StepArrays a{n, d_row_starts.get(), d_columns.get(), d_values.get(), d_b.get()};
+  const SettleState settle{d_least.get(), d_settled.get(), d_settled_step.get(), d_settled_least.get()};
   const std::uint64_t end = first + weights.size();  // one past the last step weighed
-  std::uint64_t k = 0;
-  for (; k < end; ++k) {
-    const double weight = k >= first ? weights[k - first] : 0.0;
-    const bool more = k + 1 < end;
-    double* x = d_buffers[k % 2].get();
-    double* next = d_buffers[(k + 1) % 2].get();
-    step_kernel<<<blocks, kBlockSize>>>(a, x, next, d_sum.get(), weight, more, d_settled.get());
-    if (close >= 0.0 && more && k + 1 >= first) {
-      check(cub::DeviceReduce::Reduce(d_scratch.get(), scratch_bytes, next, d_least.get(), n, MinOp{}, 1.0),
-            "cub::DeviceReduce");
-      settle_kernel<<<1, 1>>>(d_least.get(), close, k, d_settled.get(), d_settled_step.get(), d_least.get() + 1);
-      if ((k + 1) % kBatch == 0 && read_from_device(d_settled.get(), "the settled flag")) break;
-    }
+  // The last step is never tested (it makes no next value), so every tested step's
+  // test runs in the step after it.
+  bool checked = false;  // the previous step's least was tested
+  for (std::uint64_t k = 0; k < end; ++k) {
+    StepParams p{k, k >= first ? weights[k - first] : 0.0, k + 1 < end, false, checked, close};
+    p.check = close >= 0.0 && p.more && k + 1 >= first;
+    step_kernel<<<blocks, kBlockSize>>>(a, d_buffers[k % 2].get(), d_buffers[(k + 1) % 2].get(), d_sum.get(), p, settle);
+    checked = p.check;
+    if (checked && (k + 1) % kBatch == 0 && read_from_device(d_settled.get(), "the settled flag")) break;
   }
   check(cudaGetLastError(), "the uniformisation steps");
   out.settled = read_from_device(d_settled.get(), "the settled flag") != 0;
@@ -114,7 +137,7 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix& system, const dou
   if (out.settled) {
     const std::uint64_t s = read_from_device(d_settled_step.get(), "the settled step");
     out.steps = s + 1;
-    out.least = read_from_device(d_least.get() + 1, "the least value");
+    out.least = read_from_device(d_settled_least.get(), "the least value");
     for (std::uint64_t j = s + 1; j < end; ++j) out.rest += weights[j - first];
     add_rest_kernel<<<blocks, kBlockSize>>>(n, d_buffers[(s + 1) % 2].get(), d_sum.get(), out.rest);
     check(cudaGetLastError(), "the uniformisation steps");
