@@ -682,7 +682,8 @@ class IntervalIterationPolicy final : public MethodPolicy {
 }  // namespace
 
 // crawls_to_policy_iteration: the default method's (policy_iteration.cpp), whose
-// device levels throw DeviceSystemCrawls where value iteration would crawl.
+// levels of a system built on the device throw DeviceSystemCrawls where optimistic
+// value iteration passes kDeviceCrawlSweeps.
 std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest& request, bool optimistic,
                                                              bool crawls_to_policy_iteration) {
   return std::make_unique<IntervalIterationPolicy>(request, optimistic, crawls_to_policy_iteration);

@@ -201,12 +201,6 @@ double convergence_rate(double earlier, double last, std::uint64_t gap) {
   return std::pow(last / earlier, 1.0 / static_cast<double>(gap));
 }
 
-double sweeps_to_go(double change, double rate, double precision) {
-  if (change < precision) return 0.0;
-  if (rate >= 1.0) return std::numeric_limits<double>::infinity();
-  return std::log(precision / change) / std::log(rate);
-}
-
 double change_within(double distance, double rate) {
   return rate >= 1.0 ? 0.0 : distance * (1.0 - rate) / rate;
 }

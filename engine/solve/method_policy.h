@@ -196,21 +196,9 @@ LowerRun sweep_lower(SccSweeps& sweeps, SolveProgress* progress, double precisio
 // gap sweeps; 1 where that says nothing (no gap, no change, or no fall).
 double convergence_rate(double earlier, double last, std::uint64_t gap);
 
-// Where value iteration crawls, as the default method's chooser tells it on the CPU:
-// value iteration's first sweeps,
-// at most kWarmSweeps, the rate read over their last kRateWindow; it crawls where
-// kCrawlSweeps more would not bring the change below the precision. (The rate is
-// read late and over many sweeps: the fast modes die first, and an early or short
-// rate promises too much.)
-inline constexpr std::uint64_t kWarmSweeps = 500;
-inline constexpr std::uint64_t kRateWindow = 100;
-inline constexpr double kCrawlSweeps = 1000;
 // On a level of a system built on the device, the default method's optimistic value
 // iteration crawls past this many sweeps (interval_iteration.cpp's run_or_hand_back).
 inline constexpr std::uint64_t kDeviceCrawlSweeps = 10000;
-// The sweeps value iteration would still need to bring its change from change to
-// below precision, at rate.
-double sweeps_to_go(double change, double rate, double precision);
 
 // The change at which value iteration converging at rate is within distance of its
 // fixed point: the remaining changes sum to at most change * rate / (1 - rate) if

@@ -62,6 +62,15 @@ std::unique_ptr<MethodPolicy> make_interval_iteration_policy(const SolveRequest&
 
 namespace {
 
+// Value iteration's sweeps first, at most these. Where they converge, or their rate
+// over the last kRateWindow of them says that fewer than kCrawlSweeps more would,
+// optimistic value iteration finishes the SCC: a scheduler's system takes BiCGStab
+// thousands of products to the precision the bounds need. (The rate is read late
+// and over many sweeps: the fast modes die first, and an early or short rate
+// promises too much.)
+constexpr std::uint64_t kWarmSweeps = 500;
+constexpr std::uint64_t kRateWindow = 100;
+constexpr double kCrawlSweeps = 1000;
 // Policy iteration may spend at most this multiple of the sweeps value iteration is
 // predicted to still need (its BiCGStab products and sweeps counted alike): where a
 // scheduler's system converges slowly, it gives up, and the SCC costs optimistic
@@ -98,6 +107,14 @@ constexpr double kStepsEpsilon = 1e-6;
 constexpr double kStepsMargin = 1.01;
 constexpr std::uint64_t kVerifySweeps = 64;
 constexpr const char* kOverBudget = "more sweeps and products than value iteration's share (kBudgetShare)";
+
+// The sweeps value iteration would still need to bring its change from change to
+// below precision, at rate.
+double sweeps_to_go(double change, double rate, double precision) {
+  if (change < precision) return 0.0;
+  if (rate >= 1.0) return std::numeric_limits<double>::infinity();
+  return std::log(precision / change) / std::log(rate);
+}
 
 // A scheduler's rows of a range as a chain of their own, in range-local columns, for
 // BiCGStab on the device: c is each row's constant plus its entries leaving the range
@@ -175,7 +192,9 @@ struct PolicyRun {
 class PolicyIterationPolicy final : public MethodPolicy {
  public:
   // optimistic_on_device: device chunks go to optimistic value iteration, level by
-  // level (Method::automatic), else policy iteration solves them as units.
+  // level (Method::automatic; a level of a system built on the device where it crawls
+  // hands the system back, for policy iteration on the host's matrix: chunk_driver.h's
+  // DeviceSystemCrawls), else policy iteration solves them as units.
   PolicyIterationPolicy(const SolveRequest& request, bool optimistic_on_device)
       : r_(request),
         fallback_(make_interval_iteration_policy(request, true, /*crawls_to_policy_iteration=*/optimistic_on_device)),
