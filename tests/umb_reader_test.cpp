@@ -196,6 +196,12 @@ TEST_F(UmbFiles, RefusesCorruptArchives) {
             ": state-to-choices.bin: state 1 has no choice (offsets 3, 3)");
   EXPECT_EQ(error_with(m, "choice-to-branches.bin", bytes_of(std::vector<std::uint64_t>{0, 1, 3, 5})),
             ": choice-to-branches.bin: the last offset is 5, expected 4 (the number of branches)");
+  // Past the branches before the last: refused as it is read, before it could be
+  // packed (engine/model/packed_offsets.h keeps only offsets that rise and fit).
+  EXPECT_EQ(error_with(m, "choice-to-branches.bin", bytes_of(std::vector<std::uint64_t>{0, 5, 6, 7})),
+            ": choice-to-branches.bin: offset 5 at 1 passes the number of branches (4)");
+  EXPECT_EQ(error_with(m, "choice-to-branches.bin", bytes_of(std::vector<std::uint64_t>{1, 2, 3, 4})),
+            ": choice-to-branches.bin: the first offset is 1, expected 0");
   EXPECT_EQ(error_with(m, "state-is-initial.bin", bytes_of(std::vector<std::uint64_t>{3})),
             ": state-is-initial.bin: 2 initial states, index.json declares 1");
   EXPECT_EQ(error_without(m, "branch-to-target.bin"), ": branch-to-target.bin: missing");
