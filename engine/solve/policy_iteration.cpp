@@ -79,6 +79,12 @@ constexpr double kCrawlSweeps = 1000;
 // consensus SCCs take policy iteration about half of it, and optimistic value
 // iteration about three times it.
 constexpr double kBudgetShare = 2.0;
+// A device chunk's share is larger: its sweeps' rate, read over the whole chunk,
+// predicts a tenth of what its levels take under optimistic value iteration (coin8_4:
+// 3,500 more sweeps predicted, tens of thousands a level taken), and the chunk comes to
+// policy iteration because a level crawled there (DeviceSystemCrawls). coin8_4 Pmin
+// takes 6,000-7,400 sweeps and products; Pmax ran out of a share of 2 after 9 schedulers.
+constexpr double kDeviceChunkBudgetShare = 10.0;
 constexpr int kMaxPolicies = 100;
 // Bellman sweeps between a scheduler's solve and its improvement (look_ahead).
 constexpr int kLookAhead = 16;
@@ -252,8 +258,8 @@ class PolicyIterationPolicy final : public MethodPolicy {
     }
     const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
     spdlog::debug("policy iteration on a chunk of {} states on the device: value iteration's predicted {:.3g} more sweeps, "
-                  "a budget of {}", range.size(), to_go, budget_for(to_go));
-    const PolicyRun run = iterate_policies(range, target, budget_for(to_go), x, &job);
+                  "a budget of {}", range.size(), to_go, budget_for(to_go, kDeviceChunkBudgetShare));
+    const PolicyRun run = iterate_policies(range, target, budget_for(to_go, kDeviceChunkBudgetShare), x, &job);
     gpu::ChunkSolveStats total = warm;
     total.iterations += run.sweeps;
     if (run.failure != nullptr) {
@@ -310,7 +316,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     // The sweeps' values stay a lower bound, for optimistic value iteration to go on
     // from should policy iteration fail.
     const std::vector<double> warm_lower(x.lower.begin() + range.begin, x.lower.begin() + range.end);
-    const PolicyRun run = iterate_policies(range, target, budget_for(to_go), x, nullptr);
+    const PolicyRun run = iterate_policies(range, target, budget_for(to_go, kBudgetShare), x, nullptr);
     if (run.failure != nullptr) {
       spdlog::debug("policy iteration on an SCC of {} states: {} after {} schedulers and {} sweeps and products (value "
                     "iteration's predicted: {:.0f}); optimistic value iteration instead",
@@ -464,8 +470,8 @@ class PolicyIterationPolicy final : public MethodPolicy {
 
   // The budget of policy iteration on an SCC (chunk) where value iteration's sweeps
   // are predicted to take to_go more.
-  static std::uint64_t budget_for(double to_go) {
-    const double budget = kBudgetShare * to_go;
+  static std::uint64_t budget_for(double to_go, double share) {
+    const double budget = share * to_go;
     return budget >= 1e18 ? std::numeric_limits<std::uint64_t>::max() / 2 : static_cast<std::uint64_t>(budget);
   }
 
