@@ -87,7 +87,9 @@ StateNumbers weighted_steps(const MaybeSystem& system, const double* start, cons
 
 namespace {
 
-// A chain this small steps faster on the cores than the device launches its kernels.
+// Below this many states, the device's start (its context where no search opened it,
+// the chain's upload) costs more than its steps save: on the 16 cores a step of tandem
+// c=127's 32,640 states took 59 µs, on the device 3.7 µs (bench/NOTES.md).
 constexpr std::uint64_t kDeviceFromStates = 10000;
 
 std::optional<WeightedSum> on_device(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
