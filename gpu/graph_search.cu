@@ -160,7 +160,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
         rows_(a.num_rows),
         entries_(a.num_entries),
         d_row_group_starts_(upload_wide(*a.row_group_starts, detail::multiprocessor_count())),
-        d_row_starts_(narrow_row_starts(a) ? 0 : a.num_rows + 1),
+        d_row_starts_(0),  // set below, in 4 bytes or in 8
         d_columns_(a.columns, a.num_entries),
         d_state_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_))},
         d_row_sets_{DeviceArray<unsigned long long>(words_of(rows_ + 64)), DeviceArray<unsigned long long>(words_of(rows_ + 64))},
