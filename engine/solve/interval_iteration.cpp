@@ -442,7 +442,6 @@ class IntervalIterationPolicy final : public MethodPolicy {
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
     const MaybeSystem& system = r_.system;
-    const auto range_of = [&](std::size_t scc) { return StateRange{system.scc_starts[scc], system.scc_starts[scc + 1]}; };
     for_each_level(
         system, first_scc, end_scc,
         [&](std::size_t scc) {  // exact from final inputs: no upper start needed
