@@ -2,6 +2,7 @@
 // fused multiply-adds (gpu/CMakeLists.txt), and each min, max and sum written as the
 // CPU's (engine/solve/bellman.h), so that every value equals the CPU's sweep.
 #include "gpu/cuda_support.cuh"
+#include "gpu/host_order_rows.cuh"
 #include "gpu/partitioned_sweeps.h"
 
 #include <cuda_runtime.h>
@@ -22,18 +23,14 @@ using detail::kBlockSize;
 struct PartView {
   std::uint64_t own;
   const std::uint64_t* __restrict__ row_group_starts;
-  const std::uint64_t* __restrict__ row_starts;
-  const std::uint32_t* __restrict__ columns;
-  const double* __restrict__ values;
-  const double* __restrict__ b;
+  detail::HostOrderRows rows;
 };
 
 template <bool kMaximize>
 __device__ double best_of(const PartView& m, std::uint64_t s, const double* __restrict__ x) {
   double best = kMaximize ? -CUDART_INF : CUDART_INF;
   for (std::uint64_t r = m.row_group_starts[s]; r < m.row_group_starts[s + 1]; ++r) {
-    double value = m.b[r];
-    for (std::uint64_t k = m.row_starts[r]; k < m.row_starts[r + 1]; ++k) value += m.values[k] * x[m.columns[k]];
+    const double value = m.rows.value(r, x);
     if constexpr (kMaximize) {
       best = best < value ? value : best;  // std::max
     } else {
@@ -162,7 +159,7 @@ struct DevicePart {
   std::vector<Outgoing> outgoing;
 
   PartView view() const {
-    return {own, row_group_starts.get(), row_starts.get(), local_columns.get(), values.get(), b.get()};
+    return {own, row_group_starts.get(), {row_starts.get(), local_columns.get(), values.get(), b.get()}};
   }
 };
 

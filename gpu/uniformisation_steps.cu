@@ -3,6 +3,7 @@
 
 #include "gpu/cuda_support.cuh"
 #include "gpu/graph_device.cuh"
+#include "gpu/host_order_rows.cuh"
 
 #include <cub/block/block_reduce.cuh>
 
@@ -23,10 +24,7 @@ using detail::thread_index;
 
 struct StepArrays {
   std::uint64_t n;
-  const std::uint64_t* __restrict__ row_starts;
-  const std::uint32_t* __restrict__ columns;
-  const double* __restrict__ values;
-  const double* __restrict__ b;
+  detail::HostOrderRows rows;  // one a state
 };
 
 // The early stop's state on the device. The least next value of step k is reduced
@@ -52,7 +50,7 @@ struct StepParams {
 constexpr unsigned long long kInfinityBits = 0x7ff0000000000000ull;
 
 // One step of every state, as the host's pass: sum += weight * x; where more, next =
-// b + the row's entries times x in order. First the host's test of the previous
+// the row's value (host_order_rows.cuh). First the host's test of the previous
 // step (every next value within close of 1, the least taken with 1 as the host's
 // reduction starts from it): where it passes, the steps settled there and this one,
 // like every later one, does nothing. One launch a step.
@@ -75,8 +73,7 @@ __global__ void step_kernel(StepArrays a, const double* __restrict__ x, double* 
   for (std::uint64_t i = thread_index(); i < a.n; i += grid_stride()) {
     sum[i] += p.weight * x[i];
     if (!p.more) continue;
-    double value = a.b[i];
-    for (std::uint64_t e = a.row_starts[i]; e < a.row_starts[i + 1]; ++e) value += a.values[e] * x[a.columns[e]];
+    const double value = a.rows.value(i, x);
     next[i] = value;
     least = fmin(least, value);
   }
@@ -118,7 +115,7 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix& system, const dou
   out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 
   const unsigned blocks = grid_for(n, detail::multiprocessor_count());
-  const StepArrays a{n, d_row_starts.get(), d_columns.get(), d_values.get(), d_b.get()};
+  const StepArrays a{n, {d_row_starts.get(), d_columns.get(), d_values.get(), d_b.get()}};
   const SettleState settle{d_least.get(), d_settled.get(), d_settled_step.get(), d_settled_least.get()};
   const std::uint64_t end = first + weights.size();  // one past the last step weighed
   // The last step is never tested (it makes no next value), so every tested step's
