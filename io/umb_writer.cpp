@@ -36,43 +36,32 @@ void add_array(ArchiveWriter& archive, const std::string& name, const T* data, s
   archive.add(name, data, count * sizeof(T));
 }
 
-// Packed offsets as UMB's 64-bit ones, a block at a time.
+// n 8-byte values, value(i) each, a block at a time: an array the model keeps
+// narrower (packed offsets, 32-bit columns, indexed values) is widened on the way,
+// never whole.
+template <typename T, typename Value>
+void add_widened(ArchiveWriter& archive, const std::string& name, std::uint64_t n, const Value& value) {
+  static_assert(sizeof(T) == 8);
+  archive.begin(name, n * sizeof(T));
+  std::vector<T> block(std::min<std::uint64_t>(n, 1 << 16));
+  for (std::uint64_t done = 0; done < n; done += block.size()) {
+    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
+    for (std::size_t i = 0; i < m; ++i) block[i] = value(done + i);
+    archive.write(block.data(), m * sizeof(T));
+  }
+}
+
 void add_offsets(ArchiveWriter& archive, const std::string& name, const PackedOffsets& offsets) {
-  const std::uint64_t n = offsets.size();
-  archive.begin(name, n * 8);
-  std::vector<std::uint64_t> block(std::min<std::uint64_t>(n, 1 << 16));
-  for (std::uint64_t done = 0; done < n; done += block.size()) {
-    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
-    offsets.copy_to(block.data(), done, m);
-    archive.write(block.data(), m * 8);
-  }
+  add_widened<std::uint64_t>(archive, name, offsets.size(), [&](std::uint64_t i) { return offsets[i]; });
 }
 
-// The 32-bit columns as UMB's 64-bit targets, a block at a time.
 void add_targets(ArchiveWriter& archive, const SparseMdp& mdp) {
-  const std::uint64_t n = mdp.num_transitions();
-  archive.begin("branch-to-target.bin", n * 8);
-  std::vector<std::uint64_t> block(std::min<std::uint64_t>(n, 1 << 16));
-  for (std::uint64_t done = 0; done < n; done += block.size()) {
-    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
-    std::copy(mdp.columns.begin() + done, mdp.columns.begin() + done + m, block.begin());
-    archive.write(block.data(), m * 8);
-    if (m < block.size()) break;
-  }
+  add_widened<std::uint64_t>(archive, "branch-to-target.bin", mdp.num_transitions(),
+                             [&](std::uint64_t i) { return std::uint64_t{mdp.columns[i]}; });
 }
 
-// Per-entry values as the file's plain doubles, a block at a time: an indexed array
-// is expanded on the way, never whole.
 void add_values(ArchiveWriter& archive, const std::string& name, const CompactValues& values) {
-  const std::uint64_t n = values.size();
-  archive.begin(name, n * 8);
-  std::vector<double> block(std::min<std::uint64_t>(n, 1 << 16));
-  for (std::uint64_t done = 0; done < n; done += block.size()) {
-    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, block.size()));
-    for (std::size_t i = 0; i < m; ++i) block[i] = values[done + i];
-    archive.write(block.data(), m * 8);
-    if (m < block.size()) break;
-  }
+  add_widened<double>(archive, name, values.size(), [&](std::uint64_t i) { return values[i]; });
 }
 
 void add_actions(ArchiveWriter& archive, const ChoiceActions& actions) {
