@@ -6,8 +6,10 @@
 // PRISM's default: the value in the initial state (all of them must hold for a
 // Boolean property; several initial states give a numeric property a range).
 #include "engine/model/optimization.h"
+#include "engine/model/path_formula.h"
 #include "io/expression.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +30,10 @@ struct TemporalOperator {
   //   S[phi] (Kind::steady_state) has phi as its one operand.
   //   E/A only: eventually_always [F G operand] and always_eventually [G F operand];
   //   A is read as the complement of E over the negated operand.
+  //   ltl: any other path of P, E or A (nested temporal operators, Boolean
+  //   combinations of paths): the tree in ltl, over the state formulas in operands.
   enum class Path { until, next, reachability_reward, cumulative_reward, total_reward, instantaneous_reward,
-                    long_run_reward, eventually_always, always_eventually };
+                    long_run_reward, eventually_always, always_eventually, ltl };
 
   Kind kind = Kind::probability;
   Path path = Path::until;
@@ -47,6 +51,7 @@ struct TemporalOperator {
   bool complement = false;
   std::optional<std::string> reward_name;   // R{"name"}
   std::optional<Expression> reward_index;   // R{2}: 1-based; neither: the first structure
+  std::shared_ptr<const PathFormula> ltl;   // Path::ltl
 };
 
 enum class FilterOp { forall, exists, min, max, avg, sum, count, first, range, state, print, printall, argmin, argmax };

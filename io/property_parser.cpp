@@ -127,7 +127,7 @@ class PropertyParser {
     f.position = TokenStream::position(head);
     f.temporal.kind = head.is_word("E") ? TemporalOperator::Kind::exists : TemporalOperator::Kind::forall;
     t_.expect("[");
-    probability_path(f);
+    path_or_ltl(f);
     t_.expect("]");
     return f;
   }
@@ -165,7 +165,7 @@ class PropertyParser {
     }
     t_.expect("[");
     if (op.kind == TemporalOperator::Kind::probability) {
-      probability_path(f);
+      path_or_ltl(f);
     } else if (op.kind == TemporalOperator::Kind::steady_state) {
       f.operands.push_back(state_formula());
     } else {
@@ -225,6 +225,188 @@ class PropertyParser {
       f.operands.push_back(negated(std::move(left)));
       f.operands.push_back(negated(std::move(right)));
     }
+  }
+
+  // A path of P, E or A: read as one of the simple forms (probability_path) where it is
+  // one; where that reading meets a temporal operator it cannot hold (LTL), the path is
+  // read again as LTL (ltl_path).
+  void path_or_ltl(Formula& f) {
+    const std::size_t start = t_.mark();
+    const Formula before = f;
+    try {
+      probability_path(f);
+    } catch (const UnsupportedError& error) {
+      if (std::string_view(error.what()).find("not supported yet: LTL") == std::string_view::npos) throw;
+      t_.rewind(start);
+      f = before;
+      PathFormula root = ltl_binary(f);
+      if (f.operands.size() > 64) unsupported(t_, t_.peek(), "LTL over more than 64 state formulas");
+      f.temporal.path = Path::ltl;
+      f.temporal.ltl = std::make_shared<const PathFormula>(std::move(root));
+    }
+  }
+
+  // PRISM's path grammar: unary ( (U | W | R) unary )?, where unary is X, F or G of a
+  // unary, or a state formula whose atoms may be parenthesised paths (and, where PRISM
+  // would want parentheses, X, F or G of a unary). The state formulas become f's operands.
+  PathFormula ltl_binary(Formula& f) {
+    PathFormula left = ltl_unary(f);
+    const Token& u = t_.peek();
+    if (!u.is_word("U") && !u.is_word("W") && !u.is_word("R")) return left;
+    t_.next();
+    no_step_bound_in_ltl();
+    const PathFormula::Op op = u.is_word("U")   ? PathFormula::Op::until
+                               : u.is_word("W") ? PathFormula::Op::weak_until
+                                                : PathFormula::Op::release;
+    return PathFormula::binary(op, std::move(left), ltl_unary(f));
+  }
+
+  PathFormula ltl_unary(Formula& f) {
+    if (!starts_temporal_operator()) return ltl_state(f);
+    TokenStream::Nesting level(t_);
+    const Token& head = t_.next();
+    no_step_bound_in_ltl();
+    const PathFormula::Op op = head.is_word("X")   ? PathFormula::Op::next
+                               : head.is_word("F") ? PathFormula::Op::eventually
+                                                   : PathFormula::Op::always;
+    return PathFormula::unary(op, ltl_unary(f));
+  }
+
+  void no_step_bound_in_ltl() {
+    const Token& c = t_.peek();
+    if (c.is("<=") || c.is("<") || c.is(">=") || c.is(">") || c.is("=") || c.is("[")) {
+      unsupported(t_, c, "LTL with a step bound inside a nested path");
+    }
+  }
+
+  // Expression::nested values from here up name a path, not an operator.
+  static constexpr std::size_t kPathAtoms = std::size_t{1} << 30;
+
+  PathFormula ltl_state(Formula& f) {
+    std::vector<Formula> nested;
+    std::vector<PathFormula> paths;
+    AtomHook hook = [&](TokenStream&) -> std::optional<Expression> {
+      const SourcePosition at = TokenStream::position(t_.peek());
+      if (starts_temporal_operator()) {
+        paths.push_back(ltl_unary(f));
+        return Expression::nested(kPathAtoms + paths.size() - 1, at);
+      }
+      if (t_.peek().is("(") && parenthesised_ltl()) {
+        TokenStream::Nesting level(t_);
+        t_.next();
+        paths.push_back(ltl_binary(f));
+        t_.expect(")");
+        return Expression::nested(kPathAtoms + paths.size() - 1, at);
+      }
+      if (!starts_operator()) return std::nullopt;
+      nested.push_back(operator_formula());
+      return Expression::nested(nested.size() - 1, at);
+    };
+    const Expression e = parse_expression(t_, /*allow_labels=*/true, hook);
+    return lowered(e, nested, paths, f);
+  }
+
+  static bool names_path(const Expression& e) {
+    if (e.kind == Expression::Kind::nested) return static_cast<std::size_t>(e.value) >= kPathAtoms;
+    for (const Expression& operand : e.operands) {
+      if (names_path(operand)) return true;
+    }
+    return false;
+  }
+
+  // A state formula's expression with paths among its atoms, as a path: its Boolean
+  // operators over paths and over the state formulas without paths (each one atom).
+  PathFormula lowered(const Expression& e, const std::vector<Formula>& nested, const std::vector<PathFormula>& paths,
+                      Formula& f) {
+    using P = PathFormula;
+    if (!names_path(e)) {
+      f.operands.push_back(state_formula_of(e, nested));
+      return P::atom(static_cast<std::uint32_t>(f.operands.size() - 1));
+    }
+    if (e.kind == Expression::Kind::nested) return paths[static_cast<std::size_t>(e.value) - kPathAtoms];
+    const auto sub = [&](std::size_t i) { return lowered(e.operands[i], nested, paths, f); };
+    const auto negated = [](P a) { return P::unary(P::Op::negation, std::move(a)); };
+    if (e.kind == Expression::Kind::operation) {
+      switch (e.op) {
+        case Op::logical_not: return negated(sub(0));
+        case Op::logical_and: return P::binary(P::Op::conjunction, sub(0), sub(1));
+        case Op::logical_or: return P::binary(P::Op::disjunction, sub(0), sub(1));
+        case Op::implies: return P::binary(P::Op::disjunction, negated(sub(0)), sub(1));
+        case Op::iff: {
+          P a = sub(0), b = sub(1);
+          return P::binary(P::Op::disjunction, P::binary(P::Op::conjunction, a, b),
+                           P::binary(P::Op::conjunction, negated(a), negated(b)));
+        }
+        case Op::conditional: {
+          P c = sub(0);
+          return P::binary(P::Op::disjunction, P::binary(P::Op::conjunction, c, sub(1)),
+                           P::binary(P::Op::conjunction, negated(c), sub(2)));
+        }
+        default: break;
+      }
+    }
+    throw ParseError(t_.file(), e.position.line, e.position.column,
+                     "expected a Boolean combination of paths (!, &, |, =>, <=>, ?:), found another operator over a path");
+  }
+
+  // e (no paths in it) as a state formula over the operators it names in nested.
+  static Formula state_formula_of(const Expression& e, const std::vector<Formula>& nested) {
+    if (e.kind == Expression::Kind::nested) return nested[static_cast<std::size_t>(e.value)];
+    Formula out = Formula::state_formula(e);
+    renumber_nested(out.expression, nested, out.operands);
+    return out;
+  }
+
+  static void renumber_nested(Expression& e, const std::vector<Formula>& nested, std::vector<Formula>& into) {
+    if (e.kind == Expression::Kind::nested) {
+      into.push_back(nested[static_cast<std::size_t>(e.value)]);
+      e.value = static_cast<double>(into.size() - 1);
+    }
+    for (Expression& operand : e.operands) renumber_nested(operand, nested, into);
+  }
+
+  // "(" whose parentheses hold a path: a temporal operator at any depth outside
+  // brackets (a nested P's path is its own).
+  bool parenthesised_ltl() const {
+    int depth = 0;
+    for (std::size_t ahead = 0;; ++ahead) {
+      const Token& token = t_.peek(ahead);
+      if (token.kind == Token::Kind::end_of_input) return false;
+      if (token.is("[")) {
+        skip_brackets(ahead);
+        continue;
+      }
+      if (token.is("(")) ++depth;
+      if (token.is(")") && --depth == 0) return false;
+      if (temporal_at(ahead)) return true;
+    }
+  }
+
+  void skip_brackets(std::size_t& ahead) const {
+    int depth = 0;
+    for (;; ++ahead) {
+      const Token& token = t_.peek(ahead);
+      if (token.kind == Token::Kind::end_of_input) return;
+      if (token.is("[")) ++depth;
+      if (token.is("]") && --depth == 0) return;
+    }
+  }
+
+  // X, F or G followed by what starts a formula; U, W or R between an operand's end and
+  // what starts one.
+  bool temporal_at(std::size_t ahead) const {
+    const Token& head = t_.peek(ahead);
+    if (head.kind != Token::Kind::identifier) return false;
+    const Token& after = t_.peek(ahead + 1);
+    const bool operand_follows = after.kind == Token::Kind::string || after.kind == Token::Kind::identifier ||
+                                 after.kind == Token::Kind::number || after.is("(") || after.is("!");
+    if (head.is_word("X") || head.is_word("F") || head.is_word("G")) return operand_follows || after.is("[");
+    if (!head.is_word("U") && !head.is_word("W") && !head.is_word("R")) return false;
+    if (ahead == 0) return false;
+    const Token& before = t_.peek(ahead - 1);
+    const bool operand_ends = before.kind == Token::Kind::string || before.kind == Token::Kind::identifier ||
+                              before.kind == Token::Kind::number || before.is(")") || before.is("]");
+    return operand_ends && operand_follows;
   }
 
   // E/A [ F G phi ] and [ G F phi ] (no step bounds), the CTL* paths of PRISM's case

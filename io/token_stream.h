@@ -20,6 +20,9 @@ class TokenStream {
   }
   const Token& next() { return pos_ + 1 < tokens_.size() ? tokens_[pos_++] : tokens_.back(); }
   bool at_end() const { return peek().kind == Token::Kind::end_of_input; }
+  // Where the cursor is, and back there (a parser that tries one reading, then another).
+  std::size_t mark() const { return pos_; }
+  void rewind(std::size_t mark) { pos_ = mark; }
   bool accept(std::string_view symbol);
   bool accept_word(std::string_view word);
   const Token& expect(std::string_view symbol);

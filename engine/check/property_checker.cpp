@@ -5,6 +5,7 @@
 #include "engine/model/uniformisation.h"
 #include "engine/check/filter.h"
 #include "engine/check/long_run_mdp.h"
+#include "engine/check/ltl.h"
 #include "engine/check/rewards.h"
 #include "engine/check/steady_state.h"
 #include "engine/check/step_bounded.h"
@@ -311,7 +312,11 @@ class Checker {
     const SparseMdp& mdp = jumps ? *jumps : c_.mdp;
     const graph::SearchBackend& search = jump_search ? *jump_search : c_.search;
     StateSet holds;
-    if (op.path == Path::next) {
+    if (op.path == Path::ltl) {  // A [ path ] = !E [ !path ]
+      const PathFormula path = forall ? PathFormula::unary(PathFormula::Op::negation, *op.ltl) : *op.ltl;
+      holds = exists_ltl_path(mdp, path, ltl_atoms(f));
+      if (forall) holds.flip();
+    } else if (op.path == Path::next) {
       holds = ctl_next(mdp, forall, boolean(f.operands[0]));
     } else if (op.path == Path::eventually_always) {
       holds = exists_eventually_always(mdp, search, boolean(f.operands[0]));
@@ -431,11 +436,21 @@ class Checker {
                                          c_.device);
       case Path::instantaneous_reward:
         return compute_reward_at_time(ctmc, reward_structure(f), time(*op.step_bound, false), solver, c_.device);
+      case Path::ltl:  // a path of jumps: the embedded chain's
+        return compute_ltl_probabilities(embedded_chain(ctmc), Optimization::minimize, *op.ltl, ltl_atoms(f), solver,
+                                         c_.device);
       case Path::long_run_reward:
       case Path::eventually_always:
       case Path::always_eventually: return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // Where each of an LTL path's state formulas holds.
+  std::vector<StateSet> ltl_atoms(const Formula& f) {
+    std::vector<StateSet> atoms;
+    for (const Formula& operand : f.operands) atoms.push_back(boolean(operand));
+    return atoms;
   }
 
   // R [ phi U psi ]'s phi (the reward path's second operand), where written.
@@ -479,6 +494,7 @@ class Checker {
         return compute_total_reward(mdp, c_.search, dir, reward_structure(f), solver, c_.device);
       case Path::instantaneous_reward:
         return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
+      case Path::ltl: return compute_ltl_probabilities(mdp, dir, *op.ltl, ltl_atoms(f), solver, c_.device);
       case Path::eventually_always:
       case Path::always_eventually:  // the parser gives them to E and A only
         fail(f.position, "not supported yet: LTL (F G and G F are read inside E and A only)");

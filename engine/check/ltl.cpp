@@ -1,0 +1,228 @@
+#include "engine/check/ltl.h"
+
+#include "engine/automata/ltl_automaton.h"
+#include "engine/check/ctl.h"
+#include "engine/check/reachability.h"
+#include "graph/end_components.h"
+#include "graph/search_backend.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+namespace mdpvi {
+
+namespace {
+
+using automata::LtlAutomaton;
+
+// The model's states paired with the automaton's, from every model state with the
+// automaton after its letter; one sink for every pair whose automaton state rejects.
+struct Product {
+  SparseMdp mdp;
+  std::vector<std::uint32_t> start;  // per model state: its pair
+  StateSet accepting_part;           // pairs in the accepting component (not the sink)
+  std::vector<std::uint32_t> marks, all_marks;  // per pair: its automaton state's
+};
+
+// Each state's letter: bit i where atom i holds.
+std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSet>& atoms) {
+  std::vector<std::uint64_t> letters(n, 0);
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    for (std::size_t s = atoms[i].find_first(); s != StateSet::npos; s = atoms[i].find_next(s)) {
+      letters[s] |= std::uint64_t{1} << i;
+    }
+  }
+  return letters;
+}
+
+class ProductBuilder {
+ public:
+  // edges_as_choices: one choice per successor, probability 1 (the product's graph
+  // for E [ path ], whose end components are then its cycles).
+  ProductBuilder(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+                 bool edges_as_choices)
+      : mdp_(mdp), automaton_(automaton), letters_(letters_of(mdp.num_states(), atoms)), edges_(edges_as_choices) {}
+
+  Product build() {
+    pair_of(0, LtlAutomaton::kRejecting);  // the sink is pair 0
+    Product product;
+    product.start.resize(mdp_.num_states());
+    for (std::uint32_t s = 0; s < mdp_.num_states(); ++s) {
+      product.start[s] = pair_of(s, automaton_.step(automaton_.initial(), letters_[s]));
+    }
+    SparseMdp& p = product.mdp;
+    p.row_group_starts.push_back(0);
+    p.row_starts.push_back(0);
+    for (std::uint32_t i = 0; i < states_.size(); ++i) add_rows(i, p);
+    p.values = CompactValues(std::move(values_));
+    for (std::uint32_t s : mdp_.initial_states) p.initial_states.push_back(product.start[s]);
+    std::sort(p.initial_states.begin(), p.initial_states.end());
+    p.initial_states.erase(std::unique(p.initial_states.begin(), p.initial_states.end()), p.initial_states.end());
+    compact_model(p);
+    const std::size_t n = states_.size();
+    product.accepting_part.resize(n);
+    product.marks.resize(n);
+    product.all_marks.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const LtlAutomaton::State q = states_[i].second;
+      if (q != LtlAutomaton::kRejecting && automaton_.in_accepting_component(q)) product.accepting_part.set(i);
+      product.marks[i] = automaton_.marks(q);
+      product.all_marks[i] = automaton_.all_marks(q);
+    }
+    return product;
+  }
+
+ private:
+  std::uint32_t pair_of(std::uint32_t s, LtlAutomaton::State q) {
+    if (q == LtlAutomaton::kRejecting) s = 0;
+    const std::uint64_t key = (static_cast<std::uint64_t>(q) << 32) | s;
+    auto [it, added] = index_.try_emplace(key, static_cast<std::uint32_t>(states_.size()));
+    if (added) states_.emplace_back(s, q);
+    return it->second;
+  }
+
+  void add_row(SparseMdp& p, std::vector<std::pair<std::uint32_t, double>>& entries) {
+    std::sort(entries.begin(), entries.end());
+    std::size_t out = 0;
+    for (std::size_t k = 0; k < entries.size(); ++k) {  // successors that meet in the sink
+      if (out > 0 && entries[out - 1].first == entries[k].first) {
+        entries[out - 1].second += entries[k].second;
+      } else {
+        entries[out++] = entries[k];
+      }
+    }
+    for (std::size_t k = 0; k < out; ++k) {
+      p.columns.push_back(entries[k].first);
+      values_.push_back(entries[k].second);
+    }
+    p.row_starts.push_back(p.columns.size());
+    entries.clear();
+  }
+
+  void add_rows(std::uint32_t i, SparseMdp& p) {
+    const auto [s, q] = states_[i];
+    std::vector<std::pair<std::uint32_t, double>> entries;
+    if (q == LtlAutomaton::kRejecting) {
+      entries.emplace_back(i, 1.0);
+      add_row(p, entries);
+    } else if (edges_) {
+      std::vector<std::uint32_t> successors;
+      for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
+        for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
+          if (mdp_.values[k] > 0.0) successors.push_back(successor(q, mdp_.columns[k]));
+        }
+      }
+      if (successors.empty()) successors.push_back(0);  // no path goes on: as the sink
+      std::sort(successors.begin(), successors.end());
+      successors.erase(std::unique(successors.begin(), successors.end()), successors.end());
+      for (std::uint32_t t : successors) {
+        entries.emplace_back(t, 1.0);
+        add_row(p, entries);
+      }
+    } else {
+      for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
+        for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
+          entries.emplace_back(successor(q, mdp_.columns[k]), mdp_.values[k]);
+        }
+        add_row(p, entries);
+      }
+    }
+    if (q != LtlAutomaton::kRejecting && !automaton_.in_accepting_component(q)) {
+      const std::vector<LtlAutomaton::State> jumps = automaton_.jumps(q);  // a copy: pair_of grows the automaton
+      for (LtlAutomaton::State a : jumps) {
+        entries.emplace_back(pair_of(s, a), 1.0);
+        add_row(p, entries);
+      }
+    }
+    p.row_group_starts.push_back(p.row_starts.size() - 1);
+  }
+
+  std::uint32_t successor(LtlAutomaton::State q, std::uint32_t t) { return pair_of(t, automaton_.step(q, letters_[t])); }
+
+  const SparseMdp& mdp_;
+  LtlAutomaton& automaton_;
+  std::vector<std::uint64_t> letters_;
+  bool edges_;
+  std::vector<std::pair<std::uint32_t, LtlAutomaton::State>> states_;  // per pair
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  PodVector<double> values_;
+};
+
+// The pairs in accepting end components: maximal end components of the accepting
+// part that see every mark of their guess.
+StateSet accepting_end_components(const Product& product) {
+  const SparseMdp& p = product.mdp;
+  const graph::EndComponents mecs = graph::maximal_end_components(p, product.accepting_part, all_states(p.num_choices()),
+                                                                  graph::SearchKind::cpu_parallel);
+  std::vector<std::uint32_t> seen(mecs.count, 0), needed(mecs.count, 0);
+  for (std::uint32_t i = 0; i < p.num_states(); ++i) {
+    const std::uint32_t c = mecs.component_of[i];
+    if (c == graph::EndComponents::kNone) continue;
+    seen[c] |= product.marks[i];
+    needed[c] = product.all_marks[i];  // one guess per component: the jump is never undone
+  }
+  StateSet target(p.num_states());
+  for (std::uint32_t i = 0; i < p.num_states(); ++i) {
+    const std::uint32_t c = mecs.component_of[i];
+    if (c != graph::EndComponents::kNone && seen[c] == needed[c]) target.set(i);
+  }
+  return target;
+}
+
+// values per pair, read at each model state's starting pair.
+StateNumbers at_starts(const StateNumbers& values, const std::vector<std::uint32_t>& start) {
+  if (values.empty()) return {};
+  StateNumbers out(start.size());
+  for (std::size_t s = 0; s < start.size(); ++s) out[s] = values[start[s]];
+  return out;
+}
+
+NumericResult maximal_probabilities(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,
+                                    const SolverOptions& options, const DeviceOptions& device) {
+  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
+  const Product product = ProductBuilder(mdp, automaton, atoms, false).build();
+  const StateSet target = accepting_end_components(product);
+  const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
+  NumericResult on_pairs = compute_until_probabilities(product.mdp, *search, Optimization::maximize,
+                                                       all_states(product.mdp.num_states()), target, options, device);
+  NumericResult result = on_pairs;
+  result.values = at_starts(on_pairs.values, product.start);
+  result.lower = at_starts(on_pairs.lower, product.start);
+  result.upper = at_starts(on_pairs.upper, product.start);
+  return result;
+}
+
+}  // namespace
+
+NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direction, const PathFormula& formula,
+                                        const std::vector<StateSet>& atoms, const SolverOptions& options,
+                                        const DeviceOptions& device) {
+  if (has_one_choice_per_state(mdp.type) || direction == Optimization::maximize) {
+    return maximal_probabilities(mdp, formula, atoms, options, device);
+  }
+  // Pmin [ path ] = 1 - Pmax [ !path ]: [l, u] becomes [1 - u, 1 - l].
+  NumericResult result =
+      maximal_probabilities(mdp, PathFormula::unary(PathFormula::Op::negation, formula), atoms, options, device);
+  for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
+    for (double& x : *v) x = 1.0 - x;
+  }
+  std::swap(result.lower, result.upper);
+  std::swap(result.qualitative.yes, result.qualitative.no);
+  return result;
+}
+
+StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms) {
+  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
+  const Product product = ProductBuilder(mdp, automaton, atoms, true).build();
+  const StateSet target = accepting_end_components(product);
+  const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
+  const StateSet on_pairs = ctl_until(product.mdp, *search, false, all_states(product.mdp.num_states()), target, 0, std::nullopt);
+  StateSet holds(mdp.num_states());
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    if (on_pairs.test(product.start[s])) holds.set(s);
+  }
+  return holds;
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,32 @@
+#pragma once
+// LTL over a model: P [ path ] and Pmin/Pmax through the product of the model with a
+// limit-deterministic Büchi automaton (engine/automata/ltl_automaton.h), and E [ path ]
+// and A [ path ] through the same product's graph.
+//
+// The product is an MDP also for a DTMC: the automaton's jumps are choices. Its
+// accepting end components (maximal end components in the accepting part that see
+// every mark of their guess) are the target of a maximal reachability probability,
+// which is the formula's probability (Sickert, Esparza, Jaax and Křetínský, CAV 2016:
+// such automata are fit for MDPs). Pmin of an MDP is 1 - Pmax of the negation.
+#include "engine/check/numeric_result.h"
+#include "engine/model/path_formula.h"
+#include "engine/model/sparse_mdp.h"
+#include "engine/solve/solve_request.h"
+
+#include <vector>
+
+namespace mdpvi {
+
+struct DeviceOptions;
+
+// atoms[i]: where the formula's state formula i holds (num_states bits each).
+// A DTMC's direction is ignored (one value).
+NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direction, const PathFormula& formula,
+                                        const std::vector<StateSet>& atoms, const SolverOptions& options,
+                                        const DeviceOptions& device);
+
+// E [ path ]: the states from which some path satisfies it (every positive entry an
+// edge; an MDP's choices taken freely). A [ path ] is !E [ !path ].
+StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms);
+
+}  // namespace mdpvi

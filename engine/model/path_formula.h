@@ -1,0 +1,22 @@
+#pragma once
+// A path formula of LTL over state formulas: what P [ ... ] and E/A [ ... ] hold where
+// the path is more than one temporal operator over state formulas (io/property.h keeps
+// those simpler paths in their own form). The state formulas are numbered by the
+// owner (a property's operands); engine/automata/ turns the tree into an automaton.
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi {
+
+struct PathFormula {
+  enum class Op { state, negation, conjunction, disjunction, next, until, weak_until, release, eventually, always };
+  Op op = Op::state;
+  std::uint32_t state = 0;  // Op::state: the state formula's number
+  std::vector<PathFormula> operands;
+
+  static PathFormula atom(std::uint32_t state) { return {Op::state, state, {}}; }
+  static PathFormula unary(Op op, PathFormula a) { return {op, 0, {std::move(a)}}; }
+  static PathFormula binary(Op op, PathFormula a, PathFormula b) { return {op, 0, {std::move(a), std::move(b)}}; }
+};
+
+}  // namespace mdpvi

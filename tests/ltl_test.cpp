@@ -1,0 +1,278 @@
+// LTL through limit-deterministic automata (engine/automata/ltl_automaton.h) and the
+// product (engine/check/ltl.h), against brute force:
+// - on lasso words u v^w, written as deterministic chains, E [ path ] and P [ path ]
+//   against LTL's semantics evaluated on the lasso, for random formulas;
+// - on random DTMCs, P [ path ] + P [ !path ] = 1 (an automaton unfit for the
+//   product's maximum would fall short of it);
+// - on random MDPs, F a equals the reachability pipeline's, and Pmax (Pmin) is at least
+//   (at most) every memoryless deterministic scheduler's;
+// - and by hand: a property that needs memory, and the parser's readings.
+#include "engine/check/ltl.h"
+#include "engine/check/property_checker.h"
+#include "engine/check/reachability.h"
+#include "engine/check/scheduler.h"
+#include "graph/qualitative.h"
+#include "graph/search_backend.h"
+#include "io/parse_error.h"
+#include "io/property_parser.h"
+#include "test_models.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+namespace mdpvi {
+namespace {
+
+using P = PathFormula;
+constexpr SolverOptions kSound{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-10, 1000000}};
+const DeviceOptions kCpu{SolverKind::cpu};
+
+PathFormula random_formula(std::mt19937& rng, int depth, std::uint32_t atoms) {
+  const int kinds = depth == 0 ? 1 : 10;
+  switch (rng() % kinds) {
+    case 0: return P::atom(rng() % atoms);
+    case 1: return P::unary(P::Op::negation, random_formula(rng, depth - 1, atoms));
+    case 2: return P::binary(P::Op::conjunction, random_formula(rng, depth - 1, atoms), random_formula(rng, depth - 1, atoms));
+    case 3: return P::binary(P::Op::disjunction, random_formula(rng, depth - 1, atoms), random_formula(rng, depth - 1, atoms));
+    case 4: return P::unary(P::Op::next, random_formula(rng, depth - 1, atoms));
+    case 5: return P::unary(P::Op::eventually, random_formula(rng, depth - 1, atoms));
+    case 6: return P::unary(P::Op::always, random_formula(rng, depth - 1, atoms));
+    case 7: return P::binary(P::Op::until, random_formula(rng, depth - 1, atoms), random_formula(rng, depth - 1, atoms));
+    case 8: return P::binary(P::Op::release, random_formula(rng, depth - 1, atoms), random_formula(rng, depth - 1, atoms));
+    default:
+      return P::binary(P::Op::weak_until, random_formula(rng, depth - 1, atoms), random_formula(rng, depth - 1, atoms));
+  }
+}
+
+// A lasso: positions 0..n-1, each to the next, the last back to loop_start.
+struct Lasso {
+  std::vector<std::uint64_t> letters;
+  std::uint32_t loop_start;
+  std::uint32_t next(std::uint32_t i) const { return i + 1 < letters.size() ? i + 1 : loop_start; }
+};
+
+// LTL's semantics at position i of the lasso.
+bool holds(const PathFormula& f, const Lasso& w, std::uint32_t i) {
+  const auto sub = [&](std::size_t k, std::uint32_t at) { return holds(f.operands[k], w, at); };
+  // a U b from i: b before a first fails, within one round of the lasso.
+  const auto until = [&](const std::function<bool(std::uint32_t)>& a, const std::function<bool(std::uint32_t)>& b) {
+    std::uint32_t j = i;
+    for (std::size_t steps = 0; steps <= w.letters.size(); ++steps, j = w.next(j)) {
+      if (b(j)) return true;
+      if (!a(j)) return false;
+    }
+    return false;
+  };
+  const auto always_true = [](std::uint32_t) { return true; };
+  switch (f.op) {
+    case P::Op::state: return (w.letters[i] >> f.state) & 1;
+    case P::Op::negation: return !sub(0, i);
+    case P::Op::conjunction: return sub(0, i) && sub(1, i);
+    case P::Op::disjunction: return sub(0, i) || sub(1, i);
+    case P::Op::next: return sub(0, w.next(i));
+    case P::Op::eventually: return until(always_true, [&](std::uint32_t j) { return sub(0, j); });
+    case P::Op::always: return !until(always_true, [&](std::uint32_t j) { return !sub(0, j); });
+    case P::Op::until: return until([&](std::uint32_t j) { return sub(0, j); }, [&](std::uint32_t j) { return sub(1, j); });
+    case P::Op::release:  // !(!a U !b)
+      return !until([&](std::uint32_t j) { return !sub(0, j); }, [&](std::uint32_t j) { return !sub(1, j); });
+    case P::Op::weak_until:  // (a U b) | G a
+      return until([&](std::uint32_t j) { return sub(0, j); }, [&](std::uint32_t j) { return sub(1, j); }) ||
+             !until(always_true, [&](std::uint32_t j) { return !sub(0, j); });
+  }
+  return false;
+}
+
+std::vector<StateSet> atom_sets(const std::vector<std::uint64_t>& letters, std::uint32_t atoms) {
+  std::vector<StateSet> sets(atoms, StateSet(letters.size()));
+  for (std::size_t s = 0; s < letters.size(); ++s) {
+    for (std::uint32_t a = 0; a < atoms; ++a) {
+      if ((letters[s] >> a) & 1) sets[a].set(s);
+    }
+  }
+  return sets;
+}
+
+SparseMdp lasso_chain(const Lasso& w) {
+  std::vector<test::StateChoices> states;
+  for (std::uint32_t i = 0; i < w.letters.size(); ++i) states.push_back({{{w.next(i), 1.0}}});
+  return test::make_mdp(states, {});
+}
+
+TEST(Ltl, LassoWordsAgreeWithTheSemantics) {
+  std::mt19937 rng(7);
+  int accepted = 0, rejected = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const PathFormula f = random_formula(rng, 1 + trial % 4, 2);
+    Lasso w;
+    const std::uint32_t length = 1 + rng() % 5;
+    for (std::uint32_t i = 0; i < length; ++i) w.letters.push_back(rng() % 4);
+    w.loop_start = rng() % length;
+    const SparseMdp chain = lasso_chain(w);
+    const std::vector<StateSet> atoms = atom_sets(w.letters, 2);
+    const bool expected = holds(f, w, 0);
+    (expected ? accepted : rejected)++;
+    EXPECT_EQ(exists_ltl_path(chain, f, atoms).test(0), expected) << "trial " << trial;
+    const NumericResult p = compute_ltl_probabilities(chain, Optimization::maximize, f, atoms, kSound, kCpu);
+    EXPECT_NEAR(p.values[0], expected ? 1.0 : 0.0, 1e-9) << "trial " << trial;
+  }
+  EXPECT_GT(accepted, 50);  // both answers are exercised
+  EXPECT_GT(rejected, 50);
+}
+
+// n states, 1 to 3 rows (1 for a chain) of 1 to 3 successors each.
+SparseMdp random_model(std::uint32_t n, bool chain, std::mt19937& rng) {
+  std::vector<test::StateChoices> states(n);
+  for (auto& choices : states) {
+    const std::uint32_t rows = chain ? 1 : 1 + rng() % 3;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      test::Choice row;
+      const std::uint32_t length = 1 + rng() % 3;
+      for (std::uint32_t k = 0; k < length; ++k) row.emplace_back(rng() % n, 1.0 / length);
+      choices.push_back(row);
+    }
+  }
+  return test::make_mdp(states, {});
+}
+
+std::vector<std::uint64_t> random_letters(std::uint32_t n, std::mt19937& rng) {
+  std::vector<std::uint64_t> letters(n);
+  for (auto& l : letters) l = rng() % 4;
+  return letters;
+}
+
+TEST(Ltl, AChainsPathAndItsNegationSumToOne) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 150; ++trial) {
+    const SparseMdp chain = random_model(3 + trial % 5, true, rng);
+    const std::vector<StateSet> atoms = atom_sets(random_letters(chain.num_states(), rng), 2);
+    const PathFormula f = random_formula(rng, 2 + trial % 3, 2);
+    const NumericResult yes = compute_ltl_probabilities(chain, Optimization::minimize, f, atoms, kSound, kCpu);
+    const NumericResult no =
+        compute_ltl_probabilities(chain, Optimization::minimize, P::unary(P::Op::negation, f), atoms, kSound, kCpu);
+    for (std::uint32_t s = 0; s < chain.num_states(); ++s) {
+      EXPECT_NEAR(yes.values[s] + no.values[s], 1.0, 1e-8) << "trial " << trial << " state " << s;
+    }
+  }
+}
+
+// A result's bounds at s; its value where it has none (every value exact).
+double lower_at(const NumericResult& r, std::uint32_t s) { return r.lower.empty() ? r.values[s] : r.lower[s]; }
+double upper_at(const NumericResult& r, std::uint32_t s) { return r.upper.empty() ? r.values[s] : r.upper[s]; }
+
+struct Searched {
+  graph::ChoicePredecessorGraph graph;
+  std::unique_ptr<graph::SearchBackend> search;
+  explicit Searched(const SparseMdp& mdp)
+      : graph(graph::build_choice_predecessor_graph(mdp)),
+        search(graph::make_search_backend(mdp, graph, graph::SearchKind::reference)) {}
+};
+
+TEST(Ltl, EventuallyEqualsTheReachabilityPipeline) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 40; ++trial) {
+    const SparseMdp mdp = random_model(4 + trial % 6, false, rng);
+    const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
+    const Searched searched(mdp);
+    for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+      const NumericResult ltl =
+          compute_ltl_probabilities(mdp, direction, P::unary(P::Op::eventually, P::atom(0)), atoms, kSound, kCpu);
+      const NumericResult reach = compute_until_probabilities(mdp, *searched.search, direction,
+                                                              all_states(mdp.num_states()), atoms[0], kSound, kCpu);
+      for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+        EXPECT_NEAR(ltl.values[s], reach.values[s], 1e-8) << "trial " << trial << " state " << s;
+        EXPECT_LE(lower_at(ltl, s), reach.values[s] + 1e-8);
+        EXPECT_GE(upper_at(ltl, s), reach.values[s] - 1e-8);
+      }
+    }
+  }
+}
+
+TEST(Ltl, MdpBoundsHoldEveryMemorylessScheduler) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 30; ++trial) {
+    const SparseMdp mdp = random_model(3 + trial % 3, false, rng);
+    const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
+    const PathFormula f = random_formula(rng, 2 + trial % 2, 2);
+    const NumericResult most = compute_ltl_probabilities(mdp, Optimization::maximize, f, atoms, kSound, kCpu);
+    const NumericResult least = compute_ltl_probabilities(mdp, Optimization::minimize, f, atoms, kSound, kCpu);
+    const std::uint32_t n = mdp.num_states();
+    Scheduler scheduler{std::vector<std::uint32_t>(n, 0)};
+    for (std::uint32_t s = 0; s < n;) {
+      const SparseMdp chain = induced_dtmc(mdp, scheduler);
+      const NumericResult p = compute_ltl_probabilities(chain, Optimization::minimize, f, atoms, kSound, kCpu);
+      for (std::uint32_t t = 0; t < n; ++t) {
+        EXPECT_GE(upper_at(most, t), p.values[t] - 1e-8) << "trial " << trial;
+        EXPECT_LE(lower_at(least, t), p.values[t] + 1e-8) << "trial " << trial;
+      }
+      for (s = 0; s < n; ++s) {  // the next scheduler, a mixed-radix counter
+        if (++scheduler.choice[s] < mdp.row_group_starts[s + 1] - mdp.row_group_starts[s]) break;
+        scheduler.choice[s] = 0;
+      }
+    }
+  }
+}
+
+double number(const SparseMdp& mdp, const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  const Searched searched(mdp);
+  CheckContext context{mdp, *searched.search, PropertyScope{"p", {}, {}, {}}, kSound, kCpu};
+  return check_property(*entry.formula, context).value.number;
+}
+
+bool truth(const SparseMdp& mdp, const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  const Searched searched(mdp);
+  CheckContext context{mdp, *searched.search, PropertyScope{"p", {}, {}, {}}, kSound, kCpu};
+  return check_property(*entry.formula, context).value.truth;
+}
+
+// 0 chooses to visit 1 ("a") or 2 ("b"), both of which return. Seeing both infinitely
+// often needs a scheduler that alternates: no memoryless one does.
+TEST(Ltl, ByHandAPropertyThatNeedsMemory) {
+  const SparseMdp mdp =
+      test::make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{0, 1.0}}}, {{{0, 1.0}}}}, {{"a", {1}}, {"b", {2}}});
+  EXPECT_NEAR(number(mdp, "Pmax=? [ (G F \"a\") & (G F \"b\") ]"), 1.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmin=? [ (G F \"a\") & (G F \"b\") ]"), 0.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmin=? [ (G F \"a\") | (G F \"b\") ]"), 1.0, 1e-9);
+  EXPECT_TRUE(truth(mdp, "E [ (G F \"a\") & (G F \"b\") ]"));
+  EXPECT_FALSE(truth(mdp, "A [ G F \"a\" ]"));
+  EXPECT_TRUE(truth(mdp, "A [ G (\"a\" => X !\"a\") ]"));
+}
+
+// Knuth and Yao's die: the first toss decides between {1,2,3} (heads) and {4,5,6}.
+TEST(Ltl, ByHandADiesPaths) {
+  const SparseMdp die = test::knuth_yao_die();
+  EXPECT_NEAR(number(die, "P=? [ F G \"six\" ]"), 1.0 / 6, 1e-9);
+  EXPECT_NEAR(number(die, "P=? [ (F \"one\") | (F \"two\") ]"), 1.0 / 3, 1e-9);
+  EXPECT_NEAR(number(die, "P=? [ X X X \"one\" ]"), 1.0 / 8, 1e-9);  // 0, 1, 3, 7
+  EXPECT_NEAR(number(die, "P=? [ !\"done\" U (\"done\" & X \"done\") ]"), 1.0, 1e-9);
+  EXPECT_TRUE(truth(die, "P>=1 [ G (\"done\" => G \"done\") ]"));
+}
+
+TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
+  const auto path_of = [](const std::string& text) { return io::parse_property(text, "p").formula->temporal.path; };
+  using Path = TemporalOperator::Path;
+  EXPECT_EQ(path_of("P=? [ G F \"a\" ]"), Path::ltl);
+  EXPECT_EQ(path_of("P=? [ (F \"a\") & (F \"b\") ]"), Path::ltl);
+  EXPECT_EQ(path_of("P=? [ F \"a\" U \"b\" ]"), Path::ltl);
+  EXPECT_EQ(path_of("Pmax=? [ G (\"a\" => F \"b\") ]"), Path::ltl);
+  EXPECT_EQ(path_of("A [ X X \"a\" ]"), Path::ltl);
+  EXPECT_EQ(path_of("P=? [ \"a\" U \"b\" ]"), Path::until);
+  EXPECT_EQ(path_of("P=? [ (\"a\") U \"b\" ]"), Path::until);
+  EXPECT_EQ(path_of("E [ G F \"a\" ]"), Path::always_eventually);
+  // (F a) & (F b): two state formulas, each an atom.
+  const io::PropertyEntry entry = io::parse_property("P=? [ (F \"a\") & (F x>1 & P>0.5 [ F \"b\" ]) ]", "p");
+  EXPECT_EQ(entry.formula->operands.size(), 2u);
+  EXPECT_EQ(entry.formula->operands[1].operands.size(), 1u);  // the nested P, renumbered
+  const io::PropertyEntry bounded = io::parse_property("P=? [ G F[1,3] \"a\" ]", "p");
+  EXPECT_TRUE(bounded.unsupported);
+  EXPECT_NE(bounded.error.find("not supported yet: LTL with a step bound"), std::string::npos) << bounded.error;
+  const io::PropertyEntry sum = io::parse_property("P=? [ (F \"a\") + 1 ]", "p");
+  EXPECT_FALSE(sum.unsupported);
+  EXPECT_NE(sum.error.find("p:1:15: expected a Boolean combination of paths"), std::string::npos) << sum.error;
+}
+
+}  // namespace
+}  // namespace mdpvi
