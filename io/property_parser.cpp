@@ -127,7 +127,7 @@ class PropertyParser {
     f.position = TokenStream::position(head);
     f.temporal.kind = head.is_word("E") ? TemporalOperator::Kind::exists : TemporalOperator::Kind::forall;
     t_.expect("[");
-    path_or_ltl(f);
+    path_or_ltl(f, &PropertyParser::probability_path);
     t_.expect("]");
     return f;
   }
@@ -165,11 +165,11 @@ class PropertyParser {
     }
     t_.expect("[");
     if (op.kind == TemporalOperator::Kind::probability) {
-      path_or_ltl(f);
+      path_or_ltl(f, &PropertyParser::probability_path);
     } else if (op.kind == TemporalOperator::Kind::steady_state) {
       f.operands.push_back(state_formula());
     } else {
-      reward_path(f);
+      path_or_ltl(f, &PropertyParser::reward_path);
     }
     std::optional<Formula> legacy = legacy_filter();
     t_.expect("]");
@@ -227,14 +227,14 @@ class PropertyParser {
     }
   }
 
-  // A path of P, E or A: read as one of the simple forms (probability_path) where it is
-  // one; where that reading meets a temporal operator it cannot hold (LTL), the path is
-  // read again as LTL (ltl_path).
-  void path_or_ltl(Formula& f) {
+  // A path of P, E, A or R: read as one of the simple forms (path: probability_path or
+  // reward_path) where it is one; where that reading meets a temporal operator it
+  // cannot hold (LTL), the path is read again as LTL (ltl_binary).
+  void path_or_ltl(Formula& f, void (PropertyParser::*path)(Formula&, bool)) {
     const std::size_t start = t_.mark();
     const Formula before = f;
     try {
-      probability_path(f);
+      (this->*path)(f, false);
     } catch (const UnsupportedError& error) {
       if (std::string_view(error.what()).find("not supported yet: LTL") == std::string_view::npos) throw;
       t_.rewind(start);
@@ -262,9 +262,15 @@ class PropertyParser {
   }
 
   PathFormula ltl_unary(Formula& f) {
+    const Token& head = t_.peek();
+    if ((head.is_word("X") || head.is_word("F") || head.is_word("G")) && !starts_temporal_operator()) {
+      t_.next();  // X, F or G with a bound: inside a path, a keyword, not a variable
+      no_step_bound_in_ltl();
+      t_.rewind(t_.mark() - 1);
+    }
     if (!starts_temporal_operator()) return ltl_state(f);
     TokenStream::Nesting level(t_);
-    const Token& head = t_.next();
+    t_.next();
     no_step_bound_in_ltl();
     const PathFormula::Op op = head.is_word("X")   ? PathFormula::Op::next
                                : head.is_word("F") ? PathFormula::Op::eventually

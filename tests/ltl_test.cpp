@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <random>
 
 namespace mdpvi {
@@ -239,6 +240,23 @@ TEST(Ltl, ByHandAPropertyThatNeedsMemory) {
   EXPECT_TRUE(truth(mdp, "E [ (G F \"a\") & (G F \"b\") ]"));
   EXPECT_FALSE(truth(mdp, "A [ G F \"a\" ]"));
   EXPECT_TRUE(truth(mdp, "A [ G (\"a\" => X !\"a\") ]"));
+}
+
+// Rewards until a co-safe path holds, one per step. The chain: 0 tosses a coin for 1
+// ("a") or 2 ("b"), both of which return to 0, so seeing both is a coupon collector's
+// wait: the first at step 1, then 2 steps a try, 2 tries expected: 5. The MDP: 0 chooses,
+// so a tour 0, 1, 0, 2 takes 3 steps at least, and a scheduler may never see "b".
+TEST(Ltl, ByHandRewardsUntilACoSafePath) {
+  SparseMdp chain =
+      test::make_mdp({{{{1, 0.5}, {2, 0.5}}}, {{{0, 1.0}}}, {{{0, 1.0}}}}, {{"a", {1}}, {"b", {2}}});
+  chain.rewards.push_back({"steps", CompactValues{1.0, 1.0, 1.0}, {}});
+  EXPECT_NEAR(number(chain, "R=? [ (F \"a\") & (F \"b\") ]"), 5.0, 1e-8);
+  EXPECT_NEAR(number(chain, "R=? [ X (\"a\" | \"b\") ]"), 1.0, 1e-12);
+  SparseMdp mdp = test::make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{0, 1.0}}}, {{{0, 1.0}}}}, {{"a", {1}}, {"b", {2}}});
+  mdp.rewards.push_back({"steps", CompactValues{1.0, 1.0, 1.0}, {}});
+  EXPECT_NEAR(number(mdp, "Rmin=? [ (F \"a\") & (F \"b\") ]"), 3.0, 1e-8);
+  EXPECT_EQ(number(mdp, "Rmax=? [ (F \"a\") & (F \"b\") ]"), std::numeric_limits<double>::infinity());
+  EXPECT_THROW(number(mdp, "Rmin=? [ G F \"a\" ]"), std::runtime_error);
 }
 
 // Knuth and Yao's die: the first toss decides between {1,2,3} (heads) and {4,5,6}.

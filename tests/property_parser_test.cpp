@@ -122,8 +122,8 @@ TEST(ParseProperty, UnsupportedPropertiesSaySoWithAPosition) {
             TemporalOperator::Kind::steady_state);  // supported now (DTMCs)
   EXPECT_EQ(io::parse_property("Pmax=? [ F G \"safe\" ]", "q").formula->temporal.path,
             TemporalOperator::Path::ltl);  // LTL: supported now
-  EXPECT_EQ(io::parse_property("R{\"t\"}max=? [ F G \"safe\" ]", "q").error,
-            "q:1:17: not supported yet: LTL (a temporal operator G inside a path formula)");
+  EXPECT_EQ(io::parse_property("R{\"t\"}max=? [ F G \"safe\" ]", "q").formula->temporal.path,
+            TemporalOperator::Path::ltl);  // parsed; the checker asks for a co-safe path
   EXPECT_EQ(io::parse_property("multi(Pmax=? [ F \"a\" ])", "q").error.substr(0, 22), "q:1:1: not supported y");
   EXPECT_TRUE(io::parse_property("E [ F \"a\" ]", "q").formula);  // CTL: supported now
   EXPECT_TRUE(io::parse_property("A [ F G \"a\" ]", "q").formula);  // CTL*'s F G: supported now
@@ -139,11 +139,11 @@ TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   EXPECT_EQ(io::parse_property("Pmax=? [ F \"a ]", "p").error, "p:1:12: unterminated string");
   EXPECT_EQ(io::parse_property("P>=1 [ F<= \"a\" ]", "p").error, "p:1:12: expected a step bound, found \"a\"");
   EXPECT_EQ(io::parse_property("filter(most, x)", "p").error.substr(0, 41), "p:1:8: expected a filter operator (forall");
-  // Rewards over other co-safe paths are LTL: that property's "not supported yet" (the
-  // others run), where they were a syntax error that stopped the file.
+  // Rewards over other co-safe paths are LTL paths, where they were a syntax error that
+  // stopped the file.
   const io::PropertyEntry next = io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p");
-  EXPECT_TRUE(next.unsupported);
-  EXPECT_EQ(next.error, "p:1:15: not supported yet: LTL (a temporal operator X inside a path formula)");
+  ASSERT_TRUE(next.formula) << next.error;
+  EXPECT_EQ(next.formula->temporal.path, TemporalOperator::Path::ltl);
   EXPECT_EQ(io::parse_property("R=? [ \"a\" ]", "p").error, "p:1:11: expected F, C, C<=k, I=k, S or phi U psi, found ']'");
   EXPECT_EQ(io::parse_property("R=? [ \"a\" U<=3 \"b\" ]", "p").error, "p:1:12: expected an unbounded U in a reward, found '<='");
 }
@@ -162,7 +162,7 @@ TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {
   io::TextFile file = io::TextFile::from_string(
       "x.pctl",
       "const int k;\r\n// a comment\r\nPmin=? [ F \"a\" ]; Pmax=? [ F \"b\" ] // trailing\r\n\r\n"
-      "Pmax=? [ \"a\"\r\n  U \"b\" ]\r\nlabel \"two\" = x=2;\r\n\"named\": P>=1 [ F \"a\" ]\r\nP>0.5 [ F G \"a\" ]\r\n");
+      "Pmax=? [ \"a\"\r\n  U \"b\" ]\r\nlabel \"two\" = x=2;\r\n\"named\": P>=1 [ F \"a\" ]\r\nmulti(P>0.5 [ F G \"a\" ])\r\n");
   io::PropertyFile parsed = io::parse_properties(file);
   const auto& entries = parsed.properties;
   ASSERT_EQ(parsed.constants.size(), 1u);
@@ -178,7 +178,7 @@ TEST(ParseProperties, SplitsByLinesAndSemicolonsAndReadsDeclarations) {
   EXPECT_EQ(entries[2].text, "Pmax=? [ \"a\"   U \"b\" ]");
   EXPECT_TRUE(entries[3].formula) << entries[3].error;
   EXPECT_FALSE(entries[4].formula);
-  EXPECT_EQ(entries[4].error.substr(0, 26), "x.pctl:9:11: not supported");
+  EXPECT_EQ(entries[4].error.substr(0, 25), "x.pctl:9:1: not supported");
 }
 
 // Every step bound PRISM accepts, each an expression: <=k, <k, >=k, >k, =k, [a,b].

@@ -176,6 +176,12 @@ std::uint32_t LtlAutomaton::guess_of(std::vector<std::uint32_t> mu, std::vector<
   return it->second;
 }
 
+bool LtlAutomaton::co_safe() const {
+  std::vector<std::uint32_t> mu, nu;
+  subformulas(states_[initial_].formula, mu, nu);
+  return nu.empty();
+}
+
 std::uint32_t LtlAutomaton::all_marks(State q) const {
   if (!states_[q].accepting) return 0;
   return static_cast<std::uint32_t>((std::uint64_t{1} << guesses_[states_[q].guess].trackers.size()) - 1);

@@ -60,6 +60,9 @@ class LtlAutomaton {
   // The marks a run of q's guess must see infinitely often (every tracker's).
   std::uint32_t all_marks(State q) const;
   std::size_t num_states() const { return states_.size(); }
+  // Co-safe (only X, U and M in negation normal form, F among them): every accepted word
+  // has a finite prefix after which the initial component is tt, and no jump is needed.
+  bool co_safe() const;
 
  private:
   enum class Op : std::uint8_t { next, until, strong_release, release, weak_until };

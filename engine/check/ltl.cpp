@@ -3,6 +3,7 @@
 #include "engine/automata/ltl_automaton.h"
 #include "engine/check/ctl.h"
 #include "engine/check/reachability.h"
+#include "engine/check/rewards.h"
 #include "graph/end_components.h"
 #include "graph/search_backend.h"
 
@@ -23,6 +24,9 @@ struct Product {
   std::vector<std::uint32_t> start;  // per model state: its pair
   StateSet accepting_part;           // pairs in the accepting component (not the sink)
   std::vector<std::uint32_t> marks, all_marks;  // per pair: its automaton state's
+  std::vector<std::uint32_t> model_state;       // per pair
+  PodVector<std::uint64_t> model_row;           // per product row: the model's, or kNoRow (a jump, the sink)
+  static constexpr std::uint64_t kNoRow = ~std::uint64_t{0};
 };
 
 // Each state's letter: bit i where atom i holds.
@@ -38,11 +42,15 @@ std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSe
 
 class ProductBuilder {
  public:
-  // edges_as_choices: one choice per successor, probability 1 (the product's graph
-  // for E [ path ], whose end components are then its cycles).
-  ProductBuilder(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
-                 bool edges_as_choices)
-      : mdp_(mdp), automaton_(automaton), letters_(letters_of(mdp.num_states(), atoms)), edges_(edges_as_choices) {}
+  // How the product's choices are made.
+  enum class Choices {
+    model_and_jumps,  // the model's, and the automaton's jumps
+    model_only,       // the model's (a co-safe path: its initial component decides)
+    edges_and_jumps   // one per successor, probability 1 (the product's graph for E [ path ],
+                      // whose end components are then its cycles), and the jumps
+  };
+  ProductBuilder(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms, Choices choices)
+      : mdp_(mdp), automaton_(automaton), letters_(letters_of(mdp.num_states(), atoms)), choices_(choices) {}
 
   Product build() {
     pair_of(0, LtlAutomaton::kRejecting);  // the sink is pair 0
@@ -64,7 +72,10 @@ class ProductBuilder {
     product.accepting_part.resize(n);
     product.marks.resize(n);
     product.all_marks.resize(n);
+    product.model_state.resize(n);
+    product.model_row = std::move(model_rows_);
     for (std::uint32_t i = 0; i < n; ++i) {
+      product.model_state[i] = states_[i].first;
       const LtlAutomaton::State q = states_[i].second;
       if (q != LtlAutomaton::kRejecting && automaton_.in_accepting_component(q)) product.accepting_part.set(i);
       product.marks[i] = automaton_.marks(q);
@@ -82,7 +93,9 @@ class ProductBuilder {
     return it->second;
   }
 
-  void add_row(SparseMdp& p, std::vector<std::pair<std::uint32_t, double>>& entries) {
+  void add_row(SparseMdp& p, std::vector<std::pair<std::uint32_t, double>>& entries,
+               std::uint64_t model_row = Product::kNoRow) {
+    model_rows_.push_back(model_row);
     std::sort(entries.begin(), entries.end());
     std::size_t out = 0;
     for (std::size_t k = 0; k < entries.size(); ++k) {  // successors that meet in the sink
@@ -106,7 +119,7 @@ class ProductBuilder {
     if (q == LtlAutomaton::kRejecting) {
       entries.emplace_back(i, 1.0);
       add_row(p, entries);
-    } else if (edges_) {
+    } else if (choices_ == Choices::edges_and_jumps) {
       std::vector<std::uint32_t> successors;
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
@@ -125,10 +138,10 @@ class ProductBuilder {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
           entries.emplace_back(successor(q, mdp_.columns[k]), mdp_.values[k]);
         }
-        add_row(p, entries);
+        add_row(p, entries, r);
       }
     }
-    if (q != LtlAutomaton::kRejecting && !automaton_.in_accepting_component(q)) {
+    if (choices_ != Choices::model_only && q != LtlAutomaton::kRejecting && !automaton_.in_accepting_component(q)) {
       const std::vector<LtlAutomaton::State> jumps = automaton_.jumps(q);  // a copy: pair_of grows the automaton
       for (LtlAutomaton::State a : jumps) {
         entries.emplace_back(pair_of(s, a), 1.0);
@@ -143,7 +156,8 @@ class ProductBuilder {
   const SparseMdp& mdp_;
   LtlAutomaton& automaton_;
   std::vector<std::uint64_t> letters_;
-  bool edges_;
+  Choices choices_;
+  PodVector<std::uint64_t> model_rows_;
   std::vector<std::pair<std::uint32_t, LtlAutomaton::State>> states_;  // per pair
   std::unordered_map<std::uint64_t, std::uint32_t> index_;
   PodVector<double> values_;
@@ -178,22 +192,61 @@ StateNumbers at_starts(const StateNumbers& values, const std::vector<std::uint32
   return out;
 }
 
-NumericResult maximal_probabilities(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,
-                                    const SolverOptions& options, const DeviceOptions& device) {
-  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
-  const Product product = ProductBuilder(mdp, automaton, atoms, false).build();
-  const StateSet target = accepting_end_components(product);
-  const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
-  NumericResult on_pairs = compute_until_probabilities(product.mdp, *search, Optimization::maximize,
-                                                       all_states(product.mdp.num_states()), target, options, device);
-  NumericResult result = on_pairs;
-  result.values = at_starts(on_pairs.values, product.start);
-  result.lower = at_starts(on_pairs.lower, product.start);
-  result.upper = at_starts(on_pairs.upper, product.start);
+// Per-pair values of a product computation, read at each model state's starting pair.
+NumericResult at_model_states(NumericResult on_pairs, const Product& product) {
+  NumericResult result = std::move(on_pairs);
+  result.values = at_starts(result.values, product.start);
+  result.lower = at_starts(result.lower, product.start);
+  result.upper = at_starts(result.upper, product.start);
   return result;
 }
 
+NumericResult maximal_probabilities(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,
+                                    const SolverOptions& options, const DeviceOptions& device) {
+  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
+  const Product product = ProductBuilder(mdp, automaton, atoms, ProductBuilder::Choices::model_and_jumps).build();
+  const StateSet target = accepting_end_components(product);
+  const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
+  return at_model_states(compute_until_probabilities(product.mdp, *search, Optimization::maximize,
+                                                     all_states(product.mdp.num_states()), target, options, device),
+                         product);
+}
+
+// The model's rewards on the product: each pair its state's, each row its model row's.
+RewardStructure lifted_rewards(const RewardStructure& rewards, const Product& product) {
+  const std::uint32_t n = product.mdp.num_states();
+  PodVector<double> per_state(n), per_row(product.mdp.num_choices());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    per_state[i] = rewards.state_rewards.empty() ? 0.0 : rewards.state_rewards[product.model_state[i]];
+  }
+  for (std::uint64_t r = 0; r < per_row.size(); ++r) {
+    const std::uint64_t row = product.model_row[r];
+    per_row[r] = row == Product::kNoRow || rewards.choice_rewards.empty() ? 0.0 : rewards.choice_rewards[row];
+  }
+  RewardStructure lifted;
+  lifted.name = rewards.name;
+  lifted.state_rewards = CompactValues(std::move(per_state));
+  lifted.choice_rewards = CompactValues(std::move(per_row));
+  return lifted;
+}
+
 }  // namespace
+
+NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, const RewardStructure& rewards,
+                                 const PathFormula& formula, const std::vector<StateSet>& atoms,
+                                 const SolverOptions& options, const DeviceOptions& device) {
+  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
+  if (!automaton.co_safe()) {
+    throw std::runtime_error("a reward over an LTL path needs a co-safe path (X, U and F over state formulas, "
+                             "negations pushed to them): the reward until it is satisfied");
+  }
+  const Product product = ProductBuilder(mdp, automaton, atoms, ProductBuilder::Choices::model_only).build();
+  const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
+  const RewardStructure lifted = lifted_rewards(rewards, product);
+  return at_model_states(compute_reachability_reward(product.mdp, *search, direction, lifted, product.accepting_part,
+                                                     options, device),
+                         product);
+}
 
 NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direction, const PathFormula& formula,
                                         const std::vector<StateSet>& atoms, const SolverOptions& options,
@@ -214,7 +267,7 @@ NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direc
 
 StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms) {
   LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
-  const Product product = ProductBuilder(mdp, automaton, atoms, true).build();
+  const Product product = ProductBuilder(mdp, automaton, atoms, ProductBuilder::Choices::edges_and_jumps).build();
   const StateSet target = accepting_end_components(product);
   const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
   const StateSet on_pairs = ctl_until(product.mdp, *search, false, all_states(product.mdp.num_states()), target, 0, std::nullopt);

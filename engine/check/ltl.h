@@ -25,6 +25,14 @@ NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direc
                                         const std::vector<StateSet>& atoms, const SolverOptions& options,
                                         const DeviceOptions& device);
 
+// R [ path ] for a co-safe path (only X, U and F in negation normal form; PRISM asks the
+// same): the reward until the path is first satisfied (its automaton's initial component
+// reaches tt), infinite where it is not almost surely, as R [ F target ] reads it
+// (engine/check/rewards.h). Throws std::runtime_error for a path that is not co-safe.
+NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, const RewardStructure& rewards,
+                                 const PathFormula& formula, const std::vector<StateSet>& atoms,
+                                 const SolverOptions& options, const DeviceOptions& device);
+
 // E [ path ]: the states from which some path satisfies it (every positive entry an
 // edge; an MDP's choices taken freely). A [ path ] is !E [ !path ].
 StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms);

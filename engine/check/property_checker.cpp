@@ -437,6 +437,7 @@ class Checker {
       case Path::instantaneous_reward:
         return compute_reward_at_time(ctmc, reward_structure(f), time(*op.step_bound, false), solver, c_.device);
       case Path::ltl:  // a path of jumps: the embedded chain's
+        if (op.kind == TemporalOperator::Kind::reward) fail(f.position, "not supported yet: a CTMC's reward over an LTL path");
         return compute_ltl_probabilities(embedded_chain(ctmc), Optimization::minimize, *op.ltl, ltl_atoms(f), solver,
                                          c_.device);
       case Path::long_run_reward:
@@ -494,7 +495,11 @@ class Checker {
         return compute_total_reward(mdp, c_.search, dir, reward_structure(f), solver, c_.device);
       case Path::instantaneous_reward:
         return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
-      case Path::ltl: return compute_ltl_probabilities(mdp, dir, *op.ltl, ltl_atoms(f), solver, c_.device);
+      case Path::ltl:
+        if (op.kind == TemporalOperator::Kind::reward) {
+          return compute_ltl_reward(mdp, dir, reward_structure(f), *op.ltl, ltl_atoms(f), solver, c_.device);
+        }
+        return compute_ltl_probabilities(mdp, dir, *op.ltl, ltl_atoms(f), solver, c_.device);
       case Path::eventually_always:
       case Path::always_eventually:  // the parser gives them to E and A only
         fail(f.position, "not supported yet: LTL (F G and G F are read inside E and A only)");
