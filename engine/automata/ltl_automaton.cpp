@@ -63,11 +63,13 @@ BddRef LtlAutomaton::temporal(Op op, BddRef left, BddRef right) {
       right = kFalse;
       break;
     case Op::until:       // a U tt = tt, a U ff = ff, ff U b = b
-    case Op::weak_until:  // a W tt = tt, ff W b = b
+    case Op::weak_until:  // a W tt = tt, ff W b = b; tt W b = tt
+      if (op == Op::weak_until && left == kTrue) return kTrue;
       if (right == kTrue || left == kFalse || (op == Op::until && right == kFalse)) return right;
       break;
     case Op::release:         // a R ff = ff, a R tt = tt, tt R b = b
-    case Op::strong_release:  // a M ff = ff, tt M b = b
+    case Op::strong_release:  // a M ff = ff, tt M b = b; ff M b = ff
+      if (op == Op::strong_release && left == kFalse) return kFalse;
       if (right == kFalse || left == kTrue || (op == Op::release && right == kTrue)) return right;
       break;
   }

@@ -5,10 +5,13 @@
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
 #include "graph/end_components.h"
+#include "engine/model/stopwatch.h"
 #include "graph/search_backend.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
-#include <unordered_map>
+#include <chrono>
 #include <utility>
 
 namespace mdpvi {
@@ -50,14 +53,16 @@ class ProductBuilder {
                       // whose end components are then its cycles), and the jumps
   };
   ProductBuilder(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms, Choices choices)
-      : mdp_(mdp), automaton_(automaton), letters_(letters_of(mdp.num_states(), atoms)), choices_(choices) {}
+      : mdp_(mdp), automaton_(automaton), letters_(letters_of(mdp.num_states(), atoms)), choices_(choices) {
+    number_letters();
+  }
 
   Product build() {
     pair_of(0, LtlAutomaton::kRejecting);  // the sink is pair 0
     Product product;
     product.start.resize(mdp_.num_states());
     for (std::uint32_t s = 0; s < mdp_.num_states(); ++s) {
-      product.start[s] = pair_of(s, automaton_.step(automaton_.initial(), letters_[s]));
+      product.start[s] = pair_of(s, step(automaton_.initial(), s));
     }
     SparseMdp& p = product.mdp;
     p.row_group_starts.push_back(0);
@@ -85,12 +90,31 @@ class ProductBuilder {
   }
 
  private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+  // The pair's number, made where it is new. Per automaton state an index over the
+  // model's states, made at its first pair: few automaton states meet a model, and a
+  // look-up is then one load where a hash table's was a miss and a probe.
   std::uint32_t pair_of(std::uint32_t s, LtlAutomaton::State q) {
     if (q == LtlAutomaton::kRejecting) s = 0;
-    const std::uint64_t key = (static_cast<std::uint64_t>(q) << 32) | s;
-    auto [it, added] = index_.try_emplace(key, static_cast<std::uint32_t>(states_.size()));
-    if (added) states_.emplace_back(s, q);
-    return it->second;
+    if (q >= index_.size()) index_.resize(q + 1);
+    if (index_[q].empty()) index_[q].assign(mdp_.num_states(), kNone);
+    std::uint32_t& number = index_[q][s];
+    if (number == kNone) {
+      number = static_cast<std::uint32_t>(states_.size());
+      states_.emplace_back(s, q);
+    }
+    return number;
+  }
+
+  // The automaton's step on model state t's letter, remembered per letter.
+  LtlAutomaton::State step(LtlAutomaton::State q, std::uint32_t t) {
+    if (q >= steps_.size()) steps_.resize(q + 1);
+    std::vector<LtlAutomaton::State>& by_letter = steps_[q];
+    if (by_letter.empty()) by_letter.assign(letter_count_, kNone);
+    LtlAutomaton::State& next = by_letter[letter_ids_[t]];
+    if (next == kNone) next = automaton_.step(q, letters_[t]);
+    return next;
   }
 
   void add_row(SparseMdp& p, std::vector<std::pair<std::uint32_t, double>>& entries,
@@ -151,7 +175,19 @@ class ProductBuilder {
     p.row_group_starts.push_back(p.row_starts.size() - 1);
   }
 
-  std::uint32_t successor(LtlAutomaton::State q, std::uint32_t t) { return pair_of(t, automaton_.step(q, letters_[t])); }
+  std::uint32_t successor(LtlAutomaton::State q, std::uint32_t t) { return pair_of(t, step(q, t)); }
+
+  // Each state's letter numbered among the distinct letters.
+  void number_letters() {
+    std::vector<std::uint64_t> distinct = letters_;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    letter_count_ = static_cast<std::uint32_t>(distinct.size());
+    letter_ids_.resize(letters_.size());
+    for (std::size_t s = 0; s < letters_.size(); ++s) {
+      letter_ids_[s] = static_cast<std::uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), letters_[s]) - distinct.begin());
+    }
+  }
 
   const SparseMdp& mdp_;
   LtlAutomaton& automaton_;
@@ -159,7 +195,10 @@ class ProductBuilder {
   Choices choices_;
   PodVector<std::uint64_t> model_rows_;
   std::vector<std::pair<std::uint32_t, LtlAutomaton::State>> states_;  // per pair
-  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  std::vector<std::vector<std::uint32_t>> index_;  // per automaton state, per model state: the pair
+  std::vector<std::uint32_t> letter_ids_;
+  std::uint32_t letter_count_ = 0;
+  std::vector<std::vector<LtlAutomaton::State>> steps_;  // per automaton state, per letter
   PodVector<double> values_;
 };
 
@@ -201,11 +240,30 @@ NumericResult at_model_states(NumericResult on_pairs, const Product& product) {
   return result;
 }
 
+// The product, its size and time said under -v.
+Product product_of(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+                   ProductBuilder::Choices choices) {
+  const auto start = std::chrono::steady_clock::now();
+  Product product = ProductBuilder(mdp, automaton, atoms, choices).build();
+  spdlog::debug("LTL product: {} pairs of {} model states and {} automaton states, {} choices, {} entries: {:.3f} s",
+                product.mdp.num_states(), mdp.num_states(), automaton.num_states(), product.mdp.num_choices(),
+                product.mdp.num_transitions(), seconds_since(start));
+  return product;
+}
+
+StateSet accepting_pairs(const Product& product) {
+  const auto start = std::chrono::steady_clock::now();
+  StateSet target = accepting_end_components(product);
+  spdlog::debug("LTL accepting end components: {} pairs of {} in the accepting part: {:.3f} s", target.count(),
+                product.accepting_part.count(), seconds_since(start));
+  return target;
+}
+
 NumericResult maximal_probabilities(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,
                                     const SolverOptions& options, const DeviceOptions& device) {
   LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
-  const Product product = ProductBuilder(mdp, automaton, atoms, ProductBuilder::Choices::model_and_jumps).build();
-  const StateSet target = accepting_end_components(product);
+  const Product product = product_of(mdp, automaton, atoms, ProductBuilder::Choices::model_and_jumps);
+  const StateSet target = accepting_pairs(product);
   const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
   return at_model_states(compute_until_probabilities(product.mdp, *search, Optimization::maximize,
                                                      all_states(product.mdp.num_states()), target, options, device),
@@ -240,7 +298,7 @@ NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, c
     throw std::runtime_error("a reward over an LTL path needs a co-safe path (X, U and F over state formulas, "
                              "negations pushed to them): the reward until it is satisfied");
   }
-  const Product product = ProductBuilder(mdp, automaton, atoms, ProductBuilder::Choices::model_only).build();
+  const Product product = product_of(mdp, automaton, atoms, ProductBuilder::Choices::model_only);
   const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
   const RewardStructure lifted = lifted_rewards(rewards, product);
   return at_model_states(compute_reachability_reward(product.mdp, *search, direction, lifted, product.accepting_part,
@@ -267,8 +325,8 @@ NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direc
 
 StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms) {
   LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
-  const Product product = ProductBuilder(mdp, automaton, atoms, ProductBuilder::Choices::edges_and_jumps).build();
-  const StateSet target = accepting_end_components(product);
+  const Product product = product_of(mdp, automaton, atoms, ProductBuilder::Choices::edges_and_jumps);
+  const StateSet target = accepting_pairs(product);
   const auto search = graph::make_search_backend(product.mdp, graph::SearchKind::cpu_parallel);
   const StateSet on_pairs = ctl_until(product.mdp, *search, false, all_states(product.mdp.num_states()), target, 0, std::nullopt);
   StateSet holds(mdp.num_states());
