@@ -52,6 +52,7 @@ struct TemporalOperator {
   std::optional<std::string> reward_name;   // R{"name"}
   std::optional<Expression> reward_index;   // R{2}: 1-based; neither: the first structure
   std::shared_ptr<const PathFormula> ltl;   // Path::ltl
+  std::vector<Expression> ltl_bounds;       // Path::ltl: the step bounds its nodes number
 };
 
 enum class FilterOp { forall, exists, min, max, avg, sum, count, first, range, state, print, printall, argmin, argmax };

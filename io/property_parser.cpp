@@ -74,7 +74,8 @@ class PropertyParser {
     if (!head.is_word("F") && !head.is_word("G") && !head.is_word("X")) return false;
     const Token& after = t_.peek(1);
     return after.kind == Token::Kind::string || after.kind == Token::Kind::identifier ||
-           after.kind == Token::Kind::number || after.is("(") || after.is("!") || after.is("[");
+           after.kind == Token::Kind::number || after.is("(") || after.is("!") || after.is("[") ||
+           (!head.is_word("X") && (is_comparison(after) || after.is("=")));  // a step bound
   }
 
   Formula operator_formula() {
@@ -254,34 +255,41 @@ class PropertyParser {
     const Token& u = t_.peek();
     if (!u.is_word("U") && !u.is_word("W") && !u.is_word("R")) return left;
     t_.next();
-    no_step_bound_in_ltl();
     const PathFormula::Op op = u.is_word("U")   ? PathFormula::Op::until
                                : u.is_word("W") ? PathFormula::Op::weak_until
                                                 : PathFormula::Op::release;
-    return PathFormula::binary(op, std::move(left), ltl_unary(f));
+    PathFormula node = PathFormula::binary(op, std::move(left), PathFormula{});
+    ltl_step_bounds(f, node);
+    node.operands[1] = ltl_unary(f);
+    return node;
   }
 
   PathFormula ltl_unary(Formula& f) {
-    const Token& head = t_.peek();
-    if ((head.is_word("X") || head.is_word("F") || head.is_word("G")) && !starts_temporal_operator()) {
-      t_.next();  // X, F or G with a bound: inside a path, a keyword, not a variable
-      no_step_bound_in_ltl();
-      t_.rewind(t_.mark() - 1);
-    }
     if (!starts_temporal_operator()) return ltl_state(f);
     TokenStream::Nesting level(t_);
-    t_.next();
-    no_step_bound_in_ltl();
+    const Token& head = t_.next();
     const PathFormula::Op op = head.is_word("X")   ? PathFormula::Op::next
                                : head.is_word("F") ? PathFormula::Op::eventually
                                                    : PathFormula::Op::always;
-    return PathFormula::unary(op, ltl_unary(f));
+    PathFormula node = PathFormula::unary(op, PathFormula{});
+    if (op != PathFormula::Op::next) ltl_step_bounds(f, node);
+    node.operands[0] = ltl_unary(f);
+    return node;
   }
 
-  void no_step_bound_in_ltl() {
-    const Token& c = t_.peek();
-    if (c.is("<=") || c.is("<") || c.is(">=") || c.is(">") || c.is("=") || c.is("[")) {
-      unsupported(t_, c, "LTL with a step bound inside a nested path");
+  // A step bound after F, G, U, W or R inside a path: kept in f's ltl_bounds, numbered
+  // in node (engine/automata/step_bounds.h unfolds them).
+  void ltl_step_bounds(Formula& f, PathFormula& node) {
+    TemporalOperator bounds;
+    step_bounds(bounds);
+    std::vector<Expression>& kept = f.temporal.ltl_bounds;
+    if (bounds.lower_step_bound) {
+      node.lower_bound = static_cast<std::int32_t>(kept.size());
+      kept.push_back(std::move(*bounds.lower_step_bound));
+    }
+    if (bounds.step_bound) {
+      node.upper_bound = static_cast<std::int32_t>(kept.size());
+      kept.push_back(std::move(*bounds.step_bound));
     }
   }
 

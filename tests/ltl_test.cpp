@@ -7,6 +7,7 @@
 // - on random MDPs, F a equals the reachability pipeline's, and Pmax (Pmin) is at least
 //   (at most) every memoryless deterministic scheduler's;
 // - and by hand: a property that needs memory, and the parser's readings.
+#include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
 #include "engine/check/property_checker.h"
 #include "engine/check/reachability.h"
@@ -120,6 +121,82 @@ TEST(Ltl, LassoWordsAgreeWithTheSemantics) {
   }
   EXPECT_GT(accepted, 50);  // both answers are exercised
   EXPECT_GT(rejected, 50);
+}
+
+// The position k steps after i on the lasso.
+std::uint32_t advance(const Lasso& w, std::uint32_t i, std::uint64_t k) {
+  for (std::uint64_t step = 0; step < k; ++step) i = w.next(i);
+  return i;
+}
+
+// LTL's semantics with PRISM's step bounds (steps: the bounds the nodes number): phi
+// U[a,b] psi has psi at some step j in [a, b] and phi at every step before it; F, G, W
+// and R by their definitions over U.
+bool holds_bounded(const PathFormula& f, const std::vector<std::uint64_t>& steps, const Lasso& w, std::uint32_t i) {
+  if (!f.bounded()) {
+    if (f.op == P::Op::state) return (w.letters[i] >> f.state) & 1;
+    const auto sub = [&](std::size_t k, std::uint32_t at) { return holds_bounded(f.operands[k], steps, w, at); };
+    switch (f.op) {
+      case P::Op::negation: return !sub(0, i);
+      case P::Op::conjunction: return sub(0, i) && sub(1, i);
+      case P::Op::disjunction: return sub(0, i) || sub(1, i);
+      case P::Op::next: return sub(0, w.next(i));
+      default: break;
+    }
+  }
+  const std::uint64_t first = f.lower_bound == P::kNoBound ? 0 : steps[static_cast<std::size_t>(f.lower_bound)];
+  const std::uint64_t last = f.upper_bound == P::kNoBound ? first + 2 * w.letters.size() + 2
+                                                             : steps[static_cast<std::size_t>(f.upper_bound)];
+  const auto until = [&](const std::function<bool(std::uint32_t)>& a, const std::function<bool(std::uint32_t)>& b) {
+    for (std::uint64_t j = 0; j <= last; ++j) {
+      const std::uint32_t at = advance(w, i, j);
+      if (j >= first && b(at)) return true;
+      if (!a(at)) return false;
+    }
+    return false;
+  };
+  const auto sub = [&](std::size_t k) { return [&, k](std::uint32_t at) { return holds_bounded(f.operands[k], steps, w, at); }; };
+  const auto is_true = [](std::uint32_t) { return true; };
+  switch (f.op) {
+    case P::Op::eventually: return until(is_true, sub(0));
+    case P::Op::always: return !until(is_true, [&](std::uint32_t at) { return !sub(0)(at); });
+    case P::Op::until: return until(sub(0), sub(1));
+    case P::Op::release: return !until([&](std::uint32_t at) { return !sub(0)(at); }, [&](std::uint32_t at) { return !sub(1)(at); });
+    case P::Op::weak_until:
+      return !until([&](std::uint32_t at) { return !sub(1)(at); }, [&](std::uint32_t at) { return !sub(0)(at) && !sub(1)(at); });
+    default: return false;
+  }
+}
+
+TEST(Ltl, StepBoundsUnfoldToTheBoundedSemantics) {
+  std::mt19937 rng(13);
+  const std::vector<std::uint64_t> steps{0, 1, 2, 3, 5};
+  int accepted = 0, rejected = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    PathFormula f = random_formula(rng, 1 + trial % 3, 2);
+    // Bound the top operator where it takes bounds: [a, b], >= a or <= b.
+    if (f.op == P::Op::eventually || f.op == P::Op::always || f.op == P::Op::until || f.op == P::Op::release ||
+        f.op == P::Op::weak_until) {
+      const std::int32_t a = static_cast<std::int32_t>(rng() % 3), b = 2 + static_cast<std::int32_t>(rng() % 3);
+      const int form = static_cast<int>(rng() % 3);
+      if (form != 2) f.lower_bound = a;
+      if (form != 1) f.upper_bound = b;
+    }
+    Lasso w;
+    const std::uint32_t length = 1 + rng() % 5;
+    for (std::uint32_t i = 0; i < length; ++i) w.letters.push_back(rng() % 4);
+    w.loop_start = rng() % length;
+    const bool expected = holds_bounded(f, steps, w, 0);
+    (expected ? accepted : rejected)++;
+    const PathFormula unfolded = automata::unfold_step_bounds(f, steps);
+    EXPECT_EQ(exists_ltl_path(lasso_chain(w), unfolded, atom_sets(w.letters, 2)).test(0), expected) << "trial " << trial;
+  }
+  EXPECT_GT(accepted, 40);
+  EXPECT_GT(rejected, 40);
+  PathFormula empty = P::unary(P::Op::eventually, P::atom(0));
+  empty.lower_bound = 3;  // [3, 1]
+  empty.upper_bound = 1;
+  EXPECT_THROW(automata::unfold_step_bounds(empty, steps), std::invalid_argument);
 }
 
 // n states, 1 to 3 rows (1 for a chain) of 1 to 3 successors each.
@@ -284,9 +361,12 @@ TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
   const io::PropertyEntry entry = io::parse_property("P=? [ (F \"a\") & (F x>1 & P>0.5 [ F \"b\" ]) ]", "p");
   EXPECT_EQ(entry.formula->operands.size(), 2u);
   EXPECT_EQ(entry.formula->operands[1].operands.size(), 1u);  // the nested P, renumbered
-  const io::PropertyEntry bounded = io::parse_property("P=? [ G F[1,3] \"a\" ]", "p");
-  EXPECT_TRUE(bounded.unsupported);
-  EXPECT_NE(bounded.error.find("not supported yet: LTL with a step bound"), std::string::npos) << bounded.error;
+  const io::PropertyEntry bounded = io::parse_property("P=? [ G F[1,3] \"a\" ]", "p");  // bounds inside
+  ASSERT_TRUE(bounded.formula) << bounded.error;
+  EXPECT_EQ(bounded.formula->temporal.path, Path::ltl);
+  EXPECT_EQ(bounded.formula->temporal.ltl_bounds.size(), 2u);
+  EXPECT_EQ(bounded.formula->temporal.ltl->operands[0].lower_bound, 0);
+  EXPECT_EQ(bounded.formula->temporal.ltl->operands[0].upper_bound, 1);
   const io::PropertyEntry sum = io::parse_property("P=? [ (F \"a\") + 1 ]", "p");
   EXPECT_FALSE(sum.unsupported);
   EXPECT_NE(sum.error.find("p:1:15: expected a Boolean combination of paths"), std::string::npos) << sum.error;

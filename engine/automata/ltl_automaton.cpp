@@ -9,6 +9,8 @@ namespace {
 
 // Guessing is exponential in the temporal subformulas of a state's formula.
 constexpr std::size_t kMostGuessed = 14;
+// A formula whose automaton passes this (a step bound nested in G can) is refused.
+constexpr std::size_t kMostStates = 1000000;
 
 bool contains(const std::vector<std::uint32_t>& sorted, std::uint32_t x) {
   return std::binary_search(sorted.begin(), sorted.end(), x);
@@ -148,6 +150,9 @@ LtlAutomaton::State LtlAutomaton::intern(StateData data) {
   std::vector<std::uint32_t> key{data.accepting, data.formula, data.guess, data.marks};
   key.insert(key.end(), data.pending.begin(), data.pending.end());
   auto [it, added] = state_numbers_.try_emplace(std::move(key), static_cast<State>(states_.size()));
+  if (added && states_.size() >= kMostStates) {
+    throw AutomatonTooLarge("the LTL formula's automaton passes " + std::to_string(kMostStates) + " states");
+  }
   if (added) states_.push_back(std::move(data));
   return it->second;
 }

@@ -5,6 +5,7 @@
 #include "engine/model/uniformisation.h"
 #include "engine/check/filter.h"
 #include "engine/check/long_run_mdp.h"
+#include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
 #include "engine/check/rewards.h"
 #include "engine/check/steady_state.h"
@@ -313,7 +314,7 @@ class Checker {
     const graph::SearchBackend& search = jump_search ? *jump_search : c_.search;
     StateSet holds;
     if (op.path == Path::ltl) {  // A [ path ] = !E [ !path ]
-      const PathFormula path = forall ? PathFormula::unary(PathFormula::Op::negation, *op.ltl) : *op.ltl;
+      const PathFormula path = forall ? PathFormula::unary(PathFormula::Op::negation, ltl_path(f)) : ltl_path(f);
       holds = exists_ltl_path(mdp, path, ltl_atoms(f));
       if (forall) holds.flip();
     } else if (op.path == Path::next) {
@@ -438,13 +439,25 @@ class Checker {
         return compute_reward_at_time(ctmc, reward_structure(f), time(*op.step_bound, false), solver, c_.device);
       case Path::ltl:  // a path of jumps: the embedded chain's
         if (op.kind == TemporalOperator::Kind::reward) fail(f.position, "not supported yet: a CTMC's reward over an LTL path");
-        return compute_ltl_probabilities(embedded_chain(ctmc), Optimization::minimize, *op.ltl, ltl_atoms(f), solver,
+        if (!op.ltl_bounds.empty()) fail(f.position, "not supported yet: time bounds inside an LTL path of a CTMC");
+        return compute_ltl_probabilities(embedded_chain(ctmc), Optimization::minimize, ltl_path(f), ltl_atoms(f), solver,
                                          c_.device);
       case Path::long_run_reward:
       case Path::eventually_always:
       case Path::always_eventually: return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // An LTL path with its step bounds unfolded (engine/automata/step_bounds.h).
+  PathFormula ltl_path(const Formula& f) const {
+    std::vector<std::uint64_t> bounds;
+    for (const Expression& bound : f.temporal.ltl_bounds) bounds.push_back(steps(bound));
+    try {
+      return automata::unfold_step_bounds(*f.temporal.ltl, bounds);
+    } catch (const std::invalid_argument& error) {
+      fail(f.position, error.what());
+    }
   }
 
   // Where each of an LTL path's state formulas holds.
@@ -497,9 +510,9 @@ class Checker {
         return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
       case Path::ltl:
         if (op.kind == TemporalOperator::Kind::reward) {
-          return compute_ltl_reward(mdp, dir, reward_structure(f), *op.ltl, ltl_atoms(f), solver, c_.device);
+          return compute_ltl_reward(mdp, dir, reward_structure(f), ltl_path(f), ltl_atoms(f), solver, c_.device);
         }
-        return compute_ltl_probabilities(mdp, dir, *op.ltl, ltl_atoms(f), solver, c_.device);
+        return compute_ltl_probabilities(mdp, dir, ltl_path(f), ltl_atoms(f), solver, c_.device);
       case Path::eventually_always:
       case Path::always_eventually:  // the parser gives them to E and A only
         fail(f.position, "not supported yet: LTL (F G and G F are read inside E and A only)");
