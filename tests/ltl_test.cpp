@@ -9,6 +9,7 @@
 // - and by hand: a property that needs memory, and the parser's readings.
 #include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
+#include "engine/check/ltl_product.h"
 #include "engine/check/property_checker.h"
 #include "engine/check/reachability.h"
 #include "engine/check/scheduler.h"
@@ -16,7 +17,10 @@
 #include "graph/search_backend.h"
 #include "io/parse_error.h"
 #include "io/property_parser.h"
+#include "random_mdps.h"
 #include "test_models.h"
+
+#include <oneapi/tbb/global_control.h>
 
 #include <gtest/gtest.h>
 
@@ -288,6 +292,38 @@ TEST(Ltl, MdpBoundsHoldEveryMemorylessScheduler) {
         if (++scheduler.choice[s] < mdp.row_group_starts[s + 1] - mdp.row_group_starts[s]) break;
         scheduler.choice[s] = 0;
       }
+    }
+  }
+}
+
+// The product is numbered by (automaton state, model state), whatever the threads did:
+// built on one thread and on all cores, on random MDPs with long chains and rows
+// longer than a warp, it is the same.
+TEST(Ltl, TheProductIsTheSameOnOneThreadAndOnAll) {
+  for (std::uint32_t seed = 1; seed <= 4; ++seed) {
+    const SparseMdp mdp = test::random_mdp(3001 + seed * 517, seed);
+    std::mt19937 rng(seed);
+    const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
+    const PathFormula f = P::binary(P::Op::disjunction, P::unary(P::Op::always, P::unary(P::Op::eventually, P::atom(0))),
+                                    P::unary(P::Op::eventually, P::binary(P::Op::conjunction, P::atom(1),
+                                                                           P::unary(P::Op::next, P::atom(0)))));
+    for (ProductChoices choices : {ProductChoices::model_and_jumps, ProductChoices::edges_and_jumps}) {
+      automata::LtlAutomaton one_automaton(f, 2), all_automaton(f, 2);
+      LtlProduct one;
+      {
+        oneapi::tbb::global_control single(oneapi::tbb::global_control::max_allowed_parallelism, 1);
+        one = build_ltl_product(mdp, one_automaton, atoms, choices);
+      }
+      const LtlProduct all = build_ltl_product(mdp, all_automaton, atoms, choices);
+      EXPECT_GT(all.mdp.num_states(), mdp.num_states()) << "seed " << seed;
+      EXPECT_TRUE(one.mdp.row_group_starts == all.mdp.row_group_starts) << "seed " << seed;
+      EXPECT_TRUE(one.mdp.row_starts == all.mdp.row_starts) << "seed " << seed;
+      EXPECT_TRUE(one.mdp.columns == all.mdp.columns) << "seed " << seed;
+      EXPECT_TRUE(one.mdp.values == all.mdp.values) << "seed " << seed;
+      EXPECT_EQ(one.start, all.start);
+      EXPECT_EQ(one.model_state, all.model_state);
+      EXPECT_TRUE(one.accepting_part == all.accepting_part);
+      EXPECT_NO_THROW(check_invariants(all.mdp));
     }
   }
 }

@@ -12,6 +12,7 @@
 #include "engine/model/path_formula.h"
 #include "engine/model/sparse_mdp.h"
 #include "engine/solve/solve_request.h"
+#include "graph/search_backend.h"
 
 #include <vector>
 
@@ -19,11 +20,13 @@ namespace mdpvi {
 
 struct DeviceOptions;
 
-// atoms[i]: where the formula's state formula i holds (num_states bits each).
+// atoms[i]: where the formula's state formula i holds (num_states bits each). The
+// product's graph searches run on kind's backend (the GPU's where it has room).
 // A DTMC's direction is ignored (one value).
 NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direction, const PathFormula& formula,
                                         const std::vector<StateSet>& atoms, const SolverOptions& options,
-                                        const DeviceOptions& device);
+                                        const DeviceOptions& device,
+                                        graph::SearchKind kind = graph::SearchKind::cpu_parallel);
 
 // R [ path ] for a co-safe path (only X, U and F in negation normal form; PRISM asks the
 // same): the reward until the path is first satisfied (its automaton's initial component
@@ -31,10 +34,12 @@ NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direc
 // (engine/check/rewards.h). Throws std::runtime_error for a path that is not co-safe.
 NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, const RewardStructure& rewards,
                                  const PathFormula& formula, const std::vector<StateSet>& atoms,
-                                 const SolverOptions& options, const DeviceOptions& device);
+                                 const SolverOptions& options, const DeviceOptions& device,
+                                 graph::SearchKind kind = graph::SearchKind::cpu_parallel);
 
 // E [ path ]: the states from which some path satisfies it (every positive entry an
 // edge; an MDP's choices taken freely). A [ path ] is !E [ !path ].
-StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms);
+StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,
+                         graph::SearchKind kind = graph::SearchKind::cpu_parallel);
 
 }  // namespace mdpvi

@@ -315,7 +315,7 @@ class Checker {
     StateSet holds;
     if (op.path == Path::ltl) {  // A [ path ] = !E [ !path ]
       const PathFormula path = forall ? PathFormula::unary(PathFormula::Op::negation, ltl_path(f)) : ltl_path(f);
-      holds = exists_ltl_path(mdp, path, ltl_atoms(f));
+      holds = exists_ltl_path(mdp, path, ltl_atoms(f), search.kind());
       if (forall) holds.flip();
     } else if (op.path == Path::next) {
       holds = ctl_next(mdp, forall, boolean(f.operands[0]));
@@ -510,9 +510,10 @@ class Checker {
         return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
       case Path::ltl:
         if (op.kind == TemporalOperator::Kind::reward) {
-          return compute_ltl_reward(mdp, dir, reward_structure(f), ltl_path(f), ltl_atoms(f), solver, c_.device);
+          return compute_ltl_reward(mdp, dir, reward_structure(f), ltl_path(f), ltl_atoms(f), solver, c_.device,
+                                    c_.search.kind());
         }
-        return compute_ltl_probabilities(mdp, dir, ltl_path(f), ltl_atoms(f), solver, c_.device);
+        return compute_ltl_probabilities(mdp, dir, ltl_path(f), ltl_atoms(f), solver, c_.device, c_.search.kind());
       case Path::eventually_always:
       case Path::always_eventually:  // the parser gives them to E and A only
         fail(f.position, "not supported yet: LTL (F G and G F are read inside E and A only)");

@@ -1,0 +1,352 @@
+#include "engine/check/ltl_product.h"
+
+#include "engine/solve/parallel_indices.h"
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <stdexcept>
+#include <utility>
+
+namespace mdpvi {
+
+namespace {
+
+using automata::LtlAutomaton;
+using State = LtlAutomaton::State;
+
+// The automaton on the model's letters, as tables all threads may read.
+struct AutomatonTable {
+  std::uint32_t letters = 0;           // distinct letters of the model's states
+  std::vector<State> next;             // [q * letters + letter]
+  std::vector<std::vector<State>> jumps;  // per automaton state
+  std::vector<std::uint8_t> accepting;
+  std::vector<std::uint32_t> marks, all_marks;
+  std::size_t states() const { return accepting.size(); }
+  State step(State q, std::uint32_t letter) const { return next[static_cast<std::size_t>(q) * letters + letter]; }
+};
+
+AutomatonTable tabulate(LtlAutomaton& automaton, const std::vector<std::uint64_t>& distinct_letters, bool with_jumps) {
+  AutomatonTable table;
+  table.letters = static_cast<std::uint32_t>(distinct_letters.size());
+  std::vector<std::vector<State>> rows;
+  std::vector<bool> seen;
+  std::vector<State> queue{automaton.initial(), LtlAutomaton::kRejecting};
+  const auto visit = [&](State q) {
+    if (q >= seen.size()) seen.resize(q + 1, false);
+    if (!seen[q]) {
+      seen[q] = true;
+      queue.push_back(q);
+    }
+  };
+  seen.assign(automaton.num_states(), false);
+  seen[automaton.initial()] = seen[LtlAutomaton::kRejecting] = true;
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const State q = queue[i];
+    if (q >= rows.size()) rows.resize(q + 1);
+    for (std::uint64_t letter : distinct_letters) rows[q].push_back(automaton.step(q, letter));
+    for (State t : rows[q]) visit(t);
+    if (with_jumps && q != LtlAutomaton::kRejecting && !automaton.in_accepting_component(q)) {
+      if (q >= table.jumps.size()) table.jumps.resize(q + 1);
+      table.jumps[q] = automaton.jumps(q);
+      for (State t : table.jumps[q]) visit(t);
+    }
+  }
+  const std::size_t n = automaton.num_states();
+  rows.resize(n);
+  table.jumps.resize(n);
+  table.next.assign(n * table.letters, LtlAutomaton::kRejecting);
+  table.accepting.resize(n);
+  table.marks.resize(n);
+  table.all_marks.resize(n);
+  for (State q = 0; q < n; ++q) {
+    std::copy(rows[q].begin(), rows[q].end(), table.next.begin() + static_cast<std::ptrdiff_t>(q * table.letters));
+    table.accepting[q] = q != LtlAutomaton::kRejecting && automaton.in_accepting_component(q);
+    table.marks[q] = automaton.marks(q);
+    table.all_marks[q] = automaton.all_marks(q);
+  }
+  return table;
+}
+
+class ParallelProductBuilder {
+ public:
+  ParallelProductBuilder(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+                         ProductChoices choices)
+      : mdp_(mdp), choices_(choices), words_((mdp.num_states() + 63) / 64) {
+    std::vector<std::uint64_t> distinct = number_letters(atoms);
+    table_ = tabulate(automaton, distinct, choices != ProductChoices::model_only);
+    start_q_.resize(mdp.num_states());
+    const State initial = automaton.initial();
+    for (std::uint32_t s = 0; s < mdp.num_states(); ++s) start_q_[s] = table_.step(initial, letter_[s]);
+  }
+
+  LtlProduct build() {
+    find_pairs();
+    number_pairs();
+    LtlProduct product;
+    write_rows(product);
+    product.start.resize(mdp_.num_states());
+    parallel_indices(0, mdp_.num_states(), 1 << 14, [&](std::size_t s) {
+      const auto [q, t] = pair_key(start_q_[s], static_cast<std::uint32_t>(s));
+      product.start[s] = number(q, t);
+    });
+    for (std::uint32_t s : mdp_.initial_states) product.mdp.initial_states.push_back(product.start[s]);
+    std::sort(product.mdp.initial_states.begin(), product.mdp.initial_states.end());
+    product.mdp.initial_states.erase(std::unique(product.mdp.initial_states.begin(), product.mdp.initial_states.end()),
+                                     product.mdp.initial_states.end());
+    const std::size_t n = pair_q_.size();
+    product.accepting_part.resize(n);
+    product.marks.resize(n);
+    product.all_marks.resize(n);
+    product.model_state = std::move(pair_s_);
+    for (std::size_t p = 0; p < n; ++p) {
+      const State q = pair_q_[p];
+      if (table_.accepting[q]) product.accepting_part.set(p);
+      product.marks[p] = table_.marks[q];
+      product.all_marks[p] = table_.all_marks[q];
+    }
+    return product;
+  }
+
+ private:
+  // Each state's letter numbered among the distinct letters; returns those.
+  std::vector<std::uint64_t> number_letters(const std::vector<StateSet>& atoms) {
+    const std::uint32_t n = mdp_.num_states();
+    std::vector<std::uint64_t> letters(n, 0);
+    for (std::size_t i = 0; i < atoms.size(); ++i) {
+      for (std::size_t s = atoms[i].find_first(); s != StateSet::npos; s = atoms[i].find_next(s)) {
+        letters[s] |= std::uint64_t{1} << i;
+      }
+    }
+    std::vector<std::uint64_t> distinct = letters;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    letter_.resize(n);
+    parallel_indices(0, n, 1 << 14, [&](std::size_t s) {
+      letter_[s] = static_cast<std::uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), letters[s]) - distinct.begin());
+    });
+    return distinct;
+  }
+
+  // Every rejecting pair is the sink, (kRejecting, 0).
+  static std::pair<State, std::uint32_t> pair_key(State q, std::uint32_t s) {
+    return q == LtlAutomaton::kRejecting ? std::pair<State, std::uint32_t>{q, 0} : std::pair{q, s};
+  }
+  static std::uint64_t packed(State q, std::uint32_t s) { return (static_cast<std::uint64_t>(q) << 32) | s; }
+
+  bool claim(State q, std::uint32_t s) {
+    const std::uint64_t bit = std::uint64_t{1} << (s & 63);
+    return (bits_[q * words_ + s / 64].fetch_or(bit, std::memory_order_relaxed) & bit) == 0;
+  }
+
+  // The pairs a pair's rows lead to (successors and jump targets), as keys.
+  template <typename Visit>
+  void successors(State q, std::uint32_t s, const Visit& visit) const {
+    if (q == LtlAutomaton::kRejecting) return;
+    for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
+      for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
+        const std::uint32_t t = mdp_.columns[k];
+        const auto [qt, st] = pair_key(table_.step(q, letter_[t]), t);
+        visit(qt, st);
+      }
+    }
+    if (choices_ == ProductChoices::model_only) return;
+    for (State j : table_.jumps[q]) visit(j, s);
+  }
+
+  // Breadth first from every model state's starting pair, a level at a time.
+  void find_pairs() {
+    bits_ = std::vector<std::atomic<std::uint64_t>>(table_.states() * words_);
+    using Frontier = std::vector<std::uint64_t>;
+    oneapi::tbb::enumerable_thread_specific<Frontier> found;
+    claim(LtlAutomaton::kRejecting, 0);  // the sink always exists (pair 0)
+    parallel_indices(0, mdp_.num_states(), 1 << 12, [&](std::size_t s) {
+      const auto [q, t] = pair_key(start_q_[s], static_cast<std::uint32_t>(s));
+      if (claim(q, t)) found.local().push_back(packed(q, t));
+    });
+    Frontier frontier = gathered(found);
+    while (!frontier.empty()) {
+      parallel_indices(0, frontier.size(), 256, [&](std::size_t i) {
+        const State q = static_cast<State>(frontier[i] >> 32);
+        const std::uint32_t s = static_cast<std::uint32_t>(frontier[i]);
+        Frontier& local = found.local();
+        successors(q, s, [&](State qt, std::uint32_t st) {
+          if (claim(qt, st)) local.push_back(packed(qt, st));
+        });
+      });
+      frontier = gathered(found);
+    }
+  }
+
+  static std::vector<std::uint64_t> gathered(oneapi::tbb::enumerable_thread_specific<std::vector<std::uint64_t>>& parts) {
+    std::vector<std::uint64_t> all;
+    for (auto& part : parts) {
+      all.insert(all.end(), part.begin(), part.end());
+      part.clear();
+    }
+    return all;
+  }
+
+  // Pairs numbered by (automaton state, model state): the running count of set bits.
+  void number_pairs() {
+    const std::size_t total_words = bits_.size();
+    before_.resize(total_words);
+    parallel_indices(0, total_words, 1 << 14, [&](std::size_t w) {
+      before_[w] = static_cast<std::uint64_t>(std::popcount(bits_[w].load(std::memory_order_relaxed)));
+    });
+    parallel_running_totals(before_.data(), total_words);
+    const std::uint64_t pairs = total_words == 0 ? 0 : before_[total_words - 1];
+    if (pairs > 0xffffffffull) {
+      throw std::runtime_error("the LTL product has " + std::to_string(pairs) + " pairs: more than 2^32 - 1");
+    }
+    parallel_indices(0, total_words, 1 << 14, [&](std::size_t w) {  // running totals: inclusive to exclusive
+      before_[w] -= static_cast<std::uint64_t>(std::popcount(bits_[w].load(std::memory_order_relaxed)));
+    });
+    pair_q_.resize(pairs);
+    pair_s_.resize(pairs);
+    parallel_indices(0, total_words, 1 << 12, [&](std::size_t w) {
+      std::uint64_t word = bits_[w].load(std::memory_order_relaxed);
+      std::uint64_t p = before_[w];
+      while (word != 0) {
+        const unsigned bit = static_cast<unsigned>(std::countr_zero(word));
+        word &= word - 1;
+        pair_q_[p] = static_cast<State>(w / words_);
+        pair_s_[p] = static_cast<std::uint32_t>((w % words_) * 64 + bit);
+        ++p;
+      }
+    });
+  }
+
+  std::uint32_t number(State q, std::uint32_t s) const {
+    const std::size_t w = q * words_ + s / 64;
+    const std::uint64_t below = bits_[w].load(std::memory_order_relaxed) & ((std::uint64_t{1} << (s & 63)) - 1);
+    return static_cast<std::uint32_t>(before_[w] + static_cast<std::uint64_t>(std::popcount(below)));
+  }
+
+  // Pair p's rows, each as sorted (column, probability) entries with equal columns
+  // summed (successors that meet in the sink), and its model row.
+  template <typename Row>
+  void rows_of(std::size_t p, std::vector<std::pair<std::uint32_t, double>>& entries, const Row& row) const {
+    const State q = pair_q_[p];
+    const std::uint32_t s = pair_s_[p];
+    const auto emit = [&](std::uint64_t model_row) {
+      std::sort(entries.begin(), entries.end());
+      std::size_t out = 0;
+      for (std::size_t k = 0; k < entries.size(); ++k) {
+        if (out > 0 && entries[out - 1].first == entries[k].first) {
+          entries[out - 1].second += entries[k].second;
+        } else {
+          entries[out++] = entries[k];
+        }
+      }
+      entries.resize(out);
+      row(entries, model_row);
+      entries.clear();
+    };
+    entries.clear();
+    if (q == LtlAutomaton::kRejecting) {
+      entries.emplace_back(static_cast<std::uint32_t>(p), 1.0);
+      emit(LtlProduct::kNoRow);
+      return;
+    }
+    if (choices_ == ProductChoices::edges_and_jumps) {
+      std::vector<std::uint32_t> targets;
+      for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
+        for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
+          if (!(mdp_.values[k] > 0.0)) continue;
+          const std::uint32_t t = mdp_.columns[k];
+          const auto [qt, st] = pair_key(table_.step(q, letter_[t]), t);
+          targets.push_back(number(qt, st));
+        }
+      }
+      if (targets.empty()) targets.push_back(number(LtlAutomaton::kRejecting, 0));  // no path goes on
+      std::sort(targets.begin(), targets.end());
+      targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+      for (std::uint32_t t : targets) {
+        entries.emplace_back(t, 1.0);
+        emit(LtlProduct::kNoRow);
+      }
+    } else {
+      for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
+        for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
+          const std::uint32_t t = mdp_.columns[k];
+          const auto [qt, st] = pair_key(table_.step(q, letter_[t]), t);
+          entries.emplace_back(number(qt, st), mdp_.values[k]);
+        }
+        emit(r);
+      }
+    }
+    if (choices_ == ProductChoices::model_only) return;
+    for (State j : table_.jumps[q]) {
+      entries.emplace_back(number(j, s), 1.0);
+      emit(LtlProduct::kNoRow);
+    }
+  }
+
+  using Entries = std::vector<std::pair<std::uint32_t, double>>;
+
+  // Each pair's rows counted, then written where the running counts put them.
+  void write_rows(LtlProduct& product) {
+    const std::size_t n = pair_q_.size();
+    PodVector<std::uint64_t> rows(n), entries(n);
+    oneapi::tbb::enumerable_thread_specific<Entries> scratch;
+    parallel_indices(0, n, 1 << 10, [&](std::size_t p) {
+      std::uint64_t row_count = 0, entry_count = 0;
+      rows_of(p, scratch.local(), [&](const Entries& row, std::uint64_t) {
+        ++row_count;
+        entry_count += row.size();
+      });
+      rows[p] = row_count;
+      entries[p] = entry_count;
+    });
+    parallel_running_totals(rows.data(), n);
+    parallel_running_totals(entries.data(), n);
+    const std::uint64_t total_rows = n == 0 ? 0 : rows[n - 1], total_entries = n == 0 ? 0 : entries[n - 1];
+    SparseMdp& m = product.mdp;
+    m.type = ModelType::mdp;
+    m.row_group_starts.resize(n + 1);
+    m.row_starts.resize(total_rows + 1);
+    m.row_group_starts.set(0, 0);
+    m.row_starts.set(0, 0);
+    m.columns.resize(total_entries);
+    PodVector<double> values(total_entries);
+    product.model_row.resize(total_rows);
+    parallel_indices(0, n, 1 << 10, [&](std::size_t p) {
+      std::uint64_t row = p == 0 ? 0 : rows[p - 1], entry = p == 0 ? 0 : entries[p - 1];
+      m.row_group_starts.set(p + 1, rows[p]);
+      rows_of(p, scratch.local(), [&](const Entries& written, std::uint64_t model_row) {
+        for (const auto& [column, probability] : written) {
+          m.columns[entry] = column;
+          values[entry] = probability;
+          ++entry;
+        }
+        product.model_row[row] = model_row;
+        m.row_starts.set(++row, entry);
+      });
+    });
+    m.values = CompactValues(std::move(values));
+    compact_model(m);
+  }
+
+  const SparseMdp& mdp_;
+  ProductChoices choices_;
+  std::size_t words_;  // per automaton state: the model's states' bits
+  AutomatonTable table_;
+  std::vector<std::uint32_t> letter_;  // per model state: its letter's number
+  std::vector<State> start_q_;         // per model state: the automaton after its letter
+  std::vector<std::atomic<std::uint64_t>> bits_;  // [q * words_ + s / 64]: pair (q, s) found
+  PodVector<std::uint64_t> before_;               // per word: the pairs numbered before it
+  std::vector<State> pair_q_;
+  std::vector<std::uint32_t> pair_s_;
+};
+
+}  // namespace
+
+LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+                             ProductChoices choices) {
+  return ParallelProductBuilder(mdp, automaton, atoms, choices).build();
+}
+
+}  // namespace mdpvi
