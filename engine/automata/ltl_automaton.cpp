@@ -183,6 +183,13 @@ std::uint32_t LtlAutomaton::guess_of(std::vector<std::uint32_t> mu, std::vector<
   return it->second;
 }
 
+bool LtlAutomaton::universal(State q) const {
+  const StateData& d = states_[q];
+  if (!d.accepting || d.formula != kTrue) return false;
+  const Guess& g = guesses_[d.guess];
+  return g.stay == kTrue && std::all_of(g.trackers.begin(), g.trackers.end(), [](BddRef t) { return t == kTrue; });
+}
+
 bool LtlAutomaton::co_safe() const {
   std::vector<std::uint32_t> mu, nu;
   subformulas(states_[initial_].formula, mu, nu);

@@ -55,6 +55,9 @@ class LtlAutomaton {
   // A state of the initial component: its jumps into the accepting component.
   const std::vector<State>& jumps(State q);
   bool in_accepting_component(State q) const { return states_[q].accepting; }
+  // Every continuation from q is accepted: an accepting state whose safety formula is tt
+  // and whose guess asks nothing more (no tracker, nothing to stay in).
+  bool universal(State q) const;
   // Bit k: tracker k of q's guess saw its success on the step into q.
   std::uint32_t marks(State q) const { return states_[q].marks; }
   // The marks a run of q's guess must see infinitely often (every tracker's).

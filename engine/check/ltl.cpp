@@ -21,12 +21,15 @@ namespace {
 
 using automata::LtlAutomaton;
 
-// The pairs in accepting end components: maximal end components of the accepting
-// part that see every mark of their guess.
+// The pairs from which the path is accepted surely once there: those whose automaton
+// state accepts everything, and those in accepting end components (maximal end
+// components of the rest of the accepting part that see every mark of their guess).
 StateSet accepting_end_components(const LtlProduct& product, const graph::SearchBackend& search) {
   const SparseMdp& p = product.mdp;
-  const graph::EndComponents mecs =
-      graph::maximal_end_components(search, product.accepting_part, all_states(p.num_choices()));
+  StateSet target = product.universal;
+  const StateSet rest = product.accepting_part - product.universal;
+  if (rest.none()) return target;
+  const graph::EndComponents mecs = graph::maximal_end_components(search, rest, all_states(p.num_choices()));
   std::vector<std::uint32_t> seen(mecs.count, 0), needed(mecs.count, 0);
   for (std::uint32_t i = 0; i < p.num_states(); ++i) {
     const std::uint32_t c = mecs.component_of[i];
@@ -34,7 +37,6 @@ StateSet accepting_end_components(const LtlProduct& product, const graph::Search
     seen[c] |= product.marks[i];
     needed[c] = product.all_marks[i];  // one guess per component: the jump is never undone
   }
-  StateSet target(p.num_states());
   for (std::uint32_t i = 0; i < p.num_states(); ++i) {
     const std::uint32_t c = mecs.component_of[i];
     if (c != graph::EndComponents::kNone && seen[c] == needed[c]) target.set(i);
@@ -78,15 +80,39 @@ StateSet accepting_pairs(const LtlProduct& product, const graph::SearchBackend& 
   return target;
 }
 
-NumericResult maximal_probabilities(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,
+// Pmax [ path ]: the accepting pairs' reachability in the product with jumps.
+NumericResult maximal_probabilities(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
                                     const SolverOptions& options, const DeviceOptions& device, graph::SearchKind kind) {
-  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
   const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_and_jumps);
   const auto search = graph::make_search_backend(product.mdp, kind);
   const StateSet target = accepting_pairs(product, *search);
   return at_model_states(compute_until_probabilities(product.mdp, *search, Optimization::maximize,
                                                      all_states(product.mdp.num_states()), target, options, device),
                          product);
+}
+
+// P [ path ] of a co-safe path, either way: reaching the pairs where the automaton's
+// deterministic first part has accepted, in the product without jumps (a chain's
+// product is a chain; no end components to find).
+NumericResult co_safe_probabilities(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+                                    Optimization direction, const SolverOptions& options, const DeviceOptions& device,
+                                    graph::SearchKind kind) {
+  const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_only);
+  const auto search = graph::make_search_backend(product.mdp, kind);
+  return at_model_states(compute_until_probabilities(product.mdp, *search, direction,
+                                                     all_states(product.mdp.num_states()), product.universal, options,
+                                                     device),
+                         product);
+}
+
+// 1 - p for every value: [l, u] becomes [1 - u, 1 - l].
+NumericResult complemented(NumericResult result) {
+  for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
+    for (double& x : *v) x = 1.0 - x;
+  }
+  std::swap(result.lower, result.upper);
+  std::swap(result.qualitative.yes, result.qualitative.no);
+  return result;
 }
 
 // The model's rewards on the product: each pair its state's, each row its model row's.
@@ -128,18 +154,18 @@ NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, c
 NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direction, const PathFormula& formula,
                                         const std::vector<StateSet>& atoms, const SolverOptions& options,
                                         const DeviceOptions& device, graph::SearchKind kind) {
-  if (has_one_choice_per_state(mdp.type) || direction == Optimization::maximize) {
-    return maximal_probabilities(mdp, formula, atoms, options, device, kind);
+  const bool chain = has_one_choice_per_state(mdp.type);
+  const std::uint32_t count = static_cast<std::uint32_t>(atoms.size());
+  LtlAutomaton automaton(formula, count);
+  if (automaton.co_safe()) return co_safe_probabilities(mdp, automaton, atoms, direction, options, device, kind);
+  // Otherwise through the negation where it is co-safe (a safety path), or where the
+  // minimum is asked: P [ path ] = 1 - P [ !path ], the direction swapped.
+  LtlAutomaton negated(PathFormula::unary(PathFormula::Op::negation, formula), count);
+  if (negated.co_safe()) {
+    return complemented(co_safe_probabilities(mdp, negated, atoms, opposite(direction), options, device, kind));
   }
-  // Pmin [ path ] = 1 - Pmax [ !path ]: [l, u] becomes [1 - u, 1 - l].
-  NumericResult result =
-      maximal_probabilities(mdp, PathFormula::unary(PathFormula::Op::negation, formula), atoms, options, device, kind);
-  for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
-    for (double& x : *v) x = 1.0 - x;
-  }
-  std::swap(result.lower, result.upper);
-  std::swap(result.qualitative.yes, result.qualitative.no);
-  return result;
+  if (chain || direction == Optimization::maximize) return maximal_probabilities(mdp, automaton, atoms, options, device, kind);
+  return complemented(maximal_probabilities(mdp, negated, atoms, options, device, kind));
 }
 
 StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,

@@ -22,7 +22,7 @@ struct AutomatonTable {
   std::uint32_t letters = 0;           // distinct letters of the model's states
   std::vector<State> next;             // [q * letters + letter]
   std::vector<std::vector<State>> jumps;  // per automaton state
-  std::vector<std::uint8_t> accepting;
+  std::vector<std::uint8_t> accepting, universal;
   std::vector<std::uint32_t> marks, all_marks;
   std::size_t states() const { return accepting.size(); }
   State step(State q, std::uint32_t letter) const { return next[static_cast<std::size_t>(q) * letters + letter]; }
@@ -59,11 +59,13 @@ AutomatonTable tabulate(LtlAutomaton& automaton, const std::vector<std::uint64_t
   table.jumps.resize(n);
   table.next.assign(n * table.letters, LtlAutomaton::kRejecting);
   table.accepting.resize(n);
+  table.universal.resize(n);
   table.marks.resize(n);
   table.all_marks.resize(n);
   for (State q = 0; q < n; ++q) {
     std::copy(rows[q].begin(), rows[q].end(), table.next.begin() + static_cast<std::ptrdiff_t>(q * table.letters));
     table.accepting[q] = q != LtlAutomaton::kRejecting && automaton.in_accepting_component(q);
+    table.universal[q] = q != LtlAutomaton::kRejecting && automaton.universal(q);
     table.marks[q] = automaton.marks(q);
     table.all_marks[q] = automaton.all_marks(q);
   }
@@ -98,12 +100,14 @@ class ParallelProductBuilder {
                                      product.mdp.initial_states.end());
     const std::size_t n = pair_q_.size();
     product.accepting_part.resize(n);
+    product.universal.resize(n);
     product.marks.resize(n);
     product.all_marks.resize(n);
     product.model_state = std::move(pair_s_);
     for (std::size_t p = 0; p < n; ++p) {
       const State q = pair_q_[p];
       if (table_.accepting[q]) product.accepting_part.set(p);
+      if (table_.universal[q]) product.universal.set(p);
       product.marks[p] = table_.marks[q];
       product.all_marks[p] = table_.all_marks[q];
     }
@@ -305,7 +309,8 @@ class ParallelProductBuilder {
     parallel_running_totals(entries.data(), n);
     const std::uint64_t total_rows = n == 0 ? 0 : rows[n - 1], total_entries = n == 0 ? 0 : entries[n - 1];
     SparseMdp& m = product.mdp;
-    m.type = ModelType::mdp;
+    const bool chain = choices_ == ProductChoices::model_only && has_one_choice_per_state(mdp_.type);
+    m.type = chain ? ModelType::dtmc : ModelType::mdp;
     m.row_group_starts.resize(n + 1);
     m.row_starts.resize(total_rows + 1);
     m.row_group_starts.set(0, 0);

@@ -19,6 +19,7 @@ struct LtlProduct {
   SparseMdp mdp;
   std::vector<std::uint32_t> start;  // per model state: its pair (the automaton after its letter)
   StateSet accepting_part;           // pairs in the automaton's accepting component (not the sink)
+  StateSet universal;                // pairs whose automaton state accepts every continuation
   std::vector<std::uint32_t> marks, all_marks;  // per pair: its automaton state's
   std::vector<std::uint32_t> model_state;       // per pair
   PodVector<std::uint64_t> model_row;           // per product row: the model's, or kNoRow (a jump, the sink)
@@ -27,7 +28,8 @@ struct LtlProduct {
 // How the product's choices are made.
 enum class ProductChoices {
   model_and_jumps,  // the model's, and the automaton's jumps
-  model_only,       // the model's (a co-safe path: the automaton's first part decides)
+  model_only,       // the model's (a co-safe path: the automaton's first part decides); a
+                    // chain's product is then a chain
   edges_and_jumps   // one per successor, probability 1 (the product's graph for E [ path ],
                     // whose end components are then its cycles), and the jumps
 };
