@@ -64,7 +64,8 @@ struct Formula {
     state,     // an expression over labels, variables, constants and formulas, whose
                // Expression::Kind::nested atoms are the Boolean operators in operands
     temporal,  // P or R; operands as TemporalOperator::Path says
-    filter     // operands: the property, then the states
+    filter,    // operands: the property, then the states
+    multi      // multi(...): operands are its objectives, each a P or R operator
   };
   Kind kind = Kind::state;
   Expression expression;          // Kind::state

@@ -81,9 +81,29 @@ class PropertyParser {
   Formula operator_formula() {
     const Token& head = t_.peek();
     if (head.is_word("filter")) return filter();
-    if (head.is_word("multi")) unsupported(t_, head, "multi-objective queries");
+    if (head.is_word("multi")) return multi();
     if (head.is_word("E") || head.is_word("A")) return path_quantifier();
     return temporal();
+  }
+
+  // multi(objective, ...): each objective a P or R operator, one of them =? at most
+  // for a number (several: a Pareto query), the others bounds.
+  Formula multi() {
+    Formula f;
+    f.kind = Formula::Kind::multi;
+    f.position = TokenStream::position(t_.next());
+    t_.expect("(");
+    do {
+      const Token& at = t_.peek();
+      Formula objective = state_formula();
+      if (objective.kind != Formula::Kind::temporal || (objective.temporal.kind != TemporalOperator::Kind::probability &&
+                                                        objective.temporal.kind != TemporalOperator::Kind::reward)) {
+        t_.fail_expected("a P or R operator as an objective of multi(...)", at);
+      }
+      f.operands.push_back(std::move(objective));
+    } while (t_.accept(","));
+    t_.expect(")");
+    return f;
   }
 
   Formula filter() {

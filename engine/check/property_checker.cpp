@@ -7,6 +7,7 @@
 #include "engine/check/long_run_mdp.h"
 #include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
+#include "engine/check/multi_objective.h"
 #include "engine/check/rewards.h"
 #include "engine/check/steady_state.h"
 #include "engine/check/step_bounded.h"
@@ -45,6 +46,8 @@ class Checker {
     PropertyResult result;
     if (f.kind == Formula::Kind::filter) {
       result.value = filter(f);
+    } else if (f.kind == Formula::Kind::multi) {
+      result.value = multi_objective(f);
     } else {
       StateValues values = evaluate(f);
       result.value = apply_default_filter(values, c_.mdp, c_.scope.source, f.position);
@@ -97,6 +100,7 @@ class Checker {
       case Formula::Kind::state: return state(f);
       case Formula::Kind::temporal: return temporal(f);
       case Formula::Kind::filter: return broadcast(filter(f), f);
+      case Formula::Kind::multi: fail(f.position, "multi(...) is a property of its own, not part of one");
     }
     return {};
   }
@@ -135,6 +139,49 @@ class Checker {
       case PropertyValue::Kind::range: break;
     }
     fail(f.position, "a range (filter range or several initial states) cannot be used inside a property");
+  }
+
+  // multi(...) at the initial state (engine/check/multi_objective.h).
+  PropertyValue multi_objective(const Formula& f) {
+    if (c_.mdp.uniformisation_rate > 0.0) fail(f.position, "not supported yet: multi-objective queries of a CTMC");
+    std::vector<MultiObjective> objectives;
+    std::size_t queries = 0;
+    for (const Formula& o : f.operands) {
+      const TemporalOperator& op = o.temporal;
+      MultiObjective objective;
+      objective.reward = op.kind == TemporalOperator::Kind::reward;
+      if (op.step_bound || op.lower_step_bound) fail(o.position, "not supported yet: a step bound in multi(...)");
+      if (objective.reward) {
+        if (op.path != Path::total_reward) fail(o.position, "not supported yet: multi(...) of rewards other than R [ C ]");
+        objective.rewards = &reward_structure(o);
+      } else {
+        if (op.path != Path::until) fail(o.position, "not supported yet: multi(...) of paths other than F, U, G, W and R");
+        objective.phi = boolean(o.operands[0]);
+        objective.psi = boolean(o.operands[1]);
+        objective.complement = op.complement;
+      }
+      if (op.comparison) {
+        objective.comparison = *op.comparison;
+        objective.threshold = constant(op.threshold);
+      } else {
+        if (!op.direction) fail(o.position, "an objective =? of multi(...) needs min or max");
+        objective.query = *op.direction;
+        ++queries;
+      }
+      objectives.push_back(std::move(objective));
+    }
+    if (queries > 1) fail(f.position, "not supported yet: Pareto queries (multi(...) with several =?)");
+    try {
+      const MultiObjectiveAnswer answer = check_multi_objective(c_.mdp, objectives);
+      PropertyValue value;
+      value.kind = answer.numerical ? PropertyValue::Kind::number : PropertyValue::Kind::boolean;
+      value.number = answer.value;
+      value.truth = answer.achievable;
+      value.scope = answer.numerical ? "value in the initial state, by linear programming" : "in the initial state";
+      return value;
+    } catch (const std::runtime_error& error) {
+      fail(f.position, error.what());
+    }
   }
 
   PropertyValue filter(const Formula& f) {

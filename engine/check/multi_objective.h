@@ -1,0 +1,49 @@
+#pragma once
+// Multi-objective queries of MDPs, multi(...): whether one scheduler meets several
+// bounds at once (achievability), or the best value of one objective among the
+// schedulers that meet the others (numerical). Objectives are reachability
+// probabilities (phi U psi, and G, W, R as their complements) and expected total
+// rewards (R [ C ]), each maximised or minimised.
+//
+// The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
+// ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
+// solved by GLPK: the model is paired with each until's status (pending, met, failed,
+// which changes at most twice along a path), its maximal end components collapsed
+// with a choice to stay forever (engine/solve/end_component_quotient.h), after which
+// every run stops somewhere; the variables are each choice's expected number of uses,
+// held to the flow of probability from the initial state; an until's probability is the
+// flow into stops where it is met, a total reward each choice's uses times its reward.
+// The answer is exact up to the LP's floating point tolerance (no bound is claimed).
+#include "engine/model/sparse_mdp.h"
+#include "io/property.h"
+
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+namespace mdpvi {
+
+struct MultiObjective {
+  bool reward = false;
+  StateSet phi, psi;                         // probability: phi U psi
+  bool complement = false;                   // probability: the value is 1 - P(phi U psi)
+  const RewardStructure* rewards = nullptr;  // reward: R [ C ] of these
+  std::optional<Optimization> query;         // =?: the objective to optimise
+  std::optional<Comparison> comparison;      // else: its bound
+  double threshold = 0.0;
+};
+
+struct MultiObjectiveAnswer {
+  bool numerical = false;  // a value (one =?), else whether the bounds are achievable
+  bool achievable = false;
+  double value = 0.0;
+};
+
+// At the model's one initial state. At most one objective has a query. Throws
+// std::runtime_error where the question has no answer here: several initial states,
+// a total reward earned inside an end component (a maximum would be infinite, and a
+// scheduler's choice to stay there could no longer be free), constraints no scheduler
+// meets under a numerical query, or an unbounded optimum.
+MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives);
+
+}  // namespace mdpvi

@@ -1,0 +1,168 @@
+// Multi-objective queries (engine/check/multi_objective.h): by hand (randomising
+// schedulers trade one target for another), one objective against the reachability
+// pipeline on random MDPs, and a numerical query against the achievability of values
+// just below and above it.
+#include "engine/check/multi_objective.h"
+#include "engine/check/property_checker.h"
+#include "engine/check/reachability.h"
+#include "graph/qualitative.h"
+#include "graph/search_backend.h"
+#include "io/property_parser.h"
+#include "test_models.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace mdpvi {
+namespace {
+
+constexpr SolverOptions kSound{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-10, 1000000}};
+
+struct Searched {
+  graph::ChoicePredecessorGraph graph;
+  std::unique_ptr<graph::SearchBackend> search;
+  explicit Searched(const SparseMdp& mdp)
+      : graph(graph::build_choice_predecessor_graph(mdp)),
+        search(graph::make_search_backend(mdp, graph, graph::SearchKind::reference)) {}
+};
+
+PropertyValue checked(const SparseMdp& mdp, const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  EXPECT_TRUE(entry.formula) << entry.error;
+  const Searched searched(mdp);
+  CheckContext context{mdp, *searched.search, PropertyScope{"p", {}, {}, {}}, kSound, {SolverKind::cpu}};
+  return check_property(*entry.formula, context).value;
+}
+
+// 0 chooses: to 1 ("A"), to 2 ("B"), or a coin between 1 and 3; the others stay.
+SparseMdp three_ways() {
+  SparseMdp mdp = test::make_mdp(
+      {{{{1, 1.0}}, {{2, 1.0}}, {{1, 0.5}, {3, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}, {{{3, 1.0}}}},
+      {{"A", {1}}, {"B", {2}}});
+  PodVector<double> cost(mdp.num_choices(), 0.0);
+  cost[0] = 1.0;
+  cost[1] = 2.0;
+  cost[2] = 0.5;
+  mdp.rewards.push_back({"cost", {}, CompactValues(std::move(cost))});
+  return mdp;
+}
+
+TEST(MultiObjective, ByHandRandomisingTradesOneTargetForAnother) {
+  const SparseMdp mdp = three_ways();
+  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.4 [ F \"B\" ])").number, 0.6, 1e-9);
+  EXPECT_TRUE(checked(mdp, "multi(P>=0.5 [ F \"A\" ], P>=0.5 [ F \"B\" ])").truth);
+  EXPECT_FALSE(checked(mdp, "multi(P>=0.6 [ F \"A\" ], P>=0.5 [ F \"B\" ])").truth);
+  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C ], P>=0.75 [ F \"A\" ])").number, 0.75, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}max=? [ C ], P<=0.5 [ F \"B\" ])").number, 1.5, 1e-9);  // b half
+  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ G !\"A\" ], P>=0.3 [ F \"B\" ])").number, 1.0, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(Pmin=? [ !\"B\" U \"A\" ], P<=0.5 [ F \"B\" ])").number, 0.25, 1e-9);  // c and b
+}
+
+TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
+  const SparseMdp mdp = three_ways();
+  const auto error_of = [&](const std::string& text) {
+    try {
+      checked(mdp, text);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of("multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ])").find("Pareto"), std::string::npos);
+  EXPECT_NE(error_of("multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
+            std::string::npos);
+  SparseMdp looping = three_ways();
+  looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
+  const auto looping_error = [&](const std::string& text) {
+    try {
+      checked(looping, text);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(looping_error("multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"B\" ])").find("inside an end component"),
+            std::string::npos);
+}
+
+SparseMdp random_model(std::uint32_t n, std::mt19937& rng) {
+  std::vector<test::StateChoices> states(n);
+  for (auto& choices : states) {
+    const std::uint32_t rows = 1 + rng() % 3;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      test::Choice row;
+      const std::uint32_t length = 1 + rng() % 3;
+      for (std::uint32_t k = 0; k < length; ++k) row.emplace_back(rng() % n, 1.0 / length);
+      choices.push_back(row);
+    }
+  }
+  return test::make_mdp(states, {});
+}
+
+MultiObjective reach(const StateSet& target, std::optional<Optimization> query, std::optional<Comparison> c = {},
+                     double threshold = 0.0) {
+  MultiObjective o;
+  o.phi = all_states(target.size());
+  o.psi = target;
+  o.query = query;
+  o.comparison = c;
+  o.threshold = threshold;
+  return o;
+}
+
+StateSet random_set(std::uint32_t n, std::mt19937& rng) {
+  StateSet set(n);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (rng() % 3 == 0) set.set(s);
+  }
+  return set;
+}
+
+TEST(MultiObjective, OneObjectiveIsTheReachabilityPipelines) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 40; ++trial) {
+    const SparseMdp mdp = random_model(3 + trial % 8, rng);
+    const StateSet target = random_set(mdp.num_states(), rng);
+    const Searched searched(mdp);
+    for (Optimization direction : {Optimization::maximize, Optimization::minimize}) {
+      const NumericResult expected = compute_until_probabilities(mdp, *searched.search, direction,
+                                                                 all_states(mdp.num_states()), target, kSound);
+      const MultiObjectiveAnswer answer = check_multi_objective(mdp, {reach(target, direction)});
+      EXPECT_NEAR(answer.value, expected.values[mdp.initial_states[0]], 1e-8) << "trial " << trial;
+    }
+  }
+}
+
+// v = max P(F a) subject to P(F b) >= x: v - 1e-6 with x is achievable, v + 1e-6 not.
+TEST(MultiObjective, ANumericalQueryIsTheEdgeOfAchievability) {
+  std::mt19937 rng(23);
+  int tight = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const SparseMdp mdp = random_model(3 + trial % 8, rng);
+    const StateSet a = random_set(mdp.num_states(), rng), b = random_set(mdp.num_states(), rng);
+    const double x = 0.1 * static_cast<double>(rng() % 10);
+    const MultiObjective at_least_x = reach(b, std::nullopt, Comparison::greater_equal, x);
+    MultiObjectiveAnswer v;
+    try {
+      v = check_multi_objective(mdp, {reach(a, Optimization::maximize), at_least_x});
+    } catch (const std::runtime_error&) {  // no scheduler reaches b with x: neither does any below
+      EXPECT_FALSE(check_multi_objective(mdp, {reach(a, std::nullopt, Comparison::greater_equal, 0.0), at_least_x})
+                       .achievable);
+      continue;
+    }
+    ++tight;
+    EXPECT_TRUE(check_multi_objective(
+                    mdp, {reach(a, std::nullopt, Comparison::greater_equal, v.value - 1e-6), at_least_x})
+                    .achievable)
+        << "trial " << trial;
+    EXPECT_FALSE(check_multi_objective(
+                     mdp, {reach(a, std::nullopt, Comparison::greater_equal, v.value + 1e-6), at_least_x})
+                     .achievable)
+        << "trial " << trial << " v " << v.value << " x " << x;
+  }
+  EXPECT_GT(tight, 15);
+}
+
+}  // namespace
+}  // namespace mdpvi
