@@ -39,6 +39,14 @@ class StatusProductBuilder {
     PodVector<double> values;
     for (std::uint32_t i = 0; i < pairs_.size(); ++i) {
       const auto [s, status] = pairs_[i];
+      if (decided(status)) {  // nothing after it counts: a stop (a self-loop, then collapsed)
+        p.mdp.columns.push_back(i);
+        values.push_back(1.0);
+        p.mdp.row_starts.push_back(p.mdp.columns.size());
+        p.model_row.push_back(mdp_.row_group_starts[s]);
+        p.mdp.row_group_starts.push_back(p.mdp.row_starts.size() - 1);
+        continue;
+      }
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
           const std::uint32_t t = mdp_.columns[k];
@@ -70,6 +78,15 @@ class StatusProductBuilder {
       place *= 3;
     }
     return result;
+  }
+
+  // Every objective is an until that is met or failed: the path's rest changes nothing.
+  bool decided(std::uint32_t status) const {
+    for (const MultiObjective& o : objectives_) {
+      if (o.reward || status % 3 == kPending) return false;
+      status /= 3;
+    }
+    return true;
   }
 
   std::uint32_t pair_of(std::uint32_t s, std::uint32_t status) {
@@ -139,6 +156,7 @@ class MultiObjectiveLp {
       }
     }
     glp_load_matrix(lp_.get(), static_cast<int>(ia_.size() - 1), ia_.data(), ja_.data(), ar_.data());
+    glp_adv_basis(lp_.get(), 0);  // a starting basis after Bixby (bench/NOTES.md: fewer pivots)
     glp_smcp parameters;
     glp_init_smcp(&parameters);
     // Without the presolver: with it, GLPK took bounds a millionth past the optimum as met
