@@ -193,6 +193,35 @@ TEST(Reports, BoundsPrintTheirRadiusAndInfinityHasNone) {
 
 // CTL: E and A quantify over paths, probability aside: a loop of probability 0 keeps
 // A [ F goal ] false where P>=1 [ F goal ] holds.
+// An exact answer (here the graph's: no state is left to iterate; on the GPU also an
+// acyclic system's) under a sound method is its own bound: reported with +/- 0 and its
+// filters bounded, the model-sized numbers kept once (no copies for the bounds).
+TEST(Reports, ExactValuesAreTheirOwnBoundsKeptOnce) {
+  const SparseMdp die = test::make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{3, 1.0}}}, {{{2, 1.0}}}, {{{3, 1.0}}}}, {{"six", {3}}});
+  const SolverOptions sound{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-9, 100000}};
+  io::PropertyEntry entry = io::parse_property("Pmax=? [ F \"six\" ]", "p");
+  graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(die);
+  auto search = graph::make_search_backend(die, graph, graph::SearchKind::reference);
+  CheckContext context{die, *search, PropertyScope{"p", {}, {}, {}}, sound, {SolverKind::cpu}};
+  context.keep_state_values = true;
+  const PropertyResult result = check_property(*entry.formula, context);
+  ASSERT_TRUE(result.state_values);
+  const StateValues& v = *result.state_values;
+  EXPECT_TRUE(v.exact);
+  EXPECT_TRUE(v.has_bounds());
+  EXPECT_TRUE(v.lower.empty());
+  EXPECT_TRUE(v.upper.empty());
+  EXPECT_EQ(&v.lower_numbers(), &v.numbers);
+  ASSERT_TRUE(result.value.lower_bound && result.value.upper_bound);
+  EXPECT_EQ(*result.value.lower_bound, result.value.number);
+  EXPECT_EQ(*result.value.upper_bound, result.value.number);
+  const PropertyValue least = check(die, "filter(min, Pmax=? [ F \"six\" ])", sound);
+  ASSERT_TRUE(least.lower_bound);
+  EXPECT_EQ(*least.lower_bound, 0.0);  // state 2 never reaches it
+  EXPECT_EQ(result.value.number, 1.0);
+  EXPECT_FALSE(check(die, "Pmin>=0.5 [ F \"six\" ]", sound).truth);  // bounds decided from the exact values
+}
+
 TEST(Ctl, PathQuantifiersOverAllPaths) {
   SparseMdp chain = make_mdp({{{{0, 0.5}, {1, 0.5}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
   EXPECT_TRUE(truth(chain, "P>=1 [ F \"goal\" ]"));

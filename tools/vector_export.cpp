@@ -24,7 +24,9 @@ void VectorExport::write(const std::string& property, const StateValues& values,
       out << (values.truth.test(s) ? "true" : "false");
     } else {
       out << format_number(values.numbers[s]);
-      if (values.has_bounds()) out << " [" << format_number(values.lower[s]) << "," << format_number(values.upper[s]) << "]";
+      if (values.has_bounds()) {
+        out << " [" << format_number(values.lower_numbers()[s]) << "," << format_number(values.upper_numbers()[s]) << "]";
+      }
     }
     out << "\n";
   }

@@ -64,15 +64,15 @@ class FilterApplication {
       case FilterOp::count:
         requires_boolean();
         return number(static_cast<double>((states_ & values_.truth).count()), result);
-      case FilterOp::sum: return bounded(number(sum(), result), sum_of(values_.lower), sum_of(values_.upper));
+      case FilterOp::sum: return bounded(number(sum(), result), sum_of(values_.lower_numbers()), sum_of(values_.upper_numbers()));
       case FilterOp::avg: {
         double k = static_cast<double>(requires_states(n));
-        return bounded(number(sum() / k, result), sum_of(values_.lower) / k, sum_of(values_.upper) / k);
+        return bounded(number(sum() / k, result), sum_of(values_.lower_numbers()) / k, sum_of(values_.upper_numbers()) / k);
       }
       case FilterOp::min:
-        return bounded(number(extreme(false), result), extreme_of(values_.lower, false), extreme_of(values_.upper, false));
+        return bounded(number(extreme(false), result), extreme_of(values_.lower_numbers(), false), extreme_of(values_.upper_numbers(), false));
       case FilterOp::max:
-        return bounded(number(extreme(true), result), extreme_of(values_.lower, true), extreme_of(values_.upper, true));
+        return bounded(number(extreme(true), result), extreme_of(values_.lower_numbers(), true), extreme_of(values_.upper_numbers(), true));
       case FilterOp::range: {
         result.kind = PropertyValue::Kind::range;
         result.number = extreme(false);
@@ -139,7 +139,7 @@ class FilterApplication {
   }
   PropertyValue at_state(std::uint32_t s, PropertyValue& result) const {
     if (values_.boolean) return truth(values_.truth.test(s), result);
-    if (values_.has_bounds()) return bounded(number(values_.numbers[s], result), values_.lower[s], values_.upper[s]);
+    if (values_.has_bounds()) return bounded(number(values_.numbers[s], result), values_.lower_numbers()[s], values_.upper_numbers()[s]);
     return number(values_.numbers[s], result);
   }
   // Sums and extremes of bounds bound the sums and extremes of the truths.

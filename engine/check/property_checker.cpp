@@ -89,7 +89,7 @@ class Checker {
     for (std::size_t s = 0; s < values.numbers.size(); ++s) {
       if (!std::isfinite(values.numbers[s])) continue;
       largest = std::max(largest, std::abs(values.numbers[s]));
-      if (values.has_bounds()) widest = std::max(widest, values.upper[s] - values.lower[s]);
+      if (values.has_bounds()) widest = std::max(widest, values.upper_numbers()[s] - values.lower_numbers()[s]);
     }
     if (!values.has_bounds()) widest = c_.solver.stop.epsilon * largest;
     return 2 * widest + 1e-12 * largest;
@@ -281,10 +281,14 @@ class Checker {
     NumericResult result = numeric(f, dir, solver);
     StateValues values = StateValues::of_numbers(std::move(result.values));
     if (requirements_of(solver.method).gives_bounds && !result.long_run) {
-      // Exact values are their own bounds (copied on all cores: they are model-sized).
+      // Exact values are their own bounds, kept once (they are model-sized).
       const auto exact = [&] { return copy_of(values.numbers.data(), values.numbers.size()); };
-      values.lower = result.lower.empty() ? exact() : std::move(result.lower);
-      values.upper = result.upper.empty() ? exact() : std::move(result.upper);
+      if (result.lower.empty() && result.upper.empty()) {
+        values.exact = true;
+      } else {
+        values.lower = result.lower.empty() ? exact() : std::move(result.lower);
+        values.upper = result.upper.empty() ? exact() : std::move(result.upper);
+      }
     }
     last_ = std::move(result).summary();
     return values;
@@ -303,19 +307,20 @@ class Checker {
       const double tenth = solver.stop.epsilon / 10;
       solver.stop.epsilon = tenth < kFinestEpsilon * 1.01 ? kFinestEpsilon : tenth;  // 1e-6 / 10^8 rounds above 1e-14
       spdlog::info("state {} lies in [{}, {}], around the bound {}: solving again with epsilon {:g}", *open,
-                   values.lower[*open], values.upper[*open], threshold, solver.stop.epsilon);
+                   values.lower_numbers()[*open], values.upper_numbers()[*open], threshold, solver.stop.epsilon);
       try {
         values = solved(f, dir, solver);
       } catch (const NotConvergedError& error) {
         cannot_decide(f, *open, values, threshold, solver.stop.epsilon, error.what());
       }
     }
-    return StateValues::of_truth(holding(values.lower, c, threshold));  // lower and upper agree now
+    return StateValues::of_truth(holding(values.lower_numbers(), c, threshold));  // lower and upper agree now
   }
 
   // The first state whose interval the bound cuts (decided one way at its lower end,
   // the other way at its upper end).
   static std::optional<std::uint32_t> straddling(const StateValues& values, Comparison c, double threshold) {
+    if (values.exact) return std::nullopt;
     for (std::uint32_t s = 0; s < values.lower.size(); ++s) {
       if (compare(c, values.lower[s], threshold) != compare(c, values.upper[s], threshold)) return s;
     }
@@ -325,7 +330,8 @@ class Checker {
   [[noreturn]] void cannot_decide(const Formula& f, std::uint32_t s, const StateValues& values, double threshold,
                                   double epsilon, const std::string& why = "") const {
     fail(f.position, fmt::format("cannot decide the bound {} in state {}: its value lies in [{}, {}] at epsilon {:g}{}{}",
-                                 threshold, s, values.lower[s], values.upper[s], epsilon, why.empty() ? "" : "; ", why));
+                                 threshold, s, values.lower_numbers()[s], values.upper_numbers()[s], epsilon,
+                                 why.empty() ? "" : "; ", why));
   }
 
   NumericResult numeric(const Formula& f, Optimization dir, const SolverOptions& solver) {

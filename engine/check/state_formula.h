@@ -27,11 +27,17 @@ struct StateValues {
   StateNumbers numbers;  // otherwise
   // Interval iteration: per state, the truth lies in [lower, upper]; empty otherwise.
   StateNumbers lower, upper;
+  // Numbers computed exactly (no iteration: graph answers, acyclic systems, step
+  // bounds) under a sound method: their own bounds, kept once (lower and upper empty).
+  bool exact = false;
 
   double number(std::uint32_t s) const { return boolean ? (truth.test(s) ? 1.0 : 0.0) : numbers[s]; }
   static StateValues of_truth(StateSet t) { return {true, std::move(t), {}, {}, {}}; }
   static StateValues of_numbers(StateNumbers n) { return {false, {}, std::move(n), {}, {}}; }
-  bool has_bounds() const { return !lower.empty(); }
+  bool has_bounds() const { return exact || !lower.empty(); }
+  // The bounds, where has_bounds().
+  const StateNumbers& lower_numbers() const { return exact ? numbers : lower; }
+  const StateNumbers& upper_numbers() const { return exact ? numbers : upper; }
 };
 
 // Resolves Expression::Kind::nested atoms; nullptr where there are none.

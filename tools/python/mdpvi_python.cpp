@@ -60,8 +60,9 @@ class StateValuesKept final : public pipeline::CheckListener {
   void keep_values(const StateValues& v, std::uint32_t states) {
     pending_->values.resize(states);
     for (std::uint32_t s = 0; s < states; ++s) pending_->values[s] = v.number(s);
-    pending_->lower.assign(v.lower.begin(), v.lower.end());
-    pending_->upper.assign(v.upper.begin(), v.upper.end());
+    if (!v.has_bounds()) return;
+    pending_->lower.assign(v.lower_numbers().begin(), v.lower_numbers().end());
+    pending_->upper.assign(v.upper_numbers().begin(), v.upper_numbers().end());
   }
   void keep_scheduler(const Scheduler& scheduler, const SparseMdp& mdp) {
     pending_->choices = scheduler.choice;
