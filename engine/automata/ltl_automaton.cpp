@@ -147,7 +147,9 @@ void LtlAutomaton::subformulas(BddRef f, std::vector<std::uint32_t>& mu, std::ve
 }
 
 LtlAutomaton::State LtlAutomaton::intern(StateData data) {
-  std::vector<std::uint32_t> key{data.accepting, data.formula, data.guess, data.marks};
+  std::vector<std::uint32_t> key{data.accepting, data.formula, data.restarted, data.marks,
+                                 static_cast<std::uint32_t>(data.trackers.size())};
+  key.insert(key.end(), data.trackers.begin(), data.trackers.end());
   key.insert(key.end(), data.pending.begin(), data.pending.end());
   auto [it, added] = state_numbers_.try_emplace(std::move(key), static_cast<State>(states_.size()));
   if (added && states_.size() >= kMostStates) {
@@ -157,13 +159,14 @@ LtlAutomaton::State LtlAutomaton::intern(StateData data) {
   return it->second;
 }
 
-LtlAutomaton::State LtlAutomaton::accepting_state(std::uint32_t guess, BddRef safety, std::vector<BddRef> pending,
+LtlAutomaton::State LtlAutomaton::accepting_state(const Guess& guess, BddRef safety, std::vector<BddRef> pending,
                                                   std::uint32_t marks) {
   if (safety == kFalse) return kRejecting;
   StateData data;
   data.accepting = true;
   data.formula = safety;
-  data.guess = guess;
+  data.restarted = guess.restarted;
+  data.trackers = guess.trackers;
   data.pending = std::move(pending);
   data.marks = marks;
   data.jumps_made = true;
@@ -174,20 +177,30 @@ std::uint32_t LtlAutomaton::guess_of(std::vector<std::uint32_t> mu, std::vector<
   auto [it, added] = guess_numbers_.try_emplace({mu, nu}, static_cast<std::uint32_t>(guesses_.size()));
   if (!added) return it->second;
   Guess g;
-  for (std::uint32_t v : mu) g.trackers.push_back(strengthened(bdd_.variable(v), nu));
-  g.stay = kTrue;
-  for (std::uint32_t v : nu) g.stay = bdd_.conjunction(g.stay, weakened(bdd_.variable(v), mu));
-  g.mu = std::move(mu);
-  g.nu = std::move(nu);
+  for (std::uint32_t v : mu) {
+    const BddRef tracker = strengthened(bdd_.variable(v), nu);
+    if (tracker != kTrue) g.trackers.push_back(tracker);
+  }
+  g.stay = g.restarted = kTrue;
+  for (std::uint32_t v : nu) {
+    const BddRef conjunct = weakened(bdd_.variable(v), mu);
+    g.stay = bdd_.conjunction(g.stay, conjunct);
+    if (!is_always(conjunct)) g.restarted = bdd_.conjunction(g.restarted, conjunct);
+  }
   guesses_.push_back(std::move(g));
   return it->second;
 }
 
 bool LtlAutomaton::universal(State q) const {
   const StateData& d = states_[q];
-  if (!d.accepting || d.formula != kTrue) return false;
-  const Guess& g = guesses_[d.guess];
-  return g.stay == kTrue && std::all_of(g.trackers.begin(), g.trackers.end(), [](BddRef t) { return t == kTrue; });
+  return d.accepting && d.formula == kTrue && d.restarted == kTrue && d.trackers.empty();
+}
+
+// G chi as a BDD: the variable of a release whose left operand is ff.
+bool LtlAutomaton::is_always(BddRef f) const {
+  if (bdd_.is_constant(f) || bdd_.high(f) != kTrue || bdd_.low(f) != kFalse) return false;
+  const std::uint32_t v = bdd_.top_variable(f);
+  return is_temporal(v) && node(v).op == Op::release && node(v).left == kFalse;
 }
 
 bool LtlAutomaton::co_safe() const {
@@ -198,7 +211,7 @@ bool LtlAutomaton::co_safe() const {
 
 std::uint32_t LtlAutomaton::all_marks(State q) const {
   if (!states_[q].accepting) return 0;
-  return static_cast<std::uint32_t>((std::uint64_t{1} << guesses_[states_[q].guess].trackers.size()) - 1);
+  return static_cast<std::uint32_t>((std::uint64_t{1} << states_[q].trackers.size()) - 1);
 }
 
 LtlAutomaton::State LtlAutomaton::step(State q, std::uint64_t letter) {
@@ -210,7 +223,7 @@ LtlAutomaton::State LtlAutomaton::step(State q, std::uint64_t letter) {
     if (f == kFalse) {
       next = kRejecting;
     } else if (f == kTrue) {  // every continuation is accepted: nothing left to guess
-      next = accepting_state(guess_of({}, {}), kTrue, {}, 0);
+      next = accepting_state(guesses_[guess_of({}, {})], kTrue, {}, 0);
     } else {
       StateData data;
       data.formula = f;
@@ -218,17 +231,16 @@ LtlAutomaton::State LtlAutomaton::step(State q, std::uint64_t letter) {
     }
   } else {
     const StateData now = states_[q];  // a copy: interning may grow states_
-    const Guess& g = guesses_[now.guess];
-    const BddRef safety = bdd_.conjunction(after(now.formula, letter), g.stay);
+    const BddRef safety = bdd_.conjunction(after(now.formula, letter), now.restarted);
     std::vector<BddRef> pending(now.pending.size());
     std::uint32_t marks = 0;
     for (std::size_t k = 0; k < pending.size(); ++k) {
       const BddRef met = after(now.pending[k], letter);
       if (met == kTrue) marks |= 1u << k;
-      pending[k] = met == kTrue ? guesses_[now.guess].trackers[k]
-                                : bdd_.disjunction(met, guesses_[now.guess].trackers[k]);
+      pending[k] = met == kTrue ? now.trackers[k] : bdd_.disjunction(met, now.trackers[k]);
     }
-    next = accepting_state(now.guess, safety, std::move(pending), marks);
+    Guess same{now.trackers, kTrue, now.restarted};
+    next = accepting_state(same, safety, std::move(pending), marks);
   }
   step_cache_.emplace(std::pair{q, letter}, next);
   return next;
@@ -253,12 +265,10 @@ const std::vector<LtlAutomaton::State>& LtlAutomaton::jumps(State q) {
     for (std::size_t j = 0; j < n; ++j) {
       if ((bits >> (m + j)) & 1) y.push_back(nu[j]);
     }
-    const std::uint32_t guess = guess_of(x, y);
-    const Guess& g = guesses_[guess];
+    const Guess g = guesses_[guess_of(x, y)];  // a copy: weakened may grow guesses_' inputs
     if (std::find(g.trackers.begin(), g.trackers.end(), kFalse) != g.trackers.end()) continue;  // GF ff
     const BddRef safety = bdd_.conjunction(weakened(f, x), g.stay);
-    std::vector<BddRef> pending = g.trackers;
-    const State target = accepting_state(guess, safety, std::move(pending), 0);
+    const State target = accepting_state(g, safety, g.trackers, 0);
     if (target != kRejecting) targets.push_back(target);
   }
   std::sort(targets.begin(), targets.end());

@@ -16,8 +16,9 @@
 // The automaton's initial component follows af(φ, ·) deterministically. From each of
 // its states a jump (an ε-move) guesses X and Y and enters a deterministic accepting
 // component that checks, from the next letter on: one safety formula, (1) and G of
-// each (3) started at every position since the jump, going to the rejecting sink when
-// it becomes ff; and per ψ in X a tracker of GF ψ[Y]μ, the disjunction of the
+// each (3) started at every position since the jump (a G chi once: it implies the later
+// instances), going to the rejecting sink when it becomes ff; trackers that are tt
+// dropped; and per ψ in X a tracker of GF ψ[Y]μ, the disjunction of the
 // instances started since its last success, marked when it becomes tt. A run is
 // accepting when it jumps and then sees every tracker's mark infinitely often.
 // Formulas are kept as BDDs over their literals and temporal subformulas, so states
@@ -74,15 +75,20 @@ class LtlAutomaton {
     BddRef left, right;  // next: left only
   };
   struct Guess {
-    std::vector<std::uint32_t> mu, nu;  // X and Y, as temporal subformula numbers
-    std::vector<BddRef> trackers;       // per psi in X: psi[Y]mu
-    BddRef stay;                        // the conjunction of psi[X]nu over Y
+    std::vector<BddRef> trackers;  // per psi in X: psi[Y]mu, those that are not tt (always met)
+    BddRef stay;                   // the conjunction of psi[X]nu over Y: the jump's safety has it
+    // The conjuncts of stay to start again at every later position: not those of the form
+    // G chi (ff R chi), which af keeps in the safety formula once it holds them.
+    BddRef restarted;
   };
+  // States are their content, not their guess's number: guesses that ask the same are
+  // one state.
   struct StateData {
     bool accepting = false;
     BddRef formula = kFalse;  // initial component: af(phi, u); accepting: the safety formula
-    std::uint32_t guess = 0;
-    std::vector<BddRef> pending;  // accepting: per tracker, the instances not yet met
+    BddRef restarted = kTrue;      // accepting: the guess's conjuncts to restart each step
+    std::vector<BddRef> trackers;  // accepting: the guess's co-safe formulas, each met again and again
+    std::vector<BddRef> pending;   // accepting: per tracker, the instances not yet met
     std::uint32_t marks = 0;
     bool jumps_made = false;
     std::vector<State> jumps;
@@ -93,6 +99,7 @@ class LtlAutomaton {
   bool is_temporal(std::uint32_t variable) const { return variable >= atoms_; }
   const Temporal& node(std::uint32_t variable) const { return nodes_[variable - atoms_]; }
   static bool is_mu(Op op) { return op == Op::until || op == Op::strong_release; }
+  bool is_always(BddRef f) const;
 
   BddRef after(BddRef f, std::uint64_t letter);
   BddRef weakened(BddRef f, const std::vector<std::uint32_t>& mu);   // f[X]nu
@@ -101,7 +108,7 @@ class LtlAutomaton {
   void subformulas(BddRef f, std::vector<std::uint32_t>& mu, std::vector<std::uint32_t>& nu) const;
 
   State intern(StateData data);
-  State accepting_state(std::uint32_t guess, BddRef safety, std::vector<BddRef> pending, std::uint32_t marks);
+  State accepting_state(const Guess& guess, BddRef safety, std::vector<BddRef> pending, std::uint32_t marks);
   std::uint32_t guess_of(std::vector<std::uint32_t> mu, std::vector<std::uint32_t> nu);
 
   Bdd bdd_;
