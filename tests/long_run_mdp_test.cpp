@@ -11,6 +11,7 @@
 #include "graph/search_backend.h"
 #include "io/property_parser.h"
 #include "reference_instances.h"
+#include "search_backends.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -22,13 +23,7 @@ namespace {
 
 constexpr SolverOptions kSound{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-9, 1000000}};
 
-struct Searched {
-  graph::ChoicePredecessorGraph graph;
-  std::unique_ptr<graph::SearchBackend> search;
-  explicit Searched(const SparseMdp& mdp)
-      : graph(graph::build_choice_predecessor_graph(mdp)),
-        search(graph::make_search_backend(mdp, graph, graph::SearchKind::reference)) {}
-};
+using Searched = test::ReferenceSearch;
 
 // n states, each with 1 to 3 rows of 1 to 3 successors; state rewards 0 to 2 and
 // choice rewards 0 to 3, in halves.

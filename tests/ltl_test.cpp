@@ -13,11 +13,10 @@
 #include "engine/check/property_checker.h"
 #include "engine/check/reachability.h"
 #include "engine/check/scheduler.h"
-#include "graph/qualitative.h"
-#include "graph/search_backend.h"
 #include "io/parse_error.h"
 #include "io/property_parser.h"
 #include "random_mdps.h"
+#include "search_backends.h"
 #include "test_models.h"
 
 #include <oneapi/tbb/global_control.h>
@@ -203,21 +202,6 @@ TEST(Ltl, StepBoundsUnfoldToTheBoundedSemantics) {
   EXPECT_THROW(automata::unfold_step_bounds(empty, steps), std::invalid_argument);
 }
 
-// n states, 1 to 3 rows (1 for a chain) of 1 to 3 successors each.
-SparseMdp random_model(std::uint32_t n, bool chain, std::mt19937& rng) {
-  std::vector<test::StateChoices> states(n);
-  for (auto& choices : states) {
-    const std::uint32_t rows = chain ? 1 : 1 + rng() % 3;
-    for (std::uint32_t r = 0; r < rows; ++r) {
-      test::Choice row;
-      const std::uint32_t length = 1 + rng() % 3;
-      for (std::uint32_t k = 0; k < length; ++k) row.emplace_back(rng() % n, 1.0 / length);
-      choices.push_back(row);
-    }
-  }
-  return test::make_mdp(states, {});
-}
-
 std::vector<std::uint64_t> random_letters(std::uint32_t n, std::mt19937& rng) {
   std::vector<std::uint64_t> letters(n);
   for (auto& l : letters) l = rng() % 4;
@@ -227,7 +211,7 @@ std::vector<std::uint64_t> random_letters(std::uint32_t n, std::mt19937& rng) {
 TEST(Ltl, AChainsPathAndItsNegationSumToOne) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 150; ++trial) {
-    const SparseMdp chain = random_model(3 + trial % 5, true, rng);
+    const SparseMdp chain = test::small_random_mdp(3 + trial % 5, true, rng);
     const std::vector<StateSet> atoms = atom_sets(random_letters(chain.num_states(), rng), 2);
     const PathFormula f = random_formula(rng, 2 + trial % 3, 2);
     const NumericResult yes = compute_ltl_probabilities(chain, Optimization::minimize, f, atoms, kSound, kCpu);
@@ -243,18 +227,12 @@ TEST(Ltl, AChainsPathAndItsNegationSumToOne) {
 double lower_at(const NumericResult& r, std::uint32_t s) { return r.lower.empty() ? r.values[s] : r.lower[s]; }
 double upper_at(const NumericResult& r, std::uint32_t s) { return r.upper.empty() ? r.values[s] : r.upper[s]; }
 
-struct Searched {
-  graph::ChoicePredecessorGraph graph;
-  std::unique_ptr<graph::SearchBackend> search;
-  explicit Searched(const SparseMdp& mdp)
-      : graph(graph::build_choice_predecessor_graph(mdp)),
-        search(graph::make_search_backend(mdp, graph, graph::SearchKind::reference)) {}
-};
+using Searched = test::ReferenceSearch;
 
 TEST(Ltl, EventuallyEqualsTheReachabilityPipeline) {
   std::mt19937 rng(3);
   for (int trial = 0; trial < 40; ++trial) {
-    const SparseMdp mdp = random_model(4 + trial % 6, false, rng);
+    const SparseMdp mdp = test::small_random_mdp(4 + trial % 6, false, rng);
     const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
     const Searched searched(mdp);
     for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
@@ -274,7 +252,7 @@ TEST(Ltl, EventuallyEqualsTheReachabilityPipeline) {
 TEST(Ltl, MdpBoundsHoldEveryMemorylessScheduler) {
   std::mt19937 rng(5);
   for (int trial = 0; trial < 30; ++trial) {
-    const SparseMdp mdp = random_model(3 + trial % 3, false, rng);
+    const SparseMdp mdp = test::small_random_mdp(3 + trial % 3, false, rng);
     const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
     const PathFormula f = random_formula(rng, 2 + trial % 2, 2);
     const NumericResult most = compute_ltl_probabilities(mdp, Optimization::maximize, f, atoms, kSound, kCpu);

@@ -5,9 +5,9 @@
 #include "engine/check/multi_objective.h"
 #include "engine/check/property_checker.h"
 #include "engine/check/reachability.h"
-#include "graph/qualitative.h"
-#include "graph/search_backend.h"
 #include "io/property_parser.h"
+#include "search_backends.h"
+#include "random_mdps.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -19,13 +19,7 @@ namespace {
 
 constexpr SolverOptions kSound{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-10, 1000000}};
 
-struct Searched {
-  graph::ChoicePredecessorGraph graph;
-  std::unique_ptr<graph::SearchBackend> search;
-  explicit Searched(const SparseMdp& mdp)
-      : graph(graph::build_choice_predecessor_graph(mdp)),
-        search(graph::make_search_backend(mdp, graph, graph::SearchKind::reference)) {}
-};
+using Searched = test::ReferenceSearch;
 
 PropertyValue checked(const SparseMdp& mdp, const std::string& text) {
   io::PropertyEntry entry = io::parse_property(text, "p");
@@ -59,45 +53,25 @@ TEST(MultiObjective, ByHandRandomisingTradesOneTargetForAnother) {
   EXPECT_NEAR(checked(mdp, "multi(Pmin=? [ !\"B\" U \"A\" ], P<=0.5 [ F \"B\" ])").number, 0.25, 1e-9);  // c and b
 }
 
+// The error checking text on mdp gives; empty where there is none.
+std::string error_of(const SparseMdp& mdp, const std::string& text) {
+  try {
+    checked(mdp, text);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
 TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
   const SparseMdp mdp = three_ways();
-  const auto error_of = [&](const std::string& text) {
-    try {
-      checked(mdp, text);
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  EXPECT_NE(error_of("multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ])").find("Pareto"), std::string::npos);
-  EXPECT_NE(error_of("multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ])").find("Pareto"), std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
             std::string::npos);
   SparseMdp looping = three_ways();
   looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
-  const auto looping_error = [&](const std::string& text) {
-    try {
-      checked(looping, text);
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  EXPECT_NE(looping_error("multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"B\" ])").find("inside an end component"),
+  EXPECT_NE(error_of(looping, "multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"B\" ])").find("inside an end component"),
             std::string::npos);
-}
-
-SparseMdp random_model(std::uint32_t n, std::mt19937& rng) {
-  std::vector<test::StateChoices> states(n);
-  for (auto& choices : states) {
-    const std::uint32_t rows = 1 + rng() % 3;
-    for (std::uint32_t r = 0; r < rows; ++r) {
-      test::Choice row;
-      const std::uint32_t length = 1 + rng() % 3;
-      for (std::uint32_t k = 0; k < length; ++k) row.emplace_back(rng() % n, 1.0 / length);
-      choices.push_back(row);
-    }
-  }
-  return test::make_mdp(states, {});
 }
 
 MultiObjective reach(const StateSet& target, std::optional<Optimization> query, std::optional<Comparison> c = {},
@@ -122,7 +96,7 @@ StateSet random_set(std::uint32_t n, std::mt19937& rng) {
 TEST(MultiObjective, OneObjectiveIsTheReachabilityPipelines) {
   std::mt19937 rng(17);
   for (int trial = 0; trial < 40; ++trial) {
-    const SparseMdp mdp = random_model(3 + trial % 8, rng);
+    const SparseMdp mdp = test::small_random_mdp(3 + trial % 8, false, rng);
     const StateSet target = random_set(mdp.num_states(), rng);
     const Searched searched(mdp);
     for (Optimization direction : {Optimization::maximize, Optimization::minimize}) {
@@ -139,7 +113,7 @@ TEST(MultiObjective, ANumericalQueryIsTheEdgeOfAchievability) {
   std::mt19937 rng(23);
   int tight = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const SparseMdp mdp = random_model(3 + trial % 8, rng);
+    const SparseMdp mdp = test::small_random_mdp(3 + trial % 8, false, rng);
     const StateSet a = random_set(mdp.num_states(), rng), b = random_set(mdp.num_states(), rng);
     const double x = 0.1 * static_cast<double>(rng() % 10);
     const MultiObjective at_least_x = reach(b, std::nullopt, Comparison::greater_equal, x);

@@ -3,6 +3,7 @@
 // states, rows longer than a warp, self-loops, long chains (a large diameter),
 // absorbing states, and sets of states drawn at random.
 #include "engine/model/sparse_mdp.h"
+#include "test_models.h"
 
 #include <random>
 
@@ -47,6 +48,22 @@ inline SparseMdp random_mdp(std::uint32_t n, std::uint32_t seed) {
   }
   if (n > 0) mdp.initial_states = {0};
   return mdp;
+}
+
+// n states, each with 1 to 3 rows of 1 to 3 successors (one row each for a chain), drawn
+// from rng: small enough to check against brute force.
+inline SparseMdp small_random_mdp(std::uint32_t n, bool chain, std::mt19937& rng) {
+  std::vector<StateChoices> states(n);
+  for (auto& choices : states) {
+    const std::uint32_t rows = chain ? 1 : 1 + rng() % 3;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      Choice row;
+      const std::uint32_t length = 1 + rng() % 3;
+      for (std::uint32_t k = 0; k < length; ++k) row.emplace_back(rng() % n, 1.0 / length);
+      choices.push_back(row);
+    }
+  }
+  return make_mdp(states, {});
 }
 
 // Each of n bits set with probability p.
