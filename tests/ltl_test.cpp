@@ -200,6 +200,14 @@ TEST(Ltl, StepBoundsUnfoldToTheBoundedSemantics) {
   empty.lower_bound = 3;  // [3, 1]
   empty.upper_bound = 1;
   EXPECT_THROW(automata::unfold_step_bounds(empty, steps), std::invalid_argument);
+  // Nested bounds multiply: G<=1000 G<=1000 G<=1000 a would be 10^9 operators.
+  PathFormula nested = P::atom(0);
+  for (int level = 0; level < 3; ++level) {
+    nested = P::unary(P::Op::always, std::move(nested));
+    nested.upper_bound = 0;
+  }
+  EXPECT_THROW(automata::unfold_step_bounds(nested, {1000}), std::invalid_argument);
+  EXPECT_NO_THROW(automata::unfold_step_bounds(nested, {20}));  // 20^3: fits
 }
 
 std::vector<std::uint64_t> random_letters(std::uint32_t n, std::mt19937& rng) {

@@ -8,6 +8,7 @@
 //   phi R psi = !((!phi) U (!psi)).
 #include "engine/model/path_formula.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -16,9 +17,12 @@ namespace mdpvi::automata {
 
 // Bounds above this are refused: the unfolding is linear in them, the automaton may not be.
 constexpr std::uint64_t kMostUnfoldedSteps = 1000;
+// Nested bounds multiply: an unfolding past this many operators is refused.
+constexpr std::size_t kMostUnfoldedNodes = 1000000;
 
 // formula with each bound looked up in steps (by the node's bound numbers).
-// Throws std::invalid_argument for an empty interval or a bound above kMostUnfoldedSteps.
+// Throws std::invalid_argument for an empty interval, a bound above kMostUnfoldedSteps or
+// an unfolding past kMostUnfoldedNodes.
 PathFormula unfold_step_bounds(const PathFormula& formula, const std::vector<std::uint64_t>& steps);
 
 }  // namespace mdpvi::automata
