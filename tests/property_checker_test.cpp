@@ -222,6 +222,35 @@ TEST(Reports, ExactValuesAreTheirOwnBoundsKeptOnce) {
   EXPECT_FALSE(check(die, "Pmin>=0.5 [ F \"six\" ]", sound).truth);  // bounds decided from the exact values
 }
 
+double fair_number(const SparseMdp& mdp, const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  graph::ChoicePredecessorGraph graph = graph::build_choice_predecessor_graph(mdp);
+  auto search = graph::make_search_backend(mdp, graph, graph::SearchKind::reference);
+  CheckContext context{mdp, *search, PropertyScope{"p", {}, {}, {}}, kTight, {SolverKind::cpu}};
+  context.fairness = true;
+  return check_property(*entry.formula, context).value.number;
+}
+
+// --fair (PRISM's -fair): a scheduler that visits a state infinitely often takes each of
+// its choices infinitely often. 0 may spin (a) or enter (b, to "in"): unfair, it spins
+// forever; fair, it enters. 2 is a trap (a bottom SCC outside "in"), which a fair
+// scheduler may go to and stay in. Pmax is unchanged.
+TEST(Fairness, FairSchedulersTakeEveryChoiceOfAStateTheyKeepVisiting) {
+  const SparseMdp spin = test::make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{1, 1.0}}}}, {{"in", {1}}});
+  EXPECT_EQ(number(spin, "Pmin=? [ F \"in\" ]"), 0.0);
+  EXPECT_NEAR(fair_number(spin, "Pmin=? [ F \"in\" ]"), 1.0, 1e-12);
+  EXPECT_NEAR(fair_number(spin, "Pmax=? [ F \"in\" ]"), 1.0, 1e-12);
+  const SparseMdp trap =
+      test::make_mdp({{{{0, 0.5}, {2, 0.5}}, {{1, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"in", {1}}});
+  EXPECT_NEAR(fair_number(trap, "Pmin=? [ F \"in\" ]"), 0.0, 1e-12);  // a until the trap: finitely often at 0
+  // phi U psi: leaving phi fails it, fair or not; spinning in phi no longer does.
+  const SparseMdp leave =
+      test::make_mdp({{{{0, 1.0}}, {{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"in", {1}}, {"ok", {0, 1}}});
+  EXPECT_EQ(number(leave, "Pmin=? [ \"ok\" U \"in\" ]"), 0.0);
+  EXPECT_NEAR(fair_number(leave, "Pmin=? [ \"ok\" U \"in\" ]"), 0.5, 1e-12);
+  EXPECT_NEAR(fair_number(leave, "Pmax=? [ G !\"in\" ]"), 0.5, 1e-12);  // 1 - the fair Pmin of F "in"
+}
+
 TEST(Ctl, PathQuantifiersOverAllPaths) {
   SparseMdp chain = make_mdp({{{{0, 0.5}, {1, 0.5}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
   EXPECT_TRUE(truth(chain, "P>=1 [ F \"goal\" ]"));

@@ -205,6 +205,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(positive_count);
   check->add_flag(
       "--sound", args.sound, "A sound method (the default, auto); excludes --method vi");
+  check->add_flag("--fair", args.options.fairness,
+                  "Pmin of an MDP's unbounded F and U over fair schedulers only (PRISM's -fair): every choice of a "
+                  "state visited infinitely often is taken infinitely often");
   check->add_option("--method", args.method,
                     "auto (default): per SCC on the CPU, optimistic value iteration, or policy iteration where "
                     "value iteration would crawl; on the GPU, optimistic value iteration level by level, and policy "

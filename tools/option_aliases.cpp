@@ -28,6 +28,7 @@ constexpr Alias kAliases[] = {
     {"-relative", "--relative", ""},
     {"-absolute", "--absolute", ""},
     {"-ii", "--method", "ii"},
+    {"-fair", "--fair", ""},
     {"-intervaliter", "--method", "ii"},
     {"-exportvector", "--export-vector", {}, true},
     {"-exportstrat", "--export-scheduler", {}, true},

@@ -3,6 +3,7 @@
 #include "engine/solve/method_requirements.h"
 #include "engine/check/ctl.h"
 #include "engine/model/uniformisation.h"
+#include "engine/check/fairness.h"
 #include "engine/check/filter.h"
 #include "engine/check/long_run_mdp.h"
 #include "engine/automata/step_bounds.h"
@@ -255,7 +256,7 @@ class Checker {
       }
     }
     if (op.kind == TemporalOperator::Kind::probability && op.path == Path::until && !op.step_bound &&
-        !op.lower_step_bound && !op.complement && threshold) {
+        !op.lower_step_bound && !op.complement && threshold && !fair_minimum(dir)) {
       if (std::optional<StateSet> qualitative = qualitative_until(f, dir, *op.comparison, *threshold)) {
         return StateValues::of_truth(std::move(*qualitative));
       }
@@ -540,6 +541,7 @@ class Checker {
         if (op.step_bound) {
           return compute_bounded_until(mdp, c_.search, dir, phi, psi, steps(*op.step_bound), solver, c_.device);
         }
+        if (fair_minimum(dir)) return compute_fair_minimal_until(mdp, c_.search, phi, psi, solver, c_.device);
         if (c_.keep_scheduler) last_query_ = QueryInputs{dir, phi, psi, nullptr};
         return compute_until_probabilities(mdp, c_.search, dir, phi, psi, solver, c_.device);
       }
@@ -572,6 +574,11 @@ class Checker {
         fail(f.position, "not supported yet: LTL (F G and G F are read inside E and A only)");
     }
     return {};
+  }
+
+  // --fair changes an MDP's minimum only (engine/check/fairness.h).
+  bool fair_minimum(Optimization dir) const {
+    return c_.fairness && dir == Optimization::minimize && c_.mdp.type == ModelType::mdp;
   }
 
   // P>=1, P>0, P<1 and P<=0 of an unbounded until are decided by the graph algorithms

@@ -21,6 +21,7 @@ struct CheckContext {
   DeviceOptions device;
   bool keep_state_values = false;  // --export-vector: every state's value, in PropertyResult
   bool keep_scheduler = false;     // --export-scheduler: an optimal scheduler, in PropertyResult
+  bool fairness = false;           // --fair: Pmin of an MDP's until over fair schedulers (engine/check/fairness.h)
   // The model's stationary distributions, kept between its S and R[S] properties; none:
   // each solves its own.
   StationaryDistributions* stationary = nullptr;

@@ -96,6 +96,7 @@ Answer answer(const SparseMdp& mdp, const PropertyScope& scope, const graph::Sea
     context.scope.source = entry.source;
     context.keep_state_values = options.keep_state_values;
     context.keep_scheduler = options.keep_schedulers;
+    context.fairness = options.fairness;
     context.stationary = &stationary;
     answered.result = check_property(*entry.formula, context);
     outcome.value = answered.result.value;

@@ -29,6 +29,7 @@ struct CheckOptions {
   bool keep_actions = false;       // the choices' actions (a scheduler names them)
   bool keep_state_values = false;  // every state's value, per property, to the listener
   bool keep_schedulers = false;    // an optimal scheduler, per property, to the listener
+  bool fairness = false;           // --fair: Pmin over fair schedulers (engine/check/fairness.h)
   SolverOptions solver;
   DeviceOptions device;
   std::optional<graph::SearchKind> search;  // --graph; default: the GPU unless --solver cpu
