@@ -256,15 +256,17 @@ class PropertyParser {
     const Formula before = f;
     try {
       (this->*path)(f, false);
+      // A simple path followed by more of one (F "a" U "b" is (F "a") U "b") is LTL too.
+      if (t_.peek().is("]") || t_.peek().is("{")) return;
     } catch (const UnsupportedError& error) {
       if (std::string_view(error.what()).find("not supported yet: LTL") == std::string_view::npos) throw;
-      t_.rewind(start);
-      f = before;
-      PathFormula root = ltl_binary(f);
-      if (f.operands.size() > 64) unsupported(t_, t_.peek(), "LTL over more than 64 state formulas");
-      f.temporal.path = Path::ltl;
-      f.temporal.ltl = std::make_shared<const PathFormula>(std::move(root));
     }
+    t_.rewind(start);
+    f = before;
+    PathFormula root = ltl_binary(f);
+    if (f.operands.size() > 64) unsupported(t_, t_.peek(), "LTL over more than 64 state formulas");
+    f.temporal.path = Path::ltl;
+    f.temporal.ltl = std::make_shared<const PathFormula>(std::move(root));
   }
 
   // PRISM's path grammar: unary ( (U | W | R) unary )?, where unary is X, F or G of a

@@ -369,8 +369,12 @@ TEST(Ltl, ByHandADiesPaths) {
 }
 
 TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
-  const auto path_of = [](const std::string& text) { return io::parse_property(text, "p").formula->temporal.path; };
   using Path = TemporalOperator::Path;
+  const auto path_of = [](const std::string& text) {
+    const io::PropertyEntry entry = io::parse_property(text, "p");
+    if (!entry.formula) ADD_FAILURE() << text << ": " << entry.error;
+    return entry.formula ? entry.formula->temporal.path : Path::next;
+  };
   EXPECT_EQ(path_of("P=? [ G F \"a\" ]"), Path::ltl);
   EXPECT_EQ(path_of("P=? [ (F \"a\") & (F \"b\") ]"), Path::ltl);
   EXPECT_EQ(path_of("P=? [ F \"a\" U \"b\" ]"), Path::ltl);

@@ -120,11 +120,10 @@ TEST(ParseProperty, ReadsPrismsOlderFilterForm) {
 TEST(ParseProperty, UnsupportedPropertiesSaySoWithAPosition) {
   EXPECT_EQ(io::parse_property("S=? [ \"up\" ]", "--prop 1").formula->temporal.kind,
             TemporalOperator::Kind::steady_state);  // supported now (DTMCs)
-  EXPECT_EQ(io::parse_property("Pmax=? [ F G \"safe\" ]", "q").formula->temporal.path,
-            TemporalOperator::Path::ltl);  // LTL: supported now
-  EXPECT_EQ(io::parse_property("R{\"t\"}max=? [ F G \"safe\" ]", "q").formula->temporal.path,
+  EXPECT_EQ(parsed("Pmax=? [ F G \"safe\" ]").temporal.path, TemporalOperator::Path::ltl);  // LTL: supported now
+  EXPECT_EQ(parsed("R{\"t\"}max=? [ F G \"safe\" ]").temporal.path,
             TemporalOperator::Path::ltl);  // parsed; the checker asks for a co-safe path
-  EXPECT_EQ(io::parse_property("multi(Pmax=? [ F \"a\" ])", "q").formula->kind, Formula::Kind::multi);  // supported now
+  EXPECT_EQ(parsed("multi(Pmax=? [ F \"a\" ])").kind, Formula::Kind::multi);  // supported now
   EXPECT_EQ(io::parse_property("multi(x=1)", "q").error, "q:1:7: expected a P or R operator as an objective of multi(...), found 'x'");
   EXPECT_TRUE(io::parse_property("E [ F \"a\" ]", "q").formula);  // CTL: supported now
   EXPECT_TRUE(io::parse_property("A [ F G \"a\" ]", "q").formula);  // CTL*'s F G: supported now
