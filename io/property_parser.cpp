@@ -254,16 +254,29 @@ class PropertyParser {
   void path_or_ltl(Formula& f, void (PropertyParser::*path)(Formula&, bool)) {
     const std::size_t start = t_.mark();
     const Formula before = f;
+    std::optional<ParseError> simple_error;  // where the simple reading fails, and LTL's too: its message
     try {
       (this->*path)(f, false);
       // A simple path followed by more of one (F "a" U "b" is (F "a") U "b") is LTL too.
       if (t_.peek().is("]") || t_.peek().is("{")) return;
     } catch (const UnsupportedError& error) {
       if (std::string_view(error.what()).find("not supported yet: LTL") == std::string_view::npos) throw;
+    } catch (const ParseError& error) {  // "a" U ("b" U "c"): a path where a state formula was read
+      if (path != &PropertyParser::probability_path) throw;  // a reward's paths: its own messages
+      simple_error = error;
     }
     t_.rewind(start);
     f = before;
-    PathFormula root = ltl_binary(f);
+    PathFormula root;
+    try {
+      root = ltl_binary(f);
+      if (simple_error && !t_.peek().is("]") && !t_.peek().is("{")) throw *simple_error;
+    } catch (const UnsupportedError&) {
+      throw;
+    } catch (const ParseError&) {
+      if (simple_error) throw *simple_error;
+      throw;
+    }
     if (f.operands.size() > 64) unsupported(t_, t_.peek(), "LTL over more than 64 state formulas");
     f.temporal.path = Path::ltl;
     f.temporal.ltl = std::make_shared<const PathFormula>(std::move(root));

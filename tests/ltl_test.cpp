@@ -378,6 +378,8 @@ TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
   EXPECT_EQ(path_of("P=? [ G F \"a\" ]"), Path::ltl);
   EXPECT_EQ(path_of("P=? [ (F \"a\") & (F \"b\") ]"), Path::ltl);
   EXPECT_EQ(path_of("P=? [ F \"a\" U \"b\" ]"), Path::ltl);
+  EXPECT_EQ(path_of("P=? [ \"a\" U (\"b\" U \"c\") ]"), Path::ltl);
+  EXPECT_EQ(io::parse_property("P=? [ \"a\" U (\"b\" V \"c\") ]", "p").error, "p:1:18: expected ')', found 'V'");
   EXPECT_EQ(path_of("Pmax=? [ G (\"a\" => F \"b\") ]"), Path::ltl);
   EXPECT_EQ(path_of("A [ X X \"a\" ]"), Path::ltl);
   EXPECT_EQ(path_of("P=? [ \"a\" U \"b\" ]"), Path::until);
