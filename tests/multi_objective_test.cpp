@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 namespace mdpvi {
@@ -53,6 +54,30 @@ TEST(MultiObjective, ByHandRandomisingTradesOneTargetForAnother) {
   EXPECT_NEAR(checked(mdp, "multi(Pmin=? [ !\"B\" U \"A\" ], P<=0.5 [ F \"B\" ])").number, 0.25, 1e-9);  // c and b
 }
 
+// Two =?: the Pareto curve's vertices. "A" against "B": a to b, a straight trade. "A"
+// against the least cost: c (half "A" for 0.5) and a (all "A" for 1); b (cost 2, no "A")
+// is dominated. With at least 0.3 of "B", the trade stops at 0.7 of "A".
+TEST(MultiObjective, ParetoCurvesByHand) {
+  const SparseMdp mdp = three_ways();
+  const auto curve = [&](const std::string& text) {
+    const PropertyValue value = checked(mdp, text);
+    EXPECT_EQ(value.kind, PropertyValue::Kind::pareto) << text;
+    return value.points;
+  };
+  const auto near = [](const std::vector<std::vector<double>>& got, const std::vector<std::vector<double>>& expected) {
+    if (got.size() != expected.size()) return false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      for (std::size_t j = 0; j < 2; ++j) {
+        if (std::abs(got[i][j] - expected[i][j]) > 1e-9) return false;
+      }
+    }
+    return true;
+  };
+  EXPECT_TRUE(near(curve("multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ])"), {{0, 1}, {1, 0}}));
+  EXPECT_TRUE(near(curve("multi(Pmax=? [ F \"A\" ], R{\"cost\"}min=? [ C ])"), {{0.5, 0.5}, {1, 1}}));
+  EXPECT_TRUE(near(curve("multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ], P>=0.3 [ F \"B\" ])"), {{0, 1}, {0.7, 0.3}}));
+}
+
 // The error checking text on mdp gives; empty where there is none.
 std::string error_of(const SparseMdp& mdp, const std::string& text) {
   try {
@@ -65,7 +90,8 @@ std::string error_of(const SparseMdp& mdp, const std::string& text) {
 
 TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
   const SparseMdp mdp = three_ways();
-  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ])").find("Pareto"), std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ], Pmin=? [ F \"A\" ])").find("Pareto"),
+            std::string::npos);
   EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
             std::string::npos);
   SparseMdp looping = three_ways();
@@ -136,6 +162,50 @@ TEST(MultiObjective, ANumericalQueryIsTheEdgeOfAchievability) {
         << "trial " << trial << " v " << v.value << " x " << x;
   }
   EXPECT_GT(tight, 15);
+}
+
+// n states: the last two absorbing ("a" and "b": reaching one forgoes the other), the
+// others with 1 to 3 random rows.
+SparseMdp two_ends(std::uint32_t n, std::mt19937& rng) {
+  std::vector<test::StateChoices> states(n);
+  for (std::uint32_t s = 0; s + 2 < n; ++s) {
+    const std::uint32_t rows = 1 + rng() % 3;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      test::Choice row;
+      const std::uint32_t length = 1 + rng() % 3;
+      for (std::uint32_t k = 0; k < length; ++k) row.emplace_back(rng() % n, 1.0 / length);
+      states[s].push_back(row);
+    }
+  }
+  states[n - 2] = {{{n - 2, 1.0}}};
+  states[n - 1] = {{{n - 1, 1.0}}};
+  return test::make_mdp(states, {});
+}
+
+// Each vertex of a random MDP's Pareto curve is achievable, and the middle of each edge
+// pushed outwards by a millionth is not.
+TEST(MultiObjective, ParetoVerticesAreAchievableAndTheirEdgesTheFront) {
+  std::mt19937 rng(29);
+  int edges = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const SparseMdp mdp = two_ends(4 + trial % 8, rng);
+    const std::uint32_t n = mdp.num_states();
+    const StateSet a = test::states_of(n, {n - 2}), b = test::states_of(n, {n - 1});
+    const MultiObjectiveAnswer curve =
+        check_multi_objective(mdp, {reach(a, Optimization::maximize), reach(b, Optimization::maximize)});
+    ASSERT_FALSE(curve.pareto.empty());
+    const auto achievable = [&](double x, double y) {
+      return check_multi_objective(mdp, {reach(a, std::nullopt, Comparison::greater_equal, x),
+                                         reach(b, std::nullopt, Comparison::greater_equal, y)})
+          .achievable;
+    };
+    for (const std::vector<double>& p : curve.pareto) EXPECT_TRUE(achievable(p[0] - 1e-7, p[1] - 1e-7)) << "trial " << trial;
+    for (std::size_t i = 0; i + 1 < curve.pareto.size(); ++i, ++edges) {
+      const double x = (curve.pareto[i][0] + curve.pareto[i + 1][0]) / 2, y = (curve.pareto[i][1] + curve.pareto[i + 1][1]) / 2;
+      EXPECT_FALSE(achievable(x + 1e-6, y + 1e-6)) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(edges, 5);
 }
 
 }  // namespace

@@ -27,6 +27,15 @@ nlohmann::json value_json(const PropertyValue& value) {
     case PropertyValue::Kind::boolean: return value.truth;
     case PropertyValue::Kind::number: return number_json(value.number);
     case PropertyValue::Kind::range: return nlohmann::json::array({number_json(value.number), number_json(value.upper)});
+    case PropertyValue::Kind::pareto: {
+      nlohmann::json points = nlohmann::json::array();
+      for (const std::vector<double>& point : value.points) {
+        nlohmann::json p = nlohmann::json::array();
+        for (double x : point) p.push_back(number_json(x));
+        points.push_back(std::move(p));
+      }
+      return points;
+    }
   }
   return nullptr;
 }

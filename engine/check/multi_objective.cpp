@@ -6,6 +6,7 @@
 #include <glpk.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -149,14 +150,22 @@ class MultiObjectiveLp {
   // Optimises e; returns its value, or nothing where the constraints cannot be met.
   // Throws where the optimum is unbounded.
   std::optional<double> solve(const Linear* e, Optimization direction) {
+    std::vector<double> objective(q_.num_choices(), 0.0);
+    if (e != nullptr) objective = e->coefficient;
+    if (!run(objective, direction)) return std::nullopt;
+    return e != nullptr ? value_of(*e) : 0.0;
+  }
+
+  // Maximises the sum of coefficient[r] * uses of row r; false where the constraints
+  // cannot be met. The matrix is loaded once; each later run starts from the last basis.
+  bool run(const std::vector<double>& coefficient, Optimization direction) {
     glp_set_obj_dir(lp_.get(), direction == Optimization::maximize ? GLP_MAX : GLP_MIN);
-    if (e != nullptr) {
-      for (std::size_t r = 0; r < e->coefficient.size(); ++r) {
-        glp_set_obj_coef(lp_.get(), static_cast<int>(r + 1), e->coefficient[r]);
-      }
+    for (std::size_t r = 0; r < coefficient.size(); ++r) glp_set_obj_coef(lp_.get(), static_cast<int>(r + 1), coefficient[r]);
+    if (!loaded_) {
+      glp_load_matrix(lp_.get(), static_cast<int>(ia_.size() - 1), ia_.data(), ja_.data(), ar_.data());
+      glp_adv_basis(lp_.get(), 0);  // a starting basis after Bixby (bench/NOTES.md: fewer pivots)
+      loaded_ = true;
     }
-    glp_load_matrix(lp_.get(), static_cast<int>(ia_.size() - 1), ia_.data(), ja_.data(), ar_.data());
-    glp_adv_basis(lp_.get(), 0);  // a starting basis after Bixby (bench/NOTES.md: fewer pivots)
     glp_smcp parameters;
     glp_init_smcp(&parameters);
     // Without the presolver: with it, GLPK took bounds a millionth past the optimum as met
@@ -166,10 +175,19 @@ class MultiObjectiveLp {
     const int error = glp_simplex(lp_.get(), &parameters);
     if (error != 0) throw std::runtime_error("multi(...): the linear program failed (GLPK error " + std::to_string(error) + ")");
     const int status = glp_get_status(lp_.get());
-    if (status == GLP_NOFEAS) return std::nullopt;
+    if (status == GLP_NOFEAS) return false;
     if (status == GLP_UNBND) throw std::runtime_error("multi(...): the optimum is unbounded (an infinite reward)");
     if (status != GLP_OPT) throw std::runtime_error("multi(...): the linear program found no optimum");
-    return glp_get_obj_val(lp_.get()) + (e != nullptr ? e->constant : 0.0);
+    return true;
+  }
+
+  // e at the last run's solution.
+  double value_of(const Linear& e) const {
+    double sum = e.constant;
+    for (std::size_t r = 0; r < e.coefficient.size(); ++r) {
+      if (e.coefficient[r] != 0.0) sum += e.coefficient[r] * glp_get_col_prim(lp_.get(), static_cast<int>(r + 1));
+    }
+    return sum;
   }
 
  private:
@@ -220,6 +238,64 @@ class MultiObjectiveLp {
   std::unique_ptr<glp_prob, LpDeleter> lp_;
   std::vector<int> ia_, ja_;
   std::vector<double> ar_;
+  bool loaded_ = false;
+};
+
+// The Pareto curve of two objectives (each to maximise where sign is 1, to minimise
+// where -1): its vertices, found by weighted sums. Each pair of known neighbours asks
+// for the best point in the direction normal to the segment between them; a point past
+// the segment is a new vertex between them (a classic 2-D convex hull refinement).
+class ParetoCurve {
+ public:
+  ParetoCurve(MultiObjectiveLp& lp, const Linear& first, const Linear& second, double sign_first, double sign_second)
+      : lp_(lp), first_(first), second_(second), sign_{sign_first, sign_second} {}
+
+  std::vector<std::vector<double>> vertices() {
+    const std::optional<Point> a = best(1.0, kTieBreak), b = best(kTieBreak, 1.0);
+    if (!a || !b) throw std::runtime_error("multi(...): no scheduler meets its bounds, so the query has no value");
+    std::vector<Point> found{*a};
+    between(*a, *b, found, 0);
+    if (!same(*a, *b)) found.push_back(*b);
+    std::vector<std::vector<double>> points;
+    for (const Point& p : found) points.push_back({sign_[0] * p[0], sign_[1] * p[1]});
+    std::sort(points.begin(), points.end());
+    return points;
+  }
+
+ private:
+  using Point = std::array<double, 2>;  // signed: both to maximise
+  static constexpr double kTieBreak = 1e-7;
+  static constexpr double kTolerance = 1e-9;
+  static constexpr int kMostDepth = 12;  // at most 2^12 vertices
+
+  std::optional<Point> best(double w0, double w1) {
+    std::vector<double> objective(first_.coefficient.size());
+    for (std::size_t r = 0; r < objective.size(); ++r) {
+      objective[r] = w0 * sign_[0] * first_.coefficient[r] + w1 * sign_[1] * second_.coefficient[r];
+    }
+    if (!lp_.run(objective, Optimization::maximize)) return std::nullopt;
+    return Point{sign_[0] * lp_.value_of(first_), sign_[1] * lp_.value_of(second_)};
+  }
+
+  static bool same(const Point& p, const Point& q) {
+    return std::abs(p[0] - q[0]) <= kTolerance && std::abs(p[1] - q[1]) <= kTolerance;
+  }
+
+  // p is best on the first objective, q on the second.
+  void between(const Point& p, const Point& q, std::vector<Point>& found, int depth) {
+    const double w0 = q[1] - p[1], w1 = p[0] - q[0];
+    if (depth >= kMostDepth || w0 <= kTolerance || w1 <= kTolerance) return;
+    const std::optional<Point> r = best(w0, w1);
+    if (!r || w0 * (*r)[0] + w1 * (*r)[1] <= w0 * p[0] + w1 * p[1] + kTolerance) return;
+    between(p, *r, found, depth + 1);
+    found.push_back(*r);
+    between(*r, q, found, depth + 1);
+  }
+
+  MultiObjectiveLp& lp_;
+  const Linear& first_;
+  const Linear& second_;
+  double sign_[2];
 };
 
 bool maximises(const MultiObjective& o) {
@@ -277,27 +353,31 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
     }
   }
   MultiObjectiveLp lp(q);
-  const MultiObjective* query = nullptr;
-  std::size_t query_index = 0;
+  std::vector<std::size_t> queries;
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (objectives[i].query) {
-      query = &objectives[i];
-      query_index = i;
+      queries.push_back(i);
     } else {
       lp.bound(values[i], *objectives[i].comparison, objectives[i].threshold);
     }
   }
   MultiObjectiveAnswer answer;
-  answer.numerical = query != nullptr;
-  const std::optional<double> optimum =
-      query ? lp.solve(&values[query_index], *query->query) : lp.solve(nullptr, Optimization::maximize);
-  if (!query) {
-    answer.achievable = optimum.has_value();
+  if (queries.size() > 2) throw std::runtime_error("not supported yet: Pareto queries of more than two objectives");
+  if (queries.size() == 2) {
+    const auto sign = [&](std::size_t i) { return *objectives[i].query == Optimization::maximize ? 1.0 : -1.0; };
+    answer.pareto = ParetoCurve(lp, values[queries[0]], values[queries[1]], sign(queries[0]), sign(queries[1])).vertices();
     return answer;
   }
+  answer.numerical = queries.size() == 1;
+  if (!answer.numerical) {
+    answer.achievable = lp.solve(nullptr, Optimization::maximize).has_value();
+    return answer;
+  }
+  const MultiObjective& query = objectives[queries[0]];
+  const std::optional<double> optimum = lp.solve(&values[queries[0]], *query.query);
   if (!optimum) throw std::runtime_error("multi(...): no scheduler meets its bounds, so the query has no value");
   answer.value = *optimum;
-  if (!query->reward) answer.value = std::clamp(answer.value, 0.0, 1.0);
+  if (!query.reward) answer.value = std::clamp(answer.value, 0.0, 1.0);
   return answer;
 }
 

@@ -37,13 +37,18 @@ struct MultiObjectiveAnswer {
   bool numerical = false;  // a value (one =?), else whether the bounds are achievable
   bool achievable = false;
   double value = 0.0;
+  // Two =?: the Pareto curve's vertices, each (first objective, second), in the order
+  // of the first (numerical is then false).
+  std::vector<std::vector<double>> pareto;
 };
 
-// At the model's one initial state. At most one objective has a query. Throws
+// At the model's one initial state. At most two objectives have a query; with two, the
+// Pareto curve is found exactly, a vertex by each weighted sum that finds one (the
+// weights normal to the segment between two known vertices). Throws
 // std::runtime_error where the question has no answer here: several initial states,
 // a total reward earned inside an end component (a maximum would be infinite, and a
 // scheduler's choice to stay there could no longer be free), constraints no scheduler
-// meets under a numerical query, or an unbounded optimum.
+// meets under a query, an unbounded optimum, or more than two queries.
 MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives);
 
 }  // namespace mdpvi

@@ -137,7 +137,8 @@ class Checker {
         return StateValues::of_truth(std::move(truth));
       }
       case PropertyValue::Kind::number: return StateValues::of_numbers(filled(n, value.number));
-      case PropertyValue::Kind::range: break;
+      case PropertyValue::Kind::range:
+      case PropertyValue::Kind::pareto: break;
     }
     fail(f.position, "a range (filter range or several initial states) cannot be used inside a property");
   }
@@ -146,7 +147,6 @@ class Checker {
   PropertyValue multi_objective(const Formula& f) {
     if (c_.mdp.uniformisation_rate > 0.0) fail(f.position, "not supported yet: multi-objective queries of a CTMC");
     std::vector<MultiObjective> objectives;
-    std::size_t queries = 0;
     for (const Formula& o : f.operands) {
       const TemporalOperator& op = o.temporal;
       MultiObjective objective;
@@ -167,14 +167,18 @@ class Checker {
       } else {
         if (!op.direction) fail(o.position, "an objective =? of multi(...) needs min or max");
         objective.query = *op.direction;
-        ++queries;
       }
       objectives.push_back(std::move(objective));
     }
-    if (queries > 1) fail(f.position, "not supported yet: Pareto queries (multi(...) with several =?)");
     try {
       const MultiObjectiveAnswer answer = check_multi_objective(c_.mdp, objectives);
       PropertyValue value;
+      if (!answer.pareto.empty()) {
+        value.kind = PropertyValue::Kind::pareto;
+        value.points = answer.pareto;
+        value.scope = "the initial state's, by linear programming";
+        return value;
+      }
       value.kind = answer.numerical ? PropertyValue::Kind::number : PropertyValue::Kind::boolean;
       value.number = answer.value;
       value.truth = answer.achievable;

@@ -2,11 +2,12 @@
 // What a property answers: the single value reported for it, and its text.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mdpvi {
 
 struct PropertyValue {
-  enum class Kind { boolean, number, range };
+  enum class Kind { boolean, number, range, pareto };
   Kind kind = Kind::number;
   bool truth = false;   // Kind::boolean
   double number = 0.0;  // Kind::number; the lower end of a range
@@ -15,11 +16,14 @@ struct PropertyValue {
   std::optional<double> lower_bound, upper_bound;
   std::string scope;    // what the value is of: "value in the initial state", "max over 12 states", ...
   std::string listing;  // print, printall, argmin, argmax: one "index:(valuation)=value" per line
+  // Kind::pareto: a multi-objective query's Pareto curve, its vertices in the order of
+  // the first objective, each one value per objective.
+  std::vector<std::vector<double>> points;
 };
 
 // The shortest text that reads back as the same double ("Infinity" for +inf).
 std::string format_number(double value);
-// "true", "0.5", "[0.25, 0.5]", "0.5 (+/- 1e-07)".
+// "true", "0.5", "[0.25, 0.5]", "0.5 (+/- 1e-07)", "Pareto curve: (0, 1), (0.6, 0.4)".
 std::string to_text(const PropertyValue& value);
 
 }  // namespace mdpvi

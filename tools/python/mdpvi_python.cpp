@@ -111,6 +111,11 @@ py::object value_of(const std::optional<PropertyValue>& value) {
     case PropertyValue::Kind::boolean: return py::bool_(value->truth);
     case PropertyValue::Kind::number: return py::float_(value->number);
     case PropertyValue::Kind::range: return py::make_tuple(value->number, value->upper);
+    case PropertyValue::Kind::pareto: {
+      py::list points;
+      for (const std::vector<double>& point : value->points) points.append(py::tuple(py::cast(point)));
+      return std::move(points);
+    }
   }
   return py::none();
 }
