@@ -147,46 +147,52 @@ class Checker {
   PropertyValue multi_objective(const Formula& f) {
     if (c_.mdp.uniformisation_rate > 0.0) fail(f.position, "not supported yet: multi-objective queries of a CTMC");
     std::vector<MultiObjective> objectives;
-    for (const Formula& o : f.operands) {
-      const TemporalOperator& op = o.temporal;
-      MultiObjective objective;
-      objective.reward = op.kind == TemporalOperator::Kind::reward;
-      if (op.step_bound || op.lower_step_bound) fail(o.position, "not supported yet: a step bound in multi(...)");
-      if (objective.reward) {
-        if (op.path != Path::total_reward) fail(o.position, "not supported yet: multi(...) of rewards other than R [ C ]");
-        objective.rewards = &reward_structure(o);
-      } else {
-        if (op.path != Path::until) fail(o.position, "not supported yet: multi(...) of paths other than F, U, G, W and R");
-        objective.phi = boolean(o.operands[0]);
-        objective.psi = boolean(o.operands[1]);
-        objective.complement = op.complement;
-      }
-      if (op.comparison) {
-        objective.comparison = *op.comparison;
-        objective.threshold = constant(op.threshold);
-      } else {
-        if (!op.direction) fail(o.position, "an objective =? of multi(...) needs min or max");
-        objective.query = *op.direction;
-      }
-      objectives.push_back(std::move(objective));
-    }
+    for (const Formula& o : f.operands) objectives.push_back(objective_of(o));
     try {
-      const MultiObjectiveAnswer answer = check_multi_objective(c_.mdp, objectives);
-      PropertyValue value;
-      if (!answer.pareto.empty()) {
-        value.kind = PropertyValue::Kind::pareto;
-        value.points = answer.pareto;
-        value.scope = "the initial state's, by linear programming";
-        return value;
-      }
-      value.kind = answer.numerical ? PropertyValue::Kind::number : PropertyValue::Kind::boolean;
-      value.number = answer.value;
-      value.truth = answer.achievable;
-      value.scope = answer.numerical ? "value in the initial state, by linear programming" : "in the initial state";
-      return value;
+      return value_of(check_multi_objective(c_.mdp, objectives));
     } catch (const std::runtime_error& error) {
       fail(f.position, error.what());
     }
+  }
+
+  // One objective of multi(...): a P of an unbounded until (or its complement) or an R [ C ].
+  MultiObjective objective_of(const Formula& o) {
+    const TemporalOperator& op = o.temporal;
+    MultiObjective objective;
+    objective.reward = op.kind == TemporalOperator::Kind::reward;
+    if (op.step_bound || op.lower_step_bound) fail(o.position, "not supported yet: a step bound in multi(...)");
+    if (objective.reward) {
+      if (op.path != Path::total_reward) fail(o.position, "not supported yet: multi(...) of rewards other than R [ C ]");
+      objective.rewards = &reward_structure(o);
+    } else {
+      if (op.path != Path::until) fail(o.position, "not supported yet: multi(...) of paths other than F, U, G, W and R");
+      objective.phi = boolean(o.operands[0]);
+      objective.psi = boolean(o.operands[1]);
+      objective.complement = op.complement;
+    }
+    if (op.comparison) {
+      objective.comparison = *op.comparison;
+      objective.threshold = constant(op.threshold);
+    } else {
+      if (!op.direction) fail(o.position, "an objective =? of multi(...) needs min or max");
+      objective.query = *op.direction;
+    }
+    return objective;
+  }
+
+  static PropertyValue value_of(const MultiObjectiveAnswer& answer) {
+    PropertyValue value;
+    if (!answer.pareto.empty()) {
+      value.kind = PropertyValue::Kind::pareto;
+      value.points = answer.pareto;
+      value.scope = "the initial state's, by linear programming";
+      return value;
+    }
+    value.kind = answer.numerical ? PropertyValue::Kind::number : PropertyValue::Kind::boolean;
+    value.number = answer.value;
+    value.truth = answer.achievable;
+    value.scope = answer.numerical ? "value in the initial state, by linear programming" : "in the initial state";
+    return value;
   }
 
   PropertyValue filter(const Formula& f) {
