@@ -358,6 +358,25 @@ TEST(Ltl, ByHandRewardsUntilACoSafePath) {
   EXPECT_THROW(number(mdp, "Rmin=? [ G F \"a\" ]"), std::runtime_error);
 }
 
+// Eight G F conjuncts (a generalised Büchi condition, 16 temporal subformulas): each
+// state of a ring either moves on by a coin or resets to 0. Moving on visits all (Pmax
+// 1); resetting forever sees only 0 (Pmin 0). Guessing X first keeps one of 2^8 sets.
+TEST(Ltl, ByHandEightInfinitelyOftens) {
+  std::vector<test::StateChoices> states(8);
+  for (std::uint32_t s = 0; s < 8; ++s) states[s] = {{{(s + 1) % 8, 0.5}, {s, 0.5}}, {{0, 1.0}}};
+  const SparseMdp ring = test::make_mdp(states, {});
+  std::vector<StateSet> atoms;
+  PathFormula all = P::unary(P::Op::always, P::unary(P::Op::eventually, P::atom(0)));
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    atoms.push_back(test::states_of(8, {i}));
+    if (i > 0) {
+      all = P::binary(P::Op::conjunction, std::move(all), P::unary(P::Op::always, P::unary(P::Op::eventually, P::atom(i))));
+    }
+  }
+  EXPECT_NEAR(compute_ltl_probabilities(ring, Optimization::maximize, all, atoms, kSound, kCpu).values[0], 1.0, 1e-9);
+  EXPECT_NEAR(compute_ltl_probabilities(ring, Optimization::minimize, all, atoms, kSound, kCpu).values[0], 0.0, 1e-9);
+}
+
 // Knuth and Yao's die: the first toss decides between {1,2,3} (heads) and {4,5,6}.
 TEST(Ltl, ByHandADiesPaths) {
   const SparseMdp die = test::knuth_yao_die();

@@ -7,13 +7,24 @@ namespace mdpvi::automata {
 
 namespace {
 
-// Guessing is exponential in the temporal subformulas of a state's formula.
-constexpr std::size_t kMostGuessed = 14;
+// Guessing is exponential in the temporal subformulas of a state's formula: at most this
+// many guesses a state, and this many mu- or nu-subformulas.
+constexpr std::size_t kMostGuessed = std::size_t{1} << 16;
+constexpr std::size_t kMostGuessedEach = 20;
 // A formula whose automaton passes this (a step bound nested in G can) is refused.
 constexpr std::size_t kMostStates = 1000000;
 
 bool contains(const std::vector<std::uint32_t>& sorted, std::uint32_t x) {
   return std::binary_search(sorted.begin(), sorted.end(), x);
+}
+
+// The subsets of items whose bits are set in bits.
+std::vector<std::uint32_t> subset(const std::vector<std::uint32_t>& items, std::uint64_t bits) {
+  std::vector<std::uint32_t> chosen;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if ((bits >> i) & 1) chosen.push_back(items[i]);
+  }
+  return chosen;
 }
 
 }  // namespace
@@ -246,30 +257,35 @@ LtlAutomaton::State LtlAutomaton::step(State q, std::uint64_t letter) {
   return next;
 }
 
+// The guesses X first, each kept only where (1)'s safety formula is not ff already, then
+// Y for each: a conjunction of G F a_i asks every F a_i in X, so of 2^k sets of
+// mu-subformulas one is left, and only its 2^k sets of nu-subformulas are tried.
 const std::vector<LtlAutomaton::State>& LtlAutomaton::jumps(State q) {
   if (states_[q].jumps_made) return states_[q].jumps;
   const BddRef f = states_[q].formula;
   std::vector<std::uint32_t> mu, nu;
   subformulas(f, mu, nu);
-  if (mu.size() + nu.size() > kMostGuessed) {
-    throw AutomatonTooLarge("an LTL formula with " + std::to_string(mu.size() + nu.size()) +
-                            " temporal subformulas to guess over (at most " + std::to_string(kMostGuessed) + ")");
+  const auto too_large = [&] {
+    return AutomatonTooLarge("an LTL formula with " + std::to_string(mu.size()) + " mu- and " +
+                             std::to_string(nu.size()) + " nu-subformulas to guess over (at most " +
+                             std::to_string(kMostGuessed) + " sets of them)");
+  };
+  if (mu.size() > kMostGuessedEach || nu.size() > kMostGuessedEach) throw too_large();
+  std::vector<std::pair<std::vector<std::uint32_t>, BddRef>> kept;  // X and f[X]nu
+  for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << mu.size()); ++bits) {
+    std::vector<std::uint32_t> x = subset(mu, bits);
+    const BddRef weak = weakened(f, x);
+    if (weak != kFalse) kept.emplace_back(std::move(x), weak);
   }
+  if (kept.size() * (std::uint64_t{1} << nu.size()) > kMostGuessed) throw too_large();
   std::vector<State> targets;
-  const std::size_t m = mu.size(), n = nu.size();
-  for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << (m + n)); ++bits) {
-    std::vector<std::uint32_t> x, y;
-    for (std::size_t i = 0; i < m; ++i) {
-      if ((bits >> i) & 1) x.push_back(mu[i]);
+  for (const auto& [x, weak] : kept) {
+    for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << nu.size()); ++bits) {
+      const Guess g = guesses_[guess_of(x, subset(nu, bits))];  // a copy: guess_of grows guesses_
+      if (std::find(g.trackers.begin(), g.trackers.end(), kFalse) != g.trackers.end()) continue;  // GF ff
+      const State target = accepting_state(g, bdd_.conjunction(weak, g.stay), g.trackers, 0);
+      if (target != kRejecting) targets.push_back(target);
     }
-    for (std::size_t j = 0; j < n; ++j) {
-      if ((bits >> (m + j)) & 1) y.push_back(nu[j]);
-    }
-    const Guess g = guesses_[guess_of(x, y)];  // a copy: weakened may grow guesses_' inputs
-    if (std::find(g.trackers.begin(), g.trackers.end(), kFalse) != g.trackers.end()) continue;  // GF ff
-    const BddRef safety = bdd_.conjunction(weakened(f, x), g.stay);
-    const State target = accepting_state(g, safety, g.trackers, 0);
-    if (target != kRejecting) targets.push_back(target);
   }
   std::sort(targets.begin(), targets.end());
   targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
