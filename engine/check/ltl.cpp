@@ -5,8 +5,8 @@
 #include "engine/check/ltl_product.h"
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
-#include "graph/end_components.h"
 #include "engine/model/stopwatch.h"
+#include "graph/end_components.h"
 #include "graph/search_backend.h"
 
 #include <spdlog/spdlog.h>
@@ -164,7 +164,9 @@ NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direc
   if (negated.co_safe()) {
     return complemented(co_safe_probabilities(mdp, negated, atoms, opposite(direction), options, device, kind));
   }
-  if (chain || direction == Optimization::maximize) return maximal_probabilities(mdp, automaton, atoms, options, device, kind);
+  if (chain || direction == Optimization::maximize) {
+    return maximal_probabilities(mdp, automaton, atoms, options, device, kind);
+  }
   return complemented(maximal_probabilities(mdp, negated, atoms, options, device, kind));
 }
 
@@ -174,7 +176,8 @@ StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const
   const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::edges_and_jumps);
   const auto search = graph::make_search_backend(product.mdp, kind);
   const StateSet target = accepting_pairs(product, *search);
-  const StateSet on_pairs = ctl_until(product.mdp, *search, false, all_states(product.mdp.num_states()), target, 0, std::nullopt);
+  const StateSet on_pairs =
+      ctl_until(product.mdp, *search, false, all_states(product.mdp.num_states()), target, 0, std::nullopt);
   StateSet holds(mdp.num_states());
   for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
     if (on_pairs.test(product.start[s])) holds.set(s);
