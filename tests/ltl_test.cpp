@@ -10,6 +10,7 @@
 #include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
 #include "engine/check/ltl_product.h"
+#include "engine/check/multi_objective.h"
 #include "engine/check/property_checker.h"
 #include "engine/check/reachability.h"
 #include "engine/check/scheduler.h"
@@ -312,6 +313,34 @@ TEST(Ltl, TheProductIsTheSameOnOneThreadAndOnAll) {
       EXPECT_NO_THROW(check_invariants(all.mdp));
     }
   }
+}
+
+// multi(...) of one co-safe or safety path equals its probability by the LTL pipeline,
+// both ways, on random MDPs (other paths it refuses).
+TEST(Ltl, MultiObjectiveOfOnePathIsItsProbability) {
+  std::mt19937 rng(31);
+  int compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const SparseMdp mdp = test::small_random_mdp(3 + trial % 5, false, rng);
+    const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
+    const PathFormula f = random_formula(rng, 1 + trial % 3, 2);
+    for (Optimization direction : {Optimization::maximize, Optimization::minimize}) {
+      MultiObjective objective;
+      objective.ltl = f;
+      objective.atoms = atoms;
+      objective.query = direction;
+      MultiObjectiveAnswer answer;
+      try {
+        answer = check_multi_objective(mdp, {objective});
+      } catch (const std::runtime_error&) {  // neither co-safe nor safety
+        continue;
+      }
+      const NumericResult expected = compute_ltl_probabilities(mdp, direction, f, atoms, kSound, kCpu);
+      EXPECT_NEAR(answer.value, expected.values[mdp.initial_states[0]], 1e-8) << "trial " << trial;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 40);
 }
 
 double number(const SparseMdp& mdp, const std::string& text) {

@@ -78,6 +78,17 @@ TEST(MultiObjective, ParetoCurvesByHand) {
   EXPECT_TRUE(near(curve("multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ], P>=0.3 [ F \"B\" ])"), {{0, 1}, {0.7, 0.3}}));
 }
 
+// Co-safe and safety LTL objectives: tracked by the automaton's deterministic first part
+// (a safety path by its co-safe negation, flipped). "A" and "B" absorb, so F ("A" & X "A")
+// is F "A"; G (!"A" & X !"A") is G !"A".
+TEST(MultiObjective, CoSafeAndSafetyLtlObjectives) {
+  const SparseMdp mdp = three_ways();
+  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ F (\"A\" & X \"A\") ], P>=0.4 [ F \"B\" ])").number, 0.6, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ G (!\"A\" & X !\"A\") ], P>=0.3 [ F \"B\" ])").number, 1.0, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(Pmin=? [ (F \"A\") | (F \"B\") ], P>=0.25 [ F \"A\" ])").number, 0.5, 1e-9);
+  EXPECT_TRUE(checked(mdp, "multi(P>=0.5 [ (F \"A\") & X true ], P>=0.5 [ F \"B\" ])").truth);
+}
+
 // The error checking text on mdp gives; empty where there is none.
 std::string error_of(const SparseMdp& mdp, const std::string& text) {
   try {
@@ -94,6 +105,7 @@ TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
             std::string::npos);
   EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
             std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ G F \"A\" ], P>=0.5 [ F \"B\" ])").find("neither co-safe"), std::string::npos);
   SparseMdp looping = three_ways();
   looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
   EXPECT_NE(error_of(looping, "multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"B\" ])").find("inside an end component"),

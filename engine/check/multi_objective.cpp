@@ -1,5 +1,6 @@
 #include "engine/check/multi_objective.h"
 
+#include "engine/automata/ltl_automaton.h"
 #include "engine/solve/end_component_quotient.h"
 #include "graph/end_components.h"
 
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -16,28 +18,90 @@ namespace mdpvi {
 
 namespace {
 
-// An until's status along a path: it changes at most once, from pending.
-enum Status : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };
+// What one objective knows of a path so far: an until's status (pending, met, failed:
+// it changes at most once) or a co-safe path's state in its automaton's deterministic
+// first part (met where that accepts every continuation, failed at the sink). A safety
+// path is tracked by its co-safe negation, its value flipped. Reward objectives: 0.
+class ObjectiveTracker {
+ public:
+  enum : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };
 
-// The model paired with every objective's status (base 3, objective i its i-th digit).
+  explicit ObjectiveTracker(const MultiObjective& o) : o_(&o) {
+    if (!o.ltl) return;
+    const auto count = static_cast<std::uint32_t>(o.atoms.size());
+    automaton_ = std::make_unique<automata::LtlAutomaton>(*o.ltl, count);
+    if (!automaton_->co_safe()) {
+      automaton_ = std::make_unique<automata::LtlAutomaton>(PathFormula::unary(PathFormula::Op::negation, *o.ltl), count);
+      if (!automaton_->co_safe()) {
+        throw std::runtime_error("not supported yet: multi(...) of an LTL path that is neither co-safe (X, F, U) nor "
+                                 "a safety path (G, W, R)");
+      }
+      flipped_ = true;
+    }
+    for (std::size_t i = 0; i < o.atoms.size(); ++i) {
+      if (letters_.empty()) letters_.assign(o.atoms[i].size(), 0);
+      for (std::size_t t = o.atoms[i].find_first(); t != StateSet::npos; t = o.atoms[i].find_next(t)) {
+        letters_[t] |= std::uint64_t{1} << i;
+      }
+    }
+  }
+
+  // The value is 1 - the probability of met.
+  bool flipped() const { return flipped_ != o_->complement; }
+
+  // After the path's first state t; after t, from v.
+  std::uint32_t start(std::uint32_t t) {
+    if (o_->reward) return 0;
+    if (automaton_) return automaton_->step(automaton_->initial(), letter(t));
+    return classify(t);
+  }
+  std::uint32_t next(std::uint32_t v, std::uint32_t t) {
+    if (o_->reward) return 0;
+    if (automaton_) return automaton_->step(v, letter(t));
+    return v == kPending ? classify(t) : v;
+  }
+  bool met(std::uint32_t v) const {
+    if (o_->reward) return false;
+    return automaton_ ? automaton_->universal(v) : v == kMet;
+  }
+  bool decided(std::uint32_t v) const {
+    if (o_->reward) return false;
+    return automaton_ ? v == automata::LtlAutomaton::kRejecting || automaton_->universal(v) : v != kPending;
+  }
+
+ private:
+  std::uint32_t classify(std::uint32_t t) const { return o_->psi.test(t) ? kMet : !o_->phi.test(t) ? kFailed : kPending; }
+  std::uint64_t letter(std::uint32_t t) const { return t < letters_.size() ? letters_[t] : 0; }
+
+  const MultiObjective* o_;
+  std::unique_ptr<automata::LtlAutomaton> automaton_;  // a pointer: the trackers move in their vector
+  std::vector<std::uint64_t> letters_;
+  bool flipped_ = false;
+};
+
+// The model paired with every objective's tracker value (the values of one pair
+// interned as one status number).
 struct StatusProduct {
   SparseMdp mdp;
-  std::vector<std::uint32_t> model_state, status;  // per pair
-  std::vector<std::uint64_t> model_row;            // per product row
+  std::vector<std::uint32_t> model_state;  // per pair
+  std::vector<std::vector<char>> met;      // per objective, per pair
+  std::vector<std::uint64_t> model_row;    // per product row
 };
 
 class StatusProductBuilder {
  public:
-  StatusProductBuilder(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives)
-      : mdp_(mdp), objectives_(objectives) {}
+  StatusProductBuilder(const SparseMdp& mdp, std::vector<ObjectiveTracker>& trackers) : mdp_(mdp), trackers_(trackers) {}
 
   StatusProduct build(std::uint32_t initial) {
-    pair_of(initial, advanced(0, initial, /*first=*/true));
+    std::vector<std::uint32_t> first;
+    for (ObjectiveTracker& tracker : trackers_) first.push_back(tracker.start(initial));
+    pair_of(initial, status_of(first));
     StatusProduct p;
     p.mdp.type = ModelType::mdp;
     p.mdp.row_group_starts.push_back(0);
     p.mdp.row_starts.push_back(0);
     PodVector<double> values;
+    std::vector<std::uint32_t> after(trackers_.size());
     for (std::uint32_t i = 0; i < pairs_.size(); ++i) {
       const auto [s, status] = pairs_[i];
       if (decided(status)) {  // nothing after it counts: a stop (a self-loop, then collapsed)
@@ -51,7 +115,8 @@ class StatusProductBuilder {
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
           const std::uint32_t t = mdp_.columns[k];
-          p.mdp.columns.push_back(pair_of(t, advanced(status, t, false)));
+          for (std::size_t o = 0; o < trackers_.size(); ++o) after[o] = trackers_[o].next(statuses_[status][o], t);
+          p.mdp.columns.push_back(pair_of(t, status_of(after)));
           values.push_back(mdp_.values[k]);
         }
         p.mdp.row_starts.push_back(p.mdp.columns.size());
@@ -61,31 +126,25 @@ class StatusProductBuilder {
     }
     p.mdp.values = CompactValues(std::move(values));
     p.mdp.initial_states = {0};
-    for (const auto& [s, status] : pairs_) {
-      p.model_state.push_back(s);
-      p.status.push_back(status);
+    p.met.assign(trackers_.size(), std::vector<char>(pairs_.size(), 0));
+    for (std::uint32_t i = 0; i < pairs_.size(); ++i) {
+      p.model_state.push_back(pairs_[i].first);
+      for (std::size_t o = 0; o < trackers_.size(); ++o) p.met[o][i] = trackers_[o].met(statuses_[pairs_[i].second][o]);
     }
     return p;
   }
 
  private:
-  // The statuses after entering state t (first: the path's first state).
-  std::uint32_t advanced(std::uint32_t status, std::uint32_t t, bool first) const {
-    std::uint32_t result = 0, place = 1;
-    for (const MultiObjective& o : objectives_) {
-      std::uint32_t digit = first ? kPending : (status / place) % 3;
-      if (!o.reward && digit == kPending) digit = o.psi.test(t) ? kMet : !o.phi.test(t) ? kFailed : kPending;
-      result += digit * place;
-      place *= 3;
-    }
-    return result;
+  std::uint32_t status_of(const std::vector<std::uint32_t>& values) {
+    auto [it, added] = status_numbers_.try_emplace(values, static_cast<std::uint32_t>(statuses_.size()));
+    if (added) statuses_.push_back(values);
+    return it->second;
   }
 
-  // Every objective is an until that is met or failed: the path's rest changes nothing.
+  // Every objective's tracker is decided (no reward objective): the rest changes nothing.
   bool decided(std::uint32_t status) const {
-    for (const MultiObjective& o : objectives_) {
-      if (o.reward || status % 3 == kPending) return false;
-      status /= 3;
+    for (std::size_t o = 0; o < trackers_.size(); ++o) {
+      if (!trackers_[o].decided(statuses_[status][o])) return false;
     }
     return true;
   }
@@ -98,15 +157,12 @@ class StatusProductBuilder {
   }
 
   const SparseMdp& mdp_;
-  const std::vector<MultiObjective>& objectives_;
+  std::vector<ObjectiveTracker>& trackers_;
+  std::vector<std::vector<std::uint32_t>> statuses_;
+  std::map<std::vector<std::uint32_t>, std::uint32_t> status_numbers_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   std::unordered_map<std::uint64_t, std::uint32_t> index_;
 };
-
-std::uint32_t digit(std::uint32_t status, std::size_t i) {
-  for (std::size_t k = 0; k < i; ++k) status /= 3;
-  return status % 3;
-}
 
 // The product's rows' rewards for a total reward objective: the model row's, with its
 // state's.
@@ -310,8 +366,9 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
     throw std::runtime_error("multi(...) needs a model with one initial state, found " +
                              std::to_string(mdp.initial_states.size()));
   }
-  if (objectives.size() > 19) throw std::runtime_error("multi(...) of more than 19 objectives");
-  const StatusProduct product = StatusProductBuilder(mdp, objectives).build(mdp.initial_states[0]);
+  std::vector<ObjectiveTracker> trackers;
+  for (const MultiObjective& o : objectives) trackers.emplace_back(o);
+  const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
   const SparseMdp& p = product.mdp;
   const graph::EndComponents mecs = graph::maximal_end_components(p, all_states(p.num_states()), all_states(p.num_choices()),
                                                                   graph::SearchKind::cpu_parallel);
@@ -342,12 +399,12 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
       for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) {
         if (objectives[i].reward) {
           e.coefficient[r] = collapsed_rewards[i].choice_rewards[r];
-        } else if (q.row_starts[r] == q.row_starts[r + 1] && digit(product.status[s], i) == kMet) {
-          e.coefficient[r] = 1.0;  // a stop where the until is met
+        } else if (q.row_starts[r] == q.row_starts[r + 1] && product.met[i][s]) {
+          e.coefficient[r] = 1.0;  // a stop where the objective's path is met
         }
       }
     }
-    if (!objectives[i].reward && objectives[i].complement) {
+    if (!objectives[i].reward && trackers[i].flipped()) {
       e.constant = 1.0;
       for (double& c : e.coefficient) c = -c;
     }

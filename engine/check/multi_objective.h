@@ -2,8 +2,8 @@
 // Multi-objective queries of MDPs, multi(...): whether one scheduler meets several
 // bounds at once (achievability), or the best value of one objective among the
 // schedulers that meet the others (numerical). Objectives are reachability
-// probabilities (phi U psi, and G, W, R as their complements) and expected total
-// rewards (R [ C ]), each maximised or minimised.
+// probabilities (phi U psi, and G, W, R as their complements), co-safe and safety LTL
+// paths, and expected total rewards (R [ C ]), each maximised or minimised.
 //
 // The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
 // ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
@@ -14,6 +14,7 @@
 // held to the flow of probability from the initial state; an until's probability is the
 // flow into stops where it is met, a total reward each choice's uses times its reward.
 // The answer is exact up to the LP's floating point tolerance (no bound is claimed).
+#include "engine/model/path_formula.h"
 #include "engine/model/sparse_mdp.h"
 #include "io/property.h"
 
@@ -27,6 +28,9 @@ struct MultiObjective {
   bool reward = false;
   StateSet phi, psi;                         // probability: phi U psi
   bool complement = false;                   // probability: the value is 1 - P(phi U psi)
+  // Or an LTL path that is co-safe or safety, over atoms (where each state formula holds).
+  std::optional<PathFormula> ltl;
+  std::vector<StateSet> atoms;
   const RewardStructure* rewards = nullptr;  // reward: R [ C ] of these
   std::optional<Optimization> query;         // =?: the objective to optimise
   std::optional<Comparison> comparison;      // else: its bound

@@ -165,10 +165,16 @@ class Checker {
       if (op.path != Path::total_reward) fail(o.position, "not supported yet: multi(...) of rewards other than R [ C ]");
       objective.rewards = &reward_structure(o);
     } else {
-      if (op.path != Path::until) fail(o.position, "not supported yet: multi(...) of paths other than F, U, G, W and R");
-      objective.phi = boolean(o.operands[0]);
-      objective.psi = boolean(o.operands[1]);
-      objective.complement = op.complement;
+      if (op.path == Path::ltl) {
+        objective.ltl = ltl_path(o);
+        objective.atoms = ltl_atoms(o);
+      } else if (op.path == Path::until) {
+        objective.phi = boolean(o.operands[0]);
+        objective.psi = boolean(o.operands[1]);
+        objective.complement = op.complement;
+      } else {
+        fail(o.position, "not supported yet: multi(...) of X paths");
+      }
     }
     if (op.comparison) {
       objective.comparison = *op.comparison;
