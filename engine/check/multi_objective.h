@@ -1,18 +1,20 @@
 #pragma once
 // Multi-objective queries of MDPs, multi(...): whether one scheduler meets several
 // bounds at once (achievability), or the best value of one objective among the
-// schedulers that meet the others (numerical). Objectives are reachability
-// probabilities (phi U psi, and G, W, R as their complements), co-safe and safety LTL
-// paths, and expected total rewards (R [ C ]), each maximised or minimised.
+// schedulers that meet the others (numerical), or with two such objectives their Pareto
+// curve. Objectives are reachability probabilities (phi U psi, and G, W, R as their
+// complements), co-safe and safety LTL paths, and expected total rewards (R [ C ]), each
+// maximised or minimised.
 //
 // The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
 // ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
-// solved by GLPK: the model is paired with each until's status (pending, met, failed,
-// which changes at most twice along a path), its maximal end components collapsed
-// with a choice to stay forever (engine/solve/end_component_quotient.h), after which
-// every run stops somewhere; the variables are each choice's expected number of uses,
-// held to the flow of probability from the initial state; an until's probability is the
-// flow into stops where it is met, a total reward each choice's uses times its reward.
+// solved by GLPK: the model is paired with each objective's tracker (an until's status:
+// pending, met or failed; a co-safe path's state in its automaton's deterministic first
+// part), its maximal end components collapsed with a choice to stay forever
+// (engine/solve/end_component_quotient.h), after which every run stops somewhere; the
+// variables are each choice's expected number of uses, held to the flow of probability
+// from the initial state; a path's probability is the flow into stops where it is met,
+// a total reward each choice's uses times its reward.
 // The answer is exact up to the LP's floating point tolerance (no bound is claimed).
 #include "engine/model/path_formula.h"
 #include "engine/model/sparse_mdp.h"
