@@ -97,6 +97,7 @@ struct CheckArguments {
   std::string plot_path;      // --plot
   std::string plot_constant;  // the swept constant it draws over
   std::string export_vector;
+  std::string export_pareto;
   std::string export_scheduler;
   mdpvi::tools::ExportPaths exports;  // the export_* given, and --umb-compression
   std::vector<std::string> files;
@@ -176,6 +177,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--export-vector", args.export_vector,
                     "Write every state's value (with its valuation and bounds) of each property that is not a "
                     "filter ('-': standard output)");
+  check->add_option("--export-pareto", args.export_pareto,
+                    "Write each multi(...) Pareto curve's vertices as CSV, one \"x,y\" line each after a "
+                    "\"# property\" line ('-': standard output)");
   check->add_option("--export-scheduler", args.export_scheduler,
                     "Write an optimal scheduler of each Pmin/Pmax/Rmin/Rmax=? property of an unbounded F or U: "
                     "per state, its valuation, the index of its choice and the choice's action ('-': standard output)");
@@ -287,6 +291,7 @@ int run_check_command(CheckArguments& args) {
   args.exports.model = given(args.export_model);
   args.exports.vector = given(args.export_vector);
   args.exports.scheduler = given(args.export_scheduler);
+  args.exports.pareto = given(args.export_pareto);
   try {
     args.options.constants = pipeline::parse_constant_definitions(args.constants);
     args.options.inline_properties = pipeline::split_inline_properties(args.properties);

@@ -15,6 +15,7 @@ RunExports::RunExports(const ExportPaths& paths, pipeline::CheckListener& next) 
   io::compression_named(paths_.umb_compression);
   if (paths_.vector) vectors_.emplace(*paths_.vector);
   if (paths_.scheduler) schedulers_.emplace(*paths_.scheduler);
+  if (paths_.pareto) pareto_.emplace(*paths_.pareto, "Pareto curves");
 }
 
 void RunExports::ask_for_what_is_exported(pipeline::CheckOptions& options) const {
@@ -38,6 +39,7 @@ void RunExports::model_loaded(const SparseMdp& mdp, const pipeline::CheckReport&
 
 void RunExports::property_results(const std::string& property, const PropertyResult& result, const SparseMdp& mdp) {
   if (vectors_ && result.state_values) vectors_->write(property, *result.state_values, mdp);
+  if (pareto_ && result.value.kind == PropertyValue::Kind::pareto) write_pareto(property, result.value);
   if (!schedulers_) return;
   if (result.scheduler) {
     schedulers_->write(property, *result.scheduler, mdp);
@@ -45,6 +47,17 @@ void RunExports::property_results(const std::string& property, const PropertyRes
     spdlog::warn("--export-scheduler: no scheduler for {}: {}", property, result.no_scheduler);
     schedulers_->write_none(property, result.no_scheduler);
   }
+}
+
+// "# property", then one "x,y" line per vertex of the curve.
+void RunExports::write_pareto(const std::string& property, const PropertyValue& value) {
+  std::ostream& out = pareto_->stream();
+  out << "# " << property << "\n";
+  for (const std::vector<double>& point : value.points) {
+    for (std::size_t i = 0; i < point.size(); ++i) out << (i ? "," : "") << format_number(point[i]);
+    out << "\n";
+  }
+  pareto_->flush();
 }
 
 }  // namespace mdpvi::tools

@@ -1,10 +1,11 @@
 #pragma once
 // The command's exports of a run (--export-states, --export-transitions,
-// --export-model, --export-vector, --export-scheduler): written as the pipeline
+// --export-model, --export-vector, --export-scheduler, --export-pareto): written as the pipeline
 // hands over each model and each property's per-state results, before the next
 // listener (the printed report) hears of them.
 #include "engine/pipeline/check_run.h"
 
+#include "tools/output_path.h"
 #include "tools/scheduler_export.h"
 #include "tools/vector_export.h"
 
@@ -14,7 +15,7 @@
 namespace mdpvi::tools {
 
 struct ExportPaths {
-  std::optional<std::string> states, transitions, model, vector, scheduler;
+  std::optional<std::string> states, transitions, model, vector, scheduler, pareto;
   std::string umb_compression = "gzip";  // for a model exported as FILE.umb
 };
 
@@ -33,10 +34,13 @@ class RunExports final : public pipeline::CheckListener {
   void property_answered(const pipeline::CheckReport& report) override { next_.property_answered(report); }
 
  private:
+  void write_pareto(const std::string& property, const PropertyValue& value);
+
   ExportPaths paths_;
   pipeline::CheckListener& next_;
   std::optional<VectorExport> vectors_;
   std::optional<SchedulerExport> schedulers_;
+  std::optional<OutputStream> pareto_;  // each Pareto curve's vertices as CSV
 };
 
 }  // namespace mdpvi::tools
