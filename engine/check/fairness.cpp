@@ -2,7 +2,6 @@
 
 #include "graph/scc.h"
 
-#include <utility>
 
 namespace mdpvi {
 
@@ -35,14 +34,8 @@ NumericResult compute_fair_minimal_until(const SparseMdp& mdp, const graph::Sear
                                          const StateSet& psi, const SolverOptions& options, const DeviceOptions& device) {
   const StateSet waiting = phi - psi;
   const StateSet failed = ~(phi | psi);
-  NumericResult result = compute_until_probabilities(mdp, search, Optimization::maximize, waiting,
-                                                     failed | bottom_sccs_inside(mdp, search, waiting), options, device);
-  for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
-    for (double& x : *v) x = 1.0 - x;
-  }
-  std::swap(result.lower, result.upper);
-  std::swap(result.qualitative.yes, result.qualitative.no);
-  return result;
+  return complemented(compute_until_probabilities(mdp, search, Optimization::maximize, waiting,
+                                                  failed | bottom_sccs_inside(mdp, search, waiting), options, device));
 }
 
 }  // namespace mdpvi

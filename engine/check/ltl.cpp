@@ -105,16 +105,6 @@ NumericResult co_safe_probabilities(const SparseMdp& mdp, LtlAutomaton& automato
                          product);
 }
 
-// 1 - p for every value: [l, u] becomes [1 - u, 1 - l].
-NumericResult complemented(NumericResult result) {
-  for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
-    for (double& x : *v) x = 1.0 - x;
-  }
-  std::swap(result.lower, result.upper);
-  std::swap(result.qualitative.yes, result.qualitative.no);
-  return result;
-}
-
 // The model's rewards on the product: each pair its state's, each row its model row's.
 RewardStructure lifted_rewards(const RewardStructure& rewards, const LtlProduct& product) {
   const std::uint32_t n = product.mdp.num_states();

@@ -118,12 +118,7 @@ class ParallelProductBuilder {
   // Each state's letter numbered among the distinct letters; returns those.
   std::vector<std::uint64_t> number_letters(const std::vector<StateSet>& atoms) {
     const std::uint32_t n = mdp_.num_states();
-    std::vector<std::uint64_t> letters(n, 0);
-    for (std::size_t i = 0; i < atoms.size(); ++i) {
-      for (std::size_t s = atoms[i].find_first(); s != StateSet::npos; s = atoms[i].find_next(s)) {
-        letters[s] |= std::uint64_t{1} << i;
-      }
-    }
+    const std::vector<std::uint64_t> letters = letters_of(n, atoms);
     std::vector<std::uint64_t> distinct = letters;
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
@@ -348,6 +343,16 @@ class ParallelProductBuilder {
 };
 
 }  // namespace
+
+std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSet>& atoms) {
+  std::vector<std::uint64_t> letters(n, 0);
+  for (std::size_t i = 0; i < atoms.size(); ++i) {
+    for (std::size_t s = atoms[i].find_first(); s != StateSet::npos; s = atoms[i].find_next(s)) {
+      letters[s] |= std::uint64_t{1} << i;
+    }
+  }
+  return letters;
+}
 
 LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
                              ProductChoices choices) {

@@ -34,6 +34,9 @@ enum class ProductChoices {
                     // whose end components are then its cycles), and the jumps
 };
 
+// Each of n states' letter: bit i where atoms[i] holds.
+std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSet>& atoms);
+
 // atoms[i]: where the automaton's state formula i holds. Throws std::runtime_error
 // where the product has 2^32 pairs or more.
 LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,

@@ -1,6 +1,7 @@
 #include "engine/check/multi_objective.h"
 
 #include "engine/automata/ltl_automaton.h"
+#include "engine/check/ltl_product.h"
 #include "engine/solve/end_component_quotient.h"
 #include "graph/end_components.h"
 
@@ -26,7 +27,8 @@ class ObjectiveTracker {
  public:
   enum : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };
 
-  explicit ObjectiveTracker(const MultiObjective& o) : o_(&o) {
+  // n: the model's states.
+  ObjectiveTracker(const MultiObjective& o, std::uint32_t n) : o_(&o) {
     if (!o.ltl) return;
     const auto count = static_cast<std::uint32_t>(o.atoms.size());
     automaton_ = std::make_unique<automata::LtlAutomaton>(*o.ltl, count);
@@ -38,12 +40,7 @@ class ObjectiveTracker {
       }
       flipped_ = true;
     }
-    for (std::size_t i = 0; i < o.atoms.size(); ++i) {
-      if (letters_.empty()) letters_.assign(o.atoms[i].size(), 0);
-      for (std::size_t t = o.atoms[i].find_first(); t != StateSet::npos; t = o.atoms[i].find_next(t)) {
-        letters_[t] |= std::uint64_t{1} << i;
-      }
-    }
+    letters_ = letters_of(n, o.atoms);
   }
 
   // The value is 1 - the probability of met.
@@ -71,7 +68,7 @@ class ObjectiveTracker {
 
  private:
   std::uint32_t classify(std::uint32_t t) const { return o_->psi.test(t) ? kMet : !o_->phi.test(t) ? kFailed : kPending; }
-  std::uint64_t letter(std::uint32_t t) const { return t < letters_.size() ? letters_[t] : 0; }
+  std::uint64_t letter(std::uint32_t t) const { return letters_[t]; }
 
   const MultiObjective* o_;
   std::unique_ptr<automata::LtlAutomaton> automaton_;  // a pointer: the trackers move in their vector
@@ -367,7 +364,7 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
                              std::to_string(mdp.initial_states.size()));
   }
   std::vector<ObjectiveTracker> trackers;
-  for (const MultiObjective& o : objectives) trackers.emplace_back(o);
+  for (const MultiObjective& o : objectives) trackers.emplace_back(o, mdp.num_states());
   const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
   const SparseMdp& p = product.mdp;
   const graph::EndComponents mecs = graph::maximal_end_components(p, all_states(p.num_states()), all_states(p.num_choices()),

@@ -55,6 +55,17 @@ struct NumericResult {
   }
 };
 
+// The probabilities of the complementary path: 1 - p for every value, the bounds
+// swapped ([l, u] becomes [1 - u, 1 - l]), and so the graph's yes and no.
+inline NumericResult complemented(NumericResult result) {
+  for (StateNumbers* v : {&result.values, &result.lower, &result.upper}) {
+    for (double& x : *v) x = 1.0 - x;
+  }
+  std::swap(result.lower, result.upper);
+  std::swap(result.qualitative.yes, result.qualitative.no);
+  return result;
+}
+
 // A solve stopped at --max-iters: the property gets no value (PRISM, too, calls it an
 // error), and nothing is decided from it. Carries the computation's summary for the
 // report.

@@ -353,18 +353,7 @@ class Checker {
 
   NumericResult numeric(const Formula& f, Optimization dir, const SolverOptions& solver) {
     if (!f.temporal.complement) return numeric_of_path(f, dir, solver);
-    NumericResult result = numeric_of_path(f, opposite(dir), solver);
-    complement(result);
-    return result;
-  }
-
-  // 1 - p for every value, the bounds swapped: [l, u] becomes [1 - u, 1 - l].
-  static void complement(NumericResult& result) {
-    for (double& v : result.values) v = 1.0 - v;
-    for (double& v : result.lower) v = 1.0 - v;
-    for (double& v : result.upper) v = 1.0 - v;
-    std::swap(result.lower, result.upper);
-    std::swap(result.qualitative.yes, result.qualitative.no);
+    return complemented(numeric_of_path(f, opposite(dir), solver));
   }
 
   // CTL: E [ path ] or A [ path ] (engine/check/ctl.h); a complement swaps E and A.
