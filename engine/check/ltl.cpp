@@ -105,24 +105,6 @@ NumericResult co_safe_probabilities(const SparseMdp& mdp, LtlAutomaton& automato
                          product);
 }
 
-// The model's rewards on the product: each pair its state's, each row its model row's.
-RewardStructure lifted_rewards(const RewardStructure& rewards, const LtlProduct& product) {
-  const std::uint32_t n = product.mdp.num_states();
-  PodVector<double> per_state(n), per_row(product.mdp.num_choices());
-  for (std::uint32_t i = 0; i < n; ++i) {
-    per_state[i] = rewards.state_rewards.empty() ? 0.0 : rewards.state_rewards[product.model_state[i]];
-  }
-  for (std::uint64_t r = 0; r < per_row.size(); ++r) {
-    const std::uint64_t row = product.model_row[r];
-    per_row[r] = row == LtlProduct::kNoRow || rewards.choice_rewards.empty() ? 0.0 : rewards.choice_rewards[row];
-  }
-  RewardStructure lifted;
-  lifted.name = rewards.name;
-  lifted.state_rewards = CompactValues(std::move(per_state));
-  lifted.choice_rewards = CompactValues(std::move(per_row));
-  return lifted;
-}
-
 }  // namespace
 
 NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, const RewardStructure& rewards,
@@ -135,7 +117,7 @@ NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, c
   }
   const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_only);
   const auto search = graph::make_search_backend(product.mdp, kind);
-  const RewardStructure lifted = lifted_rewards(rewards, product);
+  const RewardStructure lifted = rewards_on_pairs(rewards, product.mdp, product.model_state, product.model_row);
   return at_model_states(compute_reachability_reward(product.mdp, *search, direction, lifted, product.accepting_part,
                                                      options, device),
                          product);

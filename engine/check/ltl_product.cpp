@@ -140,14 +140,18 @@ class ParallelProductBuilder {
     return (bits_[q * words_ + s / 64].fetch_or(bit, std::memory_order_relaxed) & bit) == 0;
   }
 
+  // The pair that moving from automaton state q to model state t makes.
+  std::pair<State, std::uint32_t> successor(State q, std::uint32_t t) const {
+    return pair_key(table_.step(q, letter_[t]), t);
+  }
+
   // The pairs a pair's rows lead to (successors and jump targets), as keys.
   template <typename Visit>
   void successors(State q, std::uint32_t s, const Visit& visit) const {
     if (q == LtlAutomaton::kRejecting) return;
     for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
       for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
-        const std::uint32_t t = mdp_.columns[k];
-        const auto [qt, st] = pair_key(table_.step(q, letter_[t]), t);
+        const auto [qt, st] = successor(q, mdp_.columns[k]);
         visit(qt, st);
       }
     }
@@ -255,8 +259,7 @@ class ParallelProductBuilder {
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
           if (!(mdp_.values[k] > 0.0)) continue;
-          const std::uint32_t t = mdp_.columns[k];
-          const auto [qt, st] = pair_key(table_.step(q, letter_[t]), t);
+          const auto [qt, st] = successor(q, mdp_.columns[k]);
           targets.push_back(number(qt, st));
         }
       }
@@ -270,8 +273,7 @@ class ParallelProductBuilder {
     } else {
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
-          const std::uint32_t t = mdp_.columns[k];
-          const auto [qt, st] = pair_key(table_.step(q, letter_[t]), t);
+          const auto [qt, st] = successor(q, mdp_.columns[k]);
           entries.emplace_back(number(qt, st), mdp_.values[k]);
         }
         emit(r);
@@ -352,6 +354,22 @@ std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSe
     }
   }
   return letters;
+}
+
+RewardStructure rewards_on_pairs(const RewardStructure& rewards, const SparseMdp& product,
+                                 const std::vector<std::uint32_t>& model_state, const PodVector<std::uint64_t>& model_row) {
+  PodVector<double> per_row(product.num_choices());
+  for (std::uint32_t s = 0; s < product.num_states(); ++s) {
+    const double state = rewards.state_rewards.empty() ? 0.0 : rewards.state_rewards[model_state[s]];
+    for (std::uint64_t r = product.row_group_starts[s]; r < product.row_group_starts[s + 1]; ++r) {
+      const bool own = model_row[r] != LtlProduct::kNoRow && !rewards.choice_rewards.empty();
+      per_row[r] = state + (own ? rewards.choice_rewards[model_row[r]] : 0.0);
+    }
+  }
+  RewardStructure lifted;
+  lifted.name = rewards.name;
+  lifted.choice_rewards = CompactValues(std::move(per_row));
+  return lifted;
 }
 
 LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,

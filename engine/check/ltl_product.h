@@ -37,6 +37,12 @@ enum class ProductChoices {
 // Each of n states' letter: bit i where atoms[i] holds.
 std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSet>& atoms);
 
+// A model's rewards on a product of it (its pairs' model states, its rows' model rows,
+// kNoRow for rows of no model row): each row earns its pair's state reward and its
+// model row's own, as choice rewards.
+RewardStructure rewards_on_pairs(const RewardStructure& rewards, const SparseMdp& product,
+                                 const std::vector<std::uint32_t>& model_state, const PodVector<std::uint64_t>& model_row);
+
 // atoms[i]: where the automaton's state formula i holds. Throws std::runtime_error
 // where the product has 2^32 pairs or more.
 LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,

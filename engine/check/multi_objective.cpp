@@ -82,7 +82,7 @@ struct StatusProduct {
   SparseMdp mdp;
   std::vector<std::uint32_t> model_state;  // per pair
   std::vector<std::vector<char>> met;      // per objective, per pair
-  std::vector<std::uint64_t> model_row;    // per product row
+  PodVector<std::uint64_t> model_row;      // per product row: the model's, or LtlProduct::kNoRow (a stop)
 };
 
 class StatusProductBuilder {
@@ -105,7 +105,7 @@ class StatusProductBuilder {
         p.mdp.columns.push_back(i);
         values.push_back(1.0);
         p.mdp.row_starts.push_back(p.mdp.columns.size());
-        p.model_row.push_back(mdp_.row_group_starts[s]);
+        p.model_row.push_back(LtlProduct::kNoRow);
         p.mdp.row_group_starts.push_back(p.mdp.row_starts.size() - 1);
         continue;
       }
@@ -160,20 +160,6 @@ class StatusProductBuilder {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;
   std::unordered_map<std::uint64_t, std::uint32_t> index_;
 };
-
-// The product's rows' rewards for a total reward objective: the model row's, with its
-// state's.
-RewardStructure product_rewards(const StatusProduct& p, const RewardStructure& rewards) {
-  PodVector<double> per_row(p.mdp.num_choices());
-  for (std::uint32_t s = 0; s < p.mdp.num_states(); ++s) {
-    for (std::uint64_t r = p.mdp.row_group_starts[s]; r < p.mdp.row_group_starts[s + 1]; ++r) {
-      per_row[r] = rewards.row_reward(p.model_state[s], p.model_row[r]);
-    }
-  }
-  RewardStructure lifted;
-  lifted.choice_rewards = CompactValues(std::move(per_row));
-  return lifted;
-}
 
 // A linear expression over the collapsed model's rows (the LP's variables), plus a constant.
 struct Linear {
@@ -375,7 +361,8 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   CollapsedModel collapsed = collapse_end_components(p, mecs, nullptr, /*with_stop_rows=*/true);
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (!objectives[i].reward) continue;
-    const RewardStructure lifted = product_rewards(product, *objectives[i].rewards);
+    const RewardStructure lifted =
+        rewards_on_pairs(*objectives[i].rewards, product.mdp, product.model_state, product.model_row);
     for (std::uint64_t r = 0; r < p.num_choices(); ++r) {
       if (mecs.internal_rows.test(r) && lifted.choice_rewards[r] != 0.0) {
         throw std::runtime_error("not supported yet: a total reward objective of multi(...) that is earned inside an "
