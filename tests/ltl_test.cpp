@@ -26,7 +26,9 @@
 
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
+#include <set>
 
 namespace mdpvi {
 namespace {
@@ -278,6 +280,99 @@ TEST(Ltl, MdpBoundsHoldEveryMemorylessScheduler) {
       for (s = 0; s < n; ++s) {  // the next scheduler, a mixed-radix counter
         if (++scheduler.choice[s] < mdp.row_group_starts[s + 1] - mdp.row_group_starts[s]) break;
         scheduler.choice[s] = 0;
+      }
+    }
+  }
+}
+
+// A plain, sequential product: the pairs reached from every model state's starting pair
+// (one sink for every rejecting one), numbered by (automaton state, model state); each
+// pair's model rows with the successors' pairs (equal ones summed), then its jumps.
+LtlProduct reference_product(const SparseMdp& mdp, automata::LtlAutomaton& a, const std::vector<StateSet>& atoms,
+                             ProductChoices choices) {
+  using Key = std::pair<std::uint32_t, std::uint32_t>;  // (automaton state, model state)
+  const std::vector<std::uint64_t> letters = letters_of(mdp.num_states(), atoms);
+  const auto key = [&](std::uint32_t q, std::uint32_t s) { return q == 0 ? Key{0, 0} : Key{q, s}; };
+  const auto jumps = [&](std::uint32_t q) {
+    const bool jumping = choices != ProductChoices::model_only && q != 0 && !a.in_accepting_component(q);
+    return jumping ? a.jumps(q) : std::vector<std::uint32_t>{};
+  };
+  std::set<Key> found{{0, 0}};
+  std::vector<Key> queue;
+  std::vector<Key> start;
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    start.push_back(key(a.step(a.initial(), letters[s]), s));
+    if (found.insert(start.back()).second) queue.push_back(start.back());
+  }
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const auto [q, s] = queue[i];
+    const auto visit = [&](Key k) {
+      if (found.insert(k).second) queue.push_back(k);
+    };
+    for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]]; k < mdp.row_starts[mdp.row_group_starts[s + 1]]; ++k) {
+      visit(key(a.step(q, letters[mdp.columns[k]]), mdp.columns[k]));
+    }
+    for (std::uint32_t j : jumps(q)) visit({j, s});
+  }
+  const std::vector<Key> order(found.begin(), found.end());  // sorted: (q, s)
+  const auto number = [&](Key k) {
+    return static_cast<std::uint32_t>(std::lower_bound(order.begin(), order.end(), k) - order.begin());
+  };
+  LtlProduct p;
+  PodVector<double> values;
+  p.mdp.row_group_starts.push_back(0);
+  p.mdp.row_starts.push_back(0);
+  const auto add_row = [&](std::map<std::uint32_t, double> row) {
+    for (const auto& [column, probability] : row) {
+      p.mdp.columns.push_back(column);
+      values.push_back(probability);
+    }
+    p.mdp.row_starts.push_back(p.mdp.columns.size());
+  };
+  for (std::uint32_t i = 0; i < order.size(); ++i) {
+    const auto [q, s] = order[i];
+    if (q == 0) {
+      add_row({{i, 1.0}});
+    } else {
+      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+        std::map<std::uint32_t, double> row;
+        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+          row[number(key(a.step(q, letters[mdp.columns[k]]), mdp.columns[k]))] += mdp.values[k];
+        }
+        add_row(row);
+      }
+      for (std::uint32_t j : jumps(q)) add_row({{number({j, s}), 1.0}});
+    }
+    p.mdp.row_group_starts.push_back(p.mdp.row_starts.size() - 1);
+  }
+  p.mdp.values = CompactValues(std::move(values));
+  for (const Key& k : start) p.start.push_back(number(k));
+  return p;
+}
+
+// The product on all cores against the plain one, on random MDPs with one-choice and
+// 40-choice states, rows longer than a warp, self-loops and long chains, and on odd
+// sizes down to one state.
+TEST(Ltl, TheProductIsEquivalentToRef) {
+  for (std::uint32_t n : {1u, 2u, 7u, 333u, 2049u}) {
+    const SparseMdp mdp = test::random_mdp(n, n);
+    std::mt19937 rng(n);
+    const std::vector<StateSet> atoms = atom_sets(random_letters(n, rng), 2);
+    for (int trial = 0; trial < 4; ++trial) {
+      const PathFormula f = random_formula(rng, 2 + trial % 2, 2);
+      for (ProductChoices choices : {ProductChoices::model_and_jumps, ProductChoices::model_only}) {
+        // One automaton for both: its states are numbered as they are first met.
+        automata::LtlAutomaton automaton(f, 2);
+        const LtlProduct got = build_ltl_product(mdp, automaton, atoms, choices);
+        const LtlProduct expected = reference_product(mdp, automaton, atoms, choices);
+        ASSERT_EQ(got.mdp.num_states(), expected.mdp.num_states()) << "n " << n << " trial " << trial;
+        EXPECT_TRUE(got.mdp.row_group_starts == expected.mdp.row_group_starts) << "n " << n << " trial " << trial;
+        EXPECT_TRUE(got.mdp.row_starts == expected.mdp.row_starts) << "n " << n << " trial " << trial;
+        EXPECT_TRUE(got.mdp.columns == expected.mdp.columns) << "n " << n << " trial " << trial;
+        for (std::uint64_t k = 0; k < expected.mdp.num_transitions(); ++k) {
+          ASSERT_EQ(got.mdp.values[k], expected.mdp.values[k]) << "n " << n << " entry " << k;
+        }
+        EXPECT_EQ(got.start, expected.start) << "n " << n << " trial " << trial;
       }
     }
   }
