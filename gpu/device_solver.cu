@@ -8,6 +8,7 @@
 #include "gpu/krylov.cuh"
 #include "gpu/level_targets.cuh"
 #include "gpu/partitioned_sweeps.h"
+#include "gpu/policy_steps.cuh"
 #include "gpu/sweep_kernels.cuh"
 #include "gpu/window_rows.cuh"
 
@@ -413,6 +414,43 @@ class CudaDeviceSolver final : public DeviceSolver {
     }
   }
 
+  void bind_policy_constants(int ticket, const double* b) override {
+    const detail::DeviceScope scope(device_);
+    Resident& chunk = policy_chunk(ticket);
+    const std::uint64_t rows = chunk.host.num_rows;
+    if (chunk.policy_b.size() != rows) chunk.policy_b = DeviceArray<double>(rows);
+    detail::HostCopies copies(compute_);
+    chunk.policy_b.upload(b, rows, copies);
+    copies.finish();
+    check(cudaStreamSynchronize(compute_), "the policy's constants");
+  }
+
+  std::uint64_t improve_policy(int ticket, const ChunkImprovement& step, const double* x, std::uint64_t* chosen) override {
+    const detail::DeviceScope scope(device_);
+    Resident& chunk = policy_chunk(ticket, !step.steps_to_leave);
+    return detail::improve_on_device(chunk.matrix.view(), chunk.policy_b.get(), step, x, chosen, compute_, sm_count_);
+  }
+
+  KrylovChunkStats solve_scheduler(int ticket, const ChunkImprovement& step, const std::uint64_t* chosen,
+                                   const KrylovLimits& limits, double* x) override {
+    const detail::DeviceScope scope(device_);
+    Resident& chunk = policy_chunk(ticket, !step.steps_to_leave);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      const detail::GatheredChain chain =
+          detail::gather_chain(chunk.matrix.view(), chunk.policy_b.get(), step, chosen, compute_, sm_count_);
+      const double gather_s = seconds_since(start);
+      if (chain.entries > chain.n * chain.n) return solve_tiny_chain(chain, limits, x);
+      KrylovChunkStats result = detail::solve_csr_on_device(chain.csr(), compute_, chain.c.get(), limits, x);
+      result.stats.upload_s += gather_s;
+      return result;
+    } catch (const OutOfDeviceMemory& error) {
+      throw OutOfDeviceMemory(std::string("a scheduler's chain: ") + error.what());
+    } catch (const DeviceError& error) {
+      throw DeviceError(std::string("a scheduler's chain: ") + error.what());
+    }
+  }
+
   double sweep_once(int ticket, const double* b, const SweepSettings& settings, const double* x_in,
                     double* x_out) override {
     const detail::DeviceScope scope(device_);
@@ -470,6 +508,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     std::future<void> copied;        // the upload's host thread: done when ready, and rethrows its DeviceError
     // An adopted system's b (gpu/device_system.h); empty for an uploaded chunk.
     DeviceArray<double> own_b{0};
+    DeviceArray<double> policy_b{0};  // bind_policy_constants
     Resident(const ChunkMatrix& chunk, GroupShape group) : host(chunk), shape(group), matrix(chunk) {}
     // A view (its sizes: the rows its sweeps read).
     Resident(const ChunkMatrix& sizes, GroupShape group, detail::DeviceMatrix&& view)
@@ -486,6 +525,38 @@ class CudaDeviceSolver final : public DeviceSolver {
       if (uploaded) cudaEventDestroy(uploaded);
     }
   };
+
+  // An uploaded chunk, waited for, for policy iteration's steps (with_b: its policy
+  // constants bound).
+  Resident& policy_chunk(int ticket, bool with_b = false) {
+    Resident& chunk = resident(ticket);
+    if (chunk.adopted() || chunk.matrix.is_view()) {
+      throw DeviceError("policy iteration's steps read an uploaded chunk's own rows, which an adopted system has not");
+    }
+    wait_for(chunk);
+    if (with_b && chunk.policy_b.size() != chunk.host.num_rows) {
+      throw std::logic_error("DeviceSolver: no policy constants bound to this chunk");
+    }
+    return chunk;
+  }
+
+  // A chain with more entries than n^2 (repeated columns in a tiny chunk, which
+  // cuSPARSE refuses): to the host, where solve_linear_chain merges them.
+  KrylovChunkStats solve_tiny_chain(const detail::GatheredChain& chain, const KrylovLimits& limits, double* x) {
+    const std::uint64_t n = chain.n;
+    std::vector<std::uint64_t> group_starts(n + 1), starts(n + 1);
+    std::vector<std::uint32_t> columns(chain.entries);
+    std::vector<double> values(chain.entries), c(n);
+    for (std::uint64_t i = 0; i <= n; ++i) group_starts[i] = i;
+    chain.starts.download(starts.data(), n + 1, compute_);
+    chain.columns.download(columns.data(), chain.entries, compute_);
+    chain.values.download(values.data(), chain.entries, compute_);
+    chain.c.download(c.data(), n, compute_);
+    check(cudaStreamSynchronize(compute_), "a tiny chain to the host");
+    const ChunkMatrix host{static_cast<std::uint32_t>(n), n, chain.entries, group_starts.data(), starts.data(),
+                           columns.data(), values.data()};
+    return solve_linear_chain(host, c.data(), limits, x);
+  }
 
   Vectors& bound(Resident& chunk) {
     if (!chunk.bound) throw std::logic_error("DeviceSolver: no vectors bound to this chunk");

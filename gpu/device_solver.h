@@ -141,6 +141,22 @@ struct KrylovChunkStats {
   bool broke_down = false;
 };
 
+// Policy iteration's improvement on a chunk (engine/solve/policy_steps.h's contract
+// over the chunk's states): each state's row in chosen (row numbers from first_row:
+// the system's, where the chunk's rows start there) moves to another only where that
+// is better by more than tolerance (relative to the larger value, absolute below
+// 1), or, without keep, to its best row (the first of equals). A row is worth
+// b(r) + sum_k P(r,k) x(column k), b the chunk's bound policy constants
+// (DeviceSolver::bind_policy_constants), or with steps_to_leave 1 + that sum (the
+// expected steps before leaving the chunk).
+struct ChunkImprovement {
+  bool maximize = false;
+  bool keep = true;
+  double tolerance = 0.0;
+  std::uint64_t first_row = 0;
+  bool steps_to_leave = false;
+};
+
 // Interval iteration's width targets of a chunk that is the whole system, for
 // DeviceSolver::bind_level_targets: the SCCs (in solving order) and their height
 // levels (engine/solve/maybe_system.h), the first height level with cycles.
@@ -260,6 +276,21 @@ class DeviceSolver {
   // resident chunks, and freed before it returns.
   virtual KrylovChunkStats solve_linear_chain(const ChunkMatrix& chain, const double* b, const KrylovLimits& limits,
                                               double* x) = 0;
+
+  // Policy iteration's steps on an uploaded chunk (not an adopted one), over its
+  // resident matrix: only the vectors cross the bus. bind_policy_constants copies b
+  // (host, num_rows) beside the chunk for the steps below (until the next bind or the
+  // release). improve_policy improves chosen (host, num_states) under x (host,
+  // num_states) as step says and returns how many states took another row (with
+  // keep; 0 without).
+  virtual void bind_policy_constants(int ticket, const double* b) = 0;
+  virtual std::uint64_t improve_policy(int ticket, const ChunkImprovement& step, const double* x,
+                                       std::uint64_t* chosen) = 0;
+  // BiCGStab, as solve_linear, on the chain of the rows in chosen (numbered from
+  // step.first_row; a state's constant its row's bound b, or 1 with
+  // step.steps_to_leave), gathered on the device from the resident chunk.
+  virtual KrylovChunkStats solve_scheduler(int ticket, const ChunkImprovement& step, const std::uint64_t* chosen,
+                                           const KrylovLimits& limits, double* x) = 0;
 
   // A window's rows as the chunk's sweeps choose its lanes from: counted on the
   // device for an adopted chunk, from the host arrays for an uploaded one; for the

@@ -93,43 +93,89 @@ auto indexed(F f) {
   return thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), f);
 }
 
-// I - P of a DTMC's chunk in cuSPARSE's terms, with the vectors BiCGStab works on.
-class DeviceKrylov {
+// A chunk's matrix as cuSPARSE takes it: its 64-bit row offsets narrowed on the
+// device, or, for a tiny chunk with more entries than n^2 (repeated columns, which
+// cuSPARSE refuses beyond that; otherwise its SpMV sums repeats as they stand), each
+// row's repeated columns merged on the host.
+class ChunkCsr32 {
  public:
-  DeviceKrylov(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream)
-      : n_(host.num_states), stream_(stream), d_offsets_(host.num_rows + 1), d_scalar_(1) {
+  ChunkCsr32(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream) : d_offsets_(host.num_rows + 1) {
     if (host.num_rows != host.num_states) {
       throw DeviceError("BiCGStab on the device needs one row per state (a DTMC)");
     }
     if (host.num_entries > static_cast<std::uint64_t>(INT_MAX) || host.num_states > static_cast<std::uint64_t>(INT_MAX)) {
       throw DeviceError("a chunk too large for cuSPARSE's 32-bit indices");
     }
+    const std::uint64_t n = host.num_states;
+    csr_.n = n;
+    csr_.offsets = d_offsets_.get();
+    if (n == 0) return;
+    const DeviceChunk view = m.view();
+    if (view.values.index_bytes != 0) throw DeviceError("BiCGStab on the device needs plain values (cuSPARSE's SpMV)");
+    if (host.num_entries > n * n) {
+      merge_repeated_entries(host, stream);
+      csr_.entries = merged_values_.size();
+      csr_.columns = d_merged_columns_.get();
+      csr_.values = d_merged_values_.get();
+      return;
+    }
+    csr_.entries = host.num_entries;
+    csr_.columns = const_cast<std::uint32_t*>(view.d_columns);
+    csr_.values = const_cast<double*>(view.values.d_plain);
+    narrow_offsets<<<blocks_for(n + 1), kBlockSize, 0, stream>>>(n + 1, view.d_row_starts, d_offsets_.get());
+    check(cudaGetLastError(), "narrowing the row offsets");
+  }
+  const Csr32& csr() const { return csr_; }
+
+ private:
+  static unsigned blocks_for(std::uint64_t count) {
+    return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((count + kBlockSize - 1) / kBlockSize, 4096)));
+  }
+  // Kept until the copies are done: the stream is synchronised at once.
+  void merge_repeated_entries(const ChunkMatrix& host, cudaStream_t stream) {
+    const std::uint64_t n = host.num_states;
+    std::vector<double> dense(n * n, 0.0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      for (std::uint64_t k = host.row_starts[i]; k < host.row_starts[i + 1]; ++k) {
+        dense[i * n + host.columns[k]] += host.values[k];
+      }
+    }
+    std::vector<int> offsets{0};
+    for (std::uint64_t i = 0; i < n; ++i) {
+      for (std::uint64_t j = 0; j < n; ++j) {
+        if (dense[i * n + j] == 0.0) continue;
+        merged_columns_.push_back(static_cast<int>(j));
+        merged_values_.push_back(dense[i * n + j]);
+      }
+      offsets.push_back(static_cast<int>(merged_values_.size()));
+    }
+    d_merged_columns_ = DeviceArray<int>(merged_columns_.data(), merged_columns_.size());
+    d_merged_values_ = DeviceArray<double>(merged_values_.data(), merged_values_.size());
+    d_offsets_.upload(offsets.data(), offsets.size(), stream);
+    check(cudaStreamSynchronize(stream), "uploading the merged matrix");
+  }
+
+  Csr32 csr_;
+  DeviceArray<int> d_offsets_;
+  std::vector<int> merged_columns_;
+  std::vector<double> merged_values_;
+  DeviceArray<int> d_merged_columns_{0};
+  DeviceArray<double> d_merged_values_{0};
+};
+
+// I - P of a DTMC in cuSPARSE's terms, with the vectors BiCGStab works on.
+class DeviceKrylov {
+ public:
+  DeviceKrylov(const Csr32& csr, cudaStream_t stream) : n_(csr.n), stream_(stream), d_scalar_(1) {
     for (std::size_t i = 0; i < dense_.size(); ++i) vectors_.emplace_back(n_);
     if (n_ == 0) return;  // nothing to multiply or reduce
-    const DeviceChunk view = m.view();
-    std::uint64_t entries = host.num_entries;
-    void* columns = const_cast<std::uint32_t*>(view.d_columns);
-    if (view.values.index_bytes != 0) throw DeviceError("BiCGStab on the device needs plain values (cuSPARSE's SpMV)");
-    void* values = const_cast<double*>(view.values.d_plain);
-    if (entries > n_ * n_) {
-      // Repeated columns in a tiny chunk (cuSPARSE refuses more entries than n^2;
-      // otherwise its SpMV sums repeats as they stand): merged on the host, where the
-      // dense form is smaller than the entries.
-      merge_repeated_entries(host);
-      entries = merged_values_.size();
-      columns = d_merged_columns_.get();
-      values = d_merged_values_.get();
-    } else {
-      narrow_offsets<<<blocks(n_ + 1), kBlockSize, 0, stream_>>>(n_ + 1, view.d_row_starts, d_offsets_.get());
-      check(cudaGetLastError(), "narrowing the row offsets");
-    }
     cusparseHandle_t handle = nullptr;
     check_sparse(cusparseCreate(&handle), "cusparseCreate");
     handle_.reset(handle);
     check_sparse(cusparseSetStream(handle_.get(), stream_), "cusparseSetStream");
     cusparseSpMatDescr_t matrix = nullptr;
-    check_sparse(cusparseCreateCsr(&matrix, n_, n_, entries, d_offsets_.get(), columns, values, CUSPARSE_INDEX_32I,
-                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+    check_sparse(cusparseCreateCsr(&matrix, n_, n_, csr.entries, csr.offsets, csr.columns, csr.values,
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
                  "cusparseCreateCsr");
     matrix_.reset(matrix);
     for (std::size_t i = 0; i < vectors_.size(); ++i) {
@@ -211,38 +257,8 @@ class DeviceKrylov {
     return value;
   }
 
-  // The chunk's matrix with each row's repeated columns summed, as 32-bit CSR, on the
-  // host (kept until the copies are done: the stream is synchronised at once) and on
-  // the device.
-  void merge_repeated_entries(const ChunkMatrix& host) {
-    std::vector<double> dense(n_ * n_, 0.0);
-    for (std::uint64_t i = 0; i < n_; ++i) {
-      for (std::uint64_t k = host.row_starts[i]; k < host.row_starts[i + 1]; ++k) {
-        dense[i * n_ + host.columns[k]] += host.values[k];
-      }
-    }
-    std::vector<int> offsets{0};
-    for (std::uint64_t i = 0; i < n_; ++i) {
-      for (std::uint64_t j = 0; j < n_; ++j) {
-        if (dense[i * n_ + j] == 0.0) continue;
-        merged_columns_.push_back(static_cast<int>(j));
-        merged_values_.push_back(dense[i * n_ + j]);
-      }
-      offsets.push_back(static_cast<int>(merged_values_.size()));
-    }
-    d_merged_columns_ = DeviceArray<int>(merged_columns_.data(), merged_columns_.size());
-    d_merged_values_ = DeviceArray<double>(merged_values_.data(), merged_values_.size());
-    d_offsets_.upload(offsets.data(), offsets.size(), stream_);
-    check(cudaStreamSynchronize(stream_), "uploading the merged matrix");
-  }
-
   std::uint64_t n_;
   cudaStream_t stream_;
-  std::vector<int> merged_columns_;
-  std::vector<double> merged_values_;
-  DeviceArray<int> d_merged_columns_{0};
-  DeviceArray<double> d_merged_values_{0};
-  DeviceArray<int> d_offsets_;
   DeviceArray<double> d_scalar_;
   std::vector<DeviceArray<double>> vectors_;  // by KrylovVector
   DeviceArray<unsigned char> spmv_buffer_{0}, reduce_buffer_{0};
@@ -252,19 +268,18 @@ class DeviceKrylov {
   std::array<std::unique_ptr<std::remove_pointer_t<cusparseDnVecDescr_t>, VectorDeleter>, 8> dense_;
 };
 
-}  // namespace
-
-KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream,
-                                        const double* b, const KrylovLimits& limits, double* x) {
-  const std::uint64_t n = host.num_states;
+// BiCGStab on a, whose c is loaded by load_c (on the stream), from x (host), which
+// gets the result.
+template <typename LoadC>
+KrylovChunkStats run_on_device(DeviceKrylov& a, std::uint64_t n, cudaStream_t stream, LoadC load_c,
+                               const KrylovLimits& limits, double* x) {
   KrylovChunkStats result;
   auto start = std::chrono::steady_clock::now();
-  DeviceKrylov a(m, host, stream);
   // Through locked pieces (gpu/host_copies.cuh): b and x may be model-sized, and x a
   // range of an iterate other copies have locked pieces of.
   {
     HostCopies copies(stream);
-    copies.to_device(a.at(KrylovVector::c), b, n * sizeof(double));
+    load_c(copies);
     copies.to_device(a.at(KrylovVector::x), x, n * sizeof(double));
     copies.finish();
   }
@@ -289,6 +304,31 @@ KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix
   check(cudaStreamSynchronize(stream), "download");
   result.stats.download_s = seconds_since(start);
   return result;
+}
+
+}  // namespace
+
+KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream,
+                                        const double* b, const KrylovLimits& limits, double* x) {
+  const ChunkCsr32 matrix(m, host, stream);
+  DeviceKrylov a(matrix.csr(), stream);
+  const std::uint64_t n = host.num_states;
+  return run_on_device(
+      a, n, stream, [&](HostCopies& copies) { copies.to_device(a.at(KrylovVector::c), b, n * sizeof(double)); }, limits, x);
+}
+
+KrylovChunkStats solve_csr_on_device(const Csr32& csr, cudaStream_t stream, const double* d_c,
+                                     const KrylovLimits& limits, double* x) {
+  DeviceKrylov a(csr, stream);
+  return run_on_device(
+      a, csr.n, stream,
+      [&](HostCopies&) {
+        if (csr.n > 0) {
+          check(cudaMemcpyAsync(a.at(KrylovVector::c), d_c, csr.n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+                "copy");
+        }
+      },
+      limits, x);
 }
 
 }  // namespace mdpvi::gpu::detail

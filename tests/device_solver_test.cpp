@@ -16,10 +16,7 @@ namespace {
 
 const std::uint32_t kSizes[] = {0u, 1u, 31u, 33u, 1025u, 20011u};
 
-gpu::ChunkMatrix matrix_of(const MaybeSystem& system) {
-  return {system.num_states(),  system.num_rows(),           system.columns.size(), system.row_group_starts.data(),
-          system.row_starts.data(), system.columns.data(), system.values.data()};
-}
+using test::matrix_of;
 
 // A single state's chain of 3000 states, each to the next: the long-chain shape.
 MaybeSystem long_chain(std::uint32_t n) {

@@ -117,6 +117,102 @@ TEST(PolicySteps, KeepsTiesAndTakesGains) {
   EXPECT_EQ(rows[0], 2u);
 }
 
+// The chosen rows of a system as a DTMC of its own: each row's b, or 1 for the
+// expected steps before leaving (every column of a whole system is inside it).
+MaybeSystem chain_of(const MaybeSystem& system, const std::vector<std::uint64_t>& rows, bool steps_to_leave) {
+  MaybeSystem chain = test::empty_system();
+  for (std::uint64_t row : rows) {
+    for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
+      chain.columns.push_back(system.columns[k]);
+      chain.values.push_back(system.values[k]);
+    }
+    chain.row_constants.push_back(steps_to_leave ? 1.0 : system.row_constants[row]);
+    chain.row_starts.push_back(chain.columns.size());
+    chain.row_group_starts.push_back(chain.row_constants.size());
+  }
+  chain.scc_starts.push_back(rows.size());
+  return chain;
+}
+
+// The improvement on the device (skipped without one) against the plain reference,
+// on a system uploaded whole: the same rows and the same count, for both
+// objectives, both directions, with and without keep, the rows numbered from 0 and
+// from an offset (a chunk's first row in its system).
+TEST(DevicePolicySteps, ImproveIsEquivalentToRef) {
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  for (const MaybeSystem& system : shapes()) {
+    SCOPED_TRACE(system.num_states());
+    const std::uint32_t n = system.num_states();
+    const int ticket = device->upload(test::matrix_of(system));
+    device->bind_policy_constants(ticket, system.row_constants.data());
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> x(n);
+    for (double& v : x) v = unit(rng);
+    for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+      for (RowObjective objective : {RowObjective::values, RowObjective::steps_to_leave}) {
+        for (bool keep : {false, true}) {
+          for (std::uint64_t first_row : {std::uint64_t{0}, std::uint64_t{12345}}) {
+            const PolicyImprovement step{{0, n}, direction, objective, keep};
+            std::vector<std::uint64_t> expected = random_rows(system, {0, n}, 2);
+            std::vector<std::uint64_t> actual = expected;
+            for (std::uint64_t& row : actual) row += first_row;
+            const std::uint64_t expected_changes = improve_policy_reference(system, step, x.data(), expected.data());
+            const gpu::ChunkImprovement on_device{direction == Optimization::maximize, keep, kSwitchTolerance, first_row,
+                                                  objective == RowObjective::steps_to_leave};
+            const std::uint64_t actual_changes = device->improve_policy(ticket, on_device, x.data(), actual.data());
+            for (std::uint64_t& row : actual) row -= first_row;
+            EXPECT_EQ(actual, expected);
+            EXPECT_EQ(actual_changes, expected_changes);
+          }
+        }
+      }
+    }
+    device->release(ticket);
+  }
+}
+
+// A scheduler's chain gathered on the device (skipped without one) and solved there
+// is the chain gathered by hand and uploaded: the same solution bit for bit, and
+// within BiCGStab's precision of the CPU's (KrylovSystem), for the rows' values and
+// for the steps to leave.
+TEST(DevicePolicySteps, SchedulerSolveIsEquivalentToRef) {
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  if (!device) GTEST_SKIP() << "no CUDA device";
+  const KrylovLimits limits{100000, 4, 1e-12, false};
+  for (const MaybeSystem& system : shapes()) {
+    const std::uint32_t n = system.num_states();
+    const int ticket = device->upload(test::matrix_of(system));
+    device->bind_policy_constants(ticket, system.row_constants.data());
+    const std::vector<std::uint64_t> rows = random_rows(system, {0, n}, 5);
+    for (bool steps_to_leave : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "n = " << n << (steps_to_leave ? ", steps to leave" : ", values"));
+      const MaybeSystem chain = chain_of(system, rows, steps_to_leave);
+      std::vector<double> start(n);
+      for (std::uint32_t s = 0; s < n; ++s) start[s] = 0.01 * (s % 7);
+      std::vector<double> expected = start, actual = start;
+      const int chain_ticket = device->upload(test::matrix_of(chain));
+      const gpu::KrylovChunkStats by_hand =
+          device->solve_linear(chain_ticket, chain.row_constants.data(), limits, expected.data());
+      device->release(chain_ticket);
+      const gpu::ChunkImprovement step{false, true, kSwitchTolerance, 0, steps_to_leave};
+      const gpu::KrylovChunkStats gathered = device->solve_scheduler(ticket, step, rows.data(), limits, actual.data());
+      EXPECT_EQ(gathered.stats.iterations, by_hand.stats.iterations);
+      EXPECT_EQ(gathered.stats.converged, by_hand.stats.converged);
+      EXPECT_EQ(actual, expected);
+      KrylovSystem reference = steps_to_leave ? KrylovSystem::steps_to_leave(system, {0, n}, rows.data(), start.data())
+                                              : KrylovSystem(system, {0, n}, start.data(), rows.data());
+      ASSERT_TRUE(run_bicgstab(reference, limits).converged);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const double want = reference.solution()[i];
+        ASSERT_NEAR(actual[i], want, 1e-8 * std::max(1.0, std::abs(want))) << "state " << i;
+      }
+    }
+    device->release(ticket);
+  }
+}
+
 // A scheduler's system solved through its chosen rows is the DTMC of those rows.
 TEST(KrylovSystem, ChosenRowsSolveTheSchedulersChain) {
   const MaybeSystem system = crawling_system(777, 9, 1e-2);

@@ -3,10 +3,17 @@
 // rows, one-row groups, many rows, rows longer than a warp and than a block,
 // self-loops; optionally split into SCC-like blocks in solving order.
 #include "engine/solve/maybe_system.h"
+#include "gpu/device_solver.h"
 
 #include <random>
 
 namespace mdpvi::test {
+
+// A whole system as the device takes a chunk (its arrays, not copied).
+inline gpu::ChunkMatrix matrix_of(const MaybeSystem& system) {
+  return {system.num_states(),      system.num_rows(),     system.columns.size(), system.row_group_starts.data(),
+          system.row_starts.data(), system.columns.data(), system.values.data()};
+}
 
 // A system of no states: the offsets' leading zeros, ready for rows to be appended.
 inline MaybeSystem empty_system() {

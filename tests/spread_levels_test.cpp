@@ -79,11 +79,6 @@ SolveRequest request_for(const MaybeSystem& system, Optimization direction, Meth
           .known_upper_bound = std::nullopt};
 }
 
-gpu::ChunkMatrix whole(const MaybeSystem& system) {
-  return {system.num_states(), system.num_rows(), system.columns.size(), system.row_group_starts.data(),
-          system.row_starts.data(), system.columns.data(), system.values.data()};
-}
-
 // Two solvers on one device hold the chunk; each level's SCCs go half to each, and
 // both bounds contain interval iteration's tight answer, within the precision asked.
 TEST(SpreadLevels, TwoSolversAnswerWithinTheTruthsBounds) {
@@ -98,12 +93,12 @@ TEST(SpreadLevels, TwoSolversAnswerWithinTheTruthsBounds) {
       std::unique_ptr<MethodPolicy> policy = make_method_policy(request);
       auto first = gpu::open_device(0), second = gpu::open_device(0);
       ASSERT_TRUE(first && second);
-      DeviceChunkJob job{*first, first->upload(whole(system)), {0, system.num_states()}, 0, system.num_sccs(),
+      DeviceChunkJob job{*first, first->upload(test::matrix_of(system)), {0, system.num_states()}, 0, system.num_sccs(),
                          [&](const double*, PodVector<double>&) { return system.row_constants.data(); }};
       job.by_levels = true;
       job.cyclic = &cyclic;
       first->finish_upload(job.ticket);  // one upload of the same host arrays at a time
-      job.replicas = {{second.get(), second->upload(whole(system))}};
+      job.replicas = {{second.get(), second->upload(test::matrix_of(system))}};
       second->finish_upload(job.replicas.front().ticket);
       Iterates x(request, policy->has_upper_iterate());
       SolveStats stats;

@@ -122,66 +122,11 @@ double sweeps_to_go(double change, double rate, double precision) {
   return std::log(precision / change) / std::log(rate);
 }
 
-// A scheduler's rows of a range as a chain of their own, in range-local columns, for
-// BiCGStab on the device: c is each row's constant plus its entries leaving the range
-// at outside's values; without outside (the steps to leave), 1, the leaving entries
-// dropped.
-struct SchedulerChain {
-  PodVector<std::uint64_t> row_group_starts;  // 0, 1, ..., states: one row each
-  PodVector<std::uint64_t> row_starts;        // states + 1
-  PodVector<std::uint32_t> columns;
-  PodVector<double> values;
-  PodVector<double> c;
-
-  gpu::ChunkMatrix matrix() const {
-    const std::uint64_t n = c.size();
-    return {static_cast<std::uint32_t>(n), n, columns.size(), row_group_starts.data(), row_starts.data(), columns.data(),
-            values.data()};
-  }
-};
-
-SchedulerChain scheduler_chain(const MaybeSystem& system, StateRange range, const std::uint64_t* rows,
-                               const double* outside) {
-  const std::uint64_t n = range.size();
-  const auto inside = [&](std::uint32_t column) { return column >= range.begin && column < range.end; };
-  SchedulerChain chain;
-  chain.row_starts = PodVector<std::uint64_t>(n + 1);
-  chain.row_group_starts = PodVector<std::uint64_t>(n + 1);
-  parallel_indices(0, n + 1, 1 << 16, [&](std::size_t i) { chain.row_group_starts[i] = i; });
-  chain.c = PodVector<double>(n);
-  parallel_indices(0, n, 4096, [&](std::size_t i) {
-    std::uint64_t count = 0;
-    for (std::uint64_t k = system.row_starts[rows[i]]; k < system.row_starts[rows[i] + 1]; ++k) {
-      count += inside(system.columns[k]);
-    }
-    chain.row_starts[i + 1] = count;
-  });
-  chain.row_starts[0] = 0;
-  parallel_running_totals(chain.row_starts.data() + 1, n);
-  chain.columns = PodVector<std::uint32_t>(chain.row_starts[n]);
-  chain.values = PodVector<double>(chain.row_starts[n]);
-  parallel_indices(0, n, 4096, [&](std::size_t i) {
-    std::uint64_t at = chain.row_starts[i];
-    double constant = outside ? system.row_constants[rows[i]] : 1.0;
-    for (std::uint64_t k = system.row_starts[rows[i]]; k < system.row_starts[rows[i] + 1]; ++k) {
-      const std::uint32_t column = system.columns[k];
-      if (inside(column)) {
-        chain.columns[at] = static_cast<std::uint32_t>(column - range.begin);
-        chain.values[at++] = system.values[k];
-      } else if (outside) {
-        constant += system.values[k] * outside[column];
-      }
-    }
-    chain.c[i] = constant;
-  });
-  return chain;
-}
-
-// Where a device chunk's policy iteration spends its time, for -v: the host's chain
-// gathers, the device's BiCGStab calls (the chain's upload included), the look-ahead
-// sweeps (b and the values up and back included).
+// Where a device chunk's policy iteration spends its time, for -v: the improvements
+// (the values and the scheduler up and back included), the device's chain gathers and
+// BiCGStab calls, the look-ahead sweeps (b and the values up and back included).
 struct PolicyClock {
-  double gather_s = 0.0, krylov_s = 0.0, look_ahead_s = 0.0;
+  double improve_s = 0.0, krylov_s = 0.0, look_ahead_s = 0.0;
 };
 
 struct PolicyRun {
@@ -209,13 +154,14 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool has_upper_iterate() const override { return true; }
   bool solves_by_levels() const override { return optimistic_on_device_; }
   // Optimistic value iteration's (the chunk, its b and vectors) and, for policy
-  // iteration on the device, a scheduler's chain beside it, at most the chunk's
-  // entries, with BiCGStab's eight vectors and its 32-bit row offsets.
+  // iteration on the device, the policy's b of every row and a scheduler's chain
+  // beside it (at most the chunk's entries, its 64- and 32-bit row offsets, its
+  // constants and the scheduler), with BiCGStab's eight vectors.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
     const std::size_t optimistic = fallback_->footprint_bytes(states, rows, entries);
     if (optimistic_on_device_) return optimistic;
-    return optimistic + matrix_bytes(states, states, entries) + 8 * states * sizeof(double) +
-           (states + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
+    return optimistic + rows * sizeof(double) + matrix_bytes(states, states, entries) +
+           (8 + 2) * states * sizeof(double) + (states + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
@@ -228,9 +174,10 @@ class PolicyIterationPolicy final : public MethodPolicy {
   }
 
   // The chunk as one unit: value iteration's sweeps on the device first, and where
-  // they would crawl, policy iteration over the chunk's states, each scheduler's chain
-  // solved by the device's BiCGStab, the look-ahead sweeps there too; the improvement,
-  // the bracket and its verification on the host. Otherwise, or where it fails,
+  // they would crawl, policy iteration over the chunk's states, its improvements, each
+  // scheduler's chain (gathered there) solved by the device's BiCGStab and the
+  // look-ahead sweeps on the device; the residual, the bracket and its verification
+  // on the host. Otherwise, or where it fails,
   // optimistic value iteration on the device, from the sweeps' lower iterate.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     fallback_->report_progress_to(progress_);
@@ -280,10 +227,10 @@ class PolicyIterationPolicy final : public MethodPolicy {
     total.converged = true;
     total.solve_s = seconds_since(start);
     spdlog::debug("policy iteration on a chunk of {} states on the device: {} schedulers, {} sweeps and products, "
-                  "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}; {:.3f} s, of which chain gathers {:.3f} s, "
-                  "BiCGStab on the device {:.3f} s, look-ahead sweeps {:.3f} s",
+                  "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}; {:.3f} s, of which improvements {:.3f} s, "
+                  "chain gathers and BiCGStab {:.3f} s, look-ahead sweeps {:.3f} s (all on the device)",
                   range.size(), run.policies, total.iterations, run.residual, run.most_steps, run.width,
-                  seconds_since(start), run.clock.gather_s, run.clock.krylov_s, run.clock.look_ahead_s);
+                  seconds_since(start), run.clock.improve_s, run.clock.krylov_s, run.clock.look_ahead_s);
     return total;
   }
 
@@ -343,12 +290,14 @@ class PolicyIterationPolicy final : public MethodPolicy {
     PolicyRun run;
     run.budget = budget;
     std::vector<std::uint64_t> chosen(range.size());
-    improve_policy_parallel(r_.system, {range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen.data());
+    bind_constants(x.lower, job);
+    improve(PolicyImprovement{range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen, run, job);
     if (!settle(range, chosen, x.lower, x.lower_next, run, job)) return run;
     // The upper side from the upper inputs (on which another scheduler may be best),
     // starting from the lower side's scheduler and values.
     std::vector<std::uint64_t> chosen_upper = chosen;
     parallel_copy(x.lower.data() + range.begin, range.size(), x.upper.data() + range.begin);
+    bind_constants(x.upper, job);
     if (!settle(range, chosen_upper, x.upper, x.upper_next, run, job)) return run;
     const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run, job);
     if (!steps) {
@@ -359,6 +308,39 @@ class PolicyIterationPolicy final : public MethodPolicy {
     run.most_steps = *std::max_element(steps->begin(), steps->end());
     bracket(range, 2 * run.residual + 2 * kRaiseTolerance * largest(range, x.upper), *steps, x);
     return verify(range, target, x, run);
+  }
+
+  // A device chunk's rows' constants from values outside the range (the lower or the
+  // upper side's), for its improvements and schedulers' chains.
+  void bind_constants(const PodVector<double>& values, const DeviceChunkJob* job) const {
+    if (job == nullptr) return;
+    PodVector<double> storage;
+    job->device.bind_policy_constants(job->ticket, job->row_constants(values.data(), storage));
+  }
+
+  // The improvement step on the device for a chunk (values: the system's with the
+  // values objective, range-local with the steps to leave, as improve_policy_parallel
+  // reads them), else on all cores.
+  std::uint64_t improve(const PolicyImprovement& step, const double* values, std::vector<std::uint64_t>& chosen,
+                        PolicyRun& run, const DeviceChunkJob* job) const {
+    if (job == nullptr) return improve_policy_parallel(r_.system, step, values, chosen.data());
+    const auto start = std::chrono::steady_clock::now();
+    const bool steps = step.objective == RowObjective::steps_to_leave;
+    const std::uint64_t changed =
+        job->device.improve_policy(job->ticket, on_chunk(step), steps ? values : values + step.range.begin, chosen.data());
+    run.clock.improve_s += seconds_since(start);
+    return changed;
+  }
+
+  // step as the device takes it for the chunk of its range.
+  gpu::ChunkImprovement on_chunk(const PolicyImprovement& step) const {
+    gpu::ChunkImprovement chunk;
+    chunk.maximize = step.direction == Optimization::maximize;
+    chunk.keep = step.keep;
+    chunk.tolerance = step.tolerance;
+    chunk.first_row = r_.system.row_group_starts[step.range.begin];
+    chunk.steps_to_leave = step.objective == RowObjective::steps_to_leave;
+    return chunk;
   }
 
   // Policy iteration on values' range, from the chosen scheduler: evaluate, improve,
@@ -377,7 +359,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
         return fail(run, "a scheduler's system did not converge");
       }
       if (!fine_phase) look_ahead(range, values, scratch, run, job);
-      if (improve_policy_parallel(r_.system, step, values.data(), chosen.data()) == 0) {
+      if (improve(step, values.data(), chosen, run, job) == 0) {
         if (fine_phase) return true;
         step.tolerance = kFineSwitchTolerance;  // the same scheduler again, solved tightly
         continue;
@@ -416,10 +398,8 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool evaluate(StateRange range, const std::vector<std::uint64_t>& chosen, PodVector<double>& values, double epsilon,
                 PolicyRun& run, const DeviceChunkJob* job) {
     if (job != nullptr) {
-      const auto start = std::chrono::steady_clock::now();
-      const SchedulerChain chain = scheduler_chain(r_.system, range, chosen.data(), values.data());
-      run.clock.gather_s += seconds_since(start);
-      return solve_on_device(job->device, chain, values.data() + range.begin, epsilon, run);
+      const PolicyImprovement step{range, r_.direction, RowObjective::values};
+      return solve_on_device(*job, step, chosen, values.data() + range.begin, epsilon, run);
     }
     KrylovSystem a(r_.system, range, values.data(), chosen.data());
     if (!solve(a, epsilon, run)) return false;
@@ -427,14 +407,15 @@ class PolicyIterationPolicy final : public MethodPolicy {
     return true;
   }
 
-  // BiCGStab on the device on a scheduler's chain, from x (range-local), which gets
-  // the result; as solve.
-  bool solve_on_device(gpu::DeviceSolver& device, const SchedulerChain& chain, double* x, double epsilon,
-                       PolicyRun& run) const {
+  // BiCGStab on the device on the chain of the chosen rows (the rows' values, or with
+  // step's steps_to_leave their steps), from x (range-local), which gets the result;
+  // as solve.
+  bool solve_on_device(const DeviceChunkJob& job, const PolicyImprovement& step, const std::vector<std::uint64_t>& chosen,
+                       double* x, double epsilon, PolicyRun& run) const {
     if (run.sweeps >= run.budget) return fail(run, kOverBudget);
     const auto start = std::chrono::steady_clock::now();
-    const gpu::KrylovChunkStats solved =
-        device.solve_linear_chain(chain.matrix(), chain.c.data(), limits(epsilon, run, /*whole_chunk=*/true), x);
+    const gpu::KrylovChunkStats solved = job.device.solve_scheduler(job.ticket, on_chunk(step), chosen.data(),
+                                                                    limits(epsilon, run, /*whole_chunk=*/true), x);
     run.clock.krylov_s += seconds_since(start);
     return counted(run, solved.stats.iterations, solved.stats.last_measure, solved.stats.converged);
   }
@@ -483,16 +464,13 @@ class PolicyIterationPolicy final : public MethodPolicy {
     std::vector<double> steps(range.size(), 1.0);
     for (int policy = 0; policy < kMaxPolicies; ++policy) {
       if (job != nullptr) {
-        const auto start = std::chrono::steady_clock::now();
-        const SchedulerChain chain = scheduler_chain(r_.system, range, chosen.data(), nullptr);
-        run.clock.gather_s += seconds_since(start);
-        if (!solve_on_device(job->device, chain, steps.data(), kStepsEpsilon, run)) return std::nullopt;
+        if (!solve_on_device(*job, step, chosen, steps.data(), kStepsEpsilon, run)) return std::nullopt;
       } else {
         KrylovSystem a = KrylovSystem::steps_to_leave(r_.system, range, chosen.data(), steps.data());
         if (!solve(a, kStepsEpsilon, run)) return std::nullopt;
         steps = a.solution();
       }
-      if (improve_policy_parallel(r_.system, step, steps.data(), chosen.data()) == 0) {
+      if (improve(step, steps.data(), chosen, run, job) == 0) {
         for (double& s : steps) s = std::max(1.0, s) * kStepsMargin;
         return steps;
       }
