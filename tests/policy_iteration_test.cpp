@@ -129,6 +129,7 @@ MaybeSystem chain_of(const MaybeSystem& system, const std::vector<std::uint64_t>
     chain.row_constants.push_back(steps_to_leave ? 1.0 : system.row_constants[row]);
     chain.row_starts.push_back(chain.columns.size());
     chain.row_group_starts.push_back(chain.row_constants.size());
+    chain.model_states.push_back(static_cast<std::uint32_t>(chain.model_states.size()));
   }
   chain.scc_starts.push_back(rows.size());
   return chain;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 namespace mdpvi {
@@ -137,6 +138,71 @@ TEST(ParallelSccs, AreEquivalentToRef) {
       ASSERT_EQ(actual.order.size(), expected.order.size());
       EXPECT_EQ(smallest_in_scc(actual, n), smallest_in_scc(expected, n)) << "n = " << n;
       expect_successors_first(mdp, maybe, rows, actual, heights);
+    }
+  }
+}
+
+// The textbook refinement, as plain as it gets: every round labels every state left
+// (Tarjan's), drops each row with a successor outside its state's SCC and each state
+// left without rows, until a round drops nothing.
+graph::EndComponents textbook_end_components(const SparseMdp& mdp, StateSet states, StateSet rows) {
+  std::vector<std::uint32_t> label;
+  for (bool changed = true; changed;) {
+    changed = false;
+    label = graph::scc_labels(graph::SearchKind::reference, mdp, states, &rows);
+    for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+      if (!states.test(s)) continue;
+      bool keeps_a_row = false;
+      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+        if (!rows.test(r)) continue;
+        bool stays = true;
+        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+          stays = stays && states.test(mdp.columns[k]) && label[mdp.columns[k]] == label[s];
+        }
+        if (stays) {
+          keeps_a_row = true;
+        } else {
+          rows.reset(r);
+          changed = true;
+        }
+      }
+      if (!keeps_a_row) {
+        states.reset(s);
+        changed = true;
+      }
+    }
+  }
+  graph::EndComponents result;
+  result.component_of.assign(mdp.num_states(), graph::EndComponents::kNone);
+  std::map<std::uint32_t, std::uint32_t> number;
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    if (!states.test(s)) continue;
+    const auto [at, added] = number.emplace(label[s], static_cast<std::uint32_t>(number.size()));
+    result.component_of[s] = at->second;
+  }
+  result.count = static_cast<std::uint32_t>(number.size());
+  result.internal_rows = std::move(rows);
+  return result;
+}
+
+// The refinement (which labels again only the SCCs that split) against the textbook's,
+// on every backend of the CPU: the same components, numbered alike (in the order of
+// their first states), and the same internal rows, on random MDPs and state sets
+// (odd sizes, one state; sets from sparse to full; rows from half to all enabled).
+TEST(EndComponents, RefinementIsEquivalentToRef) {
+  for (std::uint32_t n : {1u, 31u, 33u, 1025u, 20011u}) {
+    SparseMdp mdp = test::random_mdp(n, n + 3);
+    for (std::uint32_t seed = 0; seed < 4; ++seed) {
+      const StateSet states = test::random_set(n, 0.5 + 0.15 * seed, seed);
+      const StateSet rows = test::random_set(mdp.num_choices(), 0.5 + 0.15 * seed, seed + 11);
+      const graph::EndComponents expected = textbook_end_components(mdp, states, rows);
+      for (graph::SearchKind kind : {graph::SearchKind::reference, graph::SearchKind::cpu_parallel}) {
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", seed " << seed << ", " << graph::to_string(kind));
+        const graph::EndComponents actual = graph::maximal_end_components(mdp, states, rows, kind);
+        EXPECT_EQ(actual.count, expected.count);
+        EXPECT_EQ(actual.component_of, expected.component_of);
+        EXPECT_EQ(actual.internal_rows, expected.internal_rows);
+      }
     }
   }
 }
