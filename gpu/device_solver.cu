@@ -440,8 +440,7 @@ class CudaDeviceSolver final : public DeviceSolver {
       const detail::GatheredChain chain =
           detail::gather_chain(chunk.matrix.view(), chunk.policy_b.get(), step, chosen, compute_, sm_count_);
       const double gather_s = seconds_since(start);
-      if (chain.entries > chain.n * chain.n) return solve_tiny_chain(chain, limits, x);
-      KrylovChunkStats result = detail::solve_csr_on_device(chain.csr(), compute_, chain.c.get(), limits, x);
+      KrylovChunkStats result = detail::solve_rows_on_device(chain.rows(), compute_, chain.c.get(), limits, x);
       result.stats.upload_s += gather_s;
       return result;
     } catch (const OutOfDeviceMemory& error) {
@@ -538,24 +537,6 @@ class CudaDeviceSolver final : public DeviceSolver {
       throw std::logic_error("DeviceSolver: no policy constants bound to this chunk");
     }
     return chunk;
-  }
-
-  // A chain with more entries than n^2 (repeated columns in a tiny chunk, which
-  // cuSPARSE refuses): to the host, where solve_linear_chain merges them.
-  KrylovChunkStats solve_tiny_chain(const detail::GatheredChain& chain, const KrylovLimits& limits, double* x) {
-    const std::uint64_t n = chain.n;
-    std::vector<std::uint64_t> group_starts(n + 1), starts(n + 1);
-    std::vector<std::uint32_t> columns(chain.entries);
-    std::vector<double> values(chain.entries), c(n);
-    for (std::uint64_t i = 0; i <= n; ++i) group_starts[i] = i;
-    chain.starts.download(starts.data(), n + 1, compute_);
-    chain.columns.download(columns.data(), chain.entries, compute_);
-    chain.values.download(values.data(), chain.entries, compute_);
-    chain.c.download(c.data(), n, compute_);
-    check(cudaStreamSynchronize(compute_), "a tiny chain to the host");
-    const ChunkMatrix host{static_cast<std::uint32_t>(n), n, chain.entries, group_starts.data(), starts.data(),
-                           columns.data(), values.data()};
-    return solve_linear_chain(host, c.data(), limits, x);
   }
 
   Vectors& bound(Resident& chunk) {

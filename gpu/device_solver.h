@@ -269,7 +269,7 @@ class DeviceSolver {
 
   // BiCGStab (engine/numeric/bicgstab_steps.h) on (I - P) x = b over the whole chunk, from x
   // (host, num_states values), which receives the result. Pre: one row per state (a
-  // DTMC); the matrix's cuSPARSE form (32-bit row offsets) is made for the call.
+  // DTMC).
   virtual KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) = 0;
   // The same on a chain given on the host (one row per state: a scheduler's rows of a
   // resident chunk, policy iteration's), uploaded for the call only, beside the

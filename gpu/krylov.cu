@@ -1,271 +1,218 @@
-// The device backend of engine/numeric/bicgstab_steps.h: eight vectors on the device, (I - P)
-// applied as a copy and one cusparseSpMV (y = -P x + y), dot products and largest
-// entries by cub::DeviceReduce into one device word read back at once.
+// The device backend of engine/numeric/bicgstab_steps.h: eight vectors on the device,
+// (I - P) applied by a kernel of a thread per row, which also takes the dot products
+// the step after it needs, and the solution's update fused with the residual's and the
+// largest entries of both. Per iteration the steps then read 20 vectors' worth where
+// separate kernels read 34 (cuSPARSE's SpMV takes no dot product, and needs a copy
+// of the vector before it): the solve is bound by memory. Every reduction is made per
+// block, then summed in block order by one block: a solve gives the same bits run
+// after run (policy iteration's schedulers depend on them).
 #include "engine/model/stopwatch.h"
+#include "gpu/graph_device.cuh"
 #include "gpu/krylov.cuh"
 
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
-#include <cusparse.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
+#include <cub/block/block_reduce.cuh>
 
 #include <array>
 #include <chrono>
-#include <climits>
-#include <memory>
-#include <string>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace mdpvi::gpu::detail {
 
 namespace {
 
-// cuSPARSE's second CSR algorithm: the same products run after run (the first was
-// seen to vary policy iteration's schedulers between runs of one model: bench/NOTES.md).
-constexpr cusparseSpMVAlg_t kSpmvAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
+// Blocks of every kernel here: enough to fill the device, and a fixed count, so that
+// the partial sums, and so the results, do not depend on the device.
+constexpr unsigned kBlocks = 1024;
 
-void check_sparse(cusparseStatus_t status, const char* what) {
-  if (status == CUSPARSE_STATUS_SUCCESS) return;
-  const std::string message = std::string("cuSPARSE error in ") + what + ": " + cusparseGetErrorString(status);
-  if (status == CUSPARSE_STATUS_ALLOC_FAILED || status == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES) {
-    throw OutOfDeviceMemory(message);
-  }
-  throw DeviceError(message);
+unsigned blocks_for(std::uint64_t n) {
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((n + kBlockSize - 1) / kBlockSize, kBlocks)));
 }
 
-__global__ void narrow_offsets(std::uint64_t count, const std::uint64_t* __restrict__ d_in, int* __restrict__ d_out) {
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-    d_out[i] = static_cast<int>(d_in[i]);
+struct Sum {
+  __device__ double operator()(double a, double b) const { return a + b; }
+};
+struct Larger {
+  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+// Two values per block into partials[block] and partials[gridDim.x + block].
+template <typename Op>
+__device__ void block_partials(double a, double b, Op op, double* partials) {
+  using Reduce = cub::BlockReduce<double, kBlockSize>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const double block_a = Reduce(scratch).Reduce(a, op);
+  __syncthreads();
+  const double block_b = Reduce(scratch).Reduce(b, op);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_a;
+    partials[gridDim.x + blockIdx.x] = block_b;
   }
 }
 
-// Calls body(i) for every i < n, on a grid-stride loop.
-template <typename Body>
-__device__ void for_each_index(std::uint64_t n, Body body) {
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-    body(i);
+// The blocks' two partials each, reduced in block order by one block into result[0, 2).
+template <typename Op>
+__global__ void reduce_partials(unsigned blocks, const double* partials, Op op, double* result) {
+  double a = 0.0, b = 0.0;
+  for (unsigned i = threadIdx.x; i < blocks; i += blockDim.x) {
+    a = op(a, partials[i]);
+    b = op(b, partials[blocks + i]);
   }
+  using Reduce = cub::BlockReduce<double, kBlockSize>;
+  __shared__ typename Reduce::TempStorage scratch;
+  const double total_a = Reduce(scratch).Reduce(a, op);
+  __syncthreads();
+  const double total_b = Reduce(scratch).Reduce(b, op);
+  if (threadIdx.x == 0) {
+    result[0] = total_a;
+    result[1] = total_b;
+  }
+}
+
+// Which dot products an application of (I - P) takes of its result `out`.
+enum class Dots { none, with, self_and_in };
+
+// out = in - P in, a thread per row; with Dots::with the partial sums of with.out,
+// with Dots::self_and_in those of out.out and out.in.
+template <Dots kDots>
+__global__ void apply_kernel(DeviceRows m, const double* __restrict__ in, double* __restrict__ out,
+                             const double* __restrict__ with, double* partials) {
+  double a = 0.0, b = 0.0;
+  for (std::uint64_t i = thread_index(); i < m.n; i += grid_stride()) {
+    double product = 0.0;
+    for (std::uint64_t k = m.starts[i]; k < m.starts[i + 1]; ++k) product += m.values[k] * in[m.columns[k]];
+    const double o = in[i] - product;
+    out[i] = o;
+    if constexpr (kDots == Dots::with) a += with[i] * o;
+    if constexpr (kDots == Dots::self_and_in) {
+      a += o * o;
+      b += o * in[i];
+    }
+  }
+  if constexpr (kDots != Dots::none) block_partials(a, b, Sum(), partials);
+}
+
+// Partial sums of x.y and (z null: 0) z.w.
+__global__ void dots_kernel(std::uint64_t n, const double* x, const double* y, const double* z, const double* w,
+                            double* partials) {
+  double a = 0.0, b = 0.0;
+  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) {
+    a += x[i] * y[i];
+    if (z) b += z[i] * w[i];
+  }
+  block_partials(a, b, Sum(), partials);
+}
+
+__global__ void max_abs_kernel(std::uint64_t n, const double* x, double* partials) {
+  double a = 0.0;
+  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) a = fmax(a, fabs(x[i]));
+  block_partials(a, 0.0, Larger(), partials);
 }
 
 __global__ void combine_kernel(std::uint64_t n, double* d_y, const double* d_a, double s, const double* d_b) {
-  for_each_index(n, [&](std::uint64_t i) { d_y[i] = d_a[i] + s * d_b[i]; });
+  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) d_y[i] = d_a[i] + s * d_b[i];
 }
 __global__ void direction_kernel(std::uint64_t n, double* d_p, const double* d_r, const double* d_v, double beta,
                                  double omega) {
-  for_each_index(n, [&](std::uint64_t i) { d_p[i] = d_r[i] + beta * (d_p[i] - omega * d_v[i]); });
+  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) d_p[i] = d_r[i] + beta * (d_p[i] - omega * d_v[i]);
 }
-__global__ void solution_kernel(std::uint64_t n, double* d_x, const double* d_p, const double* d_s, double alpha,
-                                double omega) {
-  for_each_index(n, [&](std::uint64_t i) { d_x[i] += alpha * d_p[i] + omega * d_s[i]; });
-}
-
-struct Product {
-  const double* a;
-  const double* b;
-  __host__ __device__ double operator()(std::uint64_t i) const { return a[i] * b[i]; }
-};
-struct Magnitude {
-  const double* a;
-  __host__ __device__ double operator()(std::uint64_t i) const { return fabs(a[i]); }
-};
-struct Larger {
-  __host__ __device__ double operator()(double a, double b) const { return fmax(a, b); }
-};
-
-// cuSPARSE's objects, destroyed in reverse order of creation (also when a later step
-// of the constructor throws).
-struct HandleDeleter {
-  void operator()(cusparseHandle_t h) const { cusparseDestroy(h); }
-};
-struct MatrixDeleter {
-  void operator()(cusparseSpMatDescr_t m) const { cusparseDestroySpMat(m); }
-};
-struct VectorDeleter {
-  void operator()(cusparseDnVecDescr_t v) const { cusparseDestroyDnVec(v); }
-};
-
-template <typename F>
-auto indexed(F f) {
-  return thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), f);
+// x += alpha p + omega s; r = s - omega t; the partial largest |r| and |x|.
+__global__ void finish_kernel(std::uint64_t n, double* d_x, double* d_r, const double* d_p, const double* d_s,
+                              const double* d_t, double alpha, double omega, double* partials) {
+  double largest_r = 0.0, largest_x = 0.0;
+  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) {
+    const double x = d_x[i] + (alpha * d_p[i] + omega * d_s[i]);
+    const double r = d_s[i] + -omega * d_t[i];
+    d_x[i] = x;
+    d_r[i] = r;
+    largest_r = fmax(largest_r, fabs(r));
+    largest_x = fmax(largest_x, fabs(x));
+  }
+  block_partials(largest_r, largest_x, Larger(), partials);
 }
 
-// A chunk's matrix as cuSPARSE takes it: its 64-bit row offsets narrowed on the
-// device, or, for a tiny chunk with more entries than n^2 (repeated columns, which
-// cuSPARSE refuses beyond that; otherwise its SpMV sums repeats as they stand), each
-// row's repeated columns merged on the host.
-class ChunkCsr32 {
- public:
-  ChunkCsr32(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream) : d_offsets_(host.num_rows + 1) {
-    if (host.num_rows != host.num_states) {
-      throw DeviceError("BiCGStab on the device needs one row per state (a DTMC)");
-    }
-    if (host.num_entries > static_cast<std::uint64_t>(INT_MAX) || host.num_states > static_cast<std::uint64_t>(INT_MAX)) {
-      throw DeviceError("a chunk too large for cuSPARSE's 32-bit indices");
-    }
-    const std::uint64_t n = host.num_states;
-    csr_.n = n;
-    csr_.offsets = d_offsets_.get();
-    if (n == 0) return;
-    const DeviceChunk view = m.view();
-    if (view.values.index_bytes != 0) throw DeviceError("BiCGStab on the device needs plain values (cuSPARSE's SpMV)");
-    if (host.num_entries > n * n) {
-      merge_repeated_entries(host, stream);
-      csr_.entries = merged_values_.size();
-      csr_.columns = d_merged_columns_.get();
-      csr_.values = d_merged_values_.get();
-      return;
-    }
-    csr_.entries = host.num_entries;
-    csr_.columns = const_cast<std::uint32_t*>(view.d_columns);
-    csr_.values = const_cast<double*>(view.values.d_plain);
-    narrow_offsets<<<blocks_for(n + 1), kBlockSize, 0, stream>>>(n + 1, view.d_row_starts, d_offsets_.get());
-    check(cudaGetLastError(), "narrowing the row offsets");
-  }
-  const Csr32& csr() const { return csr_; }
-
- private:
-  static unsigned blocks_for(std::uint64_t count) {
-    return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((count + kBlockSize - 1) / kBlockSize, 4096)));
-  }
-  // Kept until the copies are done: the stream is synchronised at once.
-  void merge_repeated_entries(const ChunkMatrix& host, cudaStream_t stream) {
-    const std::uint64_t n = host.num_states;
-    std::vector<double> dense(n * n, 0.0);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      for (std::uint64_t k = host.row_starts[i]; k < host.row_starts[i + 1]; ++k) {
-        dense[i * n + host.columns[k]] += host.values[k];
-      }
-    }
-    std::vector<int> offsets{0};
-    for (std::uint64_t i = 0; i < n; ++i) {
-      for (std::uint64_t j = 0; j < n; ++j) {
-        if (dense[i * n + j] == 0.0) continue;
-        merged_columns_.push_back(static_cast<int>(j));
-        merged_values_.push_back(dense[i * n + j]);
-      }
-      offsets.push_back(static_cast<int>(merged_values_.size()));
-    }
-    d_merged_columns_ = DeviceArray<int>(merged_columns_.data(), merged_columns_.size());
-    d_merged_values_ = DeviceArray<double>(merged_values_.data(), merged_values_.size());
-    d_offsets_.upload(offsets.data(), offsets.size(), stream);
-    check(cudaStreamSynchronize(stream), "uploading the merged matrix");
-  }
-
-  Csr32 csr_;
-  DeviceArray<int> d_offsets_;
-  std::vector<int> merged_columns_;
-  std::vector<double> merged_values_;
-  DeviceArray<int> d_merged_columns_{0};
-  DeviceArray<double> d_merged_values_{0};
-};
-
-// I - P of a DTMC in cuSPARSE's terms, with the vectors BiCGStab works on.
+// I - P of a DTMC's rows, with the vectors BiCGStab works on.
 class DeviceKrylov {
  public:
-  DeviceKrylov(const Csr32& csr, cudaStream_t stream) : n_(csr.n), stream_(stream), d_scalar_(1) {
-    for (std::size_t i = 0; i < dense_.size(); ++i) vectors_.emplace_back(n_);
-    if (n_ == 0) return;  // nothing to multiply or reduce
-    cusparseHandle_t handle = nullptr;
-    check_sparse(cusparseCreate(&handle), "cusparseCreate");
-    handle_.reset(handle);
-    check_sparse(cusparseSetStream(handle_.get(), stream_), "cusparseSetStream");
-    cusparseSpMatDescr_t matrix = nullptr;
-    check_sparse(cusparseCreateCsr(&matrix, n_, n_, csr.entries, csr.offsets, csr.columns, csr.values,
-                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
-                 "cusparseCreateCsr");
-    matrix_.reset(matrix);
-    for (std::size_t i = 0; i < vectors_.size(); ++i) {
-      cusparseDnVecDescr_t vector = nullptr;
-      check_sparse(cusparseCreateDnVec(&vector, n_, vectors_[i].get(), CUDA_R_64F), "cusparseCreateDnVec");
-      dense_[i].reset(vector);
-    }
-    std::size_t spmv_bytes = 0;
-    const double minus_one = -1.0, one = 1.0;
-    check_sparse(cusparseSpMV_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_.get(),
-                                         dense_[0].get(), &one, dense_[1].get(), CUDA_R_64F, kSpmvAlgorithm,
-                                         &spmv_bytes),
-                 "cusparseSpMV_bufferSize");
-    spmv_buffer_ = DeviceArray<unsigned char>(spmv_bytes);
-    std::size_t dot_bytes = 0, max_bytes = 0;
-    check(cub::DeviceReduce::Reduce(nullptr, dot_bytes, indexed(Product{nullptr, nullptr}), d_scalar_.get(), n_,
-                                    cuda::std::plus<double>(), 0.0, stream_),
-          "cub::DeviceReduce");
-    check(cub::DeviceReduce::Reduce(nullptr, max_bytes, indexed(Magnitude{nullptr}), d_scalar_.get(), n_, Larger(),
-                                    0.0, stream_),
-          "cub::DeviceReduce");
-    reduce_bytes_ = std::max(dot_bytes, max_bytes);
-    reduce_buffer_ = DeviceArray<unsigned char>(reduce_bytes_);
+  static constexpr bool kFusedSteps = true;
+
+  DeviceKrylov(const DeviceRows& rows, cudaStream_t stream)
+      : rows_(rows), n_(rows.n), stream_(stream), blocks_(blocks_for(rows.n)), partials_(2 * kBlocks), result_(2) {
+    for (std::size_t i = 0; i < 8; ++i) vectors_.emplace_back(n_);
   }
   DeviceKrylov(const DeviceKrylov&) = delete;
   DeviceKrylov& operator=(const DeviceKrylov&) = delete;
 
-  double* at(KrylovVector v) const { return vectors_[index(v)].get(); }
+  double* at(KrylovVector v) const { return vectors_[static_cast<std::size_t>(v)].get(); }
 
-  void apply(KrylovVector in, KrylovVector out) {
-    if (n_ == 0) return;
-    check(cudaMemcpyAsync(at(out), at(in), n_ * sizeof(double), cudaMemcpyDeviceToDevice, stream_), "copy");
-    const double minus_one = -1.0, one = 1.0;
-    check_sparse(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &minus_one, matrix_.get(),
-                              dense_[index(in)].get(), &one, dense_[index(out)].get(), CUDA_R_64F,
-                              kSpmvAlgorithm, spmv_buffer_.get()),
-                 "cusparseSpMV");
+  void apply(KrylovVector in, KrylovVector out) { apply_with<Dots::none>(in, out, nullptr); }
+  double apply_dot(KrylovVector in, KrylovVector out, KrylovVector with) {
+    apply_with<Dots::with>(in, out, at(with));
+    return reduced(Sum()).first;
+  }
+  std::pair<double, double> apply_dots(KrylovVector in, KrylovVector out) {
+    apply_with<Dots::self_and_in>(in, out, nullptr);
+    return reduced(Sum());
   }
   double dot(KrylovVector a, KrylovVector b) {
-    return reduce(indexed(Product{at(a), at(b)}), cuda::std::plus<double>());
+    launch(dots_kernel, at(a), at(b), static_cast<const double*>(nullptr), static_cast<const double*>(nullptr), partials_.get());
+    return reduced(Sum()).first;
   }
-  double max_abs(KrylovVector a) { return reduce(indexed(Magnitude{at(a)}), Larger()); }
+  std::pair<double, double> dot_pair(KrylovVector a, KrylovVector b, KrylovVector c, KrylovVector d) {
+    launch(dots_kernel, at(a), at(b), at(c), at(d), partials_.get());
+    return reduced(Sum());
+  }
+  double max_abs(KrylovVector a) {
+    launch(max_abs_kernel, at(a), partials_.get());
+    return reduced(Larger()).first;
+  }
   void copy(KrylovVector from, KrylovVector to) {
     if (n_ > 0) check(cudaMemcpyAsync(at(to), at(from), n_ * sizeof(double), cudaMemcpyDeviceToDevice, stream_), "copy");
   }
   void zero(KrylovVector a) {
     if (n_ > 0) check(cudaMemsetAsync(at(a), 0, n_ * sizeof(double), stream_), "cudaMemset");
   }
-  void combine(KrylovVector y, KrylovVector a, double s, KrylovVector b) {
-    launch(combine_kernel, at(y), at(a), s, at(b));
-  }
+  void combine(KrylovVector y, KrylovVector a, double s, KrylovVector b) { launch(combine_kernel, at(y), at(a), s, at(b)); }
   void update_direction(double beta, double omega) {
     launch(direction_kernel, at(KrylovVector::p), at(KrylovVector::r), at(KrylovVector::v), beta, omega);
   }
-  void update_solution(double alpha, double omega) {
-    launch(solution_kernel, at(KrylovVector::x), at(KrylovVector::p), at(KrylovVector::s), alpha, omega);
+  std::pair<double, double> finish_step(double alpha, double omega) {
+    using V = KrylovVector;
+    launch(finish_kernel, at(V::x), at(V::r), at(V::p), at(V::s), at(V::t), alpha, omega, partials_.get());
+    return reduced(Larger());
   }
 
  private:
-  static std::size_t index(KrylovVector v) { return static_cast<std::size_t>(v); }
-  unsigned blocks(std::uint64_t count) const {
-    return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((count + kBlockSize - 1) / kBlockSize, 4096)));
+  template <Dots kDots>
+  void apply_with(KrylovVector in, KrylovVector out, const double* with) {
+    if (n_ == 0) return;
+    apply_kernel<kDots><<<blocks_, kBlockSize, 0, stream_>>>(rows_, at(in), at(out), with, partials_.get());
+    check(cudaGetLastError(), "(I - P) x kernel launch");
   }
   template <typename Kernel, typename... Args>
   void launch(Kernel kernel, Args... args) {
     if (n_ == 0) return;
-    kernel<<<blocks(n_), kBlockSize, 0, stream_>>>(n_, args...);
+    kernel<<<blocks_, kBlockSize, 0, stream_>>>(n_, args...);
     check(cudaGetLastError(), "vector kernel launch");
   }
-  template <typename Iterator, typename Op>
-  double reduce(Iterator in, Op op) {
-    if (n_ == 0) return 0.0;
-    std::size_t bytes = reduce_bytes_;
-    check(cub::DeviceReduce::Reduce(reduce_buffer_.get(), bytes, in, d_scalar_.get(), n_, op, 0.0, stream_),
-          "cub::DeviceReduce");
-    double value = 0.0;
-    d_scalar_.download(&value, 1, stream_);
+  // The last kernel's partials reduced (both 0 for an empty system).
+  template <typename Op>
+  std::pair<double, double> reduced(Op op) {
+    if (n_ == 0) return {0.0, 0.0};
+    reduce_partials<<<1, kBlockSize, 0, stream_>>>(blocks_, partials_.get(), op, result_.get());
+    check(cudaGetLastError(), "reduction kernel launch");
+    std::array<double, 2> values{};
+    result_.download(values.data(), 2, stream_);
     check(cudaStreamSynchronize(stream_), "reduction");
-    return value;
+    return {values[0], values[1]};
   }
 
+  DeviceRows rows_;
   std::uint64_t n_;
   cudaStream_t stream_;
-  DeviceArray<double> d_scalar_;
+  unsigned blocks_;
+  DeviceArray<double> partials_, result_;
   std::vector<DeviceArray<double>> vectors_;  // by KrylovVector
-  DeviceArray<unsigned char> spmv_buffer_{0}, reduce_buffer_{0};
-  std::size_t reduce_bytes_ = 0;
-  std::unique_ptr<std::remove_pointer_t<cusparseHandle_t>, HandleDeleter> handle_;
-  std::unique_ptr<std::remove_pointer_t<cusparseSpMatDescr_t>, MatrixDeleter> matrix_;
-  std::array<std::unique_ptr<std::remove_pointer_t<cusparseDnVecDescr_t>, VectorDeleter>, 8> dense_;
 };
 
 // BiCGStab on a, whose c is loaded by load_c (on the stream), from x (host), which
@@ -310,21 +257,22 @@ KrylovChunkStats run_on_device(DeviceKrylov& a, std::uint64_t n, cudaStream_t st
 
 KrylovChunkStats solve_linear_on_device(const DeviceMatrix& m, const ChunkMatrix& host, cudaStream_t stream,
                                         const double* b, const KrylovLimits& limits, double* x) {
-  const ChunkCsr32 matrix(m, host, stream);
-  DeviceKrylov a(matrix.csr(), stream);
+  if (host.num_rows != host.num_states) throw DeviceError("BiCGStab on the device needs one row per state (a DTMC)");
+  const DeviceChunk view = m.view();
+  DeviceKrylov a({host.num_states, view.d_row_starts, view.d_columns, view.values}, stream);
   const std::uint64_t n = host.num_states;
   return run_on_device(
       a, n, stream, [&](HostCopies& copies) { copies.to_device(a.at(KrylovVector::c), b, n * sizeof(double)); }, limits, x);
 }
 
-KrylovChunkStats solve_csr_on_device(const Csr32& csr, cudaStream_t stream, const double* d_c,
-                                     const KrylovLimits& limits, double* x) {
-  DeviceKrylov a(csr, stream);
+KrylovChunkStats solve_rows_on_device(const DeviceRows& rows, cudaStream_t stream, const double* d_c,
+                                      const KrylovLimits& limits, double* x) {
+  DeviceKrylov a(rows, stream);
   return run_on_device(
-      a, csr.n, stream,
+      a, rows.n, stream,
       [&](HostCopies&) {
-        if (csr.n > 0) {
-          check(cudaMemcpyAsync(a.at(KrylovVector::c), d_c, csr.n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+        if (rows.n > 0) {
+          check(cudaMemcpyAsync(a.at(KrylovVector::c), d_c, rows.n * sizeof(double), cudaMemcpyDeviceToDevice, stream),
                 "copy");
         }
       },

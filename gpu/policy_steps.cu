@@ -7,7 +7,6 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include <climits>
 
 namespace mdpvi::gpu::detail {
 
@@ -64,8 +63,7 @@ __global__ void chain_lengths_kernel(DeviceChunk c, const std::uint64_t* __restr
 
 __global__ void chain_fill_kernel(DeviceChunk c, const double* __restrict__ b, bool steps_to_leave,
                                   const std::uint64_t* __restrict__ chosen, std::uint64_t first_row,
-                                  const std::uint64_t* __restrict__ starts, int* __restrict__ offsets,
-                                  std::uint32_t* __restrict__ columns, double* __restrict__ values,
+                                  const std::uint64_t* __restrict__ starts, std::uint32_t* __restrict__ columns, double* __restrict__ values,
                                   double* __restrict__ constants) {
   for (std::uint64_t s = thread_index(); s < c.num_states; s += grid_stride()) {
     const std::uint64_t row = chosen[s] - first_row;
@@ -75,9 +73,7 @@ __global__ void chain_fill_kernel(DeviceChunk c, const double* __restrict__ b, b
       values[at] = c.values[k];
     }
     constants[s] = steps_to_leave ? 1.0 : b[row];
-    offsets[s + 1] = static_cast<int>(starts[s + 1]);
   }
-  if (thread_index() == 0) offsets[0] = 0;
 }
 
 }  // namespace
@@ -114,7 +110,6 @@ GatheredChain gather_chain(const DeviceChunk& chunk, const double* d_b, const Ch
                            const std::uint64_t* chosen, cudaStream_t stream, int sm_count) {
   GatheredChain chain;
   const std::uint64_t n = chain.n = chunk.num_states;
-  if (n > static_cast<std::uint64_t>(INT_MAX)) throw DeviceError("a scheduler's chain too large for cuSPARSE's 32-bit indices");
   DeviceArray<std::uint64_t> d_chosen(n);
   {
     HostCopies copies(stream);
@@ -122,7 +117,6 @@ GatheredChain gather_chain(const DeviceChunk& chunk, const double* d_b, const Ch
     copies.finish();
   }
   chain.starts = DeviceArray<std::uint64_t>(n + 1);
-  chain.offsets = DeviceArray<int>(n + 1);
   chain.c = DeviceArray<double>(n);
   const unsigned grid = grid_for(n, sm_count);
   chain_lengths_kernel<<<grid, kBlockSize, 0, stream>>>(chunk, d_chosen.get(), step.first_row, chain.starts.get());
@@ -134,14 +128,11 @@ GatheredChain gather_chain(const DeviceChunk& chunk, const double* d_b, const Ch
   check(cudaMemcpyAsync(&chain.entries, chain.starts.get() + n, sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream),
         "the chain's entries");
   check(cudaStreamSynchronize(stream), "the chain's entries");
-  if (chain.entries > static_cast<std::uint64_t>(INT_MAX)) {
-    throw DeviceError("a scheduler's chain too large for cuSPARSE's 32-bit indices");
-  }
   chain.columns = DeviceArray<std::uint32_t>(chain.entries);
   chain.values = DeviceArray<double>(chain.entries);
   chain_fill_kernel<<<grid, kBlockSize, 0, stream>>>(chunk, d_b, step.steps_to_leave, d_chosen.get(), step.first_row,
-                                                     chain.starts.get(), chain.offsets.get(), chain.columns.get(),
-                                                     chain.values.get(), chain.c.get());
+                                                     chain.starts.get(), chain.columns.get(), chain.values.get(),
+                                                     chain.c.get());
   check(cudaGetLastError(), "the chain's rows");
   check(cudaStreamSynchronize(stream), "the chain's rows");  // d_chosen is freed on return
   return chain;

@@ -1,7 +1,7 @@
 #pragma once
 // Policy iteration's steps on a resident chunk (gpu/device_solver.h's improve_policy
 // and solve_scheduler): the improvement kernel, and a scheduler's rows gathered into
-// a chain in cuSPARSE's form. Internal to gpu/.
+// a chain for BiCGStab. Internal to gpu/.
 #include "gpu/cuda_support.cuh"
 #include "gpu/krylov.cuh"
 
@@ -17,14 +17,12 @@ std::uint64_t improve_on_device(const DeviceChunk& chunk, const double* d_b, con
 struct GatheredChain {
   std::uint64_t n = 0, entries = 0;
   DeviceArray<std::uint64_t> starts{0};  // n + 1
-  DeviceArray<int> offsets{0};           // n + 1, starts narrowed
   DeviceArray<std::uint32_t> columns{0};
   DeviceArray<double> values{0};
   DeviceArray<double> c{0};
-  Csr32 csr() const { return {n, entries, offsets.get(), columns.get(), values.get()}; }
+  DeviceRows rows() const { return {n, starts.get(), columns.get(), DeviceValues{values.get()}}; }
 };
 
-// Throws DeviceError where the chain has 2^31 entries or more (cuSPARSE's indices).
 GatheredChain gather_chain(const DeviceChunk& chunk, const double* d_b, const ChunkImprovement& step,
                            const std::uint64_t* chosen, cudaStream_t stream, int sm_count);
 

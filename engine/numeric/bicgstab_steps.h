@@ -14,8 +14,20 @@
 //   void combine(KrylovVector y, KrylovVector a, double s, KrylovVector b);  // y = a + s b
 //   void update_direction(double beta, double omega);  // p = r + beta (p - omega v)
 //   void update_solution(double alpha, double omega);  // x += alpha p + omega s
+// and may provide fused forms of the steps that follow one another, each equal to
+// the plain steps it replaces (bicgstab_detail's defaults), so that a backend bound by
+// memory reads each vector once where the steps would read it several times; one
+// that does says so with `static constexpr bool kFusedSteps = true;` and has all of:
+//   std::pair<double, double> dot_pair(a, b, c, d);       // (a.b, c.d)
+//   double apply_dot(in, out, with);                      // apply(in, out); with.out
+//   std::pair<double, double> apply_dots(in, out);        // apply(in, out); (out.out, out.in)
+//   std::pair<double, double> finish_step(alpha, omega);  // update_solution; r = s - omega t;
+//                                                         // (max |r|, max |x|)
 #include <cmath>
 #include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 namespace mdpvi {
 
@@ -44,11 +56,54 @@ namespace bicgstab_detail {
 // have become orthogonal to working precision and the recurrences lose all meaning.
 constexpr double kOrthogonal = 1e-14;
 
-template <typename Backend>
-double tolerance(Backend& a, const KrylovLimits& limits) {
+// epsilon, relative to largest (max |x|) where the limits ask for it.
+inline double tolerance(double largest, const KrylovLimits& limits) {
   if (!limits.relative) return limits.epsilon;
-  const double largest = a.max_abs(KrylovVector::x);
   return limits.epsilon * (largest > 0.0 ? largest : 1.0);
+}
+
+// Whether Backend has the fused steps (C++17: the device's code is compiled so).
+template <typename Backend, typename = void>
+struct FusesSteps : std::false_type {};
+template <typename Backend>
+struct FusesSteps<Backend, std::void_t<decltype(Backend::kFusedSteps)>> : std::bool_constant<Backend::kFusedSteps> {};
+
+// The fused steps, or the plain ones where a backend has no fused form.
+template <typename Backend>
+std::pair<double, double> dot_pair(Backend& a, KrylovVector x, KrylovVector y, KrylovVector z, KrylovVector w) {
+  if constexpr (FusesSteps<Backend>::value) {
+    return a.dot_pair(x, y, z, w);
+  } else {
+    return {a.dot(x, y), a.dot(z, w)};
+  }
+}
+template <typename Backend>
+double apply_dot(Backend& a, KrylovVector in, KrylovVector out, KrylovVector with) {
+  if constexpr (FusesSteps<Backend>::value) {
+    return a.apply_dot(in, out, with);
+  } else {
+    a.apply(in, out);
+    return a.dot(with, out);
+  }
+}
+template <typename Backend>
+std::pair<double, double> apply_dots(Backend& a, KrylovVector in, KrylovVector out) {
+  if constexpr (FusesSteps<Backend>::value) {
+    return a.apply_dots(in, out);
+  } else {
+    a.apply(in, out);
+    return {a.dot(out, out), a.dot(out, in)};
+  }
+}
+template <typename Backend>
+std::pair<double, double> finish_step(Backend& a, double alpha, double omega) {
+  if constexpr (FusesSteps<Backend>::value) {
+    return a.finish_step(alpha, omega);
+  } else {
+    a.update_solution(alpha, omega);
+    a.combine(KrylovVector::r, KrylovVector::s, -omega, KrylovVector::t);
+    return {a.max_abs(KrylovVector::r), a.max_abs(KrylovVector::x)};
+  }
 }
 
 // r = c - (I - M) x, r_hat = r, p = v = 0; returns |r|_inf.
@@ -74,9 +129,11 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
   using V = KrylovVector;
   KrylovRun run;
   double r_hat_norm = 0.0, rho = 1.0, alpha = 1.0, omega = 1.0;
+  double largest = 0.0;  // max |x|
   bool residual_is_true = true;
   const auto start = [&] {
     run.residual = bicgstab_detail::start(a);
+    largest = a.max_abs(V::x);
     residual_is_true = true;
     r_hat_norm = std::sqrt(a.dot(V::r_hat, V::r_hat));
     rho = alpha = omega = 1.0;
@@ -84,7 +141,7 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
   start();
   while (true) {
     const bool finite = std::isfinite(run.residual);
-    const bool small = finite && run.residual <= bicgstab_detail::tolerance(a, limits);
+    const bool small = finite && run.residual <= bicgstab_detail::tolerance(largest, limits);
     if (small && residual_is_true) {
       run.converged = true;
       return run;
@@ -98,25 +155,21 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
     if (!breakdown && run.iterations >= limits.max_iterations) return run;
     if (!breakdown) {
       ++run.iterations;
-      const double rho_next = a.dot(V::r_hat, V::r);
-      const double r_norm = std::sqrt(a.dot(V::r, V::r));
+      const auto [rho_next, r_r] = bicgstab_detail::dot_pair(a, V::r_hat, V::r, V::r, V::r);
+      const double r_norm = std::sqrt(r_r);
       breakdown = !std::isfinite(rho_next) || std::abs(rho_next) <= kOrthogonal * r_hat_norm * r_norm;
       if (!breakdown) {
         const double beta = (rho_next / rho) * (alpha / omega);
         rho = rho_next;
         a.update_direction(beta, omega);
-        a.apply(V::p, V::v);
-        const double r_hat_v = a.dot(V::r_hat, V::v);
+        const double r_hat_v = bicgstab_detail::apply_dot(a, V::p, V::v, V::r_hat);
         breakdown = !std::isfinite(r_hat_v) || r_hat_v == 0.0;
         if (!breakdown) {
           alpha = rho / r_hat_v;
           a.combine(V::s, V::r, -alpha, V::v);
-          a.apply(V::s, V::t);
-          const double tt = a.dot(V::t, V::t);
-          omega = tt > 0.0 ? a.dot(V::t, V::s) / tt : 0.0;
-          a.update_solution(alpha, omega);
-          a.combine(V::r, V::s, -omega, V::t);
-          run.residual = a.max_abs(V::r);
+          const auto [tt, ts] = bicgstab_detail::apply_dots(a, V::s, V::t);
+          omega = tt > 0.0 ? ts / tt : 0.0;
+          std::tie(run.residual, largest) = bicgstab_detail::finish_step(a, alpha, omega);
           residual_is_true = false;
           // omega = 0: s is already the residual of x + alpha p, but the next beta
           // would divide by it.
@@ -128,7 +181,7 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
     if (run.restarts >= limits.max_restarts) {
       run.broke_down = true;
       start();  // say the true residual
-      run.converged = std::isfinite(run.residual) && run.residual <= bicgstab_detail::tolerance(a, limits);
+      run.converged = std::isfinite(run.residual) && run.residual <= bicgstab_detail::tolerance(largest, limits);
       return run;
     }
     ++run.restarts;

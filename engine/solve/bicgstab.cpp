@@ -32,11 +32,11 @@ class BicgstabPolicy final : public MethodPolicy {
 
   bool has_upper_iterate() const override { return false; }
   bool solves_by_levels() const override { return false; }
-  // The matrix and b, BiCGStab's eight vectors and the 32-bit row offsets cuSPARSE
-  // reads, with room for its work buffer; value iteration's fallback fits inside.
+  // The matrix and b, BiCGStab's eight vectors, with room for its partial sums;
+  // value iteration's fallback fits inside.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
     return matrix_bytes(states, rows, entries) + rows * sizeof(double) + 8 * states * sizeof(double) +
-           (rows + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
+           (std::size_t{1} << 20);
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {

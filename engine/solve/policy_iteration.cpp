@@ -155,13 +155,13 @@ class PolicyIterationPolicy final : public MethodPolicy {
   bool solves_by_levels() const override { return optimistic_on_device_; }
   // Optimistic value iteration's (the chunk, its b and vectors) and, for policy
   // iteration on the device, the policy's b of every row and a scheduler's chain
-  // beside it (at most the chunk's entries, its 64- and 32-bit row offsets, its
-  // constants and the scheduler), with BiCGStab's eight vectors.
+  // beside it (at most the chunk's entries, its row offsets, its constants and the
+  // scheduler), with BiCGStab's eight vectors.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {
     const std::size_t optimistic = fallback_->footprint_bytes(states, rows, entries);
     if (optimistic_on_device_) return optimistic;
     return optimistic + rows * sizeof(double) + matrix_bytes(states, states, entries) +
-           (8 + 2) * states * sizeof(double) + (states + 1) * sizeof(std::uint32_t) + (std::size_t{1} << 20);
+           (8 + 2) * states * sizeof(double) + (std::size_t{1} << 20);
   }
 
   void solve_sccs_on_cpu(std::size_t first_scc, std::size_t end_scc, Iterates& x, SolveStats& stats) override {
