@@ -45,56 +45,26 @@ RowReach row_reach(const SparseMdp& mdp, std::uint64_t r, std::uint32_t s, const
   return reach;
 }
 
-// Writes into scc_of, for each state of work, its SCC's largest state, from labels
-// (graph/scc.h's scc_labels of work: any numbering below the state count). Each SCC
-// is then named by a member of its own, so SCCs labelled in different rounds never
-// share a name. largest: scratch of a word a state, kept between calls.
-void name_by_largest_member(const StateSet& work, const std::vector<std::uint32_t>& labels,
-                            std::vector<std::uint32_t>& largest, std::vector<std::uint32_t>& scc_of) {
-  const std::uint32_t n = static_cast<std::uint32_t>(scc_of.size());
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t s) {
-    if (work.test(s)) std::atomic_ref<std::uint32_t>(largest[labels[s]]).store(0, std::memory_order_relaxed);
-  });
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t s) {
-    if (!work.test(s)) return;
-    std::atomic_ref<std::uint32_t> most(largest[labels[s]]);
-    std::uint32_t seen = most.load(std::memory_order_relaxed);
-    while (seen < s && !most.compare_exchange_weak(seen, s, std::memory_order_relaxed)) {
-    }
-  });
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t s) {
-    if (work.test(s)) scc_of[s] = largest[labels[s]];
-  });
-}
-
-// labels(states, rows): graph/scc.h's scc_labels of the sub-MDP. Each round drops the
-// rows that leave their state's SCC; only an SCC that lost an edge between two of its
-// members may split, so only its states are labelled again in the next round (the
-// rest are end components already, and their rows were all checked against the same
-// partition), as MEC algorithms recompute only the SCCs a round touched (Chatterjee
-// and Henzinger, SODA 2011, survey the refinements).
+// labels(states, rows): graph/scc.h's scc_labels of the sub-MDP.
 template <typename SccLabels>
 EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows, SccLabels labels) {
   constexpr std::uint32_t kNone = EndComponents::kNone;
-  std::vector<std::uint32_t> scc_of(mdp.num_states(), kNone), largest(mdp.num_states(), 0);
-  StateSet work = states;  // the states whose SCCs are labelled this round
+  std::vector<std::uint32_t> scc_of;
+  bool changed = true;
   int rounds = 0;
   double labels_s = 0;
-  std::uint64_t labelled = 0;
   const auto start = std::chrono::steady_clock::now();
-  while (work.any()) {
+  while (changed) {
     ++rounds;
     const auto labels_start = std::chrono::steady_clock::now();
-    name_by_largest_member(work, labels(work, enabled_rows), largest, scc_of);
+    scc_of = labels(states, enabled_rows);  // the partition is all this needs
     labels_s += seconds_since(labels_start);
-    labelled += work.count();
     // In parallel over states; rows and states are cleared in copies (word atomics),
     // so that the round reads the sets as they were.
     BitWords rows_left = BitWords::of(enabled_rows), states_left = BitWords::of(states);
-    BitWords split_sccs(mdp.num_states());  // by name
-    Flag dropped;
+    Flag dropped, split;
     oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
-      if (!work.test(s)) return;
+      if (!states.test(s)) return;
       bool keeps_a_row = false, dropped_here = false, split_here = false;
       for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
         if (!enabled_rows.test(r)) continue;
@@ -109,7 +79,7 @@ EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, St
       }
       if (!keeps_a_row) states_left.clear(s);
       if (dropped_here || !keeps_a_row) dropped.raise();
-      if (split_here) split_sccs.claim(scc_of[s]);
+      if (split_here) split.raise();
     });
     if (dropped.raised()) {
       enabled_rows = rows_left.to_set(mdp.num_choices());
@@ -117,22 +87,12 @@ EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, St
     }
     // Dropping a row whose edges all leave its SCC (or loop) splits no SCC, and a
     // state left without rows was an SCC of its own (else one of its rows led to
-    // another member): such an SCC stands, and so does every row kept. Only a dropped
-    // edge inside an SCC calls for its states to be labelled again. A state dropped
-    // loses its SCC's name, which a part of the SCC may keep.
-    BitWords next(mdp.num_states());
-    oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
-      if (!work.test(s)) return;
-      if (!states.test(s)) {
-        scc_of[s] = kNone;
-      } else if (split_sccs.test(scc_of[s])) {
-        next.claim(s);
-      }
-    });
-    work = next.to_set(mdp.num_states());
+    // another member): the partition stands, and so does every row kept. Only a
+    // dropped edge inside an SCC calls for another round (which saves a round where
+    // only leaving rows were dropped).
+    changed = split.raised();
   }
-  spdlog::debug("end components: {} rounds, {:.3f} s, of which SCC labels {:.3f} s ({} states labelled)", rounds,
-                seconds_since(start), labels_s, labelled);
+  spdlog::debug("end components: {} rounds, {:.3f} s, of which SCC labels {:.3f} s", rounds, seconds_since(start), labels_s);
   // Now every remaining state has rows, all staying in its SCC: each SCC is a MEC.
   EndComponents result;
   result.component_of.assign(mdp.num_states(), kNone);
