@@ -395,25 +395,6 @@ class CudaDeviceSolver final : public DeviceSolver {
     return detail::solve_linear_on_device(chunk.matrix, chunk.host, compute_, b, limits, x);
   }
 
-  KrylovChunkStats solve_linear_chain(const ChunkMatrix& chain, const double* b, const KrylovLimits& limits,
-                                      double* x) override {
-    const detail::DeviceScope scope(device_);
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      detail::DeviceMatrix matrix(chain);
-      matrix.upload(chain, compute_);
-      check(cudaStreamSynchronize(compute_), "uploading a chain");
-      const double upload_s = seconds_since(start);
-      KrylovChunkStats result = detail::solve_linear_on_device(matrix, chain, compute_, b, limits, x);
-      result.stats.upload_s += upload_s;
-      return result;
-    } catch (const OutOfDeviceMemory& error) {
-      throw OutOfDeviceMemory(std::string("a scheduler's chain: ") + error.what());
-    } catch (const DeviceError& error) {
-      throw DeviceError(std::string("a scheduler's chain: ") + error.what());
-    }
-  }
-
   void bind_policy_constants(int ticket, const double* b) override {
     const detail::DeviceScope scope(device_);
     Resident& chunk = policy_chunk(ticket);

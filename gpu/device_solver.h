@@ -271,11 +271,6 @@ class DeviceSolver {
   // (host, num_states values), which receives the result. Pre: one row per state (a
   // DTMC).
   virtual KrylovChunkStats solve_linear(int ticket, const double* b, const KrylovLimits& limits, double* x) = 0;
-  // The same on a chain given on the host (one row per state: a scheduler's rows of a
-  // resident chunk, policy iteration's), uploaded for the call only, beside the
-  // resident chunks, and freed before it returns.
-  virtual KrylovChunkStats solve_linear_chain(const ChunkMatrix& chain, const double* b, const KrylovLimits& limits,
-                                              double* x) = 0;
 
   // Policy iteration's steps on an uploaded chunk (not an adopted one), over its
   // resident matrix: only the vectors cross the bus. bind_policy_constants copies b
