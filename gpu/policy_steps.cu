@@ -7,7 +7,6 @@
 
 #include <cub/device/device_scan.cuh>
 
-
 namespace mdpvi::gpu::detail {
 
 namespace {

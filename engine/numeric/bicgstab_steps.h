@@ -1,8 +1,8 @@
 #pragma once
 // BiCGStab (van der Vorst 1992) on (I - M) x = c, written once over a vector backend:
-// the CPU (engine/solve/bicgstab.cpp, oneTBB) and the device (gpu/krylov.cu, cuSPARSE
-// and CUB) differ only in how they apply the matrix and reduce vectors, so both take
-// the same steps, restarts and stopping decisions. Plain C++: the engine includes it.
+// the CPU (engine/solve/krylov_system.h, oneTBB) and the device (gpu/krylov.cu) differ
+// only in how they apply the matrix and reduce vectors, so both take the same steps,
+// restarts and stopping decisions. Plain C++: the engine includes it.
 //
 // A backend holds the vectors named by KrylovVector, each of the system's size, and
 // provides:
