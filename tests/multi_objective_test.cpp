@@ -112,6 +112,57 @@ TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
             std::string::npos);
 }
 
+// 0 ("wait") chooses: wait (a self-loop, cost 1), try (cost 1: "done" or back to 0, a
+// coin), or give up ("fail", free). "done" and "fail" absorb, free. A cost earned on a
+// cycle: reaching "done" for sure takes two tries on average; half of it, one (each try
+// gives half a chance, whatever the order); staying in "wait" forever costs infinitely.
+SparseMdp waiting() {
+  SparseMdp mdp = test::make_mdp({{{{0, 1.0}}, {{1, 0.5}, {0, 0.5}}, {{2, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}},
+                                 {{"wait", {0}}, {"done", {1}}, {"fail", {2}}});
+  PodVector<double> cost(mdp.num_choices(), 0.0);
+  cost[0] = 1.0;
+  cost[1] = 1.0;
+  mdp.rewards.push_back({"cost", {}, CompactValues(std::move(cost))});
+  return mdp;
+}
+
+TEST(MultiObjective, CostsEarnedOnCyclesByHand) {
+  const SparseMdp mdp = waiting();
+  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C ], P>=1 [ F \"done\" ])").number, 2.0, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C ], P>=0.5 [ F \"done\" ])").number, 1.0, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C ])").number, 0.0, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ F \"done\" ], R{\"cost\"}<=1.5 [ C ])").number, 0.75, 1e-9);
+  EXPECT_TRUE(checked(mdp, "multi(R{\"cost\"}<=1 [ C ], P>=0.5 [ F \"done\" ])").truth);
+  EXPECT_FALSE(checked(mdp, "multi(R{\"cost\"}<=0.9 [ C ], P>=0.5 [ F \"done\" ])").truth);
+  EXPECT_TRUE(std::isinf(checked(mdp, "multi(R{\"cost\"}min=? [ C ], P>=1 [ G \"wait\" ])").number));
+  EXPECT_NE(error_of(mdp, "multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"done\" ])").find("infinite maximum"),
+            std::string::npos);
+}
+
+// One least total cost, earned on random rows of random MDPs (self-loops and cycles
+// among them), is the total reward pipeline's: the same number, or both infinite.
+TEST(MultiObjective, OneLeastCostIsTheTotalRewardPipelines) {
+  std::mt19937 rng(31);
+  int finite = 0, infinite = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    SparseMdp mdp = test::small_random_mdp(2 + trial % 9, false, rng);
+    PodVector<double> cost(mdp.num_choices(), 0.0);
+    for (double& c : cost) c = rng() % 3 == 0 ? 0.5 * (1 + rng() % 4) : 0.0;
+    mdp.rewards.push_back({"cost", {}, CompactValues(std::move(cost))});
+    const double expected = checked(mdp, "R{\"cost\"}min=? [ C ]").number;
+    const double actual = checked(mdp, "multi(R{\"cost\"}min=? [ C ])").number;
+    if (std::isinf(expected)) {
+      ++infinite;
+      EXPECT_TRUE(std::isinf(actual)) << "trial " << trial;
+    } else {
+      ++finite;
+      EXPECT_NEAR(actual, expected, 1e-7 * std::max(1.0, expected)) << "trial " << trial;
+    }
+  }
+  EXPECT_GT(finite, 10);
+  EXPECT_GT(infinite, 5);
+}
+
 MultiObjective reach(const StateSet& target, std::optional<Optimization> query, std::optional<Comparison> c = {},
                      double threshold = 0.0) {
   MultiObjective o;

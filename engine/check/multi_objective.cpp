@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -342,6 +344,110 @@ bool maximises(const MultiObjective& o) {
   return *o.comparison == Comparison::greater || *o.comparison == Comparison::greater_equal;
 }
 
+// Each reward objective's rewards on the product's rows (none for the others).
+std::vector<std::optional<RewardStructure>> lifted_rewards(const StatusProduct& product,
+                                                           const std::vector<MultiObjective>& objectives) {
+  std::vector<std::optional<RewardStructure>> lifted(objectives.size());
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    if (objectives[i].reward) {
+      lifted[i] = rewards_on_pairs(*objectives[i].rewards, product.mdp, product.model_state, product.model_row);
+    }
+  }
+  return lifted;
+}
+
+// A reward to maximise that some end component earns is infinite (stay there forever).
+void refuse_infinite_maxima(const SparseMdp& p, const std::vector<MultiObjective>& objectives,
+                            const std::vector<std::optional<RewardStructure>>& lifted) {
+  bool any = false;
+  for (std::size_t i = 0; i < objectives.size(); ++i) any = any || (lifted[i] && maximises(objectives[i]));
+  if (!any) return;
+  const graph::EndComponents all = graph::maximal_end_components(p, all_states(p.num_states()),
+                                                                 all_states(p.num_choices()), graph::SearchKind::cpu_parallel);
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    if (!lifted[i] || !maximises(objectives[i])) continue;
+    for (auto r = all.internal_rows.find_first(); r != StateSet::npos; r = all.internal_rows.find_next(r)) {
+      if (lifted[i]->choice_rewards[r] != 0.0) {
+        throw std::runtime_error("not supported yet: a total reward to maximise in multi(...) that is earned inside an "
+                                 "end component (staying there forever: an infinite maximum)");
+      }
+    }
+  }
+}
+
+// The rows that earn nothing in any reward objective: a scheduler may stay forever in an
+// end component of these alone, at no cost. Where a row earns something, staying forever
+// costs infinitely much, which no cost to minimise or bound from above allows: the
+// linear program's expected uses are finite, so it keeps no such stay.
+StateSet rows_earning_nothing(const SparseMdp& p, const std::vector<std::optional<RewardStructure>>& lifted) {
+  StateSet rows = all_states(p.num_choices());
+  for (const std::optional<RewardStructure>& rewards : lifted) {
+    if (!rewards) continue;
+    for (std::uint64_t r = 0; r < p.num_choices(); ++r) {
+      if (rewards->choice_rewards[r] != 0.0) rows.reset(r);
+    }
+  }
+  return rows;
+}
+
+// The product with the end components of `rows` collapsed (each with its stop row), and
+// each objective as a linear expression over the collapsed model's rows.
+struct QuotientProgram {
+  CollapsedModel collapsed;
+  std::vector<Linear> values;
+};
+
+QuotientProgram quotient_program(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
+                                 const std::vector<MultiObjective>& objectives,
+                                 const std::vector<std::optional<RewardStructure>>& lifted, const StateSet& rows) {
+  const SparseMdp& p = product.mdp;
+  const graph::EndComponents mecs =
+      graph::maximal_end_components(p, all_states(p.num_states()), rows, graph::SearchKind::cpu_parallel);
+  QuotientProgram program{collapse_end_components(p, mecs, nullptr, /*with_stop_rows=*/true), {}};
+  program.collapsed.mdp.initial_states = {0};  // pair 0 is the initial state's (the quotient keeps the numbers)
+  const SparseMdp& q = program.collapsed.mdp;
+  program.values.resize(objectives.size());
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    Linear& e = program.values[i];
+    e.coefficient.assign(q.num_choices(), 0.0);
+    if (lifted[i]) {
+      const RewardStructure collapsed = collapse_end_components(p, mecs, &*lifted[i], true).rewards;
+      for (std::uint64_t r = 0; r < q.num_choices(); ++r) e.coefficient[r] = collapsed.choice_rewards[r];
+      continue;
+    }
+    for (std::uint32_t s = 0; s < q.num_states(); ++s) {
+      for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) {
+        if (q.row_starts[r] == q.row_starts[r + 1] && product.met[i][s]) {
+          e.coefficient[r] = 1.0;  // a stop where the objective's path is met
+        }
+      }
+    }
+    if (trackers[i].flipped()) {
+      e.constant = 1.0;
+      for (double& c : e.coefficient) c = -c;
+    }
+  }
+  return program;
+}
+
+// Whether the bounds of every objective but `query` (a reward, the only one) can be met
+// where a scheduler may also stay forever in end components that earn: then a least
+// reward that no finite-cost scheduler reaches is infinite.
+bool met_by_staying(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
+                    const std::vector<MultiObjective>& objectives,
+                    const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query) {
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    if (i != query && lifted[i]) return false;  // its cost inside the components would be lost
+  }
+  const QuotientProgram program =
+      quotient_program(product, trackers, objectives, lifted, all_states(product.mdp.num_choices()));
+  MultiObjectiveLp lp(program.collapsed.mdp);
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    if (i != query) lp.bound(program.values[i], *objectives[i].comparison, objectives[i].threshold);
+  }
+  return lp.solve(nullptr, Optimization::maximize).has_value();
+}
+
 }  // namespace
 
 MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives) {
@@ -352,47 +458,12 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   std::vector<ObjectiveTracker> trackers;
   for (const MultiObjective& o : objectives) trackers.emplace_back(o, mdp.num_states());
   const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
-  const SparseMdp& p = product.mdp;
-  const graph::EndComponents mecs = graph::maximal_end_components(p, all_states(p.num_states()), all_states(p.num_choices()),
-                                                                  graph::SearchKind::cpu_parallel);
-  // Each reward objective's rows, on the collapsed model; none may earn inside an end
-  // component (staying there, the stop, must be free).
-  std::vector<RewardStructure> collapsed_rewards(objectives.size());
-  CollapsedModel collapsed = collapse_end_components(p, mecs, nullptr, /*with_stop_rows=*/true);
-  for (std::size_t i = 0; i < objectives.size(); ++i) {
-    if (!objectives[i].reward) continue;
-    const RewardStructure lifted =
-        rewards_on_pairs(*objectives[i].rewards, product.mdp, product.model_state, product.model_row);
-    for (std::uint64_t r = 0; r < p.num_choices(); ++r) {
-      if (mecs.internal_rows.test(r) && lifted.choice_rewards[r] != 0.0) {
-        throw std::runtime_error("not supported yet: a total reward objective of multi(...) that is earned inside an "
-                                 "end component (staying there forever: an infinite " +
-                                 std::string(maximises(objectives[i]) ? "maximum" : "cost") + ")");
-      }
-    }
-    collapsed_rewards[i] = collapse_end_components(p, mecs, &lifted, true).rewards;
-  }
-  collapsed.mdp.initial_states = {0};  // pair 0 is the initial state's (the quotient keeps the numbers)
-  const SparseMdp& q = collapsed.mdp;
-  // Each objective as a linear expression over the rows' uses.
-  std::vector<Linear> values(objectives.size());
-  for (std::size_t i = 0; i < objectives.size(); ++i) {
-    Linear& e = values[i];
-    e.coefficient.assign(q.num_choices(), 0.0);
-    for (std::uint32_t s = 0; s < q.num_states(); ++s) {
-      for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) {
-        if (objectives[i].reward) {
-          e.coefficient[r] = collapsed_rewards[i].choice_rewards[r];
-        } else if (q.row_starts[r] == q.row_starts[r + 1] && product.met[i][s]) {
-          e.coefficient[r] = 1.0;  // a stop where the objective's path is met
-        }
-      }
-    }
-    if (!objectives[i].reward && trackers[i].flipped()) {
-      e.constant = 1.0;
-      for (double& c : e.coefficient) c = -c;
-    }
-  }
+  const std::vector<std::optional<RewardStructure>> lifted = lifted_rewards(product, objectives);
+  refuse_infinite_maxima(product.mdp, objectives, lifted);
+  const QuotientProgram program =
+      quotient_program(product, trackers, objectives, lifted, rows_earning_nothing(product.mdp, lifted));
+  const std::vector<Linear>& values = program.values;
+  const SparseMdp& q = program.collapsed.mdp;
   MultiObjectiveLp lp(q);
   std::vector<std::size_t> queries;
   for (std::size_t i = 0; i < objectives.size(); ++i) {
@@ -416,6 +487,10 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   }
   const MultiObjective& query = objectives[queries[0]];
   const std::optional<double> optimum = lp.solve(&values[queries[0]], *query.query);
+  if (!optimum && query.reward && !maximises(query) && met_by_staying(product, trackers, objectives, lifted, queries[0])) {
+    answer.value = std::numeric_limits<double>::infinity();  // only a stay that earns forever meets the bounds
+    return answer;
+  }
   if (!optimum) throw std::runtime_error("multi(...): no scheduler meets its bounds, so the query has no value");
   answer.value = *optimum;
   if (!query.reward) answer.value = std::clamp(answer.value, 0.0, 1.0);

@@ -52,9 +52,11 @@ struct MultiObjectiveAnswer {
 // Pareto curve is found exactly, a vertex by each weighted sum that finds one (the
 // weights normal to the segment between two known vertices). Throws
 // std::runtime_error where the question has no answer here: several initial states,
-// a total reward earned inside an end component (a maximum would be infinite, and a
-// scheduler's choice to stay there could no longer be free), constraints no scheduler
-// meets under a query, an unbounded optimum, or more than two queries.
+// a total reward to maximise that an end component earns (the maximum would be
+// infinite), constraints no scheduler meets under a query, an unbounded optimum, or more
+// than two queries. A scheduler may stay forever only in end components that earn no
+// reward of any objective; a least reward that only such a stay elsewhere could meet
+// the bounds with is infinite.
 MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives);
 
 }  // namespace mdpvi
