@@ -108,8 +108,18 @@ TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
   EXPECT_NE(error_of(mdp, "multi(Pmax=? [ G F \"A\" ], P>=0.5 [ F \"B\" ])").find("neither co-safe"), std::string::npos);
   SparseMdp looping = three_ways();
   looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
-  EXPECT_NE(error_of(looping, "multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"B\" ])").find("inside an end component"),
+  EXPECT_NE(error_of(looping, "multi(R{\"cost\"}max=? [ C ], R{\"cost\"}<=5 [ C ])").find("inside an end component"),
             std::string::npos);
+}
+
+// A reward to maximise that an end component earns: infinite where a scheduler that
+// meets the other bounds enters it with positive probability (it may go round as often
+// as it likes, then go on), else what the others allow.
+TEST(MultiObjective, MaximaOfRewardsEarnedForever) {
+  SparseMdp looping = three_ways();
+  looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
+  EXPECT_TRUE(std::isinf(checked(looping, "multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"B\" ])").number));
+  EXPECT_NEAR(checked(looping, "multi(R{\"cost\"}max=? [ C ], P>=1 [ F \"B\" ])").number, 2.0, 1e-9);
 }
 
 // 0 ("wait") chooses: wait (a self-loop, cost 1), try (cost 1: "done" or back to 0, a
@@ -135,32 +145,39 @@ TEST(MultiObjective, CostsEarnedOnCyclesByHand) {
   EXPECT_TRUE(checked(mdp, "multi(R{\"cost\"}<=1 [ C ], P>=0.5 [ F \"done\" ])").truth);
   EXPECT_FALSE(checked(mdp, "multi(R{\"cost\"}<=0.9 [ C ], P>=0.5 [ F \"done\" ])").truth);
   EXPECT_TRUE(std::isinf(checked(mdp, "multi(R{\"cost\"}min=? [ C ], P>=1 [ G \"wait\" ])").number));
-  EXPECT_NE(error_of(mdp, "multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"done\" ])").find("infinite maximum"),
-            std::string::npos);
+  EXPECT_TRUE(std::isinf(checked(mdp, "multi(R{\"cost\"}max=? [ C ], P>=0.5 [ F \"done\" ])").number));
+  // Wait as long as one likes, then give up: "fail" for sure, any cost.
+  EXPECT_TRUE(std::isinf(checked(mdp, "multi(R{\"cost\"}max=? [ C ], P>=1 [ F \"fail\" ])").number));
 }
 
-// One least total cost, earned on random rows of random MDPs (self-loops and cycles
-// among them), is the total reward pipeline's: the same number, or both infinite.
-TEST(MultiObjective, OneLeastCostIsTheTotalRewardPipelines) {
+// One least, or greatest, total reward, earned on random rows of random MDPs
+// (self-loops and cycles among them), is the total reward pipeline's: the same number,
+// or both infinite.
+TEST(MultiObjective, OneTotalRewardIsTheTotalRewardPipelines) {
   std::mt19937 rng(31);
-  int finite = 0, infinite = 0;
-  for (int trial = 0; trial < 60; ++trial) {
-    SparseMdp mdp = test::small_random_mdp(2 + trial % 9, false, rng);
-    PodVector<double> cost(mdp.num_choices(), 0.0);
-    for (double& c : cost) c = rng() % 3 == 0 ? 0.5 * (1 + rng() % 4) : 0.0;
-    mdp.rewards.push_back({"cost", {}, CompactValues(std::move(cost))});
-    const double expected = checked(mdp, "R{\"cost\"}min=? [ C ]").number;
-    const double actual = checked(mdp, "multi(R{\"cost\"}min=? [ C ])").number;
-    if (std::isinf(expected)) {
-      ++infinite;
-      EXPECT_TRUE(std::isinf(actual)) << "trial " << trial;
-    } else {
-      ++finite;
-      EXPECT_NEAR(actual, expected, 1e-7 * std::max(1.0, expected)) << "trial " << trial;
+  for (const char* direction : {"min", "max"}) {
+    int finite = 0, infinite = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+      SparseMdp mdp = test::small_random_mdp(2 + trial % 9, false, rng);
+      PodVector<double> cost(mdp.num_choices(), 0.0);
+      // Rarer for the greatest: a reward earned in any reachable end component makes it infinite.
+      const unsigned one_in = std::string(direction) == "min" ? 3 : 12;
+      for (double& c : cost) c = rng() % one_in == 0 ? 0.5 * (1 + rng() % 4) : 0.0;
+      mdp.rewards.push_back({"cost", {}, CompactValues(std::move(cost))});
+      const std::string query = std::string("R{\"cost\"}") + direction + "=? [ C ]";
+      const double expected = checked(mdp, query).number;
+      const double actual = checked(mdp, "multi(" + query + ")").number;
+      if (std::isinf(expected)) {
+        ++infinite;
+        EXPECT_TRUE(std::isinf(actual)) << direction << ", trial " << trial;
+      } else {
+        ++finite;
+        EXPECT_NEAR(actual, expected, 1e-7 * std::max(1.0, expected)) << direction << ", trial " << trial;
+      }
     }
+    EXPECT_GT(finite, 8) << direction;
+    EXPECT_GT(infinite, 8) << direction;
   }
-  EXPECT_GT(finite, 10);
-  EXPECT_GT(infinite, 5);
 }
 
 MultiObjective reach(const StateSet& target, std::optional<Optimization> query, std::optional<Comparison> c = {},

@@ -169,6 +169,9 @@ struct Linear {
   std::vector<double> coefficient;  // per row
 };
 
+// Visits count from this: below it, the linear program's rounding.
+constexpr double kEnteredAtAll = 1e-9;
+
 struct LpDeleter {
   void operator()(glp_prob* lp) const { glp_delete_prob(lp); }
 };
@@ -356,23 +359,42 @@ std::vector<std::optional<RewardStructure>> lifted_rewards(const StatusProduct& 
   return lifted;
 }
 
-// A reward to maximise that some end component earns is infinite (stay there forever).
-void refuse_infinite_maxima(const SparseMdp& p, const std::vector<MultiObjective>& objectives,
-                            const std::vector<std::optional<RewardStructure>>& lifted) {
-  bool any = false;
-  for (std::size_t i = 0; i < objectives.size(); ++i) any = any || (lifted[i] && maximises(objectives[i]));
-  if (!any) return;
-  const graph::EndComponents all = graph::maximal_end_components(p, all_states(p.num_states()),
-                                                                 all_states(p.num_choices()), graph::SearchKind::cpu_parallel);
-  for (std::size_t i = 0; i < objectives.size(); ++i) {
-    if (!lifted[i] || !maximises(objectives[i])) continue;
-    for (auto r = all.internal_rows.find_first(); r != StateSet::npos; r = all.internal_rows.find_next(r)) {
-      if (lifted[i]->choice_rewards[r] != 0.0) {
-        throw std::runtime_error("not supported yet: a total reward to maximise in multi(...) that is earned inside an "
-                                 "end component (staying there forever: an infinite maximum)");
-      }
+// Which of the whole product's end components (all) earn rewards on one of their own rows.
+std::vector<char> earning_components(const SparseMdp& p, const graph::EndComponents& all, const RewardStructure& rewards) {
+  std::vector<char> earns(all.count, 0);
+  for (std::uint32_t s = 0; s < p.num_states(); ++s) {
+    for (std::uint64_t r = p.row_group_starts[s]; r < p.row_group_starts[s + 1]; ++r) {
+      if (all.internal_rows.test(r) && rewards.choice_rewards[r] != 0.0) earns[all.component_of[s]] = 1;
     }
   }
+  return earns;
+}
+
+// A reward to maximise that some end component earns may be infinite (stay there
+// forever). Refused, except for `allowed` (a numerical query's, the only reward
+// objective, whose infinity stays_where_it_earns decides); returns whether that one
+// is earned in an end component.
+bool refuse_infinite_maxima(const SparseMdp& p, const std::vector<MultiObjective>& objectives,
+                            const std::vector<std::optional<RewardStructure>>& lifted, std::optional<std::size_t> allowed) {
+  bool any = false;
+  for (std::size_t i = 0; i < objectives.size(); ++i) any = any || (lifted[i] && maximises(objectives[i]));
+  if (!any) return false;
+  const graph::EndComponents all = graph::maximal_end_components(p, all_states(p.num_states()),
+                                                                 all_states(p.num_choices()), graph::SearchKind::cpu_parallel);
+  bool allowed_earns = false;
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    if (!lifted[i] || !maximises(objectives[i])) continue;
+    const std::vector<char> earns = earning_components(p, all, *lifted[i]);
+    if (std::find(earns.begin(), earns.end(), 1) == earns.end()) continue;
+    if (allowed && i == *allowed) {
+      allowed_earns = true;
+      continue;
+    }
+    throw std::runtime_error("not supported yet: a total reward to maximise in multi(...) that is earned inside an "
+                             "end component (staying there forever: an infinite maximum), beside other objectives "
+                             "than bounds on probabilities");
+  }
+  return allowed_earns;
 }
 
 // The rows that earn nothing in any reward objective: a scheduler may stay forever in an
@@ -448,6 +470,46 @@ bool met_by_staying(const StatusProduct& product, const std::vector<ObjectiveTra
   return lp.solve(nullptr, Optimization::maximize).has_value();
 }
 
+// Whether a scheduler that meets the bounds of every objective but `query` (a reward to
+// maximise, the only reward objective) enters an end component that earns it with
+// positive probability: the maximum is then infinite (go round the component as often
+// as one likes, then on as that scheduler would; the bounds still hold).
+bool enters_where_it_earns(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
+                          const std::vector<MultiObjective>& objectives,
+                          const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query) {
+  const SparseMdp& p = product.mdp;
+  const graph::EndComponents all = graph::maximal_end_components(p, all_states(p.num_states()),
+                                                                 all_states(p.num_choices()), graph::SearchKind::cpu_parallel);
+  const std::vector<char> earns = earning_components(p, all, *lifted[query]);
+  const QuotientProgram program = quotient_program(product, trackers, objectives, lifted, all_states(p.num_choices()));
+  const SparseMdp& q = program.collapsed.mdp;
+  Linear visits;  // the uses of the earning components' rows
+  visits.coefficient.assign(q.num_choices(), 0.0);
+  for (std::uint32_t s = 0; s < q.num_states(); ++s) {
+    if (all.component_of[s] == graph::EndComponents::kNone || !earns[all.component_of[s]]) continue;
+    for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) visits.coefficient[r] = 1.0;
+  }
+  MultiObjectiveLp lp(q);
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    if (i != query) lp.bound(program.values[i], *objectives[i].comparison, objectives[i].threshold);
+  }
+  const std::optional<double> most = lp.solve(&visits, Optimization::maximize);
+  return most && *most > kEnteredAtAll;
+}
+
+// The objective of a query with one =? that maximises a reward, where no other
+// objective is a reward: its maximum may be infinite, and that is decided exactly.
+std::optional<std::size_t> sole_reward_query_of(const std::vector<MultiObjective>& objectives) {
+  std::optional<std::size_t> query;
+  std::size_t queries = 0, rewards = 0;
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    queries += objectives[i].query.has_value();
+    rewards += objectives[i].reward;
+    if (objectives[i].query && objectives[i].reward && maximises(objectives[i])) query = i;
+  }
+  return queries == 1 && rewards == 1 ? query : std::nullopt;
+}
+
 }  // namespace
 
 MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives) {
@@ -459,9 +521,16 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   for (const MultiObjective& o : objectives) trackers.emplace_back(o, mdp.num_states());
   const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
   const std::vector<std::optional<RewardStructure>> lifted = lifted_rewards(product, objectives);
-  refuse_infinite_maxima(product.mdp, objectives, lifted);
-  const QuotientProgram program =
-      quotient_program(product, trackers, objectives, lifted, rows_earning_nothing(product.mdp, lifted));
+  const std::optional<std::size_t> sole_reward_query = sole_reward_query_of(objectives);
+  const bool query_earns_in_components = refuse_infinite_maxima(product.mdp, objectives, lifted, sole_reward_query);
+  const bool query_enters_where_it_earns =
+      query_earns_in_components && enters_where_it_earns(product, trackers, objectives, lifted, *sole_reward_query);
+  // Where the reward to maximise is earned only in end components that no scheduler
+  // meeting the bounds enters, every end component may be collapsed: what they earn is
+  // never collected.
+  const QuotientProgram program = quotient_program(
+      product, trackers, objectives, lifted,
+      query_earns_in_components ? all_states(product.mdp.num_choices()) : rows_earning_nothing(product.mdp, lifted));
   const std::vector<Linear>& values = program.values;
   const SparseMdp& q = program.collapsed.mdp;
   MultiObjectiveLp lp(q);
@@ -486,6 +555,10 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
     return answer;
   }
   const MultiObjective& query = objectives[queries[0]];
+  if (query_enters_where_it_earns) {
+    answer.value = std::numeric_limits<double>::infinity();
+    return answer;
+  }
   const std::optional<double> optimum = lp.solve(&values[queries[0]], *query.query);
   if (!optimum && query.reward && !maximises(query) && met_by_staying(product, trackers, objectives, lifted, queries[0])) {
     answer.value = std::numeric_limits<double>::infinity();  // only a stay that earns forever meets the bounds

@@ -52,11 +52,12 @@ struct MultiObjectiveAnswer {
 // Pareto curve is found exactly, a vertex by each weighted sum that finds one (the
 // weights normal to the segment between two known vertices). Throws
 // std::runtime_error where the question has no answer here: several initial states,
-// a total reward to maximise that an end component earns (the maximum would be
-// infinite), constraints no scheduler meets under a query, an unbounded optimum, or more
+// a total reward to maximise that an end component earns beside other reward objectives
+// or queries, constraints no scheduler meets under a query, an unbounded optimum, or more
 // than two queries. A scheduler may stay forever only in end components that earn no
-// reward of any objective; a least reward that only such a stay elsewhere could meet
-// the bounds with is infinite.
+// reward of any objective; a least reward that only a stay elsewhere could meet the
+// bounds with is infinite, and so is a greatest reward (the only reward objective, the
+// one query) that an end component earns which a scheduler meeting the bounds enters.
 MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives);
 
 }  // namespace mdpvi
