@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -452,6 +453,24 @@ QuotientProgram quotient_program(const StatusProduct& product, const std::vector
   return program;
 }
 
+// The product with every end component collapsed (each may stop), maximising
+// objective(collapsed model) (none: any feasible point) under the bounds of every
+// objective but `query`; what solve gives.
+std::optional<double> solve_with_every_stop(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
+                                            const std::vector<MultiObjective>& objectives,
+                                            const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query,
+                                            const std::function<Linear(const SparseMdp&)>& objective = {}) {
+  const QuotientProgram program =
+      quotient_program(product, trackers, objectives, lifted, all_states(product.mdp.num_choices()));
+  MultiObjectiveLp lp(program.collapsed.mdp);
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    if (i != query) lp.bound(program.values[i], *objectives[i].comparison, objectives[i].threshold);
+  }
+  if (!objective) return lp.solve(nullptr, Optimization::maximize);
+  const Linear e = objective(program.collapsed.mdp);
+  return lp.solve(&e, Optimization::maximize);
+}
+
 // Whether the bounds of every objective but `query` (a reward, the only one) can be met
 // where a scheduler may also stay forever in end components that earn: then a least
 // reward that no finite-cost scheduler reaches is infinite.
@@ -461,13 +480,7 @@ bool met_by_staying(const StatusProduct& product, const std::vector<ObjectiveTra
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (i != query && lifted[i]) return false;  // its cost inside the components would be lost
   }
-  const QuotientProgram program =
-      quotient_program(product, trackers, objectives, lifted, all_states(product.mdp.num_choices()));
-  MultiObjectiveLp lp(program.collapsed.mdp);
-  for (std::size_t i = 0; i < objectives.size(); ++i) {
-    if (i != query) lp.bound(program.values[i], *objectives[i].comparison, objectives[i].threshold);
-  }
-  return lp.solve(nullptr, Optimization::maximize).has_value();
+  return solve_with_every_stop(product, trackers, objectives, lifted, query).has_value();
 }
 
 // Whether a scheduler that meets the bounds of every objective but `query` (a reward to
@@ -475,25 +488,23 @@ bool met_by_staying(const StatusProduct& product, const std::vector<ObjectiveTra
 // positive probability: the maximum is then infinite (go round the component as often
 // as one likes, then on as that scheduler would; the bounds still hold).
 bool enters_where_it_earns(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
-                          const std::vector<MultiObjective>& objectives,
-                          const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query) {
+                           const std::vector<MultiObjective>& objectives,
+                           const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query) {
   const SparseMdp& p = product.mdp;
   const graph::EndComponents all = graph::maximal_end_components(p, all_states(p.num_states()),
                                                                  all_states(p.num_choices()), graph::SearchKind::cpu_parallel);
   const std::vector<char> earns = earning_components(p, all, *lifted[query]);
-  const QuotientProgram program = quotient_program(product, trackers, objectives, lifted, all_states(p.num_choices()));
-  const SparseMdp& q = program.collapsed.mdp;
-  Linear visits;  // the uses of the earning components' rows
-  visits.coefficient.assign(q.num_choices(), 0.0);
-  for (std::uint32_t s = 0; s < q.num_states(); ++s) {
-    if (all.component_of[s] == graph::EndComponents::kNone || !earns[all.component_of[s]]) continue;
-    for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) visits.coefficient[r] = 1.0;
-  }
-  MultiObjectiveLp lp(q);
-  for (std::size_t i = 0; i < objectives.size(); ++i) {
-    if (i != query) lp.bound(program.values[i], *objectives[i].comparison, objectives[i].threshold);
-  }
-  const std::optional<double> most = lp.solve(&visits, Optimization::maximize);
+  // The uses of the earning components' rows (the collapsed model keeps the states' numbers).
+  const auto visits = [&](const SparseMdp& q) {
+    Linear e;
+    e.coefficient.assign(q.num_choices(), 0.0);
+    for (std::uint32_t s = 0; s < q.num_states(); ++s) {
+      if (all.component_of[s] == graph::EndComponents::kNone || !earns[all.component_of[s]]) continue;
+      for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) e.coefficient[r] = 1.0;
+    }
+    return e;
+  };
+  const std::optional<double> most = solve_with_every_stop(product, trackers, objectives, lifted, query, visits);
   return most && *most > kEnteredAtAll;
 }
 
