@@ -13,8 +13,8 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -373,7 +373,7 @@ std::vector<char> earning_components(const SparseMdp& p, const graph::EndCompone
 
 // A reward to maximise that some end component earns may be infinite (stay there
 // forever). Refused, except for `allowed` (a numerical query's, the only reward
-// objective, whose infinity stays_where_it_earns decides); returns whether that one
+// objective, whose infinity enters_where_it_earns decides); returns whether that one
 // is earned in an end component.
 bool refuse_infinite_maxima(const SparseMdp& p, const std::vector<MultiObjective>& objectives,
                             const std::vector<std::optional<RewardStructure>>& lifted, std::optional<std::size_t> allowed) {
@@ -392,8 +392,8 @@ bool refuse_infinite_maxima(const SparseMdp& p, const std::vector<MultiObjective
       continue;
     }
     throw std::runtime_error("not supported yet: a total reward to maximise in multi(...) that is earned inside an "
-                             "end component (staying there forever: an infinite maximum), beside other objectives "
-                             "than bounds on probabilities");
+                             "end component (staying there forever: an infinite maximum), other than as the one query "
+                             "and the only reward objective");
   }
   return allowed_earns;
 }
