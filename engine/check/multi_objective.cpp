@@ -374,14 +374,10 @@ std::vector<char> earning_components(const SparseMdp& p, const graph::EndCompone
 // A reward to maximise that some end component earns may be infinite (stay there
 // forever). Refused, except for `allowed` (a numerical query's, the only reward
 // objective, whose infinity enters_where_it_earns decides); returns whether that one
-// is earned in an end component.
+// is earned in an end component. all: the product's end components.
 bool refuse_infinite_maxima(const SparseMdp& p, const std::vector<MultiObjective>& objectives,
-                            const std::vector<std::optional<RewardStructure>>& lifted, std::optional<std::size_t> allowed) {
-  bool any = false;
-  for (std::size_t i = 0; i < objectives.size(); ++i) any = any || (lifted[i] && maximises(objectives[i]));
-  if (!any) return false;
-  const graph::EndComponents all = graph::maximal_end_components(p, all_states(p.num_states()),
-                                                                 all_states(p.num_choices()), graph::SearchKind::cpu_parallel);
+                            const std::vector<std::optional<RewardStructure>>& lifted, std::optional<std::size_t> allowed,
+                            const graph::EndComponents& all) {
   bool allowed_earns = false;
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (!lifted[i] || !maximises(objectives[i])) continue;
@@ -413,8 +409,8 @@ StateSet rows_earning_nothing(const SparseMdp& p, const std::vector<std::optiona
   return rows;
 }
 
-// The product with the end components of `rows` collapsed (each with its stop row), and
-// each objective as a linear expression over the collapsed model's rows.
+// The product with mecs (its end components, or some of them) collapsed, each with its
+// stop row, and each objective as a linear expression over the collapsed model's rows.
 struct QuotientProgram {
   CollapsedModel collapsed;
   std::vector<Linear> values;
@@ -422,10 +418,9 @@ struct QuotientProgram {
 
 QuotientProgram quotient_program(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
                                  const std::vector<MultiObjective>& objectives,
-                                 const std::vector<std::optional<RewardStructure>>& lifted, const StateSet& rows) {
+                                 const std::vector<std::optional<RewardStructure>>& lifted,
+                                 const graph::EndComponents& mecs) {
   const SparseMdp& p = product.mdp;
-  const graph::EndComponents mecs =
-      graph::maximal_end_components(p, all_states(p.num_states()), rows, graph::SearchKind::cpu_parallel);
   QuotientProgram program{collapse_end_components(p, mecs, nullptr, /*with_stop_rows=*/true), {}};
   program.collapsed.mdp.initial_states = {0};  // pair 0 is the initial state's (the quotient keeps the numbers)
   const SparseMdp& q = program.collapsed.mdp;
@@ -459,9 +454,9 @@ QuotientProgram quotient_program(const StatusProduct& product, const std::vector
 std::optional<double> solve_with_every_stop(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
                                             const std::vector<MultiObjective>& objectives,
                                             const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query,
+                                            const graph::EndComponents& all,
                                             const std::function<Linear(const SparseMdp&)>& objective = {}) {
-  const QuotientProgram program =
-      quotient_program(product, trackers, objectives, lifted, all_states(product.mdp.num_choices()));
+  const QuotientProgram program = quotient_program(product, trackers, objectives, lifted, all);
   MultiObjectiveLp lp(program.collapsed.mdp);
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (i != query) lp.bound(program.values[i], *objectives[i].comparison, objectives[i].threshold);
@@ -476,11 +471,12 @@ std::optional<double> solve_with_every_stop(const StatusProduct& product, const 
 // reward that no finite-cost scheduler reaches is infinite.
 bool met_by_staying(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
                     const std::vector<MultiObjective>& objectives,
-                    const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query) {
+                    const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query,
+                    const graph::EndComponents& all) {
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (i != query && lifted[i]) return false;  // its cost inside the components would be lost
   }
-  return solve_with_every_stop(product, trackers, objectives, lifted, query).has_value();
+  return solve_with_every_stop(product, trackers, objectives, lifted, query, all).has_value();
 }
 
 // Whether a scheduler that meets the bounds of every objective but `query` (a reward to
@@ -489,11 +485,9 @@ bool met_by_staying(const StatusProduct& product, const std::vector<ObjectiveTra
 // as one likes, then on as that scheduler would; the bounds still hold).
 bool enters_where_it_earns(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
                            const std::vector<MultiObjective>& objectives,
-                           const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query) {
-  const SparseMdp& p = product.mdp;
-  const graph::EndComponents all = graph::maximal_end_components(p, all_states(p.num_states()),
-                                                                 all_states(p.num_choices()), graph::SearchKind::cpu_parallel);
-  const std::vector<char> earns = earning_components(p, all, *lifted[query]);
+                           const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query,
+                           const graph::EndComponents& all) {
+  const std::vector<char> earns = earning_components(product.mdp, all, *lifted[query]);
   // The uses of the earning components' rows (the collapsed model keeps the states' numbers).
   const auto visits = [&](const SparseMdp& q) {
     Linear e;
@@ -504,7 +498,7 @@ bool enters_where_it_earns(const StatusProduct& product, const std::vector<Objec
     }
     return e;
   };
-  const std::optional<double> most = solve_with_every_stop(product, trackers, objectives, lifted, query, visits);
+  const std::optional<double> most = solve_with_every_stop(product, trackers, objectives, lifted, query, all, visits);
   return most && *most > kEnteredAtAll;
 }
 
@@ -531,17 +525,33 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   std::vector<ObjectiveTracker> trackers;
   for (const MultiObjective& o : objectives) trackers.emplace_back(o, mdp.num_states());
   const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
+  const SparseMdp& p = product.mdp;
   const std::vector<std::optional<RewardStructure>> lifted = lifted_rewards(product, objectives);
+  // The end components of rows (one decomposition each, made where first asked for).
+  const auto components_of = [&](const StateSet& rows) {
+    return graph::maximal_end_components(p, all_states(p.num_states()), rows, graph::SearchKind::cpu_parallel);
+  };
+  std::optional<graph::EndComponents> all_made;
+  const auto all = [&]() -> const graph::EndComponents& {
+    if (!all_made) all_made = components_of(all_states(p.num_choices()));
+    return *all_made;
+  };
+  bool maximises_a_reward = false;
+  for (std::size_t i = 0; i < objectives.size(); ++i) maximises_a_reward |= lifted[i] && maximises(objectives[i]);
   const std::optional<std::size_t> sole_reward_query = sole_reward_query_of(objectives);
-  const bool query_earns_in_components = refuse_infinite_maxima(product.mdp, objectives, lifted, sole_reward_query);
+  const bool query_earns_in_components =
+      maximises_a_reward && refuse_infinite_maxima(p, objectives, lifted, sole_reward_query, all());
   const bool query_enters_where_it_earns =
-      query_earns_in_components && enters_where_it_earns(product, trackers, objectives, lifted, *sole_reward_query);
+      query_earns_in_components && enters_where_it_earns(product, trackers, objectives, lifted, *sole_reward_query, all());
   // Where the reward to maximise is earned only in end components that no scheduler
   // meeting the bounds enters, every end component may be collapsed: what they earn is
-  // never collected.
-  const QuotientProgram program = quotient_program(
-      product, trackers, objectives, lifted,
-      query_earns_in_components ? all_states(product.mdp.num_choices()) : rows_earning_nothing(product.mdp, lifted));
+  // never collected. Where no row earns, the end components of the free rows are all.
+  const StateSet free_rows = rows_earning_nothing(p, lifted);
+  const bool collapse_all = query_earns_in_components || free_rows.count() == free_rows.size();
+  std::optional<graph::EndComponents> free_components;
+  if (!collapse_all) free_components = components_of(free_rows);
+  const QuotientProgram program =
+      quotient_program(product, trackers, objectives, lifted, collapse_all ? all() : *free_components);
   const std::vector<Linear>& values = program.values;
   const SparseMdp& q = program.collapsed.mdp;
   MultiObjectiveLp lp(q);
@@ -571,7 +581,7 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
     return answer;
   }
   const std::optional<double> optimum = lp.solve(&values[queries[0]], *query.query);
-  if (!optimum && query.reward && !maximises(query) && met_by_staying(product, trackers, objectives, lifted, queries[0])) {
+  if (!optimum && query.reward && !maximises(query) && met_by_staying(product, trackers, objectives, lifted, queries[0], all())) {
     answer.value = std::numeric_limits<double>::infinity();  // only a stay that earns forever meets the bounds
     return answer;
   }
