@@ -17,6 +17,11 @@
       The cost table of issue 21: each run folder's solve time per instance
       (summed over its properties) and its ratio to the first folder's, with the
       median ratio; only instances where every run converged on every property.
+  bench.py phases DIR... [--solver cpu|gpu]
+      The per-phase table of the guide, one row per instance and run folder (in
+      the order given: before, then after): build, graph (the backend's searches
+      and Prob0/Prob1), SCC/system, solve and total seconds, summed over the
+      instance's properties, with the peak host and device bytes.
   bench.py memory DIR [--solver gpu]
       The memory table of issue 39: per instance its states and transitions, the
       process's peak (whole, and per state and per transition), the peaks at the end
@@ -303,6 +308,29 @@ def costs(args):
     return 0
 
 
+def phases(args):
+    """Prints the per-phase table (markdown): a row per instance and run folder."""
+    print("| instance | run | build s | graph s | SCC/system s | solve s | total s | peak host GB | peak device GB |")
+    print("|---" * 9 + "|")
+    runs = [(Path(d).name, json.loads((Path(d) / "results.json").read_text())["rows"]) for d in args.runs]
+    names = dict.fromkeys(r["instance"] for _, rows in runs for r in rows)
+    total = lambda rs, key: sum(r.get(key) or 0 for r in rs)
+    for name in names:
+        for run_name, rows in runs:
+            rs = [r for r in rows if r["instance"] == name and r["solver"] == args.solver and r["repeat"] == 0]
+            if not rs:
+                continue
+            first = rs[0]
+            graph = (first.get("graph_s") or 0) + total(rs, "qualitative_s")
+            whole = (first.get("build_s") or 0) + (first.get("graph_s") or 0) + total(rs, "property_s")
+            unsolved = "" if all(r.get("error") is None for r in rs) else " (error)"
+            device = max((r.get("device_bytes") or 0 for r in rs), default=0)
+            print(f"| {name} | {run_name}{unsolved} | {first.get('build_s') or 0:.3f} | {graph:.3f} | {total(rs, 'scc_s'):.3f} |"
+                  f" {total(rs, 'solve_s'):.3f} | {whole:.3f} | {max(r.get('peak_host_bytes') or 0 for r in rs) / 1e9:.2f} |"
+                  f" {device / 1e9:.2f} |")
+    return 0
+
+
 def memory(args):
     """Prints issue 39's memory table (markdown) of a run folder: a row per instance."""
     data = json.loads((Path(args.run) / "results.json").read_text())
@@ -370,6 +398,9 @@ def main():
     c = sub.add_parser("costs")
     c.add_argument("runs", nargs="+")
     c.add_argument("--solver", default="cpu")
+    f = sub.add_parser("phases")
+    f.add_argument("runs", nargs="+")
+    f.add_argument("--solver", default="gpu")
     p = sub.add_parser("report")
     p.add_argument("runs", nargs="+")
     p.add_argument("--report", default=str(ROOT / "bench/REPORT.md"))
@@ -380,6 +411,8 @@ def main():
         return costs(args)
     if args.command == "memory":
         return memory(args)
+    if args.command == "phases":
+        return phases(args)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from report import write_report  # tools/bench/report.py
     return write_report([Path(d) for d in args.runs], Path(args.report), BENCH)
