@@ -225,20 +225,28 @@ class CudaDeviceSolver final : public DeviceSolver {
     ChunkSolveStats stats;
     stats.group = group_of(chunk, settings);
     const auto start = std::chrono::steady_clock::now();
-    auto kernel = detail::kernel_variant<detail::SweepKernels>(stats.group, settings.maximize, settings.relative, chunk.matrix.is_view());
     const detail::Window window = window_of(chunk, settings);
-    launch_sweep(kernel, detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_), chunk, window, v, 0);
-    // After the sweep's swap the lower iterate reads what it wrote: d_out() holds the values before.
+    // The lower iterate's buffers agree over the window (bring_back settled them).
     detail::guess_kernel<<<detail::sweep_blocks(window.end - window.first, 1, sm_count_), kBlockSize, 0, compute_>>>(
-        window, v.lower.d_out(), v.lower.d_in(), v.upper.d_first(), v.upper.d_second(), v.d_targets.get(), guess);
+        window, v.lower.d_in(), v.upper.d_first(), v.upper.d_second(), v.d_targets.get(), guess);
     check(cudaGetLastError(), "guess kernel launch");
-    std::vector<double> change;
-    std::vector<unsigned> unused;
-    v.results.read(1, compute_, change, unused);  // clears the slot, and waits
-    stats.iterations = 1;
-    stats.last_measure = change.front();
+    check(cudaStreamSynchronize(compute_), "guess");
     stats.solve_s = seconds_since(start);
     return stats;
+  }
+
+  void keep_lower_in_upper(int ticket, const SweepSettings& settings) override {
+    const detail::DeviceScope scope(device_);
+    Resident& chunk = resident(ticket);
+    Vectors& v = bound(chunk);
+    if (!v.has_upper()) throw std::logic_error("DeviceSolver: keep_lower_in_upper needs an upper iterate");
+    wait_for(chunk);
+    const detail::Window window = window_of(chunk, settings);
+    const std::size_t bytes = (window.end - window.first) * sizeof(double);
+    for (double* to : {v.upper.d_first(), v.upper.d_second()}) {
+      check(cudaMemcpyAsync(to + window.first, v.lower.d_in() + window.first, bytes, cudaMemcpyDeviceToDevice, compute_),
+            "keeping the lower iterate");
+    }
   }
 
   void fill_upper(int ticket, std::uint32_t first, std::uint32_t end, double value) override {

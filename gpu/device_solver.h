@@ -243,9 +243,13 @@ class DeviceSolver {
   // have it). Pre: both bound; no sweep of either runs.
   virtual void copy_bound_range_to(int ticket, DeviceSolver& to, int to_ticket, std::uint64_t first,
                                    std::uint64_t end) = 0;
-  // Optimistic value iteration's guess on the bound vectors: one sweep of the lower
-  // iterate over the settings' window, then per state guessed_upper (engine/numeric/optimistic_guess.h)
-  // from its last change and its target into the upper iterate. Returns the sweep.
+  // The bound lower iterate's values over the settings' window kept in the upper
+  // iterate (both buffers), for guess_upper after a few more sweeps.
+  virtual void keep_lower_in_upper(int ticket, const SweepSettings& settings) = 0;
+  // Optimistic value iteration's guess on the bound vectors over the settings'
+  // window: per state guessed_upper (engine/numeric/optimistic_guess.h) from the
+  // lower value, the value kept in the upper iterate and the state's target, into
+  // both buffers of the upper iterate. Runs no sweep (its stats count none).
   virtual ChunkSolveStats guess_upper(int ticket, const SweepSettings& settings, const GuessParameters& guess) = 0;
   // States [first, end) of the bound upper iterate set to value.
   virtual void fill_upper(int ticket, std::uint32_t first, std::uint32_t end, double value) = 0;

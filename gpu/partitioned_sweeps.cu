@@ -84,13 +84,11 @@ __global__ void both_kernel(PartView m, const double* __restrict__ lower_in, con
   if (flags) atomicOr(d_flags, flags);
 }
 
-__global__ void guess_kernel(std::uint64_t own, double* __restrict__ lower, const double* __restrict__ swept_lower,
-                             double* __restrict__ upper, double target, GuessParameters p) {
+// upper holds the lower values kept a window of sweeps before.
+__global__ void guess_kernel(std::uint64_t own, const double* __restrict__ lower, double* __restrict__ upper, double target,
+                             GuessParameters p) {
   for (std::uint64_t s = blockIdx.x * blockDim.x + threadIdx.x; s < own; s += gridDim.x * blockDim.x) {
-    const double earlier = lower[s];
-    const double swept = earlier < swept_lower[s] ? swept_lower[s] : earlier;
-    upper[s] = guessed_upper(swept, earlier, target, p);
-    lower[s] = swept;
+    upper[s] = guessed_upper(lower[s], fmin(lower[s], upper[s]), target, p);
   }
 }
 
@@ -245,23 +243,28 @@ class DevicePartitionedSweeps final : public PartitionedDeviceSweeps {
     return all;
   }
 
-  void guess_upper(bool maximize, bool relative, double target, const GuessParameters& guess) override {
+  void keep_lower_in_upper() override {
+    const KeepCurrentDevice keep;
+    for (DevicePart& part : parts_) {  // own values only: the halo's upper values outside the range are final
+      if (part.own == 0) continue;
+      check(cudaSetDevice(part.device), "cudaSetDevice");
+      check(cudaMemcpyAsync(part.upper[upper_].get(), part.lower[lower_].get(), part.own * sizeof(double),
+                            cudaMemcpyDeviceToDevice, part.stream),
+            "keeping the lower iterate");
+    }
+    wait_all();
+  }
+
+  void guess_upper(double target, const GuessParameters& guess) override {
     const KeepCurrentDevice keep;
     for (DevicePart& part : parts_) {
-      begin_measure(part);
       if (part.own == 0) continue;
-      const LowerKernel kernel = lower_kernel_for(maximize, relative);
-      double* lower = part.lower[lower_].get();
-      double* swept = part.lower[1 - lower_].get();
-      kernel<<<blocks_for(part.own), kBlockSize, 0, part.stream>>>(part.view(), lower, swept, part.measure.get());
-      guess_kernel<<<blocks_for(part.own), kBlockSize, 0, part.stream>>>(part.own, lower, swept,
+      check(cudaSetDevice(part.device), "cudaSetDevice");
+      guess_kernel<<<blocks_for(part.own), kBlockSize, 0, part.stream>>>(part.own, part.lower[lower_].get(),
                                                                          part.upper[upper_].get(), target, guess);
       check(cudaGetLastError(), "a part's guess");
     }
-    // The guess writes the buffer its sweep read, halo included: every part's sweep
-    // ends before any halo there is written.
     wait_all();
-    exchange(true);
     exchange(false);
   }
 

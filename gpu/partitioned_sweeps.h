@@ -46,10 +46,12 @@ class PartitionedDeviceSweeps {
   // upper may be null where there is no upper iterate).
   virtual void load(std::uint32_t part, const double* lower, const double* upper) = 0;
   // As engine/solve/scc_sweeps.h's SccSweeps: one sweep of the lower iterate (the
-  // largest change), of both, the guess after one more lower sweep, the upper fill.
+  // largest change), of both, the lower values kept in the upper iterate, the guess
+  // from the lower values and the kept ones, the upper fill.
   virtual double sweep_lower(bool maximize, bool relative) = 0;
   virtual PartsIntervalSweep sweep_both(bool maximize, bool relative) = 0;
-  virtual void guess_upper(bool maximize, bool relative, double target, const GuessParameters& guess) = 0;
+  virtual void keep_lower_in_upper() = 0;
+  virtual void guess_upper(double target, const GuessParameters& guess) = 0;
   virtual void fill_upper(double bound) = 0;
   // Part p's own values to the host (upper may be null); each iterate's second
   // buffer made equal to its first.

@@ -100,18 +100,15 @@ __global__ void __launch_bounds__(kBlockSize)
 }
 
 // Optimistic value iteration's guess (reference: the CPU's, with the same
-// guessed_upper), after one sweep of the lower iterate over the window that read
-// `earlier` and wrote `swept`: per state, the lower value max(swept, earlier) and the
-// upper guess above it, each into both buffers of its iterate, which then agree.
+// guessed_upper) over the window: per state, from the lower value and the one kept
+// in the upper iterate a window of sweeps before, the upper guess into both buffers
+// of the upper iterate, which then agree.
 __global__ void __launch_bounds__(kBlockSize)
-    guess_kernel(Window w, double* __restrict__ d_earlier, double* __restrict__ d_swept,
-                 double* __restrict__ d_upper_first, double* __restrict__ d_upper_second,
-                 const double* __restrict__ d_targets, GuessParameters p) {
+    guess_kernel(Window w, const double* __restrict__ d_lower, double* __restrict__ d_upper_first,
+                 double* __restrict__ d_upper_second, const double* __restrict__ d_targets, GuessParameters p) {
   for (std::uint64_t s = w.first + blockIdx.x * blockDim.x + threadIdx.x; s < w.end; s += gridDim.x * blockDim.x) {
-    const double earlier = d_earlier[s];
-    const double swept = fmax(d_swept[s], earlier);
-    const double upper = guessed_upper(swept, earlier, d_targets[s], p);
-    d_earlier[s] = d_swept[s] = swept;
+    const double lower = d_lower[s];
+    const double upper = guessed_upper(lower, fmin(lower, d_upper_first[s]), d_targets[s], p);
     d_upper_first[s] = d_upper_second[s] = upper;
   }
 }

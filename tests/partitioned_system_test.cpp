@@ -171,6 +171,9 @@ TEST(SccSweeps, PartsStepAsTheRangeDoes) {
     const auto sweeps_one = make_scc_sweeps(one, range, x_one);
     const auto sweeps_many = make_scc_sweeps(many, range, x_many);
     for (int i = 0; i < 5; ++i) ASSERT_EQ(sweeps_many->sweep_lower(), sweeps_one->sweep_lower());
+    sweeps_one->keep_lower_in_upper();
+    sweeps_many->keep_lower_in_upper();
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(sweeps_many->sweep_lower(), sweeps_one->sweep_lower());
     const GuessParameters guess{0.9, 1.0, false};
     sweeps_one->guess_upper(1e-3, guess);
     sweeps_many->guess_upper(1e-3, guess);

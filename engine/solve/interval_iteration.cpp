@@ -24,6 +24,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <future>
 #include <limits>
@@ -146,11 +147,13 @@ class IntervalUnit {
  public:
   virtual ~IntervalUnit() = default;
   // Plain sweeps of the lower iterate, at most budget, until one changes it by less
-  // than precision.
+  // than precision (all budget sweeps where precision is 0).
   virtual LowerRun iterate_lower(double precision, std::uint64_t budget) = 0;
-  // One more sweep of the lower iterate, and the upper iterate guessed from the two
-  // (guessed_upper) for a lower iterate converging at rate; returns the sweeps (1).
-  virtual std::uint64_t guess_upper(double bound, double rate) = 0;
+  // The lower iterate's values kept in the upper iterate (for guess_upper).
+  virtual void keep_lower_in_upper() = 0;
+  // The upper iterate guessed from the lower iterate and the values kept
+  // (guessed_upper) for a lower iterate converging at rate between the two.
+  virtual void guess_upper(double bound, double rate) = 0;
   // The upper iterate set to bound everywhere.
   virtual void reset_upper(double bound) = 0;
   // Interval sweeps, at most budget, until every state is within its target (and,
@@ -160,6 +163,15 @@ class IntervalUnit {
   virtual double tightest_target() const = 0;
   virtual std::uint64_t states() const = 0;
 };
+
+// The guess after a window of sweeps of the lower iterate (engine/numeric/optimistic_guess.h
+// says why a window); returns the sweeps, at least 1 and at most budget.
+std::uint64_t guess_over_window(IntervalUnit& unit, double bound, double rate, std::uint64_t budget) {
+  unit.keep_lower_in_upper();
+  const std::uint64_t sweeps = unit.iterate_lower(0.0, std::min<std::uint64_t>(kGuessWindow, budget)).sweeps;
+  unit.guess_upper(bound, rate < 1.0 ? std::pow(rate, static_cast<double>(sweeps)) : rate);
+  return sweeps;
+}
 
 // Where the upper iterate starts: at the known bound (interval iteration), or at a
 // guess (optimistic value iteration, and interval iteration without a known bound).
@@ -206,7 +218,7 @@ IntervalRun run_interval_iteration(IntervalUnit& unit, std::uint64_t max_sweeps,
       precision = closer;
     }
     if (left() == 0) break;
-    sweeps += unit.guess_upper(bound, rate);
+    sweeps += guess_over_window(unit, bound, rate, left());
     IntervalRun run = unit.iterate_both(std::min(left(), std::max<std::uint64_t>(64, sweeps)), true);
     sweeps += run.sweeps;
     if (!run.verified) {
@@ -242,10 +254,11 @@ class CpuSccUnit final : public IntervalUnit {
     return sweep_lower(*sweeps_, progress_, precision, budget);
   }
 
-  std::uint64_t guess_upper(double bound, double rate) override {
+  void keep_lower_in_upper() override { sweeps_->keep_lower_in_upper(); }
+
+  void guess_upper(double bound, double rate) override {
     sweeps_->guess_upper(target_, {rate, bound, criterion() == ConvergenceCriterion::relative});
     sweeps_->sync();
-    return 1;
   }
 
   void reset_upper(double bound) override { sweeps_->fill_upper(bound); }
@@ -372,15 +385,17 @@ class DeviceWindowUnit final : public IntervalUnit {
     gpu::SweepSettings plain = settings();
     plain.epsilon = precision;
     plain.max_sweeps = budget;
+    plain.fixed_sweeps = precision <= 0.0;  // no read-backs where nothing is tested
     gpu::ChunkSolveStats s = job_.device.iterate(job_.ticket, nullptr, plain, nullptr);
     stats += s;
     return {s.iterations, s.last_measure, convergence_rate(s.earlier_measure, s.last_measure, s.measure_gap)};
   }
 
-  std::uint64_t guess_upper(double bound, double rate) override {
+  void keep_lower_in_upper() override { job_.device.keep_lower_in_upper(job_.ticket, settings()); }
+
+  void guess_upper(double bound, double rate) override {
     const bool relative = r_.options.stop.criterion == ConvergenceCriterion::relative;
     stats += job_.device.guess_upper(job_.ticket, settings(), {rate, bound, relative});
-    return 1;
   }
 
   void reset_upper(double bound) override { job_.device.fill_upper(job_.ticket, first_, end_, bound); }

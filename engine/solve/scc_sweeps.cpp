@@ -47,16 +47,12 @@ class RangeSweeps final : public SccSweeps {
     return sweep;
   }
 
+  void keep_lower_in_upper() override { parallel_copy(lower().data() + range_.begin, range_.size(), upper().data() + range_.begin); }
+
   void guess_upper(double target, const GuessParameters& guess) override {
-    PodVector<double>& current = lower();
-    PodVector<double>& swept = lower_other();
+    const PodVector<double>& now = lower();
     PodVector<double>& up = upper();
-    (void)bellman_sweep_parallel(r_.system, range_, r_.direction, criterion(), current.data(), swept.data());
-    for (std::uint64_t s = range_.begin; s < range_.end; ++s) {
-      const double higher = std::max(current[s], swept[s]);
-      up[s] = guessed_upper(higher, current[s], target, guess);
-      current[s] = higher;
-    }
+    for (std::uint64_t s = range_.begin; s < range_.end; ++s) up[s] = guessed_upper(now[s], std::min(now[s], up[s]), target, guess);
   }
 
   void fill_upper(double bound) override { std::fill(upper().begin() + range_.begin, upper().begin() + range_.end, bound); }
@@ -132,16 +128,17 @@ class PartitionedSweeps final : public SccSweeps {
     return all;
   }
 
+  // Own values only: the halo's upper values of states outside the range are final.
+  void keep_lower_in_upper() override {
+    for_each_part([&](const SystemPart& part, PartVectors& v) { std::copy_n(v.lower.begin(), part.own(), v.upper.begin()); });
+  }
+
   void guess_upper(double target, const GuessParameters& guess) override {
     for_each_part([&](const SystemPart& part, PartVectors& v) {
-      (void)bellman_sweep_parallel(part.local, own(part), r_.direction, criterion(), v.lower.data(), v.lower_next.data());
       for (std::uint64_t i = 0; i < part.own(); ++i) {
-        const double swept = std::max(v.lower[i], v.lower_next[i]);
-        v.upper[i] = guessed_upper(swept, v.lower[i], target, guess);
-        v.lower[i] = swept;
+        v.upper[i] = guessed_upper(v.lower[i], std::min(v.lower[i], v.upper[i]), target, guess);
       }
     });
-    exchange(&PartVectors::lower);
     exchange(&PartVectors::upper);
   }
 
@@ -233,9 +230,9 @@ class DevicePartsSweeps final : public SccSweeps {
     return {sweep.width, sweep.upper_raised, sweep.crossed};
   }
 
-  void guess_upper(double target, const GuessParameters& guess) override {
-    device_->guess_upper(maximize(), relative(), target, guess);
-  }
+  void keep_lower_in_upper() override { device_->keep_lower_in_upper(); }
+
+  void guess_upper(double target, const GuessParameters& guess) override { device_->guess_upper(target, guess); }
 
   void fill_upper(double bound) override { device_->fill_upper(bound); }
 

@@ -21,9 +21,11 @@ class SccSweeps {
   virtual double sweep_lower() = 0;
   // One sweep of both iterates (interval_sweep_parallel), then swapped.
   virtual IntervalSweep sweep_both() = 0;
-  // One sweep of the lower iterate into its second buffer; then at each state, with
-  // swept the larger of the two: upper = guessed_upper(swept, lower, target, guess),
-  // lower = swept.
+  // The lower iterate's values kept in the upper iterate, for guess_upper a few
+  // sweeps later.
+  virtual void keep_lower_in_upper() = 0;
+  // At each state, from the lower value now and the one kept in the upper iterate:
+  // upper = guessed_upper(lower, kept, target, guess) (kept at most lower).
   virtual void guess_upper(double target, const GuessParameters& guess) = 0;
   // The upper iterate set to bound on the range.
   virtual void fill_upper(double bound) = 0;
