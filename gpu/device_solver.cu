@@ -337,7 +337,8 @@ class CudaDeviceSolver final : public DeviceSolver {
     const unsigned blocks = detail::sweep_blocks(window.end - window.first, stats.group.lanes, sm_count_);
     // Sweeps of a batch after a crossing only move both iterates closer together.
     bool done = false;
-    result.verified = !inputs.verify_upper;
+    bool upper_shown = !inputs.verify_upper, lower_shown = !inputs.verify_lower;
+    result.verified = upper_shown && lower_shown;
     std::vector<double> widths;
     std::vector<unsigned> flags;
     stats.iterations = detail::run_in_batches(
@@ -350,7 +351,11 @@ class CudaDeviceSolver final : public DeviceSolver {
           if (settings.on_batch) settings.on_batch(count, stats.last_measure);
           for (unsigned f : flags) {
             if (!result.verified && (f & detail::kCrossed)) result.crossed = true;
-            if (!result.crossed) result.verified = result.verified || !(f & detail::kUpperRaised);
+            if (!result.crossed) {
+              upper_shown = upper_shown || !(f & detail::kUpperRaised);
+              lower_shown = lower_shown || !(f & detail::kLowerLowered);
+              result.verified = upper_shown && lower_shown;
+            }
             done = done || (result.verified && !(f & detail::kAboveTarget));
           }
           return done || result.crossed;
@@ -481,6 +486,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     result.width = widths.front();
     result.above_target = flags.front() & detail::kAboveTarget;
     result.upper_raised = flags.front() & detail::kUpperRaised;
+    result.lower_lowered = flags.front() & detail::kLowerLowered;
     result.crossed = flags.front() & detail::kCrossed;
     return result;
   }

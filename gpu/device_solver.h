@@ -105,11 +105,15 @@ struct IntervalInputs {  // host arrays
   // B(upper) <= upper everywhere (which proves it an upper bound), and it stops
   // early, unverified, when the upper iterate falls below the lower one.
   bool verify_upper = false;
+  // Likewise the lower start (policy iteration's bracket): done only once some sweep
+  // also found B(lower) >= lower everywhere.
+  bool verify_lower = false;
 };
 
 struct IntervalSweepResult {  // of one sweep, as engine/solve/bellman.h's IntervalSweep
   double width = 0.0;
   bool upper_raised = false;
+  bool lower_lowered = false;
   bool crossed = false;
   bool above_target = false;  // some state's width exceeds its target
 };

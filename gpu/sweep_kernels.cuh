@@ -40,8 +40,8 @@ struct PassVectors {
   double* second[K];
 };
 
-enum IntervalFlag : unsigned { kAboveTarget = 1u, kUpperRaised = 2u, kCrossed = 4u };
-constexpr unsigned kAllIntervalFlags = kAboveTarget | kUpperRaised | kCrossed;
+enum IntervalFlag : unsigned { kAboveTarget = 1u, kUpperRaised = 2u, kCrossed = 4u, kLowerLowered = 8u };
+constexpr unsigned kAllIntervalFlags = kAboveTarget | kUpperRaised | kCrossed | kLowerLowered;
 
 // As engine/solve/bellman.h's kRaiseTolerance, the same expression (gpu/ does not
 // include the engine's headers); the equivalence test compares the flags both produce.
@@ -71,6 +71,7 @@ __global__ void __launch_bounds__(kBlockSize)
     if (kRelative && lower > 0.0) width /= lower;
     if (width > d_targets[s]) flags |= kAboveTarget;
     if (best.v[1] > d_upper_in[s] * (1 + kRaiseTolerance)) flags |= kUpperRaised;
+    if (best.v[0] < d_lower_in[s] * (1 - kRaiseTolerance)) flags |= kLowerLowered;
     if (upper < lower) flags |= kCrossed;
     widest = fmax(widest, width);
     d_lower_out[s] = lower;

@@ -106,7 +106,8 @@ TEST_P(DeviceKernel, SweepIsEquivalentToRef) {
 
 // The fused interval sweep against the reference: each iterate with its own b (as
 // in a chunk with entries into earlier chunks), some upper starts below the lower
-// ones (crossed), per-state targets (above_target), width and both vectors.
+// ones (crossed), lower starts above what a sweep gives them (lower_lowered), per-state
+// targets (above_target), width and both vectors.
 TEST_P(DeviceKernel, IntervalSweepIsEquivalentToRef) {
   for (const MaybeSystem& system : systems_under_test(4)) {
     const std::uint32_t n = system.num_states();
@@ -117,7 +118,7 @@ TEST_P(DeviceKernel, IntervalSweepIsEquivalentToRef) {
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     std::vector<double> lower(n), upper(n), targets(n);
     for (std::uint32_t s = 0; s < n; ++s) {
-      lower[s] = 0.5 * unit(rng);
+      lower[s] = 0.5 * unit(rng) + (s % 19 == 7 ? 10.0 : 0.0);  // far above what a sweep gives it
       upper[s] = s % 17 == 4 ? lower[s] - 0.3 : lower[s] + unit(rng);
       targets[s] = 0.5 * unit(rng);
     }
@@ -130,10 +131,11 @@ TEST_P(DeviceKernel, IntervalSweepIsEquivalentToRef) {
         std::vector<double> lo(n), up(n), lo_out(n), up_out(n);
         bellman_sweep_reference(system, {0, n}, direction, criterion, lower.data(), lo.data());
         bellman_sweep_reference(upper_system, {0, n}, direction, criterion, upper.data(), up.data());
-        Expected raised, crossed, above;
+        Expected raised, lowered, crossed, above;
         double widest = 0.0;
         for (std::uint32_t s = 0; s < n; ++s) {
           raised.see(up[s], upper[s] * (1 + kRaiseTolerance), 1e-12);
+          lowered.see(lower[s] * (1 - kRaiseTolerance), lo[s], 1e-12);
           lo[s] = std::max(lo[s], lower[s]);
           up[s] = std::min(up[s], upper[s]);
           crossed.see(lo[s], up[s], 1e-12);
@@ -149,10 +151,12 @@ TEST_P(DeviceKernel, IntervalSweepIsEquivalentToRef) {
         expect_near_all(up_out, up, 1e-12);
         EXPECT_NEAR(r.width, widest, 1e-9 * std::max(1.0, widest)) << "n = " << n;
         expect_flag(r.upper_raised, raised, "upper_raised", n);
+        expect_flag(r.lower_lowered, lowered, "lower_lowered", n);
         expect_flag(r.crossed, crossed, "crossed", n);
         expect_flag(r.above_target, above, "above_target", n);
         if (n > 100) {
           EXPECT_TRUE(crossed.surely) << "the inputs must exercise the crossed flag";
+          EXPECT_TRUE(lowered.surely) << "the inputs must exercise the lower_lowered flag";
         }
       }
     }

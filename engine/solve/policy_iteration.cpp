@@ -124,9 +124,10 @@ double sweeps_to_go(double change, double rate, double precision) {
 
 // Where a device chunk's policy iteration spends its time, for -v: the improvements
 // (the values and the scheduler up and back included), the device's chain gathers and
-// BiCGStab calls, the look-ahead sweeps (b and the values up and back included).
+// BiCGStab calls, the look-ahead sweeps (b and the values up and back included), the
+// residuals, the bracket and its verification.
 struct PolicyClock {
-  double improve_s = 0.0, krylov_s = 0.0, look_ahead_s = 0.0;
+  double improve_s = 0.0, krylov_s = 0.0, look_ahead_s = 0.0, bound_s = 0.0;
 };
 
 struct PolicyRun {
@@ -175,9 +176,9 @@ class PolicyIterationPolicy final : public MethodPolicy {
 
   // The chunk as one unit: value iteration's sweeps on the device first, and where
   // they would crawl, policy iteration over the chunk's states, its improvements, each
-  // scheduler's chain (gathered there) solved by the device's BiCGStab and the
-  // look-ahead sweeps on the device; the residual, the bracket and its verification
-  // on the host. Otherwise, or where it fails,
+  // scheduler's chain (gathered there) solved by the device's BiCGStab, the look-ahead
+  // sweeps, the residuals and the bracket's verification on the device; the bracket
+  // itself on the host. Otherwise, or where it fails,
   // optimistic value iteration on the device, from the sweeps' lower iterate.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
     fallback_->report_progress_to(progress_);
@@ -186,7 +187,6 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const StateRange range = job.states;
     const double target = tightest_target(job.first_scc, job.end_scc);
     if (target <= 0.0) return fallback_->solve_chunk_on_device(job, x, stats);  // acyclic: exact passes
-    x.make_second_buffers();  // the host's steps (the residual, the verification) sweep into them
     gpu::SweepSettings warm_settings = sweep_settings(r_, progress_);
     warm_settings.epsilon = target * kLowerDistance / 2;  // optimistic value iteration's first precision
     warm_settings.max_sweeps = kWarmSweeps;
@@ -227,10 +227,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
     total.converged = true;
     total.solve_s = seconds_since(start);
     spdlog::debug("policy iteration on a chunk of {} states on the device: {} schedulers, {} sweeps and products, "
-                  "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}; {:.3f} s, of which improvements {:.3f} s, "
-                  "chain gathers and BiCGStab {:.3f} s, look-ahead sweeps {:.3f} s (all on the device)",
+                  "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}; {:.3f} s, of which the first sweeps {:.3f} s, "
+                  "improvements {:.3f} s, chain gathers and BiCGStab {:.3f} s, look-ahead sweeps {:.3f} s, residuals, "
+                  "bracket and verification {:.3f} s (all on the device but the bracket)",
                   range.size(), run.policies, total.iterations, run.residual, run.most_steps, run.width,
-                  seconds_since(start), run.clock.improve_s, run.clock.krylov_s, run.clock.look_ahead_s);
+                  seconds_since(start), warm.solve_s + warm.upload_s + warm.download_s, run.clock.improve_s,
+                  run.clock.krylov_s, run.clock.look_ahead_s, run.clock.bound_s);
     return total;
   }
 
@@ -304,10 +306,17 @@ class PolicyIterationPolicy final : public MethodPolicy {
       fail(run, "no bound on the steps before leaving the SCC");
       return run;
     }
-    run.residual = std::max(bellman_residual(range, x.lower, x.lower_next), bellman_residual(range, x.upper, x.upper_next));
+    const auto start = std::chrono::steady_clock::now();
+    run.residual = std::max(bellman_residual(range, x.lower, x.lower_next, job), bellman_residual(range, x.upper, x.upper_next, job));
     run.most_steps = *std::max_element(steps->begin(), steps->end());
     bracket(range, 2 * run.residual + 2 * kRaiseTolerance * largest(range, x.upper), *steps, x);
-    return verify(range, target, x, run);
+    if (job != nullptr) {
+      verify_on_device(*job, range, target, x, run);
+    } else {
+      verify(range, target, x, run);
+    }
+    run.clock.bound_s += seconds_since(start);
+    return run;
   }
 
   // A device chunk's rows' constants from values outside the range (the lower or the
@@ -488,9 +497,19 @@ class PolicyIterationPolicy final : public MethodPolicy {
         [](double a, double b) { return std::max(a, b); });
   }
 
-  // max |B(v) - v| over the range (scratch: the second buffer's range).
-  double bellman_residual(StateRange range, const PodVector<double>& v, PodVector<double>& scratch) const {
-    return bellman_sweep_parallel(r_.system, range, r_.direction, ConvergenceCriterion::absolute, v.data(), scratch.data());
+  // max |B(v) - v| over the range (scratch: the second buffer's range), or on the
+  // device for a chunk there: one sweep of a copy of v.
+  double bellman_residual(StateRange range, const PodVector<double>& v, PodVector<double>& scratch,
+                          const DeviceChunkJob* job) const {
+    if (job == nullptr) {
+      return bellman_sweep_parallel(r_.system, range, r_.direction, ConvergenceCriterion::absolute, v.data(), scratch.data());
+    }
+    gpu::SweepSettings one = sweep_settings(r_, nullptr);
+    one.relative = false;
+    one.epsilon = 0.0;
+    one.max_sweeps = 1;
+    PodVector<double> swept(v.begin() + range.begin, v.begin() + range.end), storage;
+    return job->device.iterate(job->ticket, job->row_constants(v.data(), storage), one, swept.data()).last_measure;
   }
 
   // L = v_lower - margin W and U = v_upper + margin W, within [0, the known bound].
@@ -504,7 +523,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     x.sync(range);
   }
 
-  PolicyRun verify(StateRange range, double target, Iterates& x, PolicyRun& run) const {
+  void verify(StateRange range, double target, Iterates& x, PolicyRun& run) const {
     bool lower_shown = false, upper_shown = false;
     for (std::uint64_t sweep = 0; sweep < kVerifySweeps; ++sweep) {
       // Into the second buffers and back (not swapped whole: other SCCs of the level
@@ -520,13 +539,32 @@ class PolicyIterationPolicy final : public MethodPolicy {
       if (swept.crossed) break;
       if (lower_shown && upper_shown && swept.width <= target) {
         x.sync(range);
-        return run;
+        return;
       }
     }
     x.sync(range);
     fail(run, !lower_shown ? "the lower bound did not verify" : !upper_shown ? "the upper bound did not verify"
                                                                             : "the bounds stayed too wide");
-    return run;
+  }
+
+  // verify's sweeps on the device, each side's b from its own inputs, every state's
+  // target the chunk's tightest, as verify's.
+  void verify_on_device(const DeviceChunkJob& job, StateRange range, double target, Iterates& x, PolicyRun& run) const {
+    PodVector<double> lower_storage, upper_storage, targets(range.size());
+    std::fill(targets.begin(), targets.end(), target);
+    gpu::SweepSettings settings = sweep_settings(r_, nullptr);
+    settings.max_sweeps = kVerifySweeps;
+    const gpu::IntervalInputs inputs{job.row_constants(x.lower.data(), lower_storage),
+                                     job.row_constants(x.upper.data(), upper_storage), targets.data(),
+                                     /*verify_upper=*/true, /*verify_lower=*/true};
+    const gpu::IntervalChunkStats s =
+        job.device.iterate_interval(job.ticket, inputs, settings, x.lower.data() + range.begin, x.upper.data() + range.begin);
+    x.sync(range);
+    run.sweeps += s.stats.iterations;
+    run.width = s.stats.last_measure;
+    if (!s.stats.converged) {
+      fail(run, s.crossed ? "the bounds crossed" : !s.verified ? "the bounds did not verify" : "the bounds stayed too wide");
+    }
   }
 
   // Keeps the first reason: a solve cut short by the budget stays "over budget".
