@@ -125,9 +125,9 @@ double sweeps_to_go(double change, double rate, double precision) {
 // Where a device chunk's policy iteration spends its time, for -v: the improvements
 // (the values and the scheduler up and back included), the device's chain gathers and
 // BiCGStab calls, the look-ahead sweeps (b and the values up and back included), the
-// residuals, the bracket and its verification.
+// rows' constants bound for each side, the residuals, the bracket and its verification.
 struct PolicyClock {
-  double improve_s = 0.0, krylov_s = 0.0, look_ahead_s = 0.0, bound_s = 0.0;
+  double improve_s = 0.0, krylov_s = 0.0, look_ahead_s = 0.0, bind_s = 0.0, residual_s = 0.0, verify_s = 0.0;
 };
 
 struct PolicyRun {
@@ -228,11 +228,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
     total.solve_s = seconds_since(start);
     spdlog::debug("policy iteration on a chunk of {} states on the device: {} schedulers, {} sweeps and products, "
                   "residual {:.3g}, at most {:.3g} steps to leave, width {:.3g}; {:.3f} s, of which the first sweeps {:.3f} s, "
-                  "improvements {:.3f} s, chain gathers and BiCGStab {:.3f} s, look-ahead sweeps {:.3f} s, residuals, "
-                  "bracket and verification {:.3f} s (all on the device but the bracket)",
+                  "improvements {:.3f} s, chain gathers and BiCGStab {:.3f} s, look-ahead sweeps {:.3f} s, the rows' "
+                  "constants bound {:.3f} s, residuals {:.3f} s, bracket and verification {:.3f} s (all on the device but "
+                  "the constants and the bracket)",
                   range.size(), run.policies, total.iterations, run.residual, run.most_steps, run.width,
                   seconds_since(start), warm.solve_s + warm.upload_s + warm.download_s, run.clock.improve_s,
-                  run.clock.krylov_s, run.clock.look_ahead_s, run.clock.bound_s);
+                  run.clock.krylov_s, run.clock.look_ahead_s, run.clock.bind_s, run.clock.residual_s, run.clock.verify_s);
     return total;
   }
 
@@ -292,22 +293,24 @@ class PolicyIterationPolicy final : public MethodPolicy {
     PolicyRun run;
     run.budget = budget;
     std::vector<std::uint64_t> chosen(range.size());
-    bind_constants(x.lower, job);
+    bind_constants(x.lower, job, run);
     improve(PolicyImprovement{range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen, run, job);
     if (!settle(range, chosen, x.lower, x.lower_next, run, job)) return run;
     // The upper side from the upper inputs (on which another scheduler may be best),
     // starting from the lower side's scheduler and values.
     std::vector<std::uint64_t> chosen_upper = chosen;
     parallel_copy(x.lower.data() + range.begin, range.size(), x.upper.data() + range.begin);
-    bind_constants(x.upper, job);
+    bind_constants(x.upper, job, run);
     if (!settle(range, chosen_upper, x.upper, x.upper_next, run, job)) return run;
     const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run, job);
     if (!steps) {
       fail(run, "no bound on the steps before leaving the SCC");
       return run;
     }
-    const auto start = std::chrono::steady_clock::now();
+    auto start = std::chrono::steady_clock::now();
     run.residual = std::max(bellman_residual(range, x.lower, x.lower_next, job), bellman_residual(range, x.upper, x.upper_next, job));
+    run.clock.residual_s += seconds_since(start);
+    start = std::chrono::steady_clock::now();
     run.most_steps = *std::max_element(steps->begin(), steps->end());
     bracket(range, 2 * run.residual + 2 * kRaiseTolerance * largest(range, x.upper), *steps, x);
     if (job != nullptr) {
@@ -315,16 +318,18 @@ class PolicyIterationPolicy final : public MethodPolicy {
     } else {
       verify(range, target, x, run);
     }
-    run.clock.bound_s += seconds_since(start);
+    run.clock.verify_s += seconds_since(start);
     return run;
   }
 
   // A device chunk's rows' constants from values outside the range (the lower or the
   // upper side's), for its improvements and schedulers' chains.
-  void bind_constants(const PodVector<double>& values, const DeviceChunkJob* job) const {
+  void bind_constants(const PodVector<double>& values, const DeviceChunkJob* job, PolicyRun& run) const {
     if (job == nullptr) return;
+    const auto start = std::chrono::steady_clock::now();
     PodVector<double> storage;
     job->device.bind_policy_constants(job->ticket, job->row_constants(values.data(), storage));
+    run.clock.bind_s += seconds_since(start);
   }
 
   // The improvement step on the device for a chunk (values: the system's with the
