@@ -1,5 +1,7 @@
 #include "engine/solve/chunk_driver.h"
 
+#include "engine/solve/method_requirements.h"
+
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "engine/solve/prepared_chunk.h"
@@ -500,7 +502,28 @@ std::size_t peak_device_bytes(const std::vector<ChunkReport>& chunks) {
   return peak;
 }
 
+namespace {
+
+// A system without cycles is solved exactly by value iteration's one pass in order:
+// each state reads only states before it, and with the same values outside the
+// system for both, a sound method's lower and upper iterates would be the same
+// values computed twice (twice the vectors read). The bounds are the values.
+SolveResult solved_exactly(const SolveRequest& request, const DeviceOptions& options) {
+  SolveRequest exact = request;
+  exact.options.method = Method::value_iteration;
+  SolveResult result = solve(exact, options);
+  result.upper = result.lower;
+  result.report.method = request.options.method;
+  return result;
+}
+
+}  // namespace
+
 SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
+  if (requirements_of(request.options.method).gives_bounds && !request.options.stop.fixed_sweeps &&
+      without_cycles(request.system)) {
+    return solved_exactly(request, options);
+  }
   auto start = std::chrono::steady_clock::now();
   const MaybeSystem& system = request.system;
   std::unique_ptr<MethodPolicy> method = make_method_policy(request);

@@ -289,6 +289,18 @@ std::size_t count_iterated(const MaybeSystem& system, std::size_t first_scc, std
   return count;
 }
 
+bool without_cycles(const MaybeSystem& system) {
+  if (system.num_sccs() != system.num_states()) return false;
+  if (system.on_device) return system.on_device->self_loops() == 0;
+  return oneapi::tbb::parallel_reduce(
+      oneapi::tbb::blocked_range<std::uint64_t>(0, system.num_states(), 1 << 14), true,
+      [&](const oneapi::tbb::blocked_range<std::uint64_t>& part, bool none) {
+        for (std::uint64_t s = part.begin(); none && s < part.end(); ++s) none = !has_self_loop(system, s);
+        return none;
+      },
+      [](bool a, bool b) { return a && b; });
+}
+
 bool all_trivial(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
   for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
     if (!is_trivial_scc(system, scc)) return false;

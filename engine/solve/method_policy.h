@@ -120,6 +120,10 @@ std::size_t count_iterated(const MaybeSystem& system, std::size_t first_scc, std
 // Whether SCCs [first_scc, end_scc) are all trivial.
 bool all_trivial(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);
 
+// Whether every SCC of the system is trivial (one state, no self-loop): in parallel,
+// and at once false where some SCC has several states.
+bool without_cycles(const MaybeSystem& system);
+
 // How many levels SCCs [first_scc, end_scc) span.
 std::size_t levels_spanned(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc);
 
