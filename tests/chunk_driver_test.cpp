@@ -437,6 +437,37 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
   }
 }
 
+// A system without cycles under every sound method: value iteration's one exact pass,
+// the same bits, and no bounds (they are the values); the requested method reported.
+// One 3-state cycle or self-loop among its SCCs, and the bounds come back.
+TEST(SolveWithoutCycles, IsValueIterationsExactPassUnderEverySoundMethod) {
+  const MaybeSystem acyclic = test::layered_system(6, 37, 8, /*cycles=*/false);
+  const MaybeSystem cyclic = test::layered_system(6, 37, 8, /*cycles=*/true);
+  ASSERT_TRUE(without_cycles(acyclic));
+  ASSERT_FALSE(without_cycles(cyclic));
+  for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+    const SolveResult plain = solve(request_for(acyclic, direction, Method::value_iteration), {SolverKind::cpu});
+    for (Method method : {Method::interval_iteration, Method::optimistic_value_iteration, Method::policy_iteration,
+                          Method::automatic}) {
+      SCOPED_TRACE(std::string(to_string(method)) + (direction == Optimization::minimize ? " min" : " max"));
+      const SolveResult exact = solve(request_for(acyclic, direction, method), {SolverKind::cpu});
+      EXPECT_FALSE(exact.bounded());
+      EXPECT_EQ(exact.lower, plain.lower);
+      EXPECT_EQ(exact.report.method, method);
+      EXPECT_EQ(exact.report.stats.iterations, 0u);
+      EXPECT_TRUE(solve(request_for(cyclic, direction, method), {SolverKind::cpu}).bounded());
+    }
+  }
+}
+
+// Singleton SCCs, one of them with a self-loop: not without cycles.
+TEST(SolveWithoutCycles, ASelfLoopIsACycle) {
+  const MaybeSystem singletons = test::random_system(50, 5, std::vector<std::uint32_t>(50, 1));
+  ASSERT_EQ(singletons.num_sccs(), singletons.num_states());
+  EXPECT_EQ(without_cycles(singletons), count_iterated(singletons, 0, singletons.num_sccs()) == 0);
+  EXPECT_GT(count_iterated(singletons, 0, singletons.num_sccs()), 0u) << "the random blocks must have a self-loop";
+}
+
 // An acyclic chunk goes to the device, one pass per level, where levels are asked
 // for (or, automatically, from millions of states: this one is too small); else it
 // stays on the CPU, where one pass solves it, never iterated as a whole.
@@ -467,13 +498,13 @@ TEST(DeviceSolve, AcyclicChunksGoByLevelsNeverAsAWhole) {
   EXPECT_TRUE(by_levels.report.chunks[0].by_levels);
   expect_near_all(by_levels.lower, cpu.lower, 1e-13);
   // With bounds, exact passes over the whole system bring the lower iterate back
-  // alone, and the solution carries no bounds: they are the values.
+  // alone, and the solution carries no bounds: they are the values (on the CPU too).
   const SolveRequest sound = request_for(system, Optimization::maximize, Method::optimistic_value_iteration);
-  const SolveResult cpu_bounds = solve(sound, {SolverKind::cpu});
+  const SolveResult cpu_exact = solve(sound, {SolverKind::cpu});
   const SolveResult exact = solve(sound, {SolverKind::gpu, std::nullopt, {}, DeviceSchedule::levels});
+  EXPECT_FALSE(cpu_exact.bounded());
   EXPECT_FALSE(exact.bounded());
-  expect_near_all(cpu_bounds.upper, cpu_bounds.lower, 0.0);
-  expect_near_all(exact.lower, cpu_bounds.lower, 1e-13);
+  expect_near_all(exact.lower, cpu_exact.lower, 1e-13);
   for (DeviceSchedule schedule : {DeviceSchedule::automatic, DeviceSchedule::whole}) {
     SolveResult on_cpu = solve(request, {SolverKind::gpu, std::nullopt, {}, schedule});
     ASSERT_EQ(on_cpu.report.chunks.size(), 1u);

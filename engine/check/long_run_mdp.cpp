@@ -132,6 +132,11 @@ NumericResult compute_long_run_mdp(const SparseMdp& mdp, const graph::SearchBack
   result.solve.stats.iterations += gain_stats.iterations;
   // Each gain within its radius moves every value by at most the widest radius: a
   // scheduler's values weigh the gains it ends in by probabilities summing to 1.
+  // (Values solved exactly come without bounds: they get them here.)
+  if (widest > 0.0 && result.lower.empty() && result.upper.empty()) {
+    result.lower = copy_of(result.values.data(), result.values.size());
+    result.upper = copy_of(result.values.data(), result.values.size());
+  }
   for (double& l : result.lower) l -= widest;
   for (double& u : result.upper) u += widest;
   return result;

@@ -507,12 +507,12 @@ namespace {
 // A system without cycles is solved exactly by value iteration's one pass in order:
 // each state reads only states before it, and with the same values outside the
 // system for both, a sound method's lower and upper iterates would be the same
-// values computed twice (twice the vectors read). The bounds are the values.
+// values computed twice (twice the vectors read). The solution carries no bounds,
+// as the device's exact passes' does: they are the values.
 SolveResult solved_exactly(const SolveRequest& request, const DeviceOptions& options) {
   SolveRequest exact = request;
   exact.options.method = Method::value_iteration;
   SolveResult result = solve(exact, options);
-  result.upper = result.lower;
   result.report.method = request.options.method;
   return result;
 }
