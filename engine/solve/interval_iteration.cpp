@@ -521,16 +521,9 @@ class IntervalIterationPolicy final : public MethodPolicy {
     }
     spdlog::debug("device chunk: acyclic segments {:.3f} s; iterated windows {:.3f} s, of which device calls {:.3f} s",
                   passes_s, windows_s, windows_device_s);
-    if (!iterated && job.states.begin == 0 && job.states.end == r_.system.num_states()) {
-      // Exact passes over the whole system leave both iterates equal: the lower one
-      // alone comes back (a model-sized vector less), and the solution is exact, without
-      // bounds to carry into the model's states.
-      job.device.read_bound(job.ticket, x.lower.data(), nullptr);
-      x.upper = {};
-      x.upper_next = {};
-    } else {
-      DeviceChunkVectors::store(job, x);
-    }
+    // (A whole system without an iterated SCC never comes here: solve() passes it
+    // exactly, as value iteration, chunk_driver.cpp's solved_exactly.)
+    DeviceChunkVectors::store(job, x);
     spdlog::debug("device chunk: stored, {:.3f} s", seconds_since(start));
     total.converged = stats.converged;
     return total;
