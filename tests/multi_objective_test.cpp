@@ -35,11 +35,7 @@ SparseMdp three_ways() {
   SparseMdp mdp = test::make_mdp(
       {{{{1, 1.0}}, {{2, 1.0}}, {{1, 0.5}, {3, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}, {{{3, 1.0}}}},
       {{"A", {1}}, {"B", {2}}});
-  PodVector<double> cost(mdp.num_choices(), 0.0);
-  cost[0] = 1.0;
-  cost[1] = 2.0;
-  cost[2] = 0.5;
-  mdp.rewards.push_back({"cost", {}, CompactValues(std::move(cost))});
+  mdp.rewards.push_back({"cost", {}, {1.0, 2.0, 0.5, 0.0, 0.0, 0.0}});  // one per choice
   return mdp;
 }
 
@@ -129,10 +125,7 @@ TEST(MultiObjective, MaximaOfRewardsEarnedForever) {
 SparseMdp waiting() {
   SparseMdp mdp = test::make_mdp({{{{0, 1.0}}, {{1, 0.5}, {0, 0.5}}, {{2, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}},
                                  {{"wait", {0}}, {"done", {1}}, {"fail", {2}}});
-  PodVector<double> cost(mdp.num_choices(), 0.0);
-  cost[0] = 1.0;
-  cost[1] = 1.0;
-  mdp.rewards.push_back({"cost", {}, CompactValues(std::move(cost))});
+  mdp.rewards.push_back({"cost", {}, {1.0, 1.0, 0.0, 0.0, 0.0}});  // one per choice
   return mdp;
 }
 
