@@ -110,8 +110,16 @@ constexpr unsigned kRestarts = 64;
 constexpr unsigned kCoarseRestarts = 4;
 // The steps to leave need less: they only weigh the bounds' margins.
 constexpr double kStepsEpsilon = 1e-6;
-// W is the steps' solution times this: the steps' own residual must not eat the slack.
-constexpr double kStepsMargin = 1.01;
+// A row replaces a state's row for the steps to leave only where it gains more than
+// this many steps (absolute). At kSwitchTolerance (relative 1e-10 of thousands of
+// steps) the differences of tied rows in a solution to kStepsEpsilon were enough to
+// switch millions of states in every improvement, and the scheduler settled only by
+// chance (bench/NOTES.md, session 11).
+constexpr double kStepsSwitchGain = 0.01;
+// W is the steps' solution times this. With the solve's residual r and the gain g a
+// row may be left behind by, every row a of a state s has 1 + M_a W <= W_s + r + g,
+// so W' = margin W has 1 + M_a W' <= W'_s wherever r + g <= 1 - 1/margin (0.048 here).
+constexpr double kStepsMargin = 1.05;
 constexpr std::uint64_t kVerifySweeps = 64;
 constexpr const char* kOverBudget = "more sweeps and products than value iteration's share (kBudgetShare)";
 
@@ -344,6 +352,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const std::uint64_t changed =
         job->device.improve_policy(job->ticket, on_chunk(step), steps ? values : values + step.range.begin, chosen.data());
     run.clock.improve_s += seconds_since(start);
+    spdlog::debug("  improvement at tolerance {:.0e}: {} states change their row", step.tolerance, changed);
     return changed;
   }
 
@@ -432,6 +441,9 @@ class PolicyIterationPolicy final : public MethodPolicy {
     const gpu::KrylovChunkStats solved = job.device.solve_scheduler(job.ticket, on_chunk(step), chosen.data(),
                                                                     limits(epsilon, run, /*whole_chunk=*/true), x);
     run.clock.krylov_s += seconds_since(start);
+    spdlog::debug("  scheduler {} ({}, to {:.0e}): BiCGStab {} iterations, {} restarts, residual {:.3g}, {:.3f} s", run.policies,
+                  step.objective == RowObjective::steps_to_leave ? "steps to leave" : "values", epsilon,
+                  solved.stats.iterations, solved.restarts, solved.stats.last_measure, seconds_since(start));
     return counted(run, solved.stats.iterations, solved.stats.last_measure, solved.stats.converged);
   }
 
@@ -475,7 +487,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // maximised, from the chosen scheduler; nullopt where some scheduler never leaves.
   std::optional<std::vector<double>> most_steps_to_leave(StateRange range, std::vector<std::uint64_t> chosen,
                                                          PolicyRun& run, const DeviceChunkJob* job) {
-    const PolicyImprovement step{range, Optimization::maximize, RowObjective::steps_to_leave, true};
+    PolicyImprovement step{range, Optimization::maximize, RowObjective::steps_to_leave, true};
     std::vector<double> steps(range.size(), 1.0);
     for (int policy = 0; policy < kMaxPolicies; ++policy) {
       if (job != nullptr) {
@@ -485,6 +497,8 @@ class PolicyIterationPolicy final : public MethodPolicy {
         if (!solve(a, kStepsEpsilon, run)) return std::nullopt;
         steps = a.solution();
       }
+      // The relative tolerance that is kStepsSwitchGain at the most steps, and less elsewhere.
+      step.tolerance = kStepsSwitchGain / std::max(1.0, *std::max_element(steps.begin(), steps.end()));
       if (improve(step, steps.data(), chosen, run, job) == 0) {
         for (double& s : steps) s = std::max(1.0, s) * kStepsMargin;
         return steps;
