@@ -112,14 +112,15 @@ constexpr unsigned kCoarseRestarts = 4;
 constexpr double kStepsEpsilon = 1e-6;
 // A row replaces a state's row for the steps to leave only where it gains more than
 // this many steps (absolute). At kSwitchTolerance (relative 1e-10 of thousands of
-// steps) the differences of tied rows in a solution to kStepsEpsilon were enough to
-// switch millions of states in every improvement, and the scheduler settled only by
-// chance (bench/NOTES.md, session 11).
-constexpr double kStepsSwitchGain = 0.01;
-// W is the steps' solution times this. With the solve's residual r and the gain g a
-// row may be left behind by, every row a of a state s has 1 + M_a W <= W_s + r + g,
-// so W' = margin W has 1 + M_a W' <= W'_s wherever r + g <= 1 - 1/margin (0.048 here).
-constexpr double kStepsMargin = 1.05;
+// steps) the differences of tied rows in a solution to kStepsEpsilon switched
+// millions of states in every improvement, and the scheduler settled only by chance
+// (bench/NOTES.md, session 11). The bounds need less than W's whole slack of 1 a
+// row (step 2 of the header: a row loses m of it, and half of that covers the
+// residual and the check's tolerance), so with the steps' residual r every row a has
+// 1 + M_a W <= W + r + this, and r + this <= 1/2 keeps the bracket's argument.
+constexpr double kStepsSwitchGain = 0.25;
+// W is the steps' solution times this: the steps' own residual must not eat the slack.
+constexpr double kStepsMargin = 1.01;
 constexpr std::uint64_t kVerifySweeps = 64;
 constexpr const char* kOverBudget = "more sweeps and products than value iteration's share (kBudgetShare)";
 
