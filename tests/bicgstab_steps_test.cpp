@@ -110,6 +110,45 @@ TEST(BicgstabSteps, GivesUpAfterItsRestartsOnABreakdown) {
   EXPECT_EQ(run.restarts, 3u);
 }
 
+// A backend whose rho vanishes at every period-th iteration, as a Krylov space that
+// runs dry would, while the true residual falls between the breakdowns.
+class BreaksDownEvery : public DenseBackend {
+ public:
+  BreaksDownEvery(DenseBackend a, int period) : DenseBackend(std::move(a)), period_(period) {}
+  double dot(KrylovVector a, KrylovVector b) {
+    const bool rho = a == KrylovVector::r_hat && b == KrylovVector::r;
+    return rho && ++rhos_ % period_ == 0 ? 0.0 : DenseBackend::dot(a, b);
+  }
+
+ private:
+  int period_, rhos_ = 0;
+};
+
+// x_i = left x_{i-1} + right x_{i+1} + 0.01 over n states.
+DenseBackend tridiagonal(std::size_t n, double left, double right) {
+  std::vector<std::vector<double>> m(n, std::vector<double>(n, 0.0));
+  for (std::size_t i = 0; i < n; ++i) {
+    m[i][i] = 1;
+    if (i > 0) m[i][i - 1] = -left;
+    if (i + 1 < n) m[i][i + 1] = -right;
+  }
+  return DenseBackend(m, std::vector<double>(n, 0.01));
+}
+
+// Breakdowns after progress cost no restart of the limit: with one restart allowed,
+// a run that breaks down every 3 iterations still converges, after many more restarts.
+TEST(BicgstabSteps, RestartsAfterProgressAreFree) {
+  BreaksDownEvery a(tridiagonal(40, 0.3, 0.3), 3);
+  KrylovLimits limits = tight();
+  limits.max_restarts = 1;
+  const KrylovRun run = run_bicgstab(a, limits);
+  EXPECT_TRUE(run.converged);
+  EXPECT_FALSE(run.broke_down);
+  EXPECT_GT(run.restarts, 1u);
+  const std::vector<double>& x = a.at(KrylovVector::x);
+  for (std::size_t i = 1; i + 1 < x.size(); ++i) EXPECT_NEAR(x[i], 0.3 * (x[i - 1] + x[i + 1]) + 0.01, 1e-12);
+}
+
 // A NaN in the system is a breakdown, never a converged answer.
 TEST(BicgstabSteps, ANanIsNeverConverged) {
   DenseBackend a({{1, 0}, {0, 1}}, {NAN, 1});
@@ -119,14 +158,7 @@ TEST(BicgstabSteps, ANanIsNeverConverged) {
 }
 
 TEST(BicgstabSteps, StopsAtTheIterationLimit) {
-  // A 30-state chain x_i = 0.9 x_{i+1} + 0.01 needs about 30 iterations.
-  const std::size_t n = 30;
-  std::vector<std::vector<double>> m(n, std::vector<double>(n, 0.0));
-  for (std::size_t i = 0; i < n; ++i) {
-    m[i][i] = 1;
-    if (i + 1 < n) m[i][i + 1] = -0.9;
-  }
-  DenseBackend a(m, std::vector<double>(n, 0.01));
+  DenseBackend a = tridiagonal(30, 0.0, 0.9);  // a chain: about 30 iterations
   KrylovLimits limits = tight();
   limits.max_iterations = 2;
   expect_outcome(run_bicgstab(a, limits), false, false, 2);

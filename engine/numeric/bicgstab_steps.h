@@ -35,8 +35,12 @@ enum class KrylovVector { c, x, r, r_hat, p, v, s, t };
 
 struct KrylovLimits {
   std::uint64_t max_iterations = 10000;
-  // Restarts from the current x (a fresh shadow residual) after a breakdown, before
-  // giving up: a vanishing rho or (r_hat, v) only says this Krylov space has run dry.
+  // Restarts from the current x (a fresh shadow residual) after a breakdown that has
+  // not brought the true residual down to kRestartProgress of what it was at the last
+  // restart, before giving up: a vanishing rho or (r_hat, v) only says this Krylov
+  // space has run dry. A restart after progress is free (max_iterations bounds them):
+  // a consensus model's scheduler needs a dozen on its way down, where an
+  // ill-conditioned system stalls at one residual restart after restart.
   unsigned max_restarts = 4;
   double epsilon = 1e-6;
   bool relative = true;  // the residual against epsilon times the largest |x|
@@ -55,6 +59,10 @@ namespace bicgstab_detail {
 // rho = (r_hat, r) counts as vanished below this fraction of |r_hat| |r|: the two
 // have become orthogonal to working precision and the recurrences lose all meaning.
 constexpr double kOrthogonal = 1e-14;
+
+// A restart whose true residual is at most this fraction of the last restart's made
+// progress (KrylovLimits::max_restarts).
+constexpr double kRestartProgress = 0.5;
 
 // epsilon, relative to largest (max |x|) where the limits ask for it.
 inline double tolerance(double largest, const KrylovLimits& limits) {
@@ -120,7 +128,8 @@ double start(Backend& a) {
 }  // namespace bicgstab_detail
 
 // Iterates from the backend's x until the residual's largest entry is within the
-// tolerance, max_iterations have run, or a breakdown follows max_restarts restarts.
+// tolerance, max_iterations have run, or a breakdown follows max_restarts restarts
+// without progress.
 // Convergence is claimed on the true residual c - (I - M) x only: the recurrence's r
 // drifts from it in rounding, and a drifted r that looks converged restarts instead.
 template <typename Backend>
@@ -128,6 +137,8 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
   using bicgstab_detail::kOrthogonal;
   using V = KrylovVector;
   KrylovRun run;
+  unsigned stalled = 0;          // restarts without progress (KrylovLimits::max_restarts)
+  double restart_residual = 0.0;  // the true residual at the last (re)start
   double r_hat_norm = 0.0, rho = 1.0, alpha = 1.0, omega = 1.0;
   double largest = 0.0;  // max |x|
   bool residual_is_true = true;
@@ -139,6 +150,7 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
     rho = alpha = omega = 1.0;
   };
   start();
+  restart_residual = run.residual;
   while (true) {
     const bool finite = std::isfinite(run.residual);
     const bool small = finite && run.residual <= bicgstab_detail::tolerance(largest, limits);
@@ -150,6 +162,7 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
     if (small) {  // drifted: a restart checks the true residual at the top
       ++run.restarts;
       start();
+      restart_residual = run.residual;
       continue;
     }
     if (!breakdown && run.iterations >= limits.max_iterations) return run;
@@ -178,14 +191,17 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
       }
     }
     if (!breakdown) continue;
-    if (run.restarts >= limits.max_restarts) {
+    start();  // the true residual, and a fresh shadow residual should the run go on
+    const bool progressed =
+        std::isfinite(run.residual) && run.residual <= bicgstab_detail::kRestartProgress * restart_residual;
+    if (!progressed && stalled >= limits.max_restarts) {
       run.broke_down = true;
-      start();  // say the true residual
       run.converged = std::isfinite(run.residual) && run.residual <= bicgstab_detail::tolerance(largest, limits);
       return run;
     }
+    stalled += progressed ? 0 : 1;
     ++run.restarts;
-    start();
+    restart_residual = run.residual;
   }
 }
 
