@@ -1,6 +1,7 @@
 // mdpvi: probabilistic model checking of MDPs by value iteration.
 #include "engine/solve/method_requirements.h"
 #include "engine/explore/model_builder.h"
+#include "engine/model/process_memory.h"
 #include "engine/pipeline/check_run.h"
 #include "engine/pipeline/memory_budget.h"
 #include "engine/pipeline/option_text.h"
@@ -403,6 +404,7 @@ void restart_with_huge_pages(char** argv) {
 
 int main(int argc, char** argv) {
   restart_with_huge_pages(argv);
+  mdpvi::return_large_frees_to_the_kernel();
   // Logs go to standard error, so that standard output holds only results.
   spdlog::set_default_logger(spdlog::stderr_color_mt("mdpvi"));
   spdlog::set_pattern("%^%l%$: %v");

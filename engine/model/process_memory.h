@@ -18,4 +18,12 @@ std::size_t usable_memory_bytes();
 // What is left of usable_memory_bytes() beside the resident memory (0 where none).
 std::size_t unused_memory_bytes();
 
+// Blocks of a few megabytes and more come from their own mappings and go back to the
+// kernel when freed. glibc's default raises that threshold after each large free (up
+// to 32 MiB), so the searches' and the SCCs' freed arrays stay in the heaps of the
+// threads that made them and are counted in the peak on top of the system built next
+// (bench/NOTES.md, session 11). A process-wide setting: the command calls it first.
+// Does nothing where the C library is not glibc.
+void return_large_frees_to_the_kernel();
+
 }  // namespace mdpvi
