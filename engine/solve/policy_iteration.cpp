@@ -13,11 +13,11 @@
 //     scheduler from the sweeps' values); evaluate: solve that scheduler's linear
 //     system, warm-started from the last values. Until no state changes its row.
 //  2. Bound. Let v be the final values, rho the largest Bellman residual |B(v) - v|,
-//     and W >= 1 + M_a W for every row a (the most expected steps any scheduler
-//     takes before leaving the SCC, found by policy iteration on the steps, times a
-//     margin). Then L = v - m W and U = v + m W with m = 2 rho satisfy L <= B(L)
-//     and B(U) <= U, each row a losing at least 2 rho of W's slack against at most
-//     rho of residual. m also gets twice the verification's tolerance
+//     and W >= 1/2 + M_a W for every row a (about the most expected steps any
+//     scheduler takes before leaving the SCC, found by policy iteration on the steps,
+//     times a margin: kStepsSwitchGain says how near). Then L = v - m W and
+//     U = v + m W with m = 2 rho satisfy L <= B(L) and B(U) <= U, each row a losing
+//     at least rho of W's slack against at most rho of residual. m also gets twice the verification's tolerance
 //     (kRaiseTolerance, relative to the largest value), so that the sweeps' check,
 //     which forgives that much, passes only where the inequalities hold exactly:
 //     else a value exact to the last place would pass as its own bound, and the
@@ -114,10 +114,10 @@ constexpr double kStepsEpsilon = 1e-6;
 // this many steps (absolute). At kSwitchTolerance (relative 1e-10 of thousands of
 // steps) the differences of tied rows in a solution to kStepsEpsilon switched
 // millions of states in every improvement, and the scheduler settled only by chance
-// (bench/NOTES.md, session 11). The bounds need less than W's whole slack of 1 a
-// row (step 2 of the header: a row loses m of it, and half of that covers the
-// residual and the check's tolerance), so with the steps' residual r every row a has
-// 1 + M_a W <= W + r + this, and r + this <= 1/2 keeps the bracket's argument.
+// (bench/NOTES.md, session 11). Step 2 of the header needs a slack of 1/2 a row: with
+// the steps' residual r (kStepsEpsilon relative, 0.005 steps at coin8_4's 4,600) every
+// row a has 1 + M_a W <= W + r + this, which holds it while r + this <= 1/2. Where it
+// does not (W in the hundreds of thousands), the verification's sweeps still decide.
 constexpr double kStepsSwitchGain = 0.25;
 // W is the steps' solution times this: the steps' own residual must not eat the slack.
 constexpr double kStepsMargin = 1.01;
