@@ -207,6 +207,36 @@ TEST(MultiObjective, OneObjectiveIsTheReachabilityPipelines) {
   }
 }
 
+// X and step-bounded paths (and their complements, G<=k) go through the automata of
+// co-safe LTL: one such objective alone is the single-objective pipeline's value, on
+// random MDPs with self-loops and one- to three-choice states.
+TEST(MultiObjective, BoundedAndNextPathsAreTheSingleObjectivePipelines) {
+  std::mt19937 rng(41);
+  const char* paths[] = {"X \"a\"", "F<=3 \"a\"", "\"b\" U<=2 \"a\"", "F[2,4] \"a\"", "F>=2 \"a\"",
+                         "G<=3 \"b\"", "\"b\" U>=1 \"a\""};
+  for (int trial = 0; trial < 24; ++trial) {
+    SparseMdp mdp = test::small_random_mdp(2 + trial % 9, false, rng);
+    mdp.labels.push_back({"a", random_set(mdp.num_states(), rng)});
+    mdp.labels.push_back({"b", random_set(mdp.num_states(), rng)});
+    for (const char* path : paths) {
+      for (const char* direction : {"min", "max"}) {
+        const std::string query = std::string("P") + direction + "=? [ " + path + " ]";
+        EXPECT_NEAR(checked(mdp, "multi(" + query + ")").number, checked(mdp, query).number, 1e-8)
+            << query << ", trial " << trial;
+      }
+    }
+  }
+}
+
+// Beside another objective, by hand: from 0, "A" is reached in one step for sure (the
+// first choice) or with a half (the coin); at most 0.4 of the runs may take the first
+// choice when P(F "B") >= 0.6 must hold.
+TEST(MultiObjective, ANextPathBesideAnotherObjective) {
+  const SparseMdp mdp = three_ways();
+  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ X \"A\" ], P>=0.6 [ F \"B\" ])").number, 0.4, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ F<=1 \"A\" ], P>=0.5 [ F \"B\" ])").number, 0.5, 1e-9);
+}
+
 // v = max P(F a) subject to P(F b) >= x: v - 1e-6 with x is achievable, v + 1e-6 not.
 TEST(MultiObjective, ANumericalQueryIsTheEdgeOfAchievability) {
   std::mt19937 rng(23);

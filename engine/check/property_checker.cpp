@@ -155,26 +155,27 @@ class Checker {
     }
   }
 
-  // One objective of multi(...): a P of an unbounded until (or its complement) or an R [ C ].
+  // One objective of multi(...): a P of an until (or its complement), of X or of an LTL
+  // path, or an R [ C ].
   MultiObjective objective_of(const Formula& o) {
     const TemporalOperator& op = o.temporal;
     MultiObjective objective;
     objective.reward = op.kind == TemporalOperator::Kind::reward;
-    if (op.step_bound || op.lower_step_bound) fail(o.position, "not supported yet: a step bound in multi(...)");
     if (objective.reward) {
       if (op.path != Path::total_reward) fail(o.position, "not supported yet: multi(...) of rewards other than R [ C ]");
       objective.rewards = &reward_structure(o);
+    } else if (op.path == Path::ltl) {
+      objective.ltl = ltl_path(o);
+      objective.atoms = ltl_atoms(o);
+    } else if (op.path == Path::until && !op.step_bound && !op.lower_step_bound) {
+      objective.phi = boolean(o.operands[0]);
+      objective.psi = boolean(o.operands[1]);
+      objective.complement = op.complement;
     } else {
-      if (op.path == Path::ltl) {
-        objective.ltl = ltl_path(o);
-        objective.atoms = ltl_atoms(o);
-      } else if (op.path == Path::until) {
-        objective.phi = boolean(o.operands[0]);
-        objective.psi = boolean(o.operands[1]);
-        objective.complement = op.complement;
-      } else {
-        fail(o.position, "not supported yet: multi(...) of X paths");
-      }
+      // X and step-bounded untils are co-safe (or, complemented, safety) paths: the
+      // multi-objective product tracks them through their automata as it does LTL.
+      objective.ltl = bounded_path_as_ltl(o);
+      objective.atoms = ltl_atoms(o);
     }
     if (op.comparison) {
       objective.comparison = *op.comparison;
@@ -514,6 +515,30 @@ class Checker {
     for (const Expression& bound : f.temporal.ltl_bounds) bounds.push_back(steps(bound));
     try {
       return automata::unfold_step_bounds(*f.temporal.ltl, bounds);
+    } catch (const std::invalid_argument& error) {
+      fail(f.position, error.what());
+    }
+  }
+
+  // X a, or (a U b with its step bounds, complemented where the operator is): the path
+  // as a PathFormula over the operator's state formulas, its bounds unfolded.
+  PathFormula bounded_path_as_ltl(const Formula& f) const {
+    const TemporalOperator& op = f.temporal;
+    if (op.path == Path::next) return PathFormula::unary(PathFormula::Op::next, PathFormula::atom(0));
+    const auto [first, last] = step_window(op);
+    PathFormula until = PathFormula::binary(PathFormula::Op::until, PathFormula::atom(0), PathFormula::atom(1));
+    std::vector<std::uint64_t> bounds;
+    if (first > 0) {
+      until.lower_bound = static_cast<std::int32_t>(bounds.size());
+      bounds.push_back(first);
+    }
+    if (last) {
+      until.upper_bound = static_cast<std::int32_t>(bounds.size());
+      bounds.push_back(*last);
+    }
+    try {
+      const PathFormula unfolded = automata::unfold_step_bounds(until, bounds);
+      return op.complement ? PathFormula::unary(PathFormula::Op::negation, unfolded) : unfolded;
     } catch (const std::invalid_argument& error) {
       fail(f.position, error.what());
     }
