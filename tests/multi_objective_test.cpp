@@ -237,6 +237,35 @@ TEST(MultiObjective, ANextPathBesideAnotherObjective) {
   EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ F<=1 \"A\" ], P>=0.5 [ F \"B\" ])").number, 0.5, 1e-9);
 }
 
+// R [ C<=k ] counts the steps in the product: alone, it is the cumulative reward
+// pipeline's value, state and choice rewards alike, k = 0 included.
+TEST(MultiObjective, OneBoundedCumulativeRewardIsTheCumulativePipeline) {
+  std::mt19937 rng(43);
+  for (int trial = 0; trial < 24; ++trial) {
+    SparseMdp mdp = test::small_random_mdp(2 + trial % 9, false, rng);
+    PodVector<double> cost(mdp.num_choices()), per_state(mdp.num_states());
+    for (double& c : cost) c = 0.5 * (rng() % 4);
+    for (double& c : per_state) c = 0.25 * (rng() % 3);
+    mdp.rewards.push_back({"cost", CompactValues(std::move(per_state)), CompactValues(std::move(cost))});
+    for (const char* direction : {"min", "max"}) {
+      for (int k : {0, 1, 4}) {
+        const std::string query = std::string("R{\"cost\"}") + direction + "=? [ C<=" + std::to_string(k) + " ]";
+        EXPECT_NEAR(checked(mdp, "multi(" + query + ")").number, checked(mdp, query).number, 1e-8)
+            << query << ", trial " << trial;
+      }
+    }
+  }
+}
+
+// Beside a probability, by hand: the coin (cost 0.5) reaches "A" with a half and
+// costs least; the first choice (cost 1) reaches it for sure. P(F "A") >= 0.75 needs
+// half of the runs on the first choice: 0.5 * 1 + 0.5 * 0.5 = 0.75 in one step.
+TEST(MultiObjective, ABoundedCumulativeRewardBesideAProbability) {
+  const SparseMdp mdp = three_ways();
+  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C<=1 ], P>=0.75 [ F \"A\" ])").number, 0.75, 1e-9);
+  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C<=0 ], P>=0.75 [ F \"A\" ])").number, 0.0, 1e-9);
+}
+
 // v = max P(F a) subject to P(F b) >= x: v - 1e-6 with x is achievable, v + 1e-6 not.
 TEST(MultiObjective, ANumericalQueryIsTheEdgeOfAchievability) {
   std::mt19937 rng(23);

@@ -25,7 +25,8 @@ namespace {
 // What one objective knows of a path so far: an until's status (pending, met, failed:
 // it changes at most once) or a co-safe path's state in its automaton's deterministic
 // first part (met where that accepts every continuation, failed at the sink). A safety
-// path is tracked by its co-safe negation, its value flipped. Reward objectives: 0.
+// path is tracked by its co-safe negation, its value flipped. Reward objectives: 0, or
+// under a step bound k the steps taken, up to k (then nothing more is earned).
 class ObjectiveTracker {
  public:
   enum : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };
@@ -51,12 +52,12 @@ class ObjectiveTracker {
 
   // After the path's first state t; after t, from v.
   std::uint32_t start(std::uint32_t t) {
-    if (o_->reward) return 0;
+    if (o_->reward) return 0;  // no step taken yet
     if (automaton_) return automaton_->step(automaton_->initial(), letter(t));
     return classify(t);
   }
   std::uint32_t next(std::uint32_t v, std::uint32_t t) {
-    if (o_->reward) return 0;
+    if (o_->reward) return o_->reward_steps ? std::min(v + 1, *o_->reward_steps) : 0;
     if (automaton_) return automaton_->step(v, letter(t));
     return v == kPending ? classify(t) : v;
   }
@@ -64,8 +65,12 @@ class ObjectiveTracker {
     if (o_->reward) return false;
     return automaton_ ? automaton_->universal(v) : v == kMet;
   }
+  // Whether a reward objective still earns at v (always, without a step bound).
+  bool earns(std::uint32_t v) const {
+    return o_->reward && !(o_->reward_steps && v >= *o_->reward_steps);
+  }
   bool decided(std::uint32_t v) const {
-    if (o_->reward) return false;
+    if (o_->reward) return o_->reward_steps && v >= *o_->reward_steps;
     return automaton_ ? v == automata::LtlAutomaton::kRejecting || automaton_->universal(v) : v != kPending;
   }
 
@@ -85,6 +90,7 @@ struct StatusProduct {
   SparseMdp mdp;
   std::vector<std::uint32_t> model_state;  // per pair
   std::vector<std::vector<char>> met;      // per objective, per pair
+  std::vector<std::vector<char>> earns;    // per objective, per pair: its rewards still count
   PodVector<std::uint64_t> model_row;      // per product row: the model's, or LtlProduct::kNoRow (a stop)
 };
 
@@ -127,9 +133,14 @@ class StatusProductBuilder {
     p.mdp.values = CompactValues(std::move(values));
     p.mdp.initial_states = {0};
     p.met.assign(trackers_.size(), std::vector<char>(pairs_.size(), 0));
+    p.earns = p.met;
     for (std::uint32_t i = 0; i < pairs_.size(); ++i) {
       p.model_state.push_back(pairs_[i].first);
-      for (std::size_t o = 0; o < trackers_.size(); ++o) p.met[o][i] = trackers_[o].met(statuses_[pairs_[i].second][o]);
+      for (std::size_t o = 0; o < trackers_.size(); ++o) {
+        const std::uint32_t v = statuses_[pairs_[i].second][o];
+        p.met[o][i] = trackers_[o].met(v);
+        p.earns[o][i] = trackers_[o].earns(v);
+      }
     }
     return p;
   }
@@ -348,14 +359,25 @@ bool maximises(const MultiObjective& o) {
   return *o.comparison == Comparison::greater || *o.comparison == Comparison::greater_equal;
 }
 
-// Each reward objective's rewards on the product's rows (none for the others).
+// Each reward objective's rewards on the product's rows (none for the others), 0 on
+// the rows of pairs where it no longer earns (past its step bound).
 std::vector<std::optional<RewardStructure>> lifted_rewards(const StatusProduct& product,
                                                            const std::vector<MultiObjective>& objectives) {
   std::vector<std::optional<RewardStructure>> lifted(objectives.size());
+  const SparseMdp& p = product.mdp;
   for (std::size_t i = 0; i < objectives.size(); ++i) {
-    if (objectives[i].reward) {
-      lifted[i] = rewards_on_pairs(*objectives[i].rewards, product.mdp, product.model_state, product.model_row);
+    if (!objectives[i].reward) continue;
+    RewardStructure on_pairs = rewards_on_pairs(*objectives[i].rewards, p, product.model_state, product.model_row);
+    if (objectives[i].reward_steps) {
+      PodVector<double> counted(p.num_choices());
+      for (std::uint32_t s = 0; s < p.num_states(); ++s) {
+        for (std::uint64_t r = p.row_group_starts[s]; r < p.row_group_starts[s + 1]; ++r) {
+          counted[r] = product.earns[i][s] ? on_pairs.choice_rewards[r] : 0.0;
+        }
+      }
+      on_pairs.choice_rewards = CompactValues(std::move(counted));
     }
+    lifted[i] = std::move(on_pairs);
   }
   return lifted;
 }

@@ -3,8 +3,8 @@
 // bounds at once (achievability), or the best value of one objective among the
 // schedulers that meet the others (numerical), or with two such objectives their Pareto
 // curve. Objectives are reachability probabilities (phi U psi, and G, W, R as their
-// complements), co-safe and safety LTL paths, and expected total rewards (R [ C ]), each
-// maximised or minimised.
+// complements), co-safe and safety LTL paths, and expected total rewards (R [ C ], and
+// R [ C<=k ] with a step counter in the product), each maximised or minimised.
 //
 // The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
 // ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
@@ -34,6 +34,8 @@ struct MultiObjective {
   std::optional<PathFormula> ltl;
   std::vector<StateSet> atoms;
   const RewardStructure* rewards = nullptr;  // reward: R [ C ] of these
+  // reward: R [ C<=k ]: earned in the first k steps only (the product counts them).
+  std::optional<std::uint32_t> reward_steps;
   std::optional<Optimization> query;         // =?: the objective to optimise
   std::optional<Comparison> comparison;      // else: its bound
   double threshold = 0.0;

@@ -162,7 +162,17 @@ class Checker {
     MultiObjective objective;
     objective.reward = op.kind == TemporalOperator::Kind::reward;
     if (objective.reward) {
-      if (op.path != Path::total_reward) fail(o.position, "not supported yet: multi(...) of rewards other than R [ C ]");
+      if (op.path == Path::cumulative_reward) {
+        // The product pairs each state with the steps taken, as LTL's unfolded bounds do.
+        const std::uint64_t k = steps(*op.step_bound);
+        if (k > automata::kMostUnfoldedSteps) {
+          fail(op.step_bound->position, "not supported yet: a step bound above " +
+                                            std::to_string(automata::kMostUnfoldedSteps) + " in multi(...)");
+        }
+        objective.reward_steps = static_cast<std::uint32_t>(k);
+      } else if (op.path != Path::total_reward) {
+        fail(o.position, "not supported yet: multi(...) of rewards other than R [ C ] and R [ C<=k ]");
+      }
       objective.rewards = &reward_structure(o);
     } else if (op.path == Path::ltl) {
       objective.ltl = ltl_path(o);
