@@ -305,16 +305,21 @@ class PolicyIterationPolicy final : public MethodPolicy {
     std::vector<std::uint64_t> chosen(range.size());
     bind_constants(x.lower, job, run);
     improve(PolicyImprovement{range, r_.direction, RowObjective::values, false}, x.lower.data(), chosen, run, job);
-    if (!settle(range, chosen, x.lower, x.lower_next, run, job)) return run;
+    if (!settle_coarse(range, chosen, x.lower, x.lower_next, run, job)) return run;
+    // W before the fine phases, which stop once the residual fits it.
+    const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run, job);
+    if (!steps) {
+      fail(run, "no bound on the steps before leaving the SCC");
+      return run;
+    }
+    if (!settle_fine(range, chosen, x.lower, x.lower_next, *steps, run, job)) return run;
     // The upper side from the upper inputs (on which another scheduler may be best),
     // starting from the lower side's scheduler and values.
     std::vector<std::uint64_t> chosen_upper = chosen;
     parallel_copy(x.lower.data() + range.begin, range.size(), x.upper.data() + range.begin);
     bind_constants(x.upper, job, run);
-    if (!settle(range, chosen_upper, x.upper, x.upper_next, run, job)) return run;
-    const std::optional<std::vector<double>> steps = most_steps_to_leave(range, chosen, run, job);
-    if (!steps) {
-      fail(run, "no bound on the steps before leaving the SCC");
+    if (!settle_coarse(range, chosen_upper, x.upper, x.upper_next, run, job) ||
+        !settle_fine(range, chosen_upper, x.upper, x.upper_next, *steps, run, job)) {
       return run;
     }
     auto start = std::chrono::steady_clock::now();
@@ -369,30 +374,91 @@ class PolicyIterationPolicy final : public MethodPolicy {
   }
 
   // Policy iteration on values' range, from the chosen scheduler: evaluate, improve,
-  // until no state changes its row at kSwitchTolerance; then, solved tightly, as long
-  // as rows still gain at kFineSwitchTolerance, at most kFinePolicies more (a gain left behind
-  // widens the bounds by itself times the steps to leave; values need not be the last
-  // scheduler's: the bounds are taken from whatever they are). False where it fails
+  // until no state changes its row at kSwitchTolerance. False where it fails
   // (run.failure says why).
-  bool settle(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values,
-              PodVector<double>& scratch, PolicyRun& run, const DeviceChunkJob* job) {
-    PolicyImprovement step{range, r_.direction, RowObjective::values, true};
-    for (int fine = 0;;) {
+  bool settle_coarse(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values,
+                     PodVector<double>& scratch, PolicyRun& run, const DeviceChunkJob* job) {
+    const PolicyImprovement step{range, r_.direction, RowObjective::values, true};
+    while (true) {
       ++run.policies;
-      const bool fine_phase = step.tolerance == kFineSwitchTolerance;
-      if (!evaluate(range, chosen, values, fine_phase ? kEvaluationEpsilon : kCoarseEvaluationEpsilon, run, job)) {
+      if (!evaluate(range, chosen, values, kCoarseEvaluationEpsilon, run, job)) {
         return fail(run, "a scheduler's system did not converge");
       }
-      if (!fine_phase) look_ahead(range, values, scratch, run, job);
-      if (improve(step, values.data(), chosen, run, job) == 0) {
-        if (fine_phase) return true;
-        step.tolerance = kFineSwitchTolerance;  // the same scheduler again, solved tightly
-        continue;
-      }
-      if (fine_phase && ++fine > kFinePolicies) return true;
+      look_ahead(range, values, scratch, run, job);
+      if (improve(step, values.data(), chosen, run, job) == 0) return true;
       if (run.policies >= kMaxPolicies) return fail(run, "the scheduler did not settle");
       if (run.sweeps >= run.budget) return fail(run, kOverBudget);
     }
+  }
+
+  // Then the scheduler solved tightly, and as long as rows still gain at
+  // kFineSwitchTolerance, at most kFinePolicies more, until the Bellman residual rho is
+  // small enough that the bracket of W's steps (4 rho W and the check's tolerance) fits
+  // half of what any SCC may add to its inputs' width (a gain left behind widens the
+  // bounds by itself times the steps to leave, and rho counts it; values need not be the
+  // last scheduler's: the bounds are taken from whatever they are). Tied rows (a
+  // symmetric protocol's processes) trade places in rounding at this tolerance, so
+  // without the residual's test nearly every SCC would take all kFinePolicies
+  // (bench/NOTES.md, session 11). False where it fails (run.failure says why).
+  bool settle_fine(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values,
+                   PodVector<double>& scratch, const std::vector<double>& steps, PolicyRun& run,
+                   const DeviceChunkJob* job) {
+    PolicyImprovement step{range, r_.direction, RowObjective::values, true};
+    step.tolerance = kFineSwitchTolerance;
+    const double enough = residual_enough(range, values, steps);
+    // The first solve only as tightly as the residual needs (BiCGStab's tolerance is
+    // relative to the largest value); the later ones, if any, as tightly as they can.
+    double epsilon = std::clamp(enough / 2 / std::max(largest(range, values), 1e-300), kEvaluationEpsilon,
+                                kCoarseEvaluationEpsilon);
+    for (int fine = 0;; ++fine) {
+      ++run.policies;
+      if (!evaluate(range, chosen, values, epsilon, run, job)) {
+        return fail(run, "a scheduler's system did not converge");
+      }
+      const auto start = std::chrono::steady_clock::now();
+      const double rho = bellman_residual(range, values, scratch, job);
+      run.clock.residual_s += seconds_since(start);
+      ++run.sweeps;
+      if (rho <= enough) return true;
+      const bool tightest = epsilon <= kEvaluationEpsilon;
+      epsilon = kEvaluationEpsilon;
+      if ((improve(step, values.data(), chosen, run, job) == 0 && tightest) || fine >= kFinePolicies) return true;
+      if (run.sweeps >= run.budget) return fail(run, kOverBudget);
+    }
+  }
+
+  // The Bellman residual under which the bracket (margin m = 2 rho + 2 kRaiseTolerance
+  // times the largest value, times each state's W on each side) stays within half the
+  // least positive width target at every state: the least an SCC may add to its inputs'
+  // width (interval_iteration.cpp's targets: 2 epsilon level / H), relative to the state's
+  // value where the criterion is relative (interval_width). 0 where nothing would fit.
+  double residual_enough(StateRange range, const PodVector<double>& values, const std::vector<double>& steps) {
+    const bool relative = r_.options.stop.criterion == ConvergenceCriterion::relative;
+    const double least_per_step = oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::size_t>(0, range.size(), 1 << 14), std::numeric_limits<double>::infinity(),
+        [&](const auto& part, double least) {
+          for (std::size_t i = part.begin(); i < part.end(); ++i) {
+            const double v = values[range.begin + i];
+            least = std::min(least, (relative && v > 0.0 ? v : 1.0) / steps[i]);
+          }
+          return least;
+        },
+        [](double a, double b) { return std::min(a, b); });
+    const double margin = least_target() / 2 * least_per_step / 2;  // 2 m W_s <= half the target
+    return std::max(0.0, (margin - 2 * kRaiseTolerance * largest(range, values)) / 2);
+  }
+
+  // The least positive width target of the system (made once).
+  double least_target() {
+    if (!least_target_) {
+      const PodVector<double>& all = targets();
+      double least = 0.0;
+      for (double t : all) {
+        if (t > 0.0 && (least == 0.0 || t < least)) least = t;
+      }
+      least_target_ = least;
+    }
+    return *least_target_;
   }
 
   // kLookAhead Bellman sweeps of values' range (scratch: its second buffer): an
@@ -610,6 +676,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
   const SolveRequest& r_;
   std::unique_ptr<MethodPolicy> fallback_;
   bool optimistic_on_device_;
+  std::optional<double> least_target_;
 };
 
 }  // namespace
