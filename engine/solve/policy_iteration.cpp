@@ -17,9 +17,10 @@
 //     scheduler takes before leaving the SCC, found by policy iteration on the steps,
 //     times a margin: kStepsSwitchGain says how near). Then L = v - m W and
 //     U = v + m W with m = 2 rho satisfy L <= B(L) and B(U) <= U, each row a losing
-//     at least rho of W's slack against at most rho of residual. m also gets twice the verification's tolerance
-//     (kRaiseTolerance, relative to the largest value), so that the sweeps' check,
-//     which forgives that much, passes only where the inequalities hold exactly:
+//     at least rho of W's slack against at most rho of residual. m also gets twice
+//     the verification's tolerance (kRaiseTolerance, relative to the largest value),
+//     so that the sweeps' check, which forgives that much, passes only where the
+//     inequalities hold exactly:
 //     else a value exact to the last place would pass as its own bound, and the
 //     forgiven part, summed over the steps to leave, could put it past the truth.
 //     B(U) <= U bounds the least fixed point from above (Park); L <= B(L) bounds it
