@@ -14,6 +14,9 @@
 
 #include <cmath>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace mdpvi {
 namespace {
@@ -207,63 +210,70 @@ TEST(MultiObjective, OneObjectiveIsTheReachabilityPipelines) {
   }
 }
 
-// X and step-bounded paths (and their complements, G<=k) go through the automata of
-// co-safe LTL: one such objective alone is the single-objective pipeline's value, on
-// random MDPs with self-loops and one- to three-choice states.
-TEST(MultiObjective, BoundedAndNextPathsAreTheSingleObjectivePipelines) {
-  std::mt19937 rng(41);
-  const char* paths[] = {"X \"a\"", "F<=3 \"a\"", "\"b\" U<=2 \"a\"", "F[2,4] \"a\"", "F>=2 \"a\"",
-                         "G<=3 \"b\"", "\"b\" U>=1 \"a\""};
+// On 24 random MDPs (one- to three-choice states, self-loops), each given its labels or
+// rewards by decorate, every query alone in multi(...) is the single-objective
+// pipeline's value.
+template <typename Decorate>
+void expect_alone_as_single(unsigned seed, Decorate decorate, const std::vector<std::string>& queries) {
+  std::mt19937 rng(seed);
   for (int trial = 0; trial < 24; ++trial) {
     SparseMdp mdp = test::small_random_mdp(2 + trial % 9, false, rng);
-    mdp.labels.push_back({"a", random_set(mdp.num_states(), rng)});
-    mdp.labels.push_back({"b", random_set(mdp.num_states(), rng)});
-    for (const char* path : paths) {
-      for (const char* direction : {"min", "max"}) {
-        const std::string query = std::string("P") + direction + "=? [ " + path + " ]";
-        EXPECT_NEAR(checked(mdp, "multi(" + query + ")").number, checked(mdp, query).number, 1e-8)
-            << query << ", trial " << trial;
-      }
+    decorate(mdp, rng);
+    for (const std::string& query : queries) {
+      EXPECT_NEAR(checked(mdp, "multi(" + query + ")").number, checked(mdp, query).number, 1e-8)
+          << query << ", trial " << trial;
     }
   }
 }
 
-// Beside another objective, by hand: from 0, "A" is reached in one step for sure (the
-// first choice) or with a half (the coin); at most 0.4 of the runs may take the first
-// choice when P(F "B") >= 0.6 must hold.
-TEST(MultiObjective, ANextPathBesideAnotherObjective) {
-  const SparseMdp mdp = three_ways();
-  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ X \"A\" ], P>=0.6 [ F \"B\" ])").number, 0.4, 1e-9);
-  EXPECT_NEAR(checked(mdp, "multi(Pmax=? [ F<=1 \"A\" ], P>=0.5 [ F \"B\" ])").number, 0.5, 1e-9);
+// X and step-bounded paths (and their complements, G<=k) go through the automata of
+// co-safe LTL.
+TEST(MultiObjective, BoundedAndNextPathsAreTheSingleObjectivePipelines) {
+  std::vector<std::string> queries;
+  for (const char* path : {"X \"a\"", "F<=3 \"a\"", "\"b\" U<=2 \"a\"", "F[2,4] \"a\"", "F>=2 \"a\"", "G<=3 \"b\"",
+                           "\"b\" U>=1 \"a\""}) {
+    for (const char* direction : {"min", "max"}) queries.push_back(std::string("P") + direction + "=? [ " + path + " ]");
+  }
+  expect_alone_as_single(
+      41,
+      [](SparseMdp& mdp, std::mt19937& rng) {
+        mdp.labels.push_back({"a", random_set(mdp.num_states(), rng)});
+        mdp.labels.push_back({"b", random_set(mdp.num_states(), rng)});
+      },
+      queries);
 }
 
 // R [ C<=k ] counts the steps in the product: alone, it is the cumulative reward
 // pipeline's value, state and choice rewards alike, k = 0 included.
 TEST(MultiObjective, OneBoundedCumulativeRewardIsTheCumulativePipeline) {
-  std::mt19937 rng(43);
-  for (int trial = 0; trial < 24; ++trial) {
-    SparseMdp mdp = test::small_random_mdp(2 + trial % 9, false, rng);
-    PodVector<double> cost(mdp.num_choices()), per_state(mdp.num_states());
-    for (double& c : cost) c = 0.5 * (rng() % 4);
-    for (double& c : per_state) c = 0.25 * (rng() % 3);
-    mdp.rewards.push_back({"cost", CompactValues(std::move(per_state)), CompactValues(std::move(cost))});
-    for (const char* direction : {"min", "max"}) {
-      for (int k : {0, 1, 4}) {
-        const std::string query = std::string("R{\"cost\"}") + direction + "=? [ C<=" + std::to_string(k) + " ]";
-        EXPECT_NEAR(checked(mdp, "multi(" + query + ")").number, checked(mdp, query).number, 1e-8)
-            << query << ", trial " << trial;
-      }
-    }
+  std::vector<std::string> queries;
+  for (const char* direction : {"min", "max"}) {
+    for (int k : {0, 1, 4}) queries.push_back(std::string("R{\"cost\"}") + direction + "=? [ C<=" + std::to_string(k) + " ]");
   }
+  expect_alone_as_single(
+      43,
+      [](SparseMdp& mdp, std::mt19937& rng) {
+        PodVector<double> cost(mdp.num_choices()), per_state(mdp.num_states());
+        for (double& c : cost) c = 0.5 * (rng() % 4);
+        for (double& c : per_state) c = 0.25 * (rng() % 3);
+        mdp.rewards.push_back({"cost", CompactValues(std::move(per_state)), CompactValues(std::move(cost))});
+      },
+      queries);
 }
 
-// Beside a probability, by hand: the coin (cost 0.5) reaches "A" with a half and
-// costs least; the first choice (cost 1) reaches it for sure. P(F "A") >= 0.75 needs
-// half of the runs on the first choice: 0.5 * 1 + 0.5 * 0.5 = 0.75 in one step.
-TEST(MultiObjective, ABoundedCumulativeRewardBesideAProbability) {
+// Beside another objective, by hand. From 0, "A" is reached in one step for sure (the
+// first choice, cost 1) or with a half (the coin, cost 0.5): at most 0.4 of the runs may
+// take the first choice where P(F "B") >= 0.6 must hold, 0.5 where 0.5. P(F "A") >= 0.75
+// needs half of the runs on the first choice: 0.5 * 1 + 0.5 * 0.5 = 0.75 in one step.
+TEST(MultiObjective, NextAndStepBoundedObjectivesBesideAnotherByHand) {
   const SparseMdp mdp = three_ways();
-  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C<=1 ], P>=0.75 [ F \"A\" ])").number, 0.75, 1e-9);
-  EXPECT_NEAR(checked(mdp, "multi(R{\"cost\"}min=? [ C<=0 ], P>=0.75 [ F \"A\" ])").number, 0.0, 1e-9);
+  const std::pair<const char*, double> answers[] = {
+      {"multi(Pmax=? [ X \"A\" ], P>=0.6 [ F \"B\" ])", 0.4},
+      {"multi(Pmax=? [ F<=1 \"A\" ], P>=0.5 [ F \"B\" ])", 0.5},
+      {"multi(R{\"cost\"}min=? [ C<=1 ], P>=0.75 [ F \"A\" ])", 0.75},
+      {"multi(R{\"cost\"}min=? [ C<=0 ], P>=0.75 [ F \"A\" ])", 0.0},
+  };
+  for (const auto& [query, value] : answers) EXPECT_NEAR(checked(mdp, query).number, value, 1e-9) << query;
 }
 
 // v = max P(F a) subject to P(F b) >= x: v - 1e-6 with x is achievable, v + 1e-6 not.
