@@ -155,8 +155,8 @@ class Checker {
     }
   }
 
-  // One objective of multi(...): a P of an until (or its complement), of X or of an LTL
-  // path, or an R [ C ].
+  // One objective of multi(...): a P of an until (or its complement, step bounds
+  // included), of X or of an LTL path, or an R [ C ] or R [ C<=k ].
   MultiObjective objective_of(const Formula& o) {
     const TemporalOperator& op = o.temporal;
     MultiObjective objective;
