@@ -313,20 +313,18 @@ class PolicyIterationPolicy final : public MethodPolicy {
       fail(run, "no bound on the steps before leaving the SCC");
       return run;
     }
-    if (!settle_fine(range, chosen, x.lower, x.lower_next, *steps, run, job)) return run;
+    const std::optional<double> lower_residual = settle_fine(range, chosen, x.lower, x.lower_next, *steps, run, job);
+    if (!lower_residual) return run;
     // The upper side from the upper inputs (on which another scheduler may be best),
     // starting from the lower side's scheduler and values.
     std::vector<std::uint64_t> chosen_upper = chosen;
     parallel_copy(x.lower.data() + range.begin, range.size(), x.upper.data() + range.begin);
     bind_constants(x.upper, job, run);
-    if (!settle_coarse(range, chosen_upper, x.upper, x.upper_next, run, job) ||
-        !settle_fine(range, chosen_upper, x.upper, x.upper_next, *steps, run, job)) {
-      return run;
-    }
-    auto start = std::chrono::steady_clock::now();
-    run.residual = std::max(bellman_residual(range, x.lower, x.lower_next, job), bellman_residual(range, x.upper, x.upper_next, job));
-    run.clock.residual_s += seconds_since(start);
-    start = std::chrono::steady_clock::now();
+    if (!settle_coarse(range, chosen_upper, x.upper, x.upper_next, run, job)) return run;
+    const std::optional<double> upper_residual = settle_fine(range, chosen_upper, x.upper, x.upper_next, *steps, run, job);
+    if (!upper_residual) return run;
+    run.residual = std::max(*lower_residual, *upper_residual);
+    const auto start = std::chrono::steady_clock::now();
     run.most_steps = *std::max_element(steps->begin(), steps->end());
     bracket(range, 2 * run.residual + 2 * kRaiseTolerance * largest(range, x.upper), *steps, x);
     if (job != nullptr) {
@@ -400,31 +398,37 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // last scheduler's: the bounds are taken from whatever they are). Tied rows (a
   // symmetric protocol's processes) trade places in rounding at this tolerance, so
   // without the residual's test nearly every SCC would take all kFinePolicies
-  // (bench/NOTES.md, session 11). False where it fails (run.failure says why).
-  bool settle_fine(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values,
-                   PodVector<double>& scratch, const std::vector<double>& steps, PolicyRun& run,
-                   const DeviceChunkJob* job) {
+  // (bench/NOTES.md, session 11). Returns the Bellman residual of values as it leaves
+  // them (an improvement changes only chosen), the bracket's rho; nothing where it fails
+  // (run.failure says why).
+  std::optional<double> settle_fine(StateRange range, std::vector<std::uint64_t>& chosen, PodVector<double>& values,
+                                    PodVector<double>& scratch, const std::vector<double>& steps, PolicyRun& run,
+                                    const DeviceChunkJob* job) {
     PolicyImprovement step{range, r_.direction, RowObjective::values, true};
     step.tolerance = kFineSwitchTolerance;
-    const double enough = residual_enough(range, values, steps);
+    const double most = largest(range, values);
+    const double enough = residual_enough(range, values, steps, most);
     // The first solve only as tightly as the residual needs (BiCGStab's tolerance is
     // relative to the largest value); the later ones, if any, as tightly as they can.
-    double epsilon = std::clamp(enough / 2 / std::max(largest(range, values), 1e-300), kEvaluationEpsilon,
-                                kCoarseEvaluationEpsilon);
+    double epsilon = std::clamp(enough / 2 / std::max(most, 1e-300), kEvaluationEpsilon, kCoarseEvaluationEpsilon);
     for (int fine = 0;; ++fine) {
       ++run.policies;
       if (!evaluate(range, chosen, values, epsilon, run, job)) {
-        return fail(run, "a scheduler's system did not converge");
+        fail(run, "a scheduler's system did not converge");
+        return std::nullopt;
       }
       const auto start = std::chrono::steady_clock::now();
       const double rho = bellman_residual(range, values, scratch, job);
       run.clock.residual_s += seconds_since(start);
       ++run.sweeps;
-      if (rho <= enough) return true;
+      if (rho <= enough) return rho;
       const bool tightest = epsilon <= kEvaluationEpsilon;
       epsilon = kEvaluationEpsilon;
-      if ((improve(step, values.data(), chosen, run, job) == 0 && tightest) || fine >= kFinePolicies) return true;
-      if (run.sweeps >= run.budget) return fail(run, kOverBudget);
+      if ((improve(step, values.data(), chosen, run, job) == 0 && tightest) || fine >= kFinePolicies) return rho;
+      if (run.sweeps >= run.budget) {
+        fail(run, kOverBudget);
+        return std::nullopt;
+      }
     }
   }
 
@@ -433,7 +437,9 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // least positive width target at every state: the least an SCC may add to its inputs'
   // width (interval_iteration.cpp's targets: 2 epsilon level / H), relative to the state's
   // value where the criterion is relative (interval_width). 0 where nothing would fit.
-  double residual_enough(StateRange range, const PodVector<double>& values, const std::vector<double>& steps) {
+  // most: the largest value of the range.
+  double residual_enough(StateRange range, const PodVector<double>& values, const std::vector<double>& steps,
+                         double most) {
     const bool relative = r_.options.stop.criterion == ConvergenceCriterion::relative;
     const double least_per_step = oneapi::tbb::parallel_reduce(
         oneapi::tbb::blocked_range<std::size_t>(0, range.size(), 1 << 14), std::numeric_limits<double>::infinity(),
@@ -446,19 +452,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
         },
         [](double a, double b) { return std::min(a, b); });
     const double margin = least_target() / 2 * least_per_step / 2;  // 2 m W_s <= half the target
-    return std::max(0.0, (margin - 2 * kRaiseTolerance * largest(range, values)) / 2);
+    return std::max(0.0, (margin - 2 * kRaiseTolerance * most) / 2);
   }
 
   // The least positive width target of the system (made once).
   double least_target() {
-    if (!least_target_) {
-      const PodVector<double>& all = targets();
-      double least = 0.0;
-      for (double t : all) {
-        if (t > 0.0 && (least == 0.0 || t < least)) least = t;
-      }
-      least_target_ = least;
-    }
+    if (!least_target_) least_target_ = tightest_target(0, targets().size());
     return *least_target_;
   }
 
