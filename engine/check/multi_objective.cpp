@@ -70,7 +70,7 @@ class ObjectiveTracker {
     return o_->reward && !(o_->reward_steps && v >= *o_->reward_steps);
   }
   bool decided(std::uint32_t v) const {
-    if (o_->reward) return o_->reward_steps && v >= *o_->reward_steps;
+    if (o_->reward) return !earns(v);
     return automaton_ ? v == automata::LtlAutomaton::kRejecting || automaton_->universal(v) : v != kPending;
   }
 
