@@ -140,22 +140,32 @@ namespace {
 // The system's solution into the model's states (local state i is model state
 // model_states[i]), the bounds' other states as result.values has them. On all cores:
 // the solving order is random in the model's, and one thread writing three
-// model-sized vectors takes seconds on a large model. The values first, in place;
-// then each bound into a copy of them, its local vector freed before the next copy,
-// so that one model-sized vector at most is added at a time.
+// model-sized vectors takes seconds on a large model. Without bounds, the values in
+// place. With them, the lower bound in the values' own storage, each local bound freed
+// once placed, the upper bound into a copy, and the midpoints last from the two: three
+// model-sized vectors at the peak beside the local ones as they go, where the values
+// first, then each bound into a copy, took four.
 void scatter_solution(const std::vector<std::uint32_t>& model_states, SolveResult& solution, NumericResult& result) {
   const auto each_state = [&](auto write) {
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, model_states.size(), 1 << 14), [&](const auto& part) {
       for (std::size_t i = part.begin(); i < part.end(); ++i) write(model_states[i], i);
     });
   };
-  each_state([&](std::uint32_t s, std::size_t i) { result.values[s] = solution.value(i); });
-  if (!solution.bounded()) return;
-  for (auto [bound, local] : {std::pair{&result.lower, &solution.lower}, std::pair{&result.upper, &solution.upper}}) {
-    *bound = copy_of(result.values.data(), result.values.size());
-    each_state([&, bound = bound, local = local](std::uint32_t s, std::size_t i) { (*bound)[s] = (*local)[i]; });
-    *local = PodVector<double>();
+  if (!solution.bounded()) {
+    each_state([&](std::uint32_t s, std::size_t i) { result.values[s] = solution.lower[i]; });
+    return;
   }
+  result.lower = std::move(result.values);
+  each_state([&](std::uint32_t s, std::size_t i) { result.lower[s] = solution.lower[i]; });
+  solution.lower = PodVector<double>();
+  result.upper = copy_of(result.lower.data(), result.lower.size());
+  each_state([&](std::uint32_t s, std::size_t i) { result.upper[s] = solution.upper[i]; });
+  solution.upper = PodVector<double>();
+  result.values = copy_of(result.lower.data(), result.lower.size());
+  const double* lower = result.lower.data();
+  const double* upper = result.upper.data();
+  // SolveResult::value's midpoint, from the same doubles.
+  each_state([&](std::uint32_t s, std::size_t) { result.values[s] = lower[s] + (upper[s] - lower[s]) / 2; });
 }
 
 }  // namespace
