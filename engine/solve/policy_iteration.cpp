@@ -408,8 +408,10 @@ class PolicyIterationPolicy final : public MethodPolicy {
     step.tolerance = kFineSwitchTolerance;
     const double most = largest(range, values);
     const double enough = residual_enough(range, values, steps, most);
-    // The first solve only as tightly as the residual needs (BiCGStab's tolerance is
-    // relative to the largest value); the later ones, if any, as tightly as they can.
+    // Each solve only as tightly as the residual needs (BiCGStab's tolerance is
+    // relative to the largest value) while rows still gain: the residual left is then
+    // theirs. Once none does, it is the solve's own, and the next solve is as tight as
+    // it can be.
     double epsilon = std::clamp(enough / 2 / std::max(most, 1e-300), kEvaluationEpsilon, kCoarseEvaluationEpsilon);
     for (int fine = 0;; ++fine) {
       ++run.policies;
@@ -423,8 +425,11 @@ class PolicyIterationPolicy final : public MethodPolicy {
       ++run.sweeps;
       if (rho <= enough) return rho;
       const bool tightest = epsilon <= kEvaluationEpsilon;
-      epsilon = kEvaluationEpsilon;
-      if ((improve(step, values.data(), chosen, run, job) == 0 && tightest) || fine >= kFinePolicies) return rho;
+      if (improve(step, values.data(), chosen, run, job) == 0) {
+        if (tightest) return rho;
+        epsilon = kEvaluationEpsilon;
+      }
+      if (fine >= kFinePolicies) return rho;
       if (run.sweeps >= run.budget) {
         fail(run, kOverBudget);
         return std::nullopt;
@@ -587,7 +592,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // max |B(v) - v| over the range (scratch: the second buffer's range), or on the
   // device for a chunk there: one sweep of a copy of v.
   double bellman_residual(StateRange range, const PodVector<double>& v, PodVector<double>& scratch,
-                          const DeviceChunkJob* job) const {
+                          const DeviceChunkJob* job) {
     if (job == nullptr) {
       return bellman_sweep_parallel(r_.system, range, r_.direction, ConvergenceCriterion::absolute, v.data(), scratch.data());
     }
@@ -595,8 +600,12 @@ class PolicyIterationPolicy final : public MethodPolicy {
     one.relative = false;
     one.epsilon = 0.0;
     one.max_sweeps = 1;
-    PodVector<double> swept(v.begin() + range.begin, v.begin() + range.end), storage;
-    return job->device.iterate(job->ticket, job->row_constants(v.data(), storage), one, swept.data()).last_measure;
+    // The sweep writes its copy: a buffer kept for the run's residuals (a device chunk's
+    // iterates have no second buffers), copied into on all cores.
+    if (device_swept_.size() < range.size()) device_swept_ = PodVector<double>(range.size());
+    parallel_copy(v.data() + range.begin, range.size(), device_swept_.data());
+    PodVector<double> storage;
+    return job->device.iterate(job->ticket, job->row_constants(v.data(), storage), one, device_swept_.data()).last_measure;
   }
 
   // L = v_lower - margin W and U = v_upper + margin W, within [0, the known bound].
@@ -677,6 +686,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
   std::unique_ptr<MethodPolicy> fallback_;
   bool optimistic_on_device_;
   std::optional<double> least_target_;
+  PodVector<double> device_swept_;  // bellman_residual's copy of a device chunk's values
 };
 
 }  // namespace
