@@ -254,7 +254,7 @@ class DeviceMatrix {
         d_row_group_starts_(c.num_states + 1),
         d_row_starts_(c.num_rows + 1),
         d_columns_(c.num_entries),
-        d_values_(c.num_entries, ValuesView{}) {}
+        d_values_(c.num_entries, c.values) {}
   // Arrays already on the device (an adopted system, gpu/device_system.h); c gives their sizes.
   DeviceMatrix(const ChunkMatrix& c, DeviceArray<std::uint64_t>&& row_group_starts, DeviceArray<std::uint64_t>&& row_starts,
                DeviceArray<std::uint32_t>&& columns, DeviceValueArray&& values)
@@ -281,7 +281,7 @@ class DeviceMatrix {
     d_row_group_starts_.upload(c.row_group_starts, c.num_states + 1, uploads);
     d_row_starts_.upload(c.row_starts, c.num_rows + 1, uploads);
     d_columns_.upload(c.columns, c.num_entries, uploads);
-    d_values_.upload(ValuesView{c.values}, c.num_entries, uploads);
+    d_values_.upload(c.values, c.num_entries, uploads);
     uploads.finish();
   }
   DeviceChunk view() const {

@@ -39,7 +39,10 @@ struct ChunkMatrix {  // host arrays, chunk-local indices
   const std::uint64_t* row_group_starts = nullptr;  // num_states + 1, starting at 0
   const std::uint64_t* row_starts = nullptr;        // num_rows + 1, starting at 0
   const std::uint32_t* columns = nullptr;
-  const double* values = nullptr;
+  // Plain doubles, or indices into a table of the distinct values (a host-built
+  // system's chunk indexed for its upload: 1 or 2 bytes an entry cross PCIe and are
+  // read by every sweep, where 8 were).
+  ValuesView values;
 };
 
 // How a sweep's lanes share a state: `lanes` per state (1, 2, 4, 8, 16 or 32; 0:

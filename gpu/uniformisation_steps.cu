@@ -101,7 +101,7 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix& system, const dou
   WeightedSteps out;
   DeviceArray<std::uint64_t> d_row_starts(system.row_starts, n + 1);
   DeviceArray<std::uint32_t> d_columns(system.columns, system.num_entries);
-  DeviceArray<double> d_values(system.values, system.num_entries), d_b(b, n);
+  DeviceArray<double> d_values(system.values.plain, system.num_entries), d_b(b, n);
   DeviceArray<double> d_buffers[2] = {DeviceArray<double>(start, n), DeviceArray<double>(n)};
   DeviceArray<double> d_sum(n), d_settled_least(1);
   DeviceArray<unsigned long long> d_least(3);

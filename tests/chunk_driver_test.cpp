@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace mdpvi {
 namespace {
 
@@ -24,6 +26,14 @@ MaybeSystem mixed_system() {
   std::uint32_t n = 0;
   for (auto b : blocks) n += b;
   return test::random_system(n, 11, blocks);
+}
+
+// mixed_system with each probability rounded down to a multiple of 1/256: at most 256
+// distinct values, as a model's few probabilities give (rows still sum below 1).
+MaybeSystem few_valued_system() {
+  MaybeSystem system = mixed_system();
+  for (double& v : system.values) v = std::floor(v * 256) / 256;
+  return system;
 }
 
 SolverOptions tight(Method method) { return {method, {ConvergenceCriterion::absolute, 1e-13, 1000000}}; }
@@ -297,6 +307,24 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
   }
 }
 
+// A prepared chunk keeps its values as 1-byte indices where at most 256 are distinct,
+// 2-byte ones where at most 65,536 are (the values read through them the same, bit for
+// bit), and plain beyond.
+TEST(PreparedChunk, IndexesFewDistinctValues) {
+  const MaybeSystem few = few_valued_system();
+  const Chunk chunk{0, 0, 1000, few.num_states(), 0, true};
+  const PreparedChunk indexed = prepare_chunk(few, chunk);
+  EXPECT_EQ(indexed.values.index_bytes(), 1u);
+  EXPECT_EQ(indexed.view().values.index_bytes, 1u);
+  EXPECT_EQ(indexed.view().values.plain, nullptr);
+  EXPECT_TRUE(indexed.values == prepare_chunk_reference(few, chunk).values);
+  EXPECT_EQ(prepare_chunk(mixed_system(), chunk).values.index_bytes(), 2u);  // some 18,000 rows' values
+  const MaybeSystem many = test::random_system(40000, 7);                    // some 120,000
+  const PreparedChunk plain = prepare_chunk(many, {0, 0, 1000, many.num_states(), 0, true});
+  EXPECT_EQ(plain.values.index_bytes(), 0u);
+  EXPECT_NE(plain.view().values.plain, nullptr);
+}
+
 // A fixed number of sweeps is exact whatever the method: it runs as value iteration.
 void expect_same_prepared(const PreparedChunk& a, const PreparedChunk& b) {
   const auto same = [](const auto& x, const auto& y) {
@@ -305,7 +333,7 @@ void expect_same_prepared(const PreparedChunk& a, const PreparedChunk& b) {
   EXPECT_TRUE(same(a.row_group_starts, b.row_group_starts));
   EXPECT_TRUE(same(a.row_starts, b.row_starts));
   EXPECT_TRUE(same(a.columns, b.columns));
-  EXPECT_TRUE(same(a.values, b.values));
+  EXPECT_TRUE(a.values == b.values);  // value by value, bit for bit, whatever the form
   EXPECT_TRUE(same(a.outside_starts, b.outside_starts));
   EXPECT_TRUE(same(a.outside_columns, b.outside_columns));
   EXPECT_TRUE(same(a.outside_values, b.outside_values));
@@ -433,6 +461,32 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
       EXPECT_LE(chunked.report.peak_device_bytes, whole_bytes / 40);
       EXPECT_EQ(cpu.report.peak_device_bytes, 0u);
       EXPECT_GT(whole.report.peak_host_bytes, 0u);
+    }
+  }
+}
+
+// Chunks of few distinct values go to the device as indices (the first, the system's
+// own arrays, indexed at its upload; the others at their preparation), and solve as
+// the CPU does.
+TEST(DeviceSolve, IndexedChunksAgreeWithTheCpu) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  const MaybeSystem system = few_valued_system();
+  for (Method method : kMethods) {
+    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+      SCOPED_TRACE(to_string(method));
+      SolveRequest request = request_for(system, direction, method);
+      SolveResult cpu = solve(request, {SolverKind::cpu});
+      SolveResult whole = solve(request, {SolverKind::gpu});
+      ASSERT_EQ(whole.report.chunks.size(), 1u);
+      EXPECT_EQ(whole.report.chunks[0].value_bytes, 1u);
+      expect_near_all(whole.lower, cpu.lower, 1e-10);
+      expect_near_all(whole.upper, cpu.upper, 1e-10);
+      SolveResult chunked = solve(request, {SolverKind::gpu, whole.report.chunks[0].footprint_bytes / 40});
+      std::size_t indexed = 0;
+      for (const ChunkReport& c : chunked.report.chunks) indexed += c.on_gpu && c.value_bytes == 1;
+      EXPECT_GE(indexed, 2u);
+      expect_near_all(chunked.lower, cpu.lower, 1e-10);
+      expect_near_all(chunked.upper, cpu.upper, 1e-10);
     }
   }
 }

@@ -103,7 +103,7 @@ void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& out
           << "\n";
     }
     if (!d->solve.device.empty()) {
-      std::size_t on_gpu = 0, by_levels = 0, built_there = 0, views = 0;
+      std::size_t on_gpu = 0, by_levels = 0, built_there = 0, views = 0, indexed = 0;
       int devices = 1;
       double upload = 0, solve = 0, download = 0;
       for (const ChunkReport& c : d->solve.chunks) {
@@ -111,6 +111,7 @@ void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& out
         by_levels += c.by_levels;
         built_there += c.built_on_device;
         views += c.device_view;
+        indexed += c.on_gpu && c.value_bytes < sizeof(double);
         devices = std::max(devices, c.devices);
         upload += c.upload_s;
         solve += c.solve_s;
@@ -118,6 +119,7 @@ void write_property_text(std::ostream& out, const pipeline::PropertyOutcome& out
       }
       out << "GPU (" << d->solve.device << "): " << d->solve.chunks.size() << " chunks, " << on_gpu << " on the GPU ("
           << by_levels << " by levels" << (views ? ", a view on the GPU" : built_there ? ", built on the GPU" : "")
+          << (indexed ? ", " + std::to_string(indexed) + " with indexed values" : std::string())
           << (devices > 1 ? ", each level's SCCs over " + std::to_string(devices) + " GPUs" : std::string()) << "); upload "
           << seconds(upload) << ", solve " << seconds(solve) << ", download " << seconds(download) << "\n";
     } else if (d->solve.chunks.size() > 1) {
@@ -139,6 +141,7 @@ nlohmann::json chunk_json(const ChunkReport& c) {
                           {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}, {"built_on_device", c.built_on_device},
                           {"device_view", c.device_view}, {"devices", c.devices},
                           {"group_lanes", c.group_lanes}, {"lanes_over_rows", c.lanes_over_rows}};
+  if (c.on_gpu) chunk["value_bytes"] = c.value_bytes;
   // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.
   if (c.on_gpu && !c.by_levels && c.iterations > 0 && c.solve_s > 0) {
     chunk["sweep_s"] = c.solve_s / static_cast<double>(c.iterations);

@@ -2,6 +2,7 @@
 
 #include "engine/solve/method_requirements.h"
 
+#include "engine/model/compact_values_builder.h"
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "engine/solve/prepared_chunk.h"
@@ -192,6 +193,15 @@ class ChunkFeeder {
     prepare_after(first);
   }
 
+  // What an entry's value takes in the chunk take() last gave: 8 plain, else its
+  // index's bytes.
+  unsigned value_bytes() const {
+    const CompactValues* values = current_.prepared ? &current_.prepared->values
+                                  : current_.prefix_values ? &*current_.prefix_values
+                                                           : nullptr;
+    return values && values->index_bytes() != 0 ? values->index_bytes() : sizeof(double);
+  }
+
   // After a failure: nothing stays on the device.
   void drop() {
     release(current_);
@@ -203,6 +213,9 @@ class ChunkFeeder {
     std::size_t index = static_cast<std::size_t>(-1);
     int ticket = -1;
     std::unique_ptr<PreparedChunk> prepared;  // null for chunk 0 (the system's arrays)
+    // Chunk 0's values indexed for the device where they can be (a prepared chunk's
+    // are at its preparation): its arrays are the system's, plain for the CPU.
+    std::optional<CompactValues> prefix_values;
   };
 
   // Chunk 0 needs no copy; another is taken from its preparation under way, else made now.
@@ -217,7 +230,12 @@ class ChunkFeeder {
     Resident r;
     r.index = index;
     r.prepared = std::move(prepared);
-    r.ticket = device_.upload(r.prepared ? r.prepared->view() : prefix_view(system_, plan_[0]), shape_);
+    gpu::ChunkMatrix matrix = r.prepared ? r.prepared->view() : prefix_view(system_, plan_[0]);
+    if (!r.prepared) {
+      r.prefix_values = CompactValuesBuilder::indexed(system_.values.data(), matrix.num_entries);
+      if (r.prefix_values) matrix.values = device_view(*r.prefix_values);
+    }
+    r.ticket = device_.upload(matrix, shape_);
     return r;
   }
 
@@ -317,6 +335,13 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
       [](std::uint64_t a, std::uint64_t b) { return std::max(a, b); });
   stats.largest_scc = std::max(stats.largest_scc, largest);
   return report;
+}
+
+// An uploaded chunk's values as the device holds them (ChunkFeeder::value_bytes): the
+// sweep's bytes then count them so.
+void count_value_bytes(unsigned value_bytes, ChunkReport& report) {
+  report.value_bytes = value_bytes;
+  report.bytes_per_sweep -= report.entries * (sizeof(double) - value_bytes);
 }
 
 void record_device_run(const gpu::ChunkSolveStats& s, ChunkReport& report) {
@@ -551,6 +576,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     chunk_report.by_levels = true;
     chunk_report.built_on_device = true;
     chunk_report.device_view = is_view(system);
+    chunk_report.value_bytes = system.on_device->value_bytes();
     report.chunks.push_back(chunk_report);
     result.lower = std::move(x.lower);
     result.upper = std::move(x.upper);
@@ -584,6 +610,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     if (feeder && on_device(chunk)) {
       try {
         DeviceChunkJob job = feeder->take(index);
+        count_value_bytes(feeder->value_bytes(), chunk_report);
         spdlog::debug("solve: chunk {} uploading or uploaded, {:.3f} s", index, seconds_since(start));
         job.by_levels = method->solves_by_levels() && by_levels(system, chunk, request, options.schedule);
         job.cyclic = &cyclic;

@@ -81,7 +81,8 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
   p.row_starts.resize(rows + 1);
   p.outside_starts.resize(rows + 1);
   p.columns.resize(at[blocks].inside);
-  p.values.resize(at[blocks].inside);
+  PodVector<double>& values = p.values.plain();
+  values.resize(at[blocks].inside);
   p.outside_columns.resize(at[blocks].outside);
   p.outside_values.resize(at[blocks].outside);
   p.row_starts[0] = 0;
@@ -94,7 +95,7 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
         const std::uint32_t column = system.columns[k];
         if (column >= chunk.first_state) {
           p.columns[inside] = static_cast<std::uint32_t>(column - chunk.first_state);
-          p.values[inside++] = system.values[k];
+          values[inside++] = system.values[k];
         } else {
           p.outside_columns[outside] = column;
           p.outside_values[outside++] = system.values[k];
@@ -104,6 +105,7 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
       p.outside_starts[r + 1] = outside;
     }
   });
+  p.values.compress();
   return p;
 }
 

@@ -3,6 +3,7 @@
 // (the chunk driver's chunks after the first): its states' rows with columns rebased
 // to the chunk, and aside, its entries into earlier chunks, which become part of b
 // once those chunks are solved.
+#include "engine/model/compact_values.h"
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/maybe_system.h"
 #include "gpu/device_solver.h"
@@ -15,14 +16,17 @@ namespace mdpvi {
 struct PreparedChunk {
   PodVector<std::uint64_t> row_group_starts, row_starts;
   PodVector<std::uint32_t> columns;
-  PodVector<double> values;
+  // Indexed where the chunk has at most CompactValues::kMostDistinct distinct values
+  // (prepare_chunk; the reference leaves them plain): the upload and every sweep of
+  // the chunk then move 1 or 2 bytes an entry, not 8.
+  CompactValues values;
   PodVector<std::uint64_t> outside_starts;  // per row + 1, into outside_*
   PodVector<std::uint32_t> outside_columns;  // states of the system, before the chunk
   PodVector<double> outside_values;
 
   gpu::ChunkMatrix view() const {
     return {static_cast<std::uint32_t>(row_group_starts.size() - 1), row_starts.size() - 1, columns.size(),
-            row_group_starts.data(), row_starts.data(), columns.data(), values.data()};
+            row_group_starts.data(), row_starts.data(), columns.data(), device_view(values)};
   }
 
   // b of the chunk's rows: the system's, plus each entry into an earlier chunk times

@@ -132,6 +132,7 @@ struct ChunkReport {
   bool device_view = false;      // and kept as a view over the resident model (gpu/device_system.h)
   int group_lanes = 0;            // the sweeps' lanes per state on the GPU (0: none ran)
   bool lanes_over_rows = false;   // each lane summing whole rows, else splitting each row
+  unsigned value_bytes = 8;       // an entry's value on the GPU: 8 plain, else an index's bytes
   std::uint64_t iterations = 0;
   double upload_s = 0.0, solve_s = 0.0, download_s = 0.0;
   // What one sweep must move at the least: the matrix, b, the row offsets, and the
