@@ -98,6 +98,7 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix& system, const dou
                                             const std::vector<double>& weights, std::uint64_t first, double close) {
   const auto begin = std::chrono::steady_clock::now();
   const std::uint64_t n = system.num_states;
+  if (system.values.plain == nullptr && system.num_entries > 0) throw DeviceError("uniformisation steps: values not plain");
   WeightedSteps out;
   DeviceArray<std::uint64_t> d_row_starts(system.row_starts, n + 1);
   DeviceArray<std::uint32_t> d_columns(system.columns, system.num_entries);

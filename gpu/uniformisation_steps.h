@@ -22,8 +22,8 @@ struct WeightedSteps {
 };
 
 // engine/solve/uniformisation_sweeps.h's weighted_steps_towards_one over the system
-// (one row per state: row_starts alone is read), b and start one per state, on the
-// current device. nullopt without CUDA; throws DeviceError.
+// (one row per state: row_starts alone is read; its values plain), b and start one per
+// state, on the current device. nullopt without CUDA; throws DeviceError.
 std::optional<WeightedSteps> weighted_steps(const ChunkMatrix& system, const double* b, const double* start,
                                             const std::vector<double>& weights, std::uint64_t first, double close);
 

@@ -72,6 +72,41 @@ TEST_P(SweepEquivalence, IntervalParallelIsEquivalentToReference) {
   }
 }
 
+// A system whose values are indices into a table (SystemValues::as_model) sweeps to
+// the same bits as its plain form, in parallel and in the reference, both iterates.
+TEST_P(SweepEquivalence, IndexedValuesSweepAsPlainOnes) {
+  const std::uint32_t n = GetParam();
+  const MaybeSystem plain = test::random_system(n, n + 3);
+  MaybeSystem indexed = plain;
+  ASSERT_TRUE(indexed.values.compress());
+  ASSERT_NE(indexed.values.index_bytes(), 0u);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> lower(n), upper(n);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    lower[s] = 0.5 * unit(rng);
+    upper[s] = lower[s] + unit(rng);
+  }
+  for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+    const auto criterion = ConvergenceCriterion::relative;
+    const StateRange range{0, n};
+    std::vector<double> expected(n), actual(n), reference(n);
+    EXPECT_EQ(bellman_sweep_reference(plain, range, direction, criterion, lower.data(), expected.data()),
+              bellman_sweep_parallel(indexed, range, direction, criterion, lower.data(), actual.data()));
+    bellman_sweep_reference(indexed, range, direction, criterion, lower.data(), reference.data());
+    EXPECT_EQ(expected, actual);
+    EXPECT_EQ(expected, reference);
+    std::vector<double> lo_plain(n), up_plain(n), lo_indexed(n), up_indexed(n);
+    const IntervalSweep a = interval_sweep_reference(plain, range, direction, criterion,
+                                                     {lower.data(), upper.data(), lo_plain.data(), up_plain.data()});
+    const IntervalSweep b = interval_sweep_parallel(indexed, range, direction, criterion,
+                                                    {lower.data(), upper.data(), lo_indexed.data(), up_indexed.data()});
+    EXPECT_EQ(lo_plain, lo_indexed);
+    EXPECT_EQ(up_plain, up_indexed);
+    EXPECT_EQ(a.width, b.width);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(OddSizes, SweepEquivalence, ::testing::Values(1u, 31u, 33u, 1025u, 4099u, 20011u));
 
 TEST(BellmanValue, EmptyRowGivesItsConstantAndMinPicksIt) {
@@ -79,7 +114,7 @@ TEST(BellmanValue, EmptyRowGivesItsConstantAndMinPicksIt) {
   system.row_group_starts = {0, 2};
   system.row_starts = {0, 0, 1};
   system.columns = {0};
-  system.values = {0.5};
+  system.values = CompactValues{0.5};
   system.row_constants = {0.25, 0.5};
   system.model_states = {0};
   double x = 1.0;

@@ -167,46 +167,51 @@ TEST(BicgstabSteps, StopsAtTheIterationLimit) {
 // The CPU backend against the dense one, step for step: the same iterates after each
 // of the first iterations (fewer than n: later, one run may meet a zero residual that
 // rounding keeps from the other), and the same solution, on DTMC systems of every shape (rows longer than a warp,
-// self-loops, odd sizes, a range that leaves entries outside it).
+// self-loops, odd sizes, a range that leaves entries outside it), with values plain
+// and indexed (SystemValues::as_model).
 TEST(KrylovSystem, BicgstabIsEquivalentToRef) {
   for (std::uint32_t n : {1u, 2u, 31u, 33u, 257u}) {
-    const MaybeSystem system = test::first_rows_only(test::random_system(n, 40 + n));
-    std::vector<double> values(n);
-    for (std::uint32_t s = 0; s < n; ++s) values[s] = 0.01 * (s % 7);
-    for (StateRange range : {StateRange{0, n}, StateRange{n / 3, n}}) {
-      std::vector<std::vector<double>> dense(range.size(), std::vector<double>(range.size(), 0.0));
-      std::vector<double> c(range.size());
-      for (std::uint64_t i = 0; i < range.size(); ++i) {
-        const std::uint64_t s = range.begin + i, row = system.row_group_starts[s];
-        dense[i][i] += 1.0;
-        c[i] = system.row_constants[row];
-        for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
-          const std::uint32_t col = system.columns[k];
-          if (col >= range.begin && col < range.end) {
-            dense[i][col - range.begin] -= system.values[k];
-          } else {
-            c[i] += system.values[k] * values[col];
+    for (bool indexed : {false, true}) {
+      MaybeSystem system = test::first_rows_only(test::random_system(n, 40 + n));
+      if (indexed) ASSERT_TRUE(system.values.compress());
+      std::vector<double> values(n);
+      for (std::uint32_t s = 0; s < n; ++s) values[s] = 0.01 * (s % 7);
+      for (StateRange range : {StateRange{0, n}, StateRange{n / 3, n}}) {
+        std::vector<std::vector<double>> dense(range.size(), std::vector<double>(range.size(), 0.0));
+        std::vector<double> c(range.size());
+        for (std::uint64_t i = 0; i < range.size(); ++i) {
+          const std::uint64_t s = range.begin + i, row = system.row_group_starts[s];
+          dense[i][i] += 1.0;
+          c[i] = system.row_constants[row];
+          for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
+            const std::uint32_t col = system.columns[k];
+            if (col >= range.begin && col < range.end) {
+              dense[i][col - range.begin] -= system.values[k];
+            } else {
+              c[i] += system.values[k] * values[col];
+            }
           }
         }
-      }
-      for (std::uint64_t steps : {1u, 2u, 5u, 0u}) {
-        if (steps >= range.size()) continue;
-        SCOPED_TRACE(testing::Message() << "n = " << n << ", from " << range.begin << ", steps " << steps);
-        DenseBackend reference(dense, c);
-        std::copy(values.begin() + range.begin, values.begin() + range.end, reference.at(KrylovVector::x).begin());
-        KrylovSystem actual(system, range, values.data());
-        // 0: to convergence.
-        const KrylovLimits limits = steps == 0 ? tight() : KrylovLimits{steps, 0, 0.0, false};
-        const KrylovRun expected_run = run_bicgstab(reference, limits);
-        const KrylovRun actual_run = run_bicgstab(actual, limits);
-        if (steps > 0) {
-          EXPECT_EQ(actual_run.iterations, expected_run.iterations);
-        } else {
-          EXPECT_TRUE(actual_run.converged);
-        }
-        const std::vector<double>& expected = reference.at(KrylovVector::x);
-        for (std::size_t i = 0; i < expected.size(); ++i) {
-          ASSERT_NEAR(actual.solution()[i], expected[i], 1e-9 * std::max(1.0, std::abs(expected[i]))) << "state " << i;
+        for (std::uint64_t steps : {1u, 2u, 5u, 0u}) {
+          if (steps >= range.size()) continue;
+          SCOPED_TRACE(testing::Message() << "n = " << n << ", from " << range.begin << ", steps " << steps);
+          DenseBackend reference(dense, c);
+          std::copy(values.begin() + range.begin, values.begin() + range.end, reference.at(KrylovVector::x).begin());
+          KrylovSystem actual(system, range, values.data());
+          // 0: to convergence.
+          const KrylovLimits limits = steps == 0 ? tight() : KrylovLimits{steps, 0, 0.0, false};
+          const KrylovRun expected_run = run_bicgstab(reference, limits);
+          const KrylovRun actual_run = run_bicgstab(actual, limits);
+          if (steps > 0) {
+            EXPECT_EQ(actual_run.iterations, expected_run.iterations);
+          } else {
+            EXPECT_TRUE(actual_run.converged);
+          }
+          const std::vector<double>& expected = reference.at(KrylovVector::x);
+          for (std::size_t i = 0; i < expected.size(); ++i) {
+            ASSERT_NEAR(actual.solution()[i], expected[i], 1e-9 * std::max(1.0, std::abs(expected[i])))
+                << "state " << i;
+          }
         }
       }
     }

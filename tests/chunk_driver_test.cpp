@@ -32,7 +32,7 @@ MaybeSystem mixed_system() {
 // distinct values, as a model's few probabilities give (rows still sum below 1).
 MaybeSystem few_valued_system() {
   MaybeSystem system = mixed_system();
-  for (double& v : system.values) v = std::floor(v * 256) / 256;
+  for (double& v : system.values.plain()) v = std::floor(v * 256) / 256;
   return system;
 }
 
@@ -280,7 +280,7 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
     const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
     const gpu::ChunkMatrix matrix{system.num_states(),       system.num_rows(),     system.columns.size(),
                                   system.row_group_starts.data(), system.row_starts.data(), system.columns.data(),
-                                  system.values.data()};
+                                  device_view(system.values)};
     const int ticket = device->upload(matrix);
     device->bind(ticket, {system.row_constants.data(), system.row_constants.data()});
     const gpu::LevelTargetInputs inputs{system.scc_starts.data(), system.num_sccs(), system.level_starts.data(),
@@ -311,13 +311,17 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
 // 2-byte ones where at most 65,536 are (the values read through them the same, bit for
 // bit), and plain beyond.
 TEST(PreparedChunk, IndexesFewDistinctValues) {
-  const MaybeSystem few = few_valued_system();
+  MaybeSystem few = few_valued_system();
   const Chunk chunk{0, 0, 1000, few.num_states(), 0, true};
-  const PreparedChunk indexed = prepare_chunk(few, chunk);
-  EXPECT_EQ(indexed.values.index_bytes(), 1u);
-  EXPECT_EQ(indexed.view().values.index_bytes, 1u);
-  EXPECT_EQ(indexed.view().values.plain, nullptr);
-  EXPECT_TRUE(indexed.values == prepare_chunk_reference(few, chunk).values);
+  for (bool system_indexed : {false, true}) {  // a plain system's chunk indexed; an indexed one's copied as it is
+    SCOPED_TRACE(system_indexed ? "indexed system" : "plain system");
+    if (system_indexed) ASSERT_TRUE(few.values.compress());
+    const PreparedChunk indexed = prepare_chunk(few, chunk);
+    EXPECT_EQ(indexed.values.index_bytes(), 1u);
+    EXPECT_EQ(indexed.view().values.index_bytes, 1u);
+    EXPECT_EQ(indexed.view().values.plain, nullptr);
+    EXPECT_TRUE(indexed.values == prepare_chunk_reference(few, chunk).values);
+  }
   EXPECT_EQ(prepare_chunk(mixed_system(), chunk).values.index_bytes(), 2u);  // some 18,000 rows' values
   const MaybeSystem many = test::random_system(40000, 7);                    // some 120,000
   const PreparedChunk plain = prepare_chunk(many, {0, 0, 1000, many.num_states(), 0, true});
@@ -465,12 +469,13 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
   }
 }
 
-// Chunks of few distinct values go to the device as indices (the first, the system's
-// own arrays, indexed at its upload; the others at their preparation), and solve as
-// the CPU does.
+// A system whose values are indices (SystemValues::as_model) goes to the device so:
+// the first chunk its own arrays, the others prepared in its form. The solve is the
+// CPU's, which reads the indices too.
 TEST(DeviceSolve, IndexedChunksAgreeWithTheCpu) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  const MaybeSystem system = few_valued_system();
+  MaybeSystem system = few_valued_system();
+  ASSERT_TRUE(system.values.compress());
   for (Method method : kMethods) {
     for (auto direction : {Optimization::minimize, Optimization::maximize}) {
       SCOPED_TRACE(to_string(method));
@@ -531,7 +536,7 @@ TEST(DeviceSolve, AcyclicChunksGoByLevelsNeverAsAWhole) {
   MaybeSystem generated = test::random_system(50, 5, std::vector<std::uint32_t>(50, 1));
   MaybeSystem system = generated;
   system.columns.clear();
-  system.values.clear();
+  system.values = CompactValues();
   system.row_starts = {0};
   for (std::uint32_t s = 0; s < generated.num_states(); ++s) {
     for (auto r = generated.row_group_starts[s]; r < generated.row_group_starts[s + 1]; ++r) {

@@ -60,6 +60,11 @@ std::vector<T> as_vector(const Vector& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
+std::vector<double> as_vector(const CompactValues& v) {
+  const PodVector<double> plain = v.expanded();
+  return std::vector<double>(plain.begin(), plain.end());
+}
+
 void expect_same_system(const MaybeSystem& host, const gpu::DeviceSystem& built) {
   EXPECT_EQ(built.num_states(), host.num_states());
   EXPECT_EQ(built.num_rows(), host.num_rows());
@@ -76,7 +81,7 @@ void expect_same_system(const MaybeSystem& host, const gpu::DeviceSystem& built)
   EXPECT_EQ(device.row_group_starts, as_vector<std::uint64_t>(host.row_group_starts));
   EXPECT_EQ(device.row_starts, as_vector<std::uint64_t>(host.row_starts));
   EXPECT_EQ(device.columns, as_vector<std::uint32_t>(host.columns));
-  EXPECT_EQ(device.values, as_vector<double>(host.values));
+  EXPECT_EQ(device.values, as_vector(host.values));
   EXPECT_EQ(device.row_constants, as_vector<double>(host.row_constants));  // summed in the same order
 }
 
@@ -134,6 +139,30 @@ SparseMdp in_form(SparseMdp mdp, ValueForm form, std::uint32_t seed) {
   }
   if (form != ValueForm::plain) compact_model(mdp);
   return mdp;
+}
+
+// A system built on the host as_model keeps its model's form: an indexed model's
+// indices and table, so 1 or 2 bytes an entry, not 8; plain (the default) doubles;
+// the same values either way, bit for bit. Odd sizes, an empty system among them.
+TEST(HostSystem, KeepsTheModelsValueFormWhereAsked) {
+  for (auto [n, form] : {std::pair{1u, ValueForm::one_byte}, {7u, ValueForm::plain}, {1000u, ValueForm::one_byte},
+                         {4099u, ValueForm::two_bytes}}) {
+    for (double maybe_share : {0.0, 0.6}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " form " + std::to_string(static_cast<int>(form)));
+      const SparseMdp mdp = in_form(test::random_mdp(n, n + 5), form, n);
+      graph::QualitativePartition partition;
+      partition.yes = test::random_set(n, 0.2, n + 1);
+      partition.maybe = test::random_set(n, maybe_share, n + 2) - partition.yes;
+      partition.no = ~(partition.yes | partition.maybe);
+      const MaybeSystem kept =
+          build_maybe_system(mdp, partition, shuffled_order(partition.maybe, n), SystemValues::as_model);
+      const MaybeSystem plain = build_maybe_system(mdp, partition, shuffled_order(partition.maybe, n));
+      if (!kept.values.empty()) EXPECT_EQ(kept.values.index_bytes(), mdp.values.index_bytes());  // none: any form
+      EXPECT_EQ(plain.values.index_bytes(), 0u);
+      EXPECT_TRUE(kept.values == plain.values);
+      EXPECT_EQ(as_vector<std::uint32_t>(kept.columns), as_vector<std::uint32_t>(plain.columns));
+    }
+  }
 }
 
 // random_mdp's shapes: one-choice and 40-choice states, rows longer than a warp,

@@ -24,7 +24,7 @@ MaybeSystem long_chain(std::uint32_t n) {
   MaybeSystem system = test::empty_system();
   for (std::uint32_t s = 0; s < n; ++s) {
     system.columns.insert(system.columns.end(), {s, (s + 1) % n, 0});
-    system.values.insert(system.values.end(), {0.3, 0.6, 0.05});
+    for (double v : {0.3, 0.6, 0.05}) system.values.push_back(v);
     system.row_constants.push_back(0.01);  // no value near 0: relative changes stay meaningful
     system.row_starts.push_back(system.columns.size());
     system.row_group_starts.push_back(system.row_constants.size());

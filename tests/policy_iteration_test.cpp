@@ -30,7 +30,7 @@ MaybeSystem crawling_system(std::uint32_t n, std::uint32_t seed, double leak, st
     double mass = 0.0;
     for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) mass += system.values[k];
     if (mass == 0.0) continue;  // an empty row: b alone
-    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) system.values[k] *= (1 - leak) / mass;
+    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) system.values.plain()[k] *= (1 - leak) / mass;
     system.row_constants[r] = leak * unit(rng);
   }
   return system;

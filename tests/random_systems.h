@@ -12,7 +12,7 @@ namespace mdpvi::test {
 // A whole system as the device takes a chunk (its arrays, not copied).
 inline gpu::ChunkMatrix matrix_of(const MaybeSystem& system) {
   return {system.num_states(),      system.num_rows(),     system.columns.size(), system.row_group_starts.data(),
-          system.row_starts.data(), system.columns.data(), system.values.data()};
+          system.row_starts.data(), system.columns.data(), device_view(system.values)};
 }
 
 // A system of no states: the offsets' leading zeros, ready for rows to be appended.

@@ -4,6 +4,7 @@
 #include "engine/model/stopwatch.h"
 #include "engine/solve/end_component_quotient.h"
 #include "engine/solve/method_requirements.h"
+#include "gpu/partitioned_sweeps.h"
 #include "graph/qualitative.h"
 #include "graph/scc.h"
 
@@ -57,6 +58,10 @@ void make_room_for_host_system(const graph::SearchBackend& search, const SparseM
 }
 
 }  // namespace
+
+SystemValues host_system_values(const DeviceOptions& device) {
+  return device.solver != SolverKind::cpu && gpu::usable_device_count() > 0 ? SystemValues::as_model : SystemValues::plain;
+}
 
 MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& model, graph::SccDecomposition&& sccs,
                          const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
@@ -115,7 +120,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   const char* sccs_ran_on = sccs.ran_on;
   const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
-    MaybeSystem built = build_maybe_system(model, partition, std::move(decomposition));
+    MaybeSystem built = build_maybe_system(model, partition, std::move(decomposition), host_system_values(device));
     if (model.uniformisation_rate > 0.0) remove_self_loops(built);  // a CTMC: its embedded chain's system
     return built;
   };

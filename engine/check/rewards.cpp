@@ -118,7 +118,8 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   const char* sccs_ran_on = sccs.ran_on;
   const RewardStructure* model_rewards = collapsed ? &collapsed->rewards : &rewards;
   const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
-    MaybeSystem built = build_maybe_system(model, std::move(decomposition), result.values, model_rewards);
+    MaybeSystem built =
+        build_maybe_system(model, std::move(decomposition), result.values, model_rewards, host_system_values(device));
     if (model.uniformisation_rate > 0.0) remove_self_loops(built);  // a CTMC: its embedded chain's system
     return built;
   };

@@ -41,6 +41,18 @@ CompactValues CompactValues::indexed(PodVector<std::uint8_t> narrow, PodVector<s
   return values;
 }
 
+CompactValuesCopy::CompactValuesCopy(const CompactValues& source, std::size_t entries)
+    : source_(source), bytes_(source.index_bytes()) {
+  if (bytes_ == 0) plain_.resize(entries);
+  if (bytes_ == 1) narrow_.resize(entries);
+  if (bytes_ == 2) wide_.resize(entries);
+}
+
+CompactValues CompactValuesCopy::finish() && {
+  if (bytes_ == 0) return CompactValues(std::move(plain_));
+  return CompactValues::indexed(std::move(narrow_), std::move(wide_), source_.table());
+}
+
 PodVector<double> CompactValues::expanded() const {
   PodVector<double> out(size());
   visit([&](auto read) {

@@ -7,36 +7,38 @@ namespace mdpvi {
 
 namespace {
 
-template <Optimization direction, ConvergenceCriterion criterion>
+template <Optimization direction, ConvergenceCriterion criterion, typename Read>
 double sweep_serial(const MaybeSystem& system, std::uint64_t begin, std::uint64_t end, const double* x_in,
-                    double* x_out) {
+                    double* x_out, const Read& read) {
   double largest = 0.0;
   for (std::uint64_t s = begin; s < end; ++s) {
-    double value = bellman_value<direction>(system, s, x_in);
+    double value = bellman_value<direction>(system, s, x_in, read);
     largest = std::max(largest, value_change<criterion>(x_in[s], value));
     x_out[s] = value;
   }
   return largest;
 }
 
-template <Optimization direction, ConvergenceCriterion criterion>
-double sweep_parallel(const MaybeSystem& system, StateRange range, const double* x_in, double* x_out) {
+template <Optimization direction, ConvergenceCriterion criterion, typename Read>
+double sweep_parallel(const MaybeSystem& system, StateRange range, const double* x_in, double* x_out, const Read& read) {
   // Below this many states a parallel sweep costs more in scheduling than it saves.
   constexpr std::uint64_t kGrain = 2048;
-  if (range.size() <= kGrain) return sweep_serial<direction, criterion>(system, range.begin, range.end, x_in, x_out);
+  if (range.size() <= kGrain) return sweep_serial<direction, criterion>(system, range.begin, range.end, x_in, x_out, read);
   return oneapi::tbb::parallel_reduce(
       oneapi::tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), 0.0,
       [&](const oneapi::tbb::blocked_range<std::uint64_t>& part, double largest) {
-        return std::max(largest, sweep_serial<direction, criterion>(system, part.begin(), part.end(), x_in, x_out));
+        return std::max(largest,
+                        sweep_serial<direction, criterion>(system, part.begin(), part.end(), x_in, x_out, read));
       },
       [](double a, double b) { return std::max(a, b); });
 }
 
-template <Optimization direction, ConvergenceCriterion criterion>
-IntervalSweep interval_serial(const MaybeSystem& system, std::uint64_t begin, std::uint64_t end, IntervalIterates x) {
+template <Optimization direction, ConvergenceCriterion criterion, typename Read>
+IntervalSweep interval_serial(const MaybeSystem& system, std::uint64_t begin, std::uint64_t end, IntervalIterates x,
+                              const Read& read) {
   IntervalSweep result;
   for (std::uint64_t s = begin; s < end; ++s) {
-    const auto [swept, raised] = bellman_pair<direction>(system, s, x.lower_in, x.upper_in);
+    const auto [swept, raised] = bellman_pair<direction>(system, s, x.lower_in, x.upper_in, read);
     double lower = std::max(x.lower_in[s], swept);
     double upper = std::min(x.upper_in[s], raised);
     result.width = std::max(result.width, interval_width<criterion>(lower, upper));
@@ -49,14 +51,14 @@ IntervalSweep interval_serial(const MaybeSystem& system, std::uint64_t begin, st
   return result;
 }
 
-template <Optimization direction, ConvergenceCriterion criterion>
-IntervalSweep interval_parallel(const MaybeSystem& system, StateRange range, IntervalIterates x) {
+template <Optimization direction, ConvergenceCriterion criterion, typename Read>
+IntervalSweep interval_parallel(const MaybeSystem& system, StateRange range, IntervalIterates x, const Read& read) {
   constexpr std::uint64_t kGrain = 2048;  // as sweep_parallel
-  if (range.size() <= kGrain) return interval_serial<direction, criterion>(system, range.begin, range.end, x);
+  if (range.size() <= kGrain) return interval_serial<direction, criterion>(system, range.begin, range.end, x, read);
   return oneapi::tbb::parallel_reduce(
       oneapi::tbb::blocked_range<std::uint64_t>(range.begin, range.end, kGrain), IntervalSweep{},
       [&](const oneapi::tbb::blocked_range<std::uint64_t>& part, IntervalSweep sum) {
-        return sum += interval_serial<direction, criterion>(system, part.begin(), part.end(), x);
+        return sum += interval_serial<direction, criterion>(system, part.begin(), part.end(), x, read);
       },
       [](IntervalSweep a, const IntervalSweep& b) { return a += b; });
 }
@@ -74,31 +76,34 @@ auto dispatch(Optimization direction, ConvergenceCriterion criterion, Args&&... 
                                   : Kernel<O::maximize, C::absolute>::run(args...);
 }
 
+// Each kernel reads the values through the reader of the system's form (one visit a sweep).
 template <Optimization d, ConvergenceCriterion c>
 struct SerialKernel {
   static double run(const MaybeSystem& system, StateRange range, const double* x_in, double* x_out) {
-    return sweep_serial<d, c>(system, range.begin, range.end, x_in, x_out);
+    return system.values.visit(
+        [&](const auto& read) { return sweep_serial<d, c>(system, range.begin, range.end, x_in, x_out, read); });
   }
 };
 
 template <Optimization d, ConvergenceCriterion c>
 struct ParallelKernel {
   static double run(const MaybeSystem& system, StateRange range, const double* x_in, double* x_out) {
-    return sweep_parallel<d, c>(system, range, x_in, x_out);
+    return system.values.visit([&](const auto& read) { return sweep_parallel<d, c>(system, range, x_in, x_out, read); });
   }
 };
 
 template <Optimization d, ConvergenceCriterion c>
 struct IntervalSerialKernel {
   static IntervalSweep run(const MaybeSystem& system, StateRange range, IntervalIterates x) {
-    return interval_serial<d, c>(system, range.begin, range.end, x);
+    return system.values.visit(
+        [&](const auto& read) { return interval_serial<d, c>(system, range.begin, range.end, x, read); });
   }
 };
 
 template <Optimization d, ConvergenceCriterion c>
 struct IntervalParallelKernel {
   static IntervalSweep run(const MaybeSystem& system, StateRange range, IntervalIterates x) {
-    return interval_parallel<d, c>(system, range, x);
+    return system.values.visit([&](const auto& read) { return interval_parallel<d, c>(system, range, x, read); });
   }
 };
 

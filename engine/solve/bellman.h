@@ -21,41 +21,61 @@ struct StateRange {
   std::uint64_t size() const { return end - begin; }
 };
 
+// The kernels below read entry k's value through read(k): CompactValues::visit's
+// reader for the system's form, chosen once per sweep, so that a loop over entries
+// does not switch on the form per entry (a plain array's reader is the array).
+// Without one, they read system.values[k].
+struct ReadSystemValue {
+  const CompactValues& values;
+  double operator()(std::uint64_t k) const { return values[k]; }
+};
+
 // One row's value b(r) + sum_k P(r,k) * x(column k) (an empty row: b(r)).
-inline double row_value(const MaybeSystem& system, std::uint64_t row, const double* x) {
+template <typename Read>
+inline double row_value(const MaybeSystem& system, std::uint64_t row, const double* x, const Read& read) {
   double value = system.row_constants[row];
   for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
-    value += system.values[k] * x[system.columns[k]];
+    value += read(k) * x[system.columns[k]];
   }
   return value;
 }
 
+inline double row_value(const MaybeSystem& system, std::uint64_t row, const double* x) {
+  return row_value(system, row, x, ReadSystemValue{system.values});
+}
+
 // Pre: every state of the range has at least one row; x_in and x_out do not overlap
 // on the range.
-template <Optimization direction>
-inline double bellman_value(const MaybeSystem& system, std::uint64_t state, const double* x_in) {
+template <Optimization direction, typename Read = ReadSystemValue>
+inline double bellman_value(const MaybeSystem& system, std::uint64_t state, const double* x_in, const Read& read) {
   double best = direction == Optimization::minimize ? std::numeric_limits<double>::infinity()
                                                     : -std::numeric_limits<double>::infinity();
   for (std::uint64_t r = system.row_group_starts[state]; r < system.row_group_starts[state + 1]; ++r) {
-    const double value = row_value(system, r, x_in);
+    const double value = row_value(system, r, x_in, read);
     best = direction == Optimization::minimize ? std::min(best, value) : std::max(best, value);
   }
   return best;
 }
 
+template <Optimization direction>
+inline double bellman_value(const MaybeSystem& system, std::uint64_t state, const double* x_in) {
+  return bellman_value<direction>(system, state, x_in, ReadSystemValue{system.values});
+}
+
 // bellman_value of two iterates at once (interval iteration's lower and upper),
 // reading the state's rows once; each the same sums as bellman_value's.
-template <Optimization direction>
+template <Optimization direction, typename Read = ReadSystemValue>
 inline std::pair<double, double> bellman_pair(const MaybeSystem& system, std::uint64_t state, const double* lower,
-                                              const double* upper) {
+                                              const double* upper, const Read& read) {
   constexpr double worst = direction == Optimization::minimize ? std::numeric_limits<double>::infinity()
                                                                : -std::numeric_limits<double>::infinity();
   double best_lower = worst, best_upper = worst;
   for (std::uint64_t r = system.row_group_starts[state]; r < system.row_group_starts[state + 1]; ++r) {
     double value_lower = system.row_constants[r], value_upper = system.row_constants[r];
     for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) {
-      value_lower += system.values[k] * lower[system.columns[k]];
-      value_upper += system.values[k] * upper[system.columns[k]];
+      const double p = read(k);
+      value_lower += p * lower[system.columns[k]];
+      value_upper += p * upper[system.columns[k]];
     }
     if constexpr (direction == Optimization::minimize) {
       best_lower = std::min(best_lower, value_lower);
@@ -66,6 +86,12 @@ inline std::pair<double, double> bellman_pair(const MaybeSystem& system, std::ui
     }
   }
   return {best_lower, best_upper};
+}
+
+template <Optimization direction>
+inline std::pair<double, double> bellman_pair(const MaybeSystem& system, std::uint64_t state, const double* lower,
+                                              const double* upper) {
+  return bellman_pair<direction>(system, state, lower, upper, ReadSystemValue{system.values});
 }
 
 // The change of one state's value; relative changes divide by the new value (PRISM's

@@ -2,7 +2,6 @@
 
 #include "engine/solve/method_requirements.h"
 
-#include "engine/model/compact_values_builder.h"
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "engine/solve/prepared_chunk.h"
@@ -38,7 +37,7 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
 gpu::ChunkMatrix prefix_view(const MaybeSystem& system, const Chunk& chunk) {
   std::uint64_t rows = system.row_group_starts[chunk.end_state];
   return {static_cast<std::uint32_t>(chunk.end_state), rows, system.row_starts[rows], system.row_group_starts.data(),
-          system.row_starts.data(), system.columns.data(), system.values.data()};
+          system.row_starts.data(), system.columns.data(), device_view(system.values)};
 }
 
 // The device, when one is to be used; throws when it is required and absent.
@@ -196,10 +195,8 @@ class ChunkFeeder {
   // What an entry's value takes in the chunk take() last gave: 8 plain, else its
   // index's bytes.
   unsigned value_bytes() const {
-    const CompactValues* values = current_.prepared ? &current_.prepared->values
-                                  : current_.prefix_values ? &*current_.prefix_values
-                                                           : nullptr;
-    return values && values->index_bytes() != 0 ? values->index_bytes() : sizeof(double);
+    const CompactValues& values = current_.prepared ? current_.prepared->values : system_.values;
+    return values.index_bytes() != 0 ? values.index_bytes() : sizeof(double);
   }
 
   // After a failure: nothing stays on the device.
@@ -213,9 +210,6 @@ class ChunkFeeder {
     std::size_t index = static_cast<std::size_t>(-1);
     int ticket = -1;
     std::unique_ptr<PreparedChunk> prepared;  // null for chunk 0 (the system's arrays)
-    // Chunk 0's values indexed for the device where they can be (a prepared chunk's
-    // are at its preparation): its arrays are the system's, plain for the CPU.
-    std::optional<CompactValues> prefix_values;
   };
 
   // Chunk 0 needs no copy; another is taken from its preparation under way, else made now.
@@ -230,12 +224,7 @@ class ChunkFeeder {
     Resident r;
     r.index = index;
     r.prepared = std::move(prepared);
-    gpu::ChunkMatrix matrix = r.prepared ? r.prepared->view() : prefix_view(system_, plan_[0]);
-    if (!r.prepared) {
-      r.prefix_values = CompactValuesBuilder::indexed(system_.values.data(), matrix.num_entries);
-      if (r.prefix_values) matrix.values = device_view(*r.prefix_values);
-    }
-    r.ticket = device_.upload(matrix, shape_);
+    r.ticket = device_.upload(r.prepared ? r.prepared->view() : prefix_view(system_, plan_[0]), shape_);
     return r;
   }
 

@@ -53,13 +53,15 @@ KrylovSystem KrylovSystem::steps_to_leave(const MaybeSystem& system, StateRange 
 void KrylovSystem::apply(KrylovVector in, KrylovVector out) {
   const std::vector<double>& x = at(in);
   std::vector<double>& y = at(out);
-  parallel_indices(0, n_, kGrain, [&](std::size_t i) {
-    const std::uint64_t row = row_of(i);
-    double mx = 0.0;
-    for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
-      if (inside(s_.columns[k])) mx += s_.values[k] * x[s_.columns[k] - begin_];
-    }
-    y[i] = x[i] - mx;
+  s_.values.visit([&](const auto& read) {  // the values' form chosen once, not per entry
+    parallel_indices(0, n_, kGrain, [&](std::size_t i) {
+      const std::uint64_t row = row_of(i);
+      double mx = 0.0;
+      for (std::uint64_t k = s_.row_starts[row]; k < s_.row_starts[row + 1]; ++k) {
+        if (inside(s_.columns[k])) mx += read(k) * x[s_.columns[k] - begin_];
+      }
+      y[i] = x[i] - mx;
+    });
   });
 }
 

@@ -39,10 +39,35 @@ void kept_rows(const SparseMdp& mdp, const Probability& probability, std::uint32
   }
 }
 
+// The system's values as they are written, entry by entry on all cores: plain
+// doubles (probability(k), the model's reader), or the model's own form.
+template <typename Probability>
+class ValuesSink {
+ public:
+  ValuesSink(const CompactValues& model, const Probability& probability, std::uint64_t entries, SystemValues kept)
+      : probability_(probability), as_model_(kept == SystemValues::as_model), copy_(model, as_model_ ? entries : 0) {
+    if (!as_model_) plain_.resize(entries);
+  }
+  void write(std::uint64_t entry, std::uint64_t k) {
+    if (as_model_) {
+      copy_.copy(entry, k);
+    } else {
+      plain_[entry] = probability_(k);
+    }
+  }
+  CompactValues finish() && { return as_model_ ? std::move(copy_).finish() : CompactValues(std::move(plain_)); }
+
+ private:
+  const Probability& probability_;
+  bool as_model_;
+  CompactValuesCopy copy_;
+  PodVector<double> plain_;
+};
+
 // outside_value(t): the value of model state t outside the system.
 template <typename Probability, typename OutsideValue>
 MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, graph::SccDecomposition&& sccs,
-                         const OutsideValue& outside_value, const RewardStructure* rewards) {
+                         const OutsideValue& outside_value, const RewardStructure* rewards, SystemValues kept) {
   constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   MaybeSystem system = system_of_sccs(std::move(sccs));
   const std::uint32_t n = system.num_states();
@@ -75,7 +100,7 @@ MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, g
   system.row_starts.resize(rows_of[n] + 1);
   system.row_constants.resize(rows_of[n]);
   system.columns.resize(entries_of[n]);
-  system.values.resize(entries_of[n]);
+  ValuesSink values(mdp.values, probability, entries_of[n], kept);
   system.row_starts[0] = 0;
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
     const std::uint32_t i = local_of[s];
@@ -86,32 +111,34 @@ MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, g
         std::uint32_t t = local_of[mdp.columns[k]];
         if (t == kOutside) continue;
         system.columns[entry] = t;
-        system.values[entry] = probability(k);
+        values.write(entry, k);
         ++entry;
       }
       system.row_constants[row] = constant;
       system.row_starts[++row] = entry;
     });
   });
+  system.values = std::move(values).finish();
   return system;
 }
 
 }  // namespace
 
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
-                               const StateNumbers& outside_values, const RewardStructure* rewards) {
+                               const StateNumbers& outside_values, const RewardStructure* rewards, SystemValues kept) {
   return mdp.values.visit([&](const auto& probability) {
-    return build_system(mdp, probability, std::move(sccs), [&](std::uint32_t t) { return outside_values[t]; }, rewards);
+    return build_system(mdp, probability, std::move(sccs), [&](std::uint32_t t) { return outside_values[t]; }, rewards,
+                        kept);
   });
 }
 
 // The yes-set read in place: a per-state array of values would cost a model-sized
 // vector and a pass to fill it.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
-                               graph::SccDecomposition sccs) {
+                               graph::SccDecomposition sccs, SystemValues kept) {
   return mdp.values.visit([&](const auto& probability) {
     return build_system(mdp, probability, std::move(sccs),
-                        [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr);
+                        [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr, kept);
   });
 }
 
@@ -143,12 +170,16 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
 void remove_self_loops(MaybeSystem& system) {
   const std::uint32_t n = system.num_states();
   if (system.on_device || system.num_rows() != n) return;
+  // The divided values are new numbers: plain, indexed again at the end where they
+  // were and can be.
+  const bool indexed = system.values.index_bytes() != 0;
+  PodVector<double> values = indexed ? system.values.expanded() : std::move(system.values.plain());
   std::uint64_t kept = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint64_t begin = system.row_starts[i], end = system.row_starts[i + 1];
     double stay = 0.0;
     for (std::uint64_t k = begin; k < end; ++k) {
-      if (system.columns[k] == i) stay += system.values[k];
+      if (system.columns[k] == i) stay += values[k];
     }
     const bool divide = stay > 0.0 && stay < 1.0;
     const double scale = divide ? 1.0 / (1.0 - stay) : 1.0;
@@ -156,13 +187,15 @@ void remove_self_loops(MaybeSystem& system) {
     for (std::uint64_t k = begin; k < end; ++k) {
       if (divide && system.columns[k] == i) continue;
       system.columns[kept] = system.columns[k];
-      system.values[kept++] = system.values[k] * scale;
+      values[kept++] = values[k] * scale;
     }
     system.row_constants[i] *= scale;
   }
   system.row_starts[n] = kept;
   system.columns.resize(kept);
-  system.values.resize(kept);
+  values.resize(kept);
+  system.values = CompactValues(std::move(values));
+  if (indexed) system.values.compress();
 }
 
 gpu::ValuesView device_view(const CompactValues& values) {

@@ -27,7 +27,9 @@ struct MaybeSystem {
   PodVector<std::uint64_t> row_group_starts;  // local states + 1
   PodVector<std::uint64_t> row_starts;        // rows + 1
   PodVector<std::uint32_t> columns;           // local state indices
-  PodVector<double> values;
+  // Plain, or in the model's form (SystemValues::as_model): 1- or 2-byte indices into
+  // its table of distinct values where it has one.
+  CompactValues values;
   PodVector<double> row_constants;            // b(r), one per row
   std::vector<std::uint64_t> scc_starts;        // local state ranges, solving order
   // SCC ranges by height (graph/scc_decomposition.h): the SCCs of a level depend on
@@ -45,6 +47,14 @@ struct MaybeSystem {
   std::size_t num_levels() const { return level_starts.empty() ? 0 : level_starts.size() - 1; }
 };
 
+// How a system built on the host keeps its values.
+// plain: doubles, what the CPU's sweeps read fastest (an index costs them a second
+// dependent load: bench/NOTES.md, session 12).
+// as_model: the model's indices and table where it has them (the system's entries are
+// the model's): 1 or 2 bytes an entry on the host and on the device, where the system
+// goes to the GPU in chunks.
+enum class SystemValues { plain, as_model };
+
 // The general form: b(r) = reward(r) + sum over successors t outside the system of
 // P(r,t) * outside_values[t], where reward(r) is the state's reward plus the
 // choice's (none without rewards). A row with b(r) = +infinity is left out: only
@@ -55,7 +65,8 @@ struct MaybeSystem {
 // are not read).
 // The system takes over the decomposition's arrays (move it in: they are model-sized).
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs,
-                               const StateNumbers& outside_values, const RewardStructure* rewards = nullptr);
+                               const StateNumbers& outside_values, const RewardStructure* rewards = nullptr,
+                               SystemValues kept = SystemValues::plain);
 
 // Values outside a system that take two values: on_set on a set of model states,
 // elsewhere on the others (reachability probabilities: 1 on the yes-states, else 0;
@@ -99,7 +110,7 @@ void set_one_level_per_scc(MaybeSystem& system);
 // Reachability probabilities: yes-states count 1, no-states 0.
 // Pre: sccs decomposes exactly partition.maybe.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
-                               graph::SccDecomposition sccs);
+                               graph::SccDecomposition sccs, SystemValues kept = SystemValues::plain);
 
 // All given states as one block, in index order, for step-bounded properties,
 // whose k steps do not decompose along SCCs.

@@ -40,7 +40,12 @@ SystemPart cut_part(const MaybeSystem& system, StateRange states) {
   local.row_starts.resize(end_row - first_row + 1);
   for (std::uint64_t r = first_row; r <= end_row; ++r) local.row_starts[r - first_row] = system.row_starts[r] - first_entry;
   local.row_constants.assign(system.row_constants.begin() + first_row, system.row_constants.begin() + end_row);
-  local.values.assign(system.values.begin() + first_entry, system.values.begin() + end_entry);
+  // Plain: the parts' sweeps on the devices read doubles (gpu/partitioned_sweeps.h).
+  PodVector<double>& values = local.values.plain();
+  values.resize(end_entry - first_entry);
+  system.values.visit([&](const auto& read) {
+    for (std::uint64_t k = first_entry; k < end_entry; ++k) values[k - first_entry] = read(k);
+  });
   local.columns.resize(end_entry - first_entry);
   for (std::uint64_t k = first_entry; k < end_entry; ++k) {
     const std::uint32_t t = system.columns[k];

@@ -81,8 +81,7 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
   p.row_starts.resize(rows + 1);
   p.outside_starts.resize(rows + 1);
   p.columns.resize(at[blocks].inside);
-  PodVector<double>& values = p.values.plain();
-  values.resize(at[blocks].inside);
+  CompactValuesCopy values(system.values, at[blocks].inside);  // in the system's form
   p.outside_columns.resize(at[blocks].outside);
   p.outside_values.resize(at[blocks].outside);
   p.row_starts[0] = 0;
@@ -95,7 +94,7 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
         const std::uint32_t column = system.columns[k];
         if (column >= chunk.first_state) {
           p.columns[inside] = static_cast<std::uint32_t>(column - chunk.first_state);
-          values[inside++] = system.values[k];
+          values.copy(inside++, k);
         } else {
           p.outside_columns[outside] = column;
           p.outside_values[outside++] = system.values[k];
@@ -105,7 +104,8 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
       p.outside_starts[r + 1] = outside;
     }
   });
-  p.values.compress();
+  p.values = std::move(values).finish();
+  p.values.compress();  // a plain system's chunk may still have few enough values
   return p;
 }
 

@@ -16,9 +16,10 @@ namespace mdpvi {
 struct PreparedChunk {
   PodVector<std::uint64_t> row_group_starts, row_starts;
   PodVector<std::uint32_t> columns;
-  // Indexed where the chunk has at most CompactValues::kMostDistinct distinct values
-  // (prepare_chunk; the reference leaves them plain): the upload and every sweep of
-  // the chunk then move 1 or 2 bytes an entry, not 8.
+  // In the system's form, or indexed where a plain system's chunk has at most
+  // CompactValues::kMostDistinct distinct values (prepare_chunk; the reference leaves
+  // them plain): the upload and every sweep of the chunk then move 1 or 2 bytes an
+  // entry, not 8.
   CompactValues values;
   PodVector<std::uint64_t> outside_starts;  // per row + 1, into outside_*
   PodVector<std::uint32_t> outside_columns;  // states of the system, before the chunk

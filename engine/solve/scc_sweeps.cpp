@@ -207,7 +207,7 @@ class DevicePartsSweeps final : public SccSweeps {
       const SystemPart& part = partitioned_.parts[p];
       const MaybeSystem& local = part.local;
       arrays.push_back({part.own(), part.halo.size(), local.row_group_starts.data(), local.row_starts.data(),
-                        local.columns.data(), local.values.data(), local.row_constants.data()});
+                        local.columns.data(), local.values.plain_data(), local.row_constants.data()});
       for (const HaloBlock& block : part.from_parts) {
         blocks[p].push_back({block.source_part, block.first_slot, block.source_locals.data(), block.source_locals.size()});
       }

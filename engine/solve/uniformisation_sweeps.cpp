@@ -22,14 +22,19 @@ void require_one_row_per_state(const MaybeSystem& system) {
   }
 }
 
-// Row i of A x + b.
-double stepped(const MaybeSystem& system, const StateNumbers& x, std::size_t i) {
+// Row i of A x + b; read(k): entry k's value (bellman.h's readers).
+template <typename Read>
+double stepped(const MaybeSystem& system, const StateNumbers& x, std::size_t i, const Read& read) {
   double sum = system.row_constants[i];
   for (std::uint64_t k = system.row_starts[i]; k < system.row_starts[i + 1]; ++k) {
-    sum += system.values[k] * x[system.columns[k]];
+    sum += read(k) * x[system.columns[k]];
   }
   return sum;
 }
+
+template <typename Read>
+WeightedSum weighted_steps_read(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                                std::uint64_t first, double close, const Read& read);
 
 }  // namespace
 
@@ -39,6 +44,15 @@ double stepped(const MaybeSystem& system, const StateNumbers& x, std::size_t i) 
 WeightedSum weighted_steps_towards_one(const MaybeSystem& system, const double* start,
                                        const std::vector<double>& weights, std::uint64_t first, double close) {
   require_one_row_per_state(system);
+  return system.values.visit(
+      [&](const auto& read) { return weighted_steps_read(system, start, weights, first, close, read); });
+}
+
+namespace {
+
+template <typename Read>
+WeightedSum weighted_steps_read(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
+                                std::uint64_t first, double close, const Read& read) {
   const std::size_t n = system.num_states();
   WeightedSum out;
   StateNumbers x = copy_of(start, n), next(n);
@@ -49,7 +63,7 @@ WeightedSum weighted_steps_towards_one(const MaybeSystem& system, const double* 
     const bool more = k + 1 < end;
     const auto step = [&](std::size_t i) {
       out.sum[i] += weight * x[i];
-      if (more) next[i] = stepped(system, x, i);
+      if (more) next[i] = stepped(system, x, i, read);
     };
     out.steps = k + 1;
     if (close < 0.0 || !more || k + 1 < first) {
@@ -80,6 +94,8 @@ WeightedSum weighted_steps_towards_one(const MaybeSystem& system, const double* 
   return out;
 }
 
+}  // namespace
+
 StateNumbers weighted_steps(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
                             std::uint64_t first) {
   return weighted_steps_towards_one(system, start, weights, first, -1.0).sum;
@@ -102,8 +118,11 @@ std::optional<WeightedSum> on_device(const MaybeSystem& system, const double* st
     if (required) throw std::runtime_error("--solver gpu: no usable CUDA device");
     return std::nullopt;
   }
+  // The steps read plain values (gpu/uniformisation_steps.h).
+  const PodVector<double> plain = system.values.index_bytes() == 0 ? PodVector<double>() : system.values.expanded();
   const gpu::ChunkMatrix matrix{system.num_states(), system.num_rows(), system.columns.size(), system.row_group_starts.data(),
-                                system.row_starts.data(), system.columns.data(), system.values.data()};
+                                system.row_starts.data(), system.columns.data(),
+                                plain.empty() ? system.values.plain_data() : plain.data()};
   try {
     std::optional<gpu::WeightedSteps> steps =
         gpu::weighted_steps(matrix, system.row_constants.data(), start, weights, first, close);
