@@ -10,6 +10,18 @@
 namespace mdpvi {
 namespace {
 
+// Interval iteration's two iterates at random, lower below upper at every state.
+std::pair<std::vector<double>, std::vector<double>> random_bounds(std::uint32_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> lower(n), upper(n);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    lower[s] = 0.5 * unit(rng);
+    upper[s] = lower[s] + unit(rng);
+  }
+  return {lower, upper};
+}
+
 class SweepEquivalence : public ::testing::TestWithParam<std::uint32_t> {};
 
 TEST_P(SweepEquivalence, ParallelIsEquivalentToReference) {
@@ -38,13 +50,7 @@ TEST_P(SweepEquivalence, ParallelIsEquivalentToReference) {
 TEST_P(SweepEquivalence, IntervalParallelIsEquivalentToReference) {
   const std::uint32_t n = GetParam();
   MaybeSystem system = test::random_system(n, n + 7);
-  std::mt19937 rng(2);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<double> lower(n), upper(n);
-  for (std::uint32_t s = 0; s < n; ++s) {
-    lower[s] = 0.5 * unit(rng);
-    upper[s] = lower[s] + unit(rng);
-  }
+  const auto [lower, upper] = random_bounds(n, 2);
   for (auto direction : {Optimization::minimize, Optimization::maximize}) {
     for (auto criterion : {ConvergenceCriterion::relative, ConvergenceCriterion::absolute}) {
       for (StateRange range : {StateRange{0, n}, StateRange{n / 3, n - n / 5}}) {
@@ -80,13 +86,7 @@ TEST_P(SweepEquivalence, IndexedValuesSweepAsPlainOnes) {
   MaybeSystem indexed = plain;
   ASSERT_TRUE(indexed.values.compress());
   ASSERT_NE(indexed.values.index_bytes(), 0u);
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<double> lower(n), upper(n);
-  for (std::uint32_t s = 0; s < n; ++s) {
-    lower[s] = 0.5 * unit(rng);
-    upper[s] = lower[s] + unit(rng);
-  }
+  const auto [lower, upper] = random_bounds(n, 3);
   for (auto direction : {Optimization::minimize, Optimization::maximize}) {
     const auto criterion = ConvergenceCriterion::relative;
     const StateRange range{0, n};
