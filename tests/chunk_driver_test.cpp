@@ -204,6 +204,25 @@ TEST(SolveChunked, OnTheCpuEqualsTheUnchunkedSolveWithAnyBudget) {
   }
 }
 
+// A system whose values are indices (SystemValues::as_model, as a device run builds it
+// on the host) solves on the CPU to the same bits as its plain form, under every method.
+TEST(SolveIndexed, OnTheCpuEqualsThePlainSystemsSolve) {
+  const MaybeSystem plain = few_valued_system();
+  MaybeSystem indexed = plain;
+  ASSERT_TRUE(indexed.values.compress());
+  for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
+                        Method::policy_iteration, Method::automatic}) {
+    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+      SCOPED_TRACE(to_string(method));
+      const SolveResult a = solve(request_for(plain, direction, method), {SolverKind::cpu});
+      const SolveResult b = solve(request_for(indexed, direction, method), {SolverKind::cpu});
+      EXPECT_EQ(a.lower, b.lower);
+      EXPECT_EQ(a.upper, b.upper);
+      EXPECT_EQ(a.report.stats.iterations, b.report.stats.iterations);
+    }
+  }
+}
+
 // Levels of many trivial SCCs (updated in parallel) give the same arithmetic as one
 // SCC at a time: the same values, bit for bit, for every method.
 TEST(SolveByLevels, OnTheCpuEqualsOneSccAtATime) {
