@@ -4,7 +4,6 @@
 #include "engine/model/stopwatch.h"
 #include "engine/solve/end_component_quotient.h"
 #include "engine/solve/method_requirements.h"
-#include "gpu/partitioned_sweeps.h"
 #include "graph/qualitative.h"
 #include "graph/scc.h"
 
@@ -58,10 +57,6 @@ void make_room_for_host_system(const graph::SearchBackend& search, const SparseM
 }
 
 }  // namespace
-
-SystemValues host_system_values(const DeviceOptions& device) {
-  return device.solver != SolverKind::cpu && gpu::usable_device_count() > 0 ? SystemValues::as_model : SystemValues::plain;
-}
 
 MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& model, graph::SccDecomposition&& sccs,
                          const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,

@@ -34,10 +34,6 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
                          const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
                          const RewardStructure* rewards, const HostSystemBuilder& build_on_host);
 
-// How a system built on the host keeps its values: as the model does where a device
-// will take it (in chunks, 1 or 2 bytes an entry), else plain for the CPU's sweeps.
-SystemValues host_system_values(const DeviceOptions& device);
-
 // solve_into(request_for(system), ...); a system built on the device that the device
 // then fails (DeviceSystemFailed) is built again by build_on_host and solved from there,
 // under policy iteration where the default method found value iteration crawling

@@ -125,6 +125,10 @@ bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule) {
   return states >= kAcyclicOnDeviceFrom || schedule == DeviceSchedule::levels;
 }
 
+SystemValues host_system_values(const DeviceOptions& device) {
+  return device.solver != SolverKind::cpu && gpu::usable_device_count() > 0 ? SystemValues::as_model : SystemValues::plain;
+}
+
 namespace {
 
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,

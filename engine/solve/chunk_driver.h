@@ -60,6 +60,10 @@ struct DeviceOptions {
 // that decide before the system exists (engine/check/reachability.cpp).
 bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule);
 
+// How a system built on the host keeps its values: as the model does where a device
+// will take it (in chunks, 1 or 2 bytes an entry), else plain for the CPU's sweeps.
+SystemValues host_system_values(const DeviceOptions& device);
+
 // A system built on the device (MaybeSystem::on_device) could not be solved there; it
 // has no host arrays for the CPU, so the caller builds it on the host and solves again.
 class DeviceSystemFailed : public std::runtime_error {
