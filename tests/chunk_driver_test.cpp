@@ -204,23 +204,33 @@ TEST(SolveChunked, OnTheCpuEqualsTheUnchunkedSolveWithAnyBudget) {
   }
 }
 
+// Two forms of one system solved on the CPU under each method, both directions: the
+// same values, bit for bit, and the same count (stat) in their reports.
+void expect_same_cpu_solves(const MaybeSystem& a, const MaybeSystem& b, const std::vector<Method>& methods,
+                            std::uint64_t SolveStats::*stat) {
+  for (Method method : methods) {
+    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
+      SCOPED_TRACE(to_string(method));
+      const SolveResult x = solve(request_for(a, direction, method), {SolverKind::cpu});
+      const SolveResult y = solve(request_for(b, direction, method), {SolverKind::cpu});
+      EXPECT_EQ(x.lower, y.lower);
+      EXPECT_EQ(x.upper, y.upper);
+      EXPECT_EQ(x.report.stats.*stat, y.report.stats.*stat);
+    }
+  }
+}
+
 // A system whose values are indices (SystemValues::as_model, as a device run builds it
-// on the host) solves on the CPU to the same bits as its plain form, under every method.
+// on the host) solves on the CPU to the same bits and sweeps as its plain form, under
+// every method.
 TEST(SolveIndexed, OnTheCpuEqualsThePlainSystemsSolve) {
   const MaybeSystem plain = few_valued_system();
   MaybeSystem indexed = plain;
   ASSERT_TRUE(indexed.values.compress());
-  for (Method method : {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
-                        Method::policy_iteration, Method::automatic}) {
-    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
-      SCOPED_TRACE(to_string(method));
-      const SolveResult a = solve(request_for(plain, direction, method), {SolverKind::cpu});
-      const SolveResult b = solve(request_for(indexed, direction, method), {SolverKind::cpu});
-      EXPECT_EQ(a.lower, b.lower);
-      EXPECT_EQ(a.upper, b.upper);
-      EXPECT_EQ(a.report.stats.iterations, b.report.stats.iterations);
-    }
-  }
+  expect_same_cpu_solves(plain, indexed,
+                         {Method::value_iteration, Method::interval_iteration, Method::optimistic_value_iteration,
+                          Method::policy_iteration, Method::automatic},
+                         &SolveStats::iterations);
 }
 
 // Levels of many trivial SCCs (updated in parallel) give the same arithmetic as one
@@ -230,16 +240,7 @@ TEST(SolveByLevels, OnTheCpuEqualsOneSccAtATime) {
   MaybeSystem one_by_one = levelled;
   set_one_level_per_scc(one_by_one);
   ASSERT_LT(levelled.num_levels(), one_by_one.num_levels());
-  for (Method method : kMethods) {
-    for (auto direction : {Optimization::minimize, Optimization::maximize}) {
-      SCOPED_TRACE(to_string(method));
-      const SolveResult by_level = solve(request_for(levelled, direction, method), {SolverKind::cpu});
-      const SolveResult by_scc = solve(request_for(one_by_one, direction, method), {SolverKind::cpu});
-      EXPECT_EQ(by_level.lower, by_scc.lower);
-      EXPECT_EQ(by_level.upper, by_scc.upper);
-      EXPECT_EQ(by_level.report.stats.iterated_sccs, by_scc.report.stats.iterated_sccs);
-    }
-  }
+  expect_same_cpu_solves(levelled, one_by_one, {std::begin(kMethods), std::end(kMethods)}, &SolveStats::iterated_sccs);
 }
 
 // A chunk's level segments cover its SCCs in order, each acyclic exactly when all its
