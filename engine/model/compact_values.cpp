@@ -41,8 +41,8 @@ CompactValues CompactValues::indexed(PodVector<std::uint8_t> narrow, PodVector<s
   return values;
 }
 
-CompactValuesCopy::CompactValuesCopy(const CompactValues& source, std::size_t entries)
-    : source_(source), bytes_(source.index_bytes()) {
+CompactValuesCopy::CompactValuesCopy(const CompactValues& source, std::size_t entries, bool keep_form)
+    : source_(source), bytes_(keep_form ? source.index_bytes() : 0) {
   if (bytes_ == 0) plain_.resize(entries);
   if (bytes_ == 1) narrow_.resize(entries);
   if (bytes_ == 2) wide_.resize(entries);

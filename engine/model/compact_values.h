@@ -92,17 +92,17 @@ class CompactValues {
   unsigned index_bytes_ = 0;
 };
 
-// A CompactValues made of some entries of another, in its form: an indexed source's
-// entries copy their indices (the copy takes its table), a plain one's their doubles.
-// No plain array is made for an indexed source. Written by entry, on any thread (each
-// entry once), then finished.
+// A CompactValues made of some entries of another: in its form (keep_form: an indexed
+// source's entries copy their indices, the copy taking its table, and no plain array
+// is made), or plain (its doubles). Written by entry, on any thread (each entry once),
+// then finished.
 class CompactValuesCopy {
  public:
-  CompactValuesCopy(const CompactValues& source, std::size_t entries);
+  CompactValuesCopy(const CompactValues& source, std::size_t entries, bool keep_form = true);
   // Entry `to` of the copy takes the source's entry `from`.
   void copy(std::size_t to, std::size_t from) {
     switch (bytes_) {
-      case 0: plain_[to] = source_.plain_data()[from]; break;
+      case 0: plain_[to] = source_[from]; break;
       case 1: narrow_[to] = source_.index_data()[from]; break;
       default: wide_[to] = reinterpret_cast<const std::uint16_t*>(source_.index_data())[from];
     }

@@ -39,31 +39,6 @@ void kept_rows(const SparseMdp& mdp, const Probability& probability, std::uint32
   }
 }
 
-// The system's values as they are written, entry by entry on all cores: plain
-// doubles (probability(k), the model's reader), or the model's own form.
-template <typename Probability>
-class ValuesSink {
- public:
-  ValuesSink(const CompactValues& model, const Probability& probability, std::uint64_t entries, SystemValues kept)
-      : probability_(probability), as_model_(kept == SystemValues::as_model), copy_(model, as_model_ ? entries : 0) {
-    if (!as_model_) plain_.resize(entries);
-  }
-  void write(std::uint64_t entry, std::uint64_t k) {
-    if (as_model_) {
-      copy_.copy(entry, k);
-    } else {
-      plain_[entry] = probability_(k);
-    }
-  }
-  CompactValues finish() && { return as_model_ ? std::move(copy_).finish() : CompactValues(std::move(plain_)); }
-
- private:
-  const Probability& probability_;
-  bool as_model_;
-  CompactValuesCopy copy_;
-  PodVector<double> plain_;
-};
-
 // outside_value(t): the value of model state t outside the system.
 template <typename Probability, typename OutsideValue>
 MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, graph::SccDecomposition&& sccs,
@@ -100,7 +75,8 @@ MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, g
   system.row_starts.resize(rows_of[n] + 1);
   system.row_constants.resize(rows_of[n]);
   system.columns.resize(entries_of[n]);
-  ValuesSink values(mdp.values, probability, entries_of[n], kept);
+  // In the model's form, or plain.
+  CompactValuesCopy values(mdp.values, entries_of[n], kept == SystemValues::as_model);
   system.row_starts[0] = 0;
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
     const std::uint32_t i = local_of[s];
@@ -111,7 +87,7 @@ MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, g
         std::uint32_t t = local_of[mdp.columns[k]];
         if (t == kOutside) continue;
         system.columns[entry] = t;
-        values.write(entry, k);
+        values.copy(entry, k);
         ++entry;
       }
       system.row_constants[row] = constant;
