@@ -46,7 +46,7 @@ inline double row_value(const MaybeSystem& system, std::uint64_t row, const doub
 
 // Pre: every state of the range has at least one row; x_in and x_out do not overlap
 // on the range.
-template <Optimization direction, typename Read = ReadSystemValue>
+template <Optimization direction, typename Read>
 inline double bellman_value(const MaybeSystem& system, std::uint64_t state, const double* x_in, const Read& read) {
   double best = direction == Optimization::minimize ? std::numeric_limits<double>::infinity()
                                                     : -std::numeric_limits<double>::infinity();
@@ -64,7 +64,7 @@ inline double bellman_value(const MaybeSystem& system, std::uint64_t state, cons
 
 // bellman_value of two iterates at once (interval iteration's lower and upper),
 // reading the state's rows once; each the same sums as bellman_value's.
-template <Optimization direction, typename Read = ReadSystemValue>
+template <Optimization direction, typename Read>
 inline std::pair<double, double> bellman_pair(const MaybeSystem& system, std::uint64_t state, const double* lower,
                                               const double* upper, const Read& read) {
   constexpr double worst = direction == Optimization::minimize ? std::numeric_limits<double>::infinity()

@@ -263,10 +263,14 @@ class ChunkFeeder {
   std::size_t preparing_index_ = 0;
 };
 
-// What a system built on the device saves over plain doubles, where its values are
-// indexed (the sweeps then read an index an entry, and the table from the cache).
+// What entries whose values take value_bytes each save over plain doubles (indexed:
+// the sweeps then read an index an entry, and the table from the cache).
+std::size_t value_savings(std::uint64_t entries, unsigned value_bytes) { return entries * (sizeof(double) - value_bytes); }
+
+// The same for a system built on the device (none for one built on the host, whose
+// chunks count theirs as they go up: count_value_bytes).
 std::size_t indexed_savings(const MaybeSystem& system, std::uint64_t entries) {
-  return system.on_device ? entries * (sizeof(double) - system.on_device->value_bytes()) : 0;
+  return system.on_device ? value_savings(entries, system.on_device->value_bytes()) : 0;
 }
 
 bool is_view(const MaybeSystem& system) {
@@ -334,7 +338,7 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
 // sweep's bytes then count them so.
 void count_value_bytes(unsigned value_bytes, ChunkReport& report) {
   report.value_bytes = value_bytes;
-  report.bytes_per_sweep -= report.entries * (sizeof(double) - value_bytes);
+  report.bytes_per_sweep -= value_savings(report.entries, value_bytes);
 }
 
 void record_device_run(const gpu::ChunkSolveStats& s, ChunkReport& report) {
