@@ -7,7 +7,7 @@
 #include "engine/solve/partitioned_system.h"
 #include "engine/solve/scc_sweeps.h"
 #include "gpu/partitioned_sweeps.h"
-#include "random_systems.h"
+#include "partition_cases.h"
 
 #include <gtest/gtest.h>
 
@@ -18,30 +18,7 @@ namespace {
 
 const std::uint32_t kPartCounts[] = {1, 2, 3, 7, 64};
 
-// A chain of n states, each with a self-loop and a step back to 0: one SCC as deep as it
-// is long.
-MaybeSystem long_chain(std::uint32_t n) {
-  MaybeSystem system = test::empty_system();
-  for (std::uint32_t s = 0; s < n; ++s) {
-    system.columns.insert(system.columns.end(), {s, (s + 1) % n, 0});
-    for (double v : {0.3, 0.6, 0.05}) system.values.push_back(v);
-    system.row_constants.push_back(0.01);  // no value near 0: relative changes stay meaningful
-    system.row_starts.push_back(system.columns.size());
-    system.row_group_starts.push_back(system.row_constants.size());
-    system.model_states.push_back(s);
-  }
-  system.scc_starts.push_back(n);
-  set_one_level_per_scc(system);
-  return system;
-}
-
-std::vector<MaybeSystem> systems() {
-  std::vector<MaybeSystem> all;
-  for (std::uint32_t n : {1u, 2u, 33u, 1025u}) all.push_back(test::random_system(n, n + 1));
-  all.push_back(test::random_system(2000, 5, {3, 1500, 1, 496}));  // blocks: SCC-like ranges
-  all.push_back(long_chain(3001));
-  return all;
-}
+std::vector<MaybeSystem> systems() { return test::partition_cases(); }
 
 TEST(BalancedParts, CoverTheRangeInOrderWithEvenWork) {
   for (const MaybeSystem& system : systems()) {

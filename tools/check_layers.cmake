@@ -6,19 +6,20 @@ if(NOT MDPVI_SOURCE_DIR)
   set(MDPVI_SOURCE_DIR ${PROJECT_SOURCE_DIR})
 endif()
 
-set(mdpvi_layer_dirs engine/model engine/automata engine/numeric engine/explore engine/solve engine/check engine/pipeline io graph gpu)
+set(mdpvi_layer_dirs engine/model engine/automata engine/numeric engine/ranks engine/explore engine/solve engine/check engine/pipeline io graph gpu)
 set(mdpvi_allowed_engine/model engine/model)
 set(mdpvi_allowed_engine/automata engine/model engine/automata)
 set(mdpvi_allowed_io engine/model io)
 set(mdpvi_allowed_graph engine/model gpu graph)
 set(mdpvi_allowed_engine/numeric engine/model engine/numeric)
+set(mdpvi_allowed_engine/ranks engine/ranks)
 set(mdpvi_allowed_gpu engine/model engine/numeric gpu)
 set(mdpvi_allowed_engine/explore engine/model io engine/explore)
-set(mdpvi_allowed_engine/solve engine/model engine/numeric graph gpu engine/solve)
-set(mdpvi_allowed_engine/check engine/model engine/automata engine/numeric io graph engine/explore engine/solve engine/check)
+set(mdpvi_allowed_engine/solve engine/model engine/numeric engine/ranks graph gpu engine/solve)
+set(mdpvi_allowed_engine/check engine/model engine/automata engine/numeric engine/ranks io graph engine/explore engine/solve engine/check)
 # One run of a model with its properties: everything below it, gpu/ only for the
 # device's presence (the placement itself is the stages').
-set(mdpvi_allowed_engine/pipeline engine/model engine/automata io graph gpu engine/explore engine/solve engine/check engine/pipeline)
+set(mdpvi_allowed_engine/pipeline engine/model engine/automata engine/ranks io graph gpu engine/explore engine/solve engine/check engine/pipeline)
 
 # The stage a path like "engine/solve/bellman.h" belongs to; empty for tools/, tests/.
 function(mdpvi_layer_of path out)

@@ -5,6 +5,7 @@
 #include "engine/pipeline/check_run.h"
 #include "engine/pipeline/memory_budget.h"
 #include "engine/pipeline/option_text.h"
+#include "engine/ranks/ranks.h"
 #include "gpu/device_info.h"
 #include "gpu/device_solver.h"
 #include "io/parse_error.h"
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -117,6 +119,7 @@ struct CheckArguments {
   std::string gpu_schedule = "auto";
   std::string gpu_system = "auto";
   std::string gpu_lanes_over = "entries";
+  std::optional<std::uint64_t> parts_from;  // --parts-from
 };
 
 // "0.1 (commit abc1234": --version closes it after the CUDA runtime, the reports at once.
@@ -208,6 +211,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "sweep, the layout of a solve over several GPUs or MPI ranks; the answers are the same bit for "
                     "bit (default 1)")
       ->check(positive_count);
+  check->add_option("--parts-from", args.parts_from,
+                    "Cut only SCCs of at least N rows plus entries into parts (MPI ranks, --cpu-partitions, GPUs); "
+                    "smaller ones are solved whole, under mpirun by every rank alike (default: 65536 under mpirun, "
+                    "else 0)");
   check->add_flag(
       "--sound", args.sound, "A sound method (the default, auto); excludes --method vi");
   check->add_flag("--fair", args.options.fairness,
@@ -266,6 +273,37 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "How the GPU solves a chunk, for measurements: auto, levels (acyclic levels one pass each, levels "
                     "with cycles iterated on their own) or whole (the chunk iterated as one system)")
       ->check(CLI::IsMember({"auto", "levels", "whole"}));
+}
+
+// Under mpirun: every rank runs the whole check, its SCCs' parts on the CPU; the first
+// rank alone prints and writes files, the others only their errors, named. What ranks
+// cannot do yet is refused.
+int run_as_rank(mdpvi::Ranks& ranks, CheckArguments& args) {
+  using namespace mdpvi;
+  if (ranks.rank() != 0) {
+    if (std::freopen("/dev/null", "w", stdout) == nullptr) return kBadInput;
+    spdlog::set_level(spdlog::level::err);
+    spdlog::set_pattern(fmt::format("%^%l%$ (MPI rank {}): %v", ranks.rank()));
+    args.json_path.clear();
+    args.export_results.clear();
+    args.plot_path.clear();
+    args.exports = {};
+  }
+  const char* refused = nullptr;
+  if (args.options.solver.partitions > 1) refused = "--cpu-partitions is for one process: under mpirun each rank holds one part";
+  if (args.solver == "gpu" || args.options.device.gpus != 0) {
+    refused = "under mpirun the solve runs on the ranks' CPUs: GPUs across ranks are not supported yet (--solver gpu, --gpus)";
+  }
+  if (refused != nullptr) {
+    if (ranks.rank() == 0) spdlog::error("{}", refused);
+    return kBadInput;
+  }
+  args.options.device.solver = SolverKind::cpu;
+  args.options.solver.ranks = &ranks;
+  args.options.solver.parts_from = args.parts_from.value_or(std::uint64_t{1} << 16);
+  spdlog::debug("MPI: {} ranks; SCCs of at least {} rows plus entries are solved in parts, one a rank", ranks.size(),
+                args.options.solver.parts_from);
+  return 0;
 }
 
 int run_check_command(CheckArguments& args) {
@@ -334,6 +372,12 @@ int run_check_command(CheckArguments& args) {
         oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(args.threads));
   }
 
+  if (Ranks* ranks = run_ranks()) {
+    if (const int refused = run_as_rank(*ranks, args)) return refused;
+  } else {
+    args.options.solver.parts_from = args.parts_from.value_or(0);
+  }
+
   pipeline::CheckReport report;
   tools::StreamingOutput output(args.json_path, args.export_results);
   tools::stop_early_on_signals(args.timeout_s, kSomePropertyFailed);
@@ -400,10 +444,24 @@ void restart_with_huge_pages(char** argv) {
   execv(self.c_str(), argv);
 }
 
+// The command line's command (check, devices), its exit status.
+int run_command(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   restart_with_huge_pages(argv);
+  const std::unique_ptr<mdpvi::RanksSession> ranks = mdpvi::start_ranks(argc, argv);
+  const int status = run_command(argc, argv);
+  // The run is over: under mpirun, the launcher ends the other ranks once one returns
+  // an error, and they should not say "interrupted".
+  for (int signal_number : {SIGINT, SIGTERM, SIGALRM}) std::signal(signal_number, SIG_DFL);
+  return ranks->finish(status);
+}
+
+namespace {
+
+int run_command(int argc, char** argv) {
   mdpvi::return_large_frees_to_the_kernel();
   // Logs go to standard error, so that standard output holds only results.
   spdlog::set_default_logger(spdlog::stderr_color_mt("mdpvi"));
@@ -447,3 +505,5 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("devices")) return run_devices_command(bandwidth);
   return run_check_command(check_args);
 }
+
+}  // namespace

@@ -5,7 +5,8 @@
 # clang and its sanitizer and libFuzzer runtimes (tools/fuzz.sh, tools/sanitize.sh).
 set -euo pipefail
 packages=(g++ cmake ninja-build libboost-graph-dev libtbb-dev libspdlog-dev libgtest-dev libcli11-dev
-          nlohmann-json3-dev libarchive-dev libglpk-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest)
+          nlohmann-json3-dev libarchive-dev libglpk-dev python3 python3-dev pybind11-dev python3-numpy python3-pytest
+          libopenmpi-dev openmpi-bin)
 if [[ ${1:-} == fuzz ]]; then packages+=(clang libclang-rt-dev); fi
 missing=()
 for p in "${packages[@]}"; do

@@ -236,7 +236,9 @@ bool is_trivial_scc(const MaybeSystem& system, std::size_t scc) {
   return system.scc_starts[scc + 1] - system.scc_starts[scc] == 1 && !has_self_loop(system, system.scc_starts[scc]);
 }
 
-bool sccs_concurrent(const SolveRequest& request) { return request.options.partitions <= 1; }
+bool sccs_concurrent(const SolveRequest& request) {
+  return request.options.partitions <= 1 && request.options.ranks == nullptr;
+}
 
 void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc,
                     const std::function<void(std::size_t)>& trivial,

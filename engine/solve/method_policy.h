@@ -239,7 +239,8 @@ void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_
                     bool concurrent, const std::function<void()>& prepare = {});
 
 // Whether a request's iterated SCCs of one level may be solved at the same time
-// (for_each_level): not where they are swept in parts (on several devices).
+// (for_each_level): not where they are swept in parts (on several devices or MPI
+// ranks, which must take the SCCs in one order).
 bool sccs_concurrent(const SolveRequest& request);
 
 // An SCC or chunk that stopped at max_sweeps; report_not_converged records and says it.

@@ -59,9 +59,7 @@ SystemPart cut_part(const MaybeSystem& system, StateRange states) {
 }
 
 // Each run of halo slots owned by one other part of the range becomes a block.
-void link_halo(PartitionedRange& partitioned, const std::vector<StateRange>& ranges, std::uint32_t p) {
-  SystemPart& part = partitioned.parts[p];
-  const StateRange range = partitioned.range;
+void link_halo(SystemPart& part, StateRange range, const std::vector<StateRange>& ranges) {
   for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) {
     const std::uint32_t t = part.halo[slot];
     if (t < range.begin || t >= range.end) continue;  // outside the range: filled once
@@ -99,15 +97,20 @@ std::vector<StateRange> balanced_parts(const MaybeSystem& system, StateRange ran
   return parts;
 }
 
+SystemPart partition_part(const MaybeSystem& system, StateRange range, const std::vector<StateRange>& ranges,
+                          std::uint32_t which) {
+  SystemPart part = cut_part(system, ranges[which]);
+  link_halo(part, range, ranges);
+  return part;
+}
+
 PartitionedRange partition_range(const MaybeSystem& system, StateRange range, std::uint32_t count) {
   const std::vector<StateRange> ranges = balanced_parts(system, range, count);
   PartitionedRange partitioned;
   partitioned.range = range;
   partitioned.parts.resize(count);
-  oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t p) {
-    partitioned.parts[p] = cut_part(system, ranges[p]);
-    link_halo(partitioned, ranges, p);
-  });
+  oneapi::tbb::parallel_for(std::uint32_t{0}, count,
+                            [&](std::uint32_t p) { partitioned.parts[p] = partition_part(system, range, ranges, p); });
   return partitioned;
 }
 

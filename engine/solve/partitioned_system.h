@@ -13,6 +13,7 @@
 #include "engine/solve/bellman.h"
 #include "engine/solve/maybe_system.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +47,19 @@ struct PartitionedRange {
 // count contiguous ranges covering range, each with about the same rows plus entries
 // (a part may be empty: more parts than states). Pre: count >= 1.
 std::vector<StateRange> balanced_parts(const MaybeSystem& system, StateRange range, std::uint32_t count);
+
+// Part which of ranges (balanced_parts of range): its local system, halo and exchange
+// blocks, cut without the others (one MPI rank's part). Pre: as partition_range.
+SystemPart partition_part(const MaybeSystem& system, StateRange range, const std::vector<StateRange>& ranges,
+                          std::uint32_t which);
+
+// A part's local vector of an iterate: its own states' values, then its halo's.
+template <typename Vector>
+void load_local_values(const SystemPart& part, const PodVector<double>& iterate, Vector& to) {
+  to.resize(part.columns());
+  std::copy_n(iterate.begin() + part.states.begin, part.own(), to.begin());
+  for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) to[part.own() + slot] = iterate[part.halo[slot]];
+}
 
 // The range as count parts (balanced_parts), each with its local system, halo and
 // exchange blocks. Pre: the system is on the host (not MaybeSystem::on_device).

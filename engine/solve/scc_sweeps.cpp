@@ -1,6 +1,7 @@
 #include "engine/solve/scc_sweeps.h"
 
 #include "engine/solve/partitioned_system.h"
+#include "engine/solve/rank_sweeps.h"
 #include "gpu/device_solver.h"
 #include "gpu/partitioned_sweeps.h"
 
@@ -13,14 +14,6 @@
 namespace mdpvi {
 
 namespace {
-
-// A part's local vector of an iterate: its own states' values, then its halo's.
-template <typename Vector>
-void local_values(const SystemPart& part, const PodVector<double>& iterate, Vector& to) {
-  to.resize(part.columns());
-  std::copy_n(iterate.begin() + part.states.begin, part.own(), to.begin());
-  for (std::uint64_t slot = 0; slot < part.halo.size(); ++slot) to[part.own() + slot] = iterate[part.halo[slot]];
-}
 
 // The range's current values alternate between an iterate's two buffers, sweep by
 // sweep, rather than the buffers being swapped whole: SCCs of one level are swept at
@@ -165,7 +158,7 @@ class PartitionedSweeps final : public SccSweeps {
   // Both buffers: the own states' values and every halo value as the iterate has them.
   static void load(const SystemPart& part, const PodVector<double>& from, PodVector<double>& first,
                    PodVector<double>& second) {
-    local_values(part, from, first);
+    load_local_values(part, from, first);
     second = first;
   }
 
@@ -217,8 +210,8 @@ class DevicePartsSweeps final : public SccSweeps {
     std::vector<double> lower, upper;
     for (std::uint32_t p = 0; p < parts; ++p) {
       const SystemPart& part = partitioned_.parts[p];
-      local_values(part, x.lower, lower);
-      if (with_upper) local_values(part, x.upper, upper);
+      load_local_values(part, x.lower, lower);
+      if (with_upper) load_local_values(part, x.upper, upper);
       device_->load(p, lower.data(), with_upper ? upper.data() : nullptr);
     }
   }
@@ -255,11 +248,22 @@ class DevicePartsSweeps final : public SccSweeps {
   std::unique_ptr<gpu::PartitionedDeviceSweeps> device_;
 };
 
+// Whether the range has SolverOptions::parts_from rows plus entries.
+bool worth_parts(const SolveRequest& request, StateRange range) {
+  const std::uint64_t from = request.options.parts_from;
+  if (from == 0) return true;
+  const MaybeSystem& system = request.system;
+  const std::uint64_t first_row = system.row_group_starts[range.begin], end_row = system.row_group_starts[range.end];
+  return end_row - first_row + system.row_starts[end_row] - system.row_starts[first_row] >= from;
+}
+
 }  // namespace
 
 std::unique_ptr<SccSweeps> make_scc_sweeps(const SolveRequest& request, StateRange range, Iterates& x) {
   const std::uint32_t parts = request.options.partitions;
-  if (parts <= 1) return std::make_unique<RangeSweeps>(request, range, x);
+  const bool split = request.options.ranks != nullptr || parts > 1;
+  if (!split || !worth_parts(request, range)) return std::make_unique<RangeSweeps>(request, range, x);
+  if (request.options.ranks != nullptr) return make_rank_sweeps(request, range, x, *request.options.ranks);
   if (request.options.partitions_on_devices) {
     try {
       return std::make_unique<DevicePartsSweeps>(request, range, x, parts);

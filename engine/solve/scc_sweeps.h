@@ -36,7 +36,8 @@ class SccSweeps {
 // Over the range of x; in parts where the request asks for more than one
 // (SolverOptions::partitions), on the devices where it asks for them there
 // (SolverOptions::partitions_on_devices; where they fail, on the CPU, said in the
-// log). Pre: x outlives the result; the range is solved after everything it reads
+// log), or one a rank under mpirun (SolverOptions::ranks, engine/solve/rank_sweeps.h);
+// whole where the range is below SolverOptions::parts_from. Pre: x outlives the result; the range is solved after everything it reads
 // outside itself.
 std::unique_ptr<SccSweeps> make_scc_sweeps(const SolveRequest& request, StateRange range, Iterates& x);
 

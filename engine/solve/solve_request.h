@@ -6,6 +6,7 @@
 #include "engine/model/optimization.h"
 #include "engine/model/pod_vector.h"
 #include "engine/model/state_numbers.h"
+#include "engine/ranks/ranks.h"
 #include "engine/solve/maybe_system.h"
 
 #include <cstdint>
@@ -79,6 +80,14 @@ struct SolverOptions {
   // The parts on the CUDA devices (gpu/partitioned_sweeps.h), one a device where
   // there are enough: an SCC too large for one device's chunks goes to several.
   bool partitions_on_devices = false;
+  // Under mpirun (engine/ranks/ranks.h): each iterated SCC is solved in parts, one a
+  // rank, that exchange what they read through MPI. Null: one process. The answers
+  // are the same bit for bit.
+  Ranks* ranks = nullptr;
+  // Only SCCs of at least this many rows plus entries are cut into parts (of ranks,
+  // partitions or devices); smaller ones are solved whole, by every rank alike: a
+  // small SCC's sweep costs less than an exchange.
+  std::uint64_t parts_from = 0;
 };
 
 // The width each SCC of the system must reach so that every state ends within

@@ -4,6 +4,7 @@
   bench.py run --suite small|medium|large [--solvers cpu,gpu] [--repeats N]
                [--instances A,B] [--memory-study INSTANCE] [--out DIR] [--check]
                [--method auto|ovi|ii|vi|pi] [--max-iters N]
+               [--launcher "mpirun -np 2"] [--parts-from N]
       Runs each (model, constants, properties) of the suite through
       `mdpvi check --json` once per solver and repeat, and writes DIR/results.json
       and DIR/results.csv: per property states, choices, transitions, the time of
@@ -13,6 +14,10 @@
       --check exits 1 when a result is off the reference: for the sound methods
       (mdpvi's default, auto, ovi, pi and ii) the reference must lie inside each result's
       bounds; for vi within 1e-6 relative. --method passes mdpvi's --method.
+      --launcher runs mdpvi under a command (MPI ranks); --parts-from passes it on.
+  bench.py same DIR_A DIR_B
+      Exits 1 unless the two runs gave every property the same result and bounds,
+      bit for bit (mdpvi under mpirun against one process).
   bench.py costs DIR... [--solver cpu|gpu]
       The cost table of issue 21: each run folder's solve time per instance
       (summed over its properties) and its ratio to the first folder's, with the
@@ -39,6 +44,7 @@ import csv
 import json
 import os
 import socket
+import shlex
 import subprocess
 import sys
 import time
@@ -245,7 +251,9 @@ def run(args):
                 extra = ["--method", args.method] if args.method else []
                 extra += ["--max-iters", str(args.max_iters)] if args.max_iters else []
                 extra += ["--gpu-system", args.gpu_system] if args.gpu_system and solver == "gpu" else []
-                out, rc, peak, wall = run_mdpvi(command_for(inst, args.mdpvi, solver, extra), args.timeout)
+                extra += ["--parts-from", str(args.parts_from)] if args.parts_from is not None else []
+                launcher = shlex.split(args.launcher) if args.launcher else []
+                out, rc, peak, wall = run_mdpvi(launcher + command_for(inst, args.mdpvi, solver, extra), args.timeout)
                 if rc not in (0, 1) or not out.strip():
                     failures.append(f"{inst['name']} {solver}: mdpvi exit {rc}")
                     continue
@@ -270,6 +278,20 @@ def run(args):
         print("bench: " + f, file=sys.stderr)
     print(f"bench: {len(rows)} results in {out_dir}, {len(failures)} failures", file=sys.stderr)
     return 1 if args.check and failures else 0
+
+
+def same(args):
+    """Whether two runs answered alike, bit for bit: each property's result and bounds
+    (an MPI run against one process, say)."""
+    def answers(run_dir):
+        rows = json.loads((Path(run_dir) / "results.json").read_text())["rows"]
+        return {(r["instance"], r["property"]): (r["result"], r["lower"], r["upper"]) for r in rows}
+    a, b = answers(args.runs[0]), answers(args.runs[1])
+    differ = [k for k in a.keys() | b.keys() if a.get(k) != b.get(k)]
+    for k in sorted(differ):
+        print(f"bench: {k[0]} {k[1]}: {a.get(k)} against {b.get(k)}", file=sys.stderr)
+    print(f"bench: {len(a)} and {len(b)} answers, {len(differ)} differ", file=sys.stderr)
+    return 1 if differ or not a else 0
 
 
 def solve_times(run_dir, solver):
@@ -392,6 +414,10 @@ def main():
     r.add_argument("--method", choices=("auto", "ovi", "ii", "vi", "pi"), help="mdpvi's --method (default: mdpvi's, auto)")
     r.add_argument("--max-iters", type=int, help="mdpvi's --max-iters (the same for every method compared)")
     r.add_argument("--gpu-system", choices=("auto", "copy", "view"), help="mdpvi's --gpu-system (GPU runs)")
+    r.add_argument("--launcher", help='a command mdpvi runs under, e.g. "mpirun -np 2"')
+    r.add_argument("--parts-from", type=int, help="mdpvi's --parts-from")
+    s = sub.add_parser("same", help="exit 1 unless two runs' answers are the same bit for bit")
+    s.add_argument("runs", nargs=2)
     m = sub.add_parser("memory")
     m.add_argument("run")
     m.add_argument("--solver", default="gpu")
@@ -409,6 +435,8 @@ def main():
         return run(args)
     if args.command == "costs":
         return costs(args)
+    if args.command == "same":
+        return same(args)
     if args.command == "memory":
         return memory(args)
     if args.command == "phases":

@@ -4,7 +4,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(mdpvi_libraries mdpvi_model mdpvi_automata mdpvi_numeric mdpvi_io mdpvi_gpu mdpvi_graph mdpvi_explore mdpvi_solve mdpvi_check
+set(mdpvi_libraries mdpvi_model mdpvi_automata mdpvi_numeric mdpvi_ranks mdpvi_io mdpvi_gpu mdpvi_graph mdpvi_explore mdpvi_solve mdpvi_check
     mdpvi_pipeline)
 foreach(library IN LISTS mdpvi_libraries)
   string(REPLACE "mdpvi_" "" short_name ${library})

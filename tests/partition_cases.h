@@ -1,0 +1,37 @@
+#pragma once
+// The systems the partitioned solves are tested on (tests/partitioned_system_test.cpp,
+// in one process; tests/mpi/rank_sweeps_test.cpp, over MPI ranks): odd sizes, one
+// state, rows longer than a warp, SCC-like blocks, and a long chain.
+#include "engine/solve/method_policy.h"
+#include "random_systems.h"
+
+#include <vector>
+
+namespace mdpvi::test {
+
+// A chain of n states, each with a self-loop and a step back to 0: one SCC as deep as it
+// is long.
+inline MaybeSystem long_chain(std::uint32_t n) {
+  MaybeSystem system = empty_system();
+  for (std::uint32_t s = 0; s < n; ++s) {
+    system.columns.insert(system.columns.end(), {s, (s + 1) % n, 0});
+    for (double v : {0.3, 0.6, 0.05}) system.values.push_back(v);
+    system.row_constants.push_back(0.01);  // no value near 0: relative changes stay meaningful
+    system.row_starts.push_back(system.columns.size());
+    system.row_group_starts.push_back(system.row_constants.size());
+    system.model_states.push_back(s);
+  }
+  system.scc_starts.push_back(n);
+  set_one_level_per_scc(system);
+  return system;
+}
+
+inline std::vector<MaybeSystem> partition_cases() {
+  std::vector<MaybeSystem> all;
+  for (std::uint32_t n : {1u, 2u, 33u, 1025u}) all.push_back(random_system(n, n + 1));
+  all.push_back(random_system(2000, 5, {3, 1500, 1, 496}));  // blocks: SCC-like ranges
+  all.push_back(long_chain(3001));
+  return all;
+}
+
+}  // namespace mdpvi::test
