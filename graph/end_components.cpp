@@ -2,8 +2,10 @@
 
 #include "engine/model/bit_words.h"
 #include "engine/model/stopwatch.h"
+#include "graph/leaving_cascade.h"
 #include "graph/scc.h"
 
+#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
@@ -54,7 +56,7 @@ EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, St
   int rounds = 0;
   double labels_s = 0;
   const auto start = std::chrono::steady_clock::now();
-  while (changed) {
+  while (changed && states.any()) {
     ++rounds;
     const auto labels_start = std::chrono::steady_clock::now();
     scc_of = labels(states, enabled_rows);  // the partition is all this needs
@@ -63,6 +65,7 @@ EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, St
     // so that the round reads the sets as they were.
     BitWords rows_left = BitWords::of(enabled_rows), states_left = BitWords::of(states);
     Flag dropped, split;
+    oneapi::tbb::enumerable_thread_specific<std::vector<std::uint32_t>> removed;
     oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
       if (!states.test(s)) return;
       bool keeps_a_row = false, dropped_here = false, split_here = false;
@@ -77,10 +80,21 @@ EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, St
         dropped_here = true;
         split_here |= reach.to_another_member;
       }
-      if (!keeps_a_row) states_left.clear(s);
+      if (!keeps_a_row) {
+        states_left.clear(s);
+        removed.local().push_back(s);
+      }
       if (dropped_here || !keeps_a_row) dropped.raise();
       if (split_here) split.raise();
     });
+    // A state removed with a row into another member was in an SCC that other states
+    // are still in: those whose rows all lead into removed states go too, in this
+    // round (graph/leaving_cascade.h), not one layer a round.
+    if (split.raised()) {
+      std::vector<std::uint32_t> gone;
+      for (const std::vector<std::uint32_t>& part : removed) gone.insert(gone.end(), part.begin(), part.end());
+      cascade_removals(mdp, scc_of, std::move(gone), states_left, rows_left);
+    }
     if (dropped.raised()) {
       enabled_rows = rows_left.to_set(mdp.num_choices());
       states = states_left.to_set(mdp.num_states());

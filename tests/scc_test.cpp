@@ -207,6 +207,42 @@ TEST(EndComponents, RefinementIsEquivalentToRef) {
   }
 }
 
+// A ring 0 -> 1 -> ... -> n-1 -> 0 whose state 0 can only leave (to n, outside the
+// set), with a second choice (a self-loop and the step) at every third state, a self-loop
+// alone as a third choice at every seventh state of the first half, and an end
+// component {n+1, n+2} beside it: removing state 0 takes the second half down one state
+// after another (graph/leaving_cascade.h: a long chain of waves), then the rest. Against the
+// textbook's rounds, on every backend of the CPU.
+TEST(EndComponents, ACascadeDownALongRingIsEquivalentToRef) {
+  for (std::uint32_t n : {2u, 3u, 1000u, 3001u}) {
+    std::vector<test::StateChoices> states(n + 3);
+    states[0] = {{{1, 0.5}, {n, 0.5}}};
+    for (std::uint32_t i = 1; i < n; ++i) {
+      states[i] = {{{(i + 1) % n, 1.0}}};
+      if (i % 3 == 0) states[i].push_back({{i, 0.5}, {(i + 1) % n, 0.5}});
+      if (i % 7 == 0 && i < n / 2) states[i].push_back({{i, 1.0}});  // an end component of its own
+    }
+    states[n] = {{{n, 1.0}}};
+    states[n + 1] = {{{n + 2, 1.0}}, {{0, 1.0}}};
+    states[n + 2] = {{{n + 1, 1.0}}};
+    const SparseMdp mdp = test::make_mdp(states, {});
+    StateSet in(mdp.num_states());
+    in.set();
+    in.reset(n);
+    StateSet rows(mdp.num_choices());
+    rows.set();
+    const graph::EndComponents expected = textbook_end_components(mdp, in, rows);
+    EXPECT_EQ(expected.count, (n / 2 + 6) / 7);  // the loops at 7, 14, ... below n/2, and {n+1, n+2}
+    for (graph::SearchKind kind : {graph::SearchKind::reference, graph::SearchKind::cpu_parallel}) {
+      SCOPED_TRACE(testing::Message() << "n = " << n << ", " << graph::to_string(kind));
+      const graph::EndComponents actual = graph::maximal_end_components(mdp, in, rows, kind);
+      EXPECT_EQ(actual.count, expected.count);
+      EXPECT_EQ(actual.component_of, expected.component_of);
+      EXPECT_EQ(actual.internal_rows, expected.internal_rows);
+    }
+  }
+}
+
 // Maximal end components from the parallel partition against those from Tarjan's: the
 // same components (up to their numbering) and the same internal rows.
 TEST(ParallelSccs, EndComponentsAreEquivalentToRef) {

@@ -28,6 +28,11 @@ class BitWords {
   }
 
   bool test(std::uint64_t i) const { return (words_[i / 64] >> (i % 64)) & 1u; }
+  // The same while other threads clear or claim bits of the word.
+  bool test_now(std::uint64_t i) const {
+    std::atomic_ref<const std::uint64_t> word(words_[i / 64]);
+    return (word.load(std::memory_order_relaxed) >> (i % 64)) & 1u;
+  }
   // Sets bit i; true for the one caller that found it clear.
   bool claim(std::uint64_t i) {
     const std::uint64_t mask = std::uint64_t{1} << (i % 64);

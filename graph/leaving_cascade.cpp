@@ -1,0 +1,117 @@
+#include "graph/leaving_cascade.h"
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+
+namespace mdpvi::graph {
+
+namespace {
+
+// The states of the removed states' SCCs that have a row into another state of their
+// own SCC, listed per target (in-SCC predecessors through rows still left; a source
+// once per entry). Only the SCCs that lost a state are listed: the cascade stays
+// inside them.
+struct InSccPredecessors {
+  std::vector<std::uint64_t> offsets;  // num_states + 1
+  std::vector<std::uint32_t> sources;
+};
+
+InSccPredecessors in_scc_predecessors(const SparseMdp& mdp, const std::vector<std::uint32_t>& scc_of,
+                                      const std::vector<std::uint32_t>& removed, const BitWords& states_left,
+                                      const BitWords& rows_left) {
+  const std::uint32_t n = mdp.num_states();
+  BitWords affected(n);  // SCC labels (states) of the SCCs that lost a state
+  oneapi::tbb::parallel_for(std::size_t{0}, removed.size(), [&](std::size_t i) { affected.claim(scc_of[removed[i]]); });
+  InSccPredecessors p;
+  p.offsets.assign(std::size_t{n} + 1, 0);
+  const auto for_each_edge = [&](auto visit) {
+    oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t s) {
+      if (!states_left.test(s) || !affected.test(scc_of[s])) return;
+      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+        if (!rows_left.test(r)) continue;
+        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+          const std::uint32_t t = mdp.columns[k];
+          if (t != s && scc_of[t] == scc_of[s]) visit(s, t);
+        }
+      }
+    });
+  };
+  for_each_edge([&](std::uint32_t, std::uint32_t t) {
+    std::atomic_ref<std::uint64_t>(p.offsets[t + 1]).fetch_add(1, std::memory_order_relaxed);
+  });
+  for (std::uint32_t t = 0; t < n; ++t) p.offsets[t + 1] += p.offsets[t];
+  p.sources.resize(p.offsets.back());
+  std::vector<std::uint64_t> fill(p.offsets.begin(), p.offsets.end() - 1);
+  for_each_edge([&](std::uint32_t s, std::uint32_t t) {
+    p.sources[std::atomic_ref<std::uint64_t>(fill[t]).fetch_add(1, std::memory_order_relaxed)] = s;
+  });
+  return p;
+}
+
+template <typename T>
+std::vector<T> joined(oneapi::tbb::enumerable_thread_specific<std::vector<T>>& parts) {
+  std::vector<T> all;
+  for (std::vector<T>& part : parts) all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
+}  // namespace
+
+bool cascade_removals(const SparseMdp& mdp, const std::vector<std::uint32_t>& scc_of, std::vector<std::uint32_t> removed,
+                      BitWords& states_left, BitWords& rows_left) {
+  if (removed.empty()) return false;
+  const InSccPredecessors predecessors = in_scc_predecessors(mdp, scc_of, removed, states_left, rows_left);
+  BitWords queued(mdp.num_states());
+  std::atomic<bool> split{false};
+  // A wave: the states left with a row into the last wave's removed states look at
+  // their rows again. The result does not depend on the waves' order: it is the
+  // largest set closed under "keeps a row whose successors are all left, in its SCC".
+  std::uint64_t waves = 0, cleared = 0;
+  while (!removed.empty()) {
+    ++waves;
+    oneapi::tbb::enumerable_thread_specific<std::vector<std::uint32_t>> candidates, next;
+    oneapi::tbb::parallel_for(std::size_t{0}, removed.size(), [&](std::size_t i) {
+      const std::uint32_t t = removed[i];
+      for (std::uint64_t j = predecessors.offsets[t]; j < predecessors.offsets[t + 1]; ++j) {
+        const std::uint32_t s = predecessors.sources[j];
+        if (states_left.test_now(s) && queued.claim(s)) candidates.local().push_back(s);
+      }
+    });
+    const std::vector<std::uint32_t> examined = joined(candidates);
+    oneapi::tbb::parallel_for(std::size_t{0}, examined.size(), [&](std::size_t i) {
+      const std::uint32_t s = examined[i];
+      queued.clear(s);
+      bool keeps_a_row = false, split_here = false;
+      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+        if (!rows_left.test_now(r)) continue;
+        bool stays = true, to_a_member = false;
+        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+          const std::uint32_t t = mdp.columns[k];
+          const bool same_scc = scc_of[t] == scc_of[s];
+          if (!same_scc || !states_left.test_now(t)) stays = false;
+          if (same_scc && t != s) to_a_member = true;  // removed or not: the SCC may split
+        }
+        if (stays) {
+          keeps_a_row = true;
+          continue;
+        }
+        rows_left.clear(r);
+        split_here = split_here || to_a_member;
+      }
+      if (split_here && !split.load(std::memory_order_relaxed)) split.store(true, std::memory_order_relaxed);
+      if (!keeps_a_row) {
+        states_left.clear(s);
+        next.local().push_back(s);
+      }
+    });
+    removed = joined(next);
+    cleared += removed.size();
+  }
+  spdlog::debug("end components: a cascade of {} waves removed {} states", waves, cleared);
+  return split.load();
+}
+
+}  // namespace mdpvi::graph
