@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <cmath>
 #include <stdexcept>
 
@@ -285,10 +286,18 @@ void for_each_level(const MaybeSystem& system, std::size_t first_scc, std::size_
   }
 }
 
+// In parallel where there are many SCCs: each looks at its state's rows, and a level
+// of leader9 holds millions of SCCs.
+constexpr std::size_t kSccsPerTask = std::size_t{1} << 14;
+
 std::size_t count_iterated(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
-  std::size_t count = 0;
-  for (std::size_t scc = first_scc; scc < end_scc; ++scc) count += !is_trivial_scc(system, scc);
-  return count;
+  return oneapi::tbb::parallel_reduce(
+      oneapi::tbb::blocked_range<std::size_t>(first_scc, end_scc, kSccsPerTask), std::size_t{0},
+      [&](const auto& part, std::size_t count) {
+        for (std::size_t scc = part.begin(); scc < part.end(); ++scc) count += !is_trivial_scc(system, scc);
+        return count;
+      },
+      std::plus<>());
 }
 
 bool without_cycles(const MaybeSystem& system) {
@@ -304,6 +313,12 @@ bool without_cycles(const MaybeSystem& system) {
 }
 
 bool all_trivial(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc) {
+  if (end_scc - first_scc > kSccsPerTask) {
+    return oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<std::size_t>(first_scc, end_scc, kSccsPerTask), true,
+        [&](const auto& part, bool all) { return all && all_trivial(system, part.begin(), part.end()); },
+        [](bool a, bool b) { return a && b; });
+  }
   for (std::size_t scc = first_scc; scc < end_scc; ++scc) {
     if (!is_trivial_scc(system, scc)) return false;
   }
