@@ -169,7 +169,12 @@ class ChunkFeeder {
       first_ = {};
     } else {
       release(first_);
-      current_ = upload(index, prepared(index));
+      const auto start = std::chrono::steady_clock::now();
+      std::unique_ptr<PreparedChunk> chunk = prepared(index);
+      const double waited_s = seconds_since(start);
+      current_ = upload(index, std::move(chunk));
+      spdlog::debug("solve: chunk {} waited {:.3f} s for its copy, uploaded in {:.3f} s", index, waited_s,
+                    seconds_since(start) - waited_s);
     }
     prepare_after(index);
     const Chunk& chunk = plan_[index];
@@ -244,7 +249,10 @@ class ChunkFeeder {
     if (preparing_.valid()) preparing_.wait();
     preparing_index_ = next;
     preparing_ = std::async(std::launch::async, [this, next] {
-      return std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[next]));
+      const auto start = std::chrono::steady_clock::now();
+      auto prepared = std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[next]));
+      spdlog::debug("solve: chunk {} copied on the host in {:.3f} s (beside the device)", next, seconds_since(start));
+      return prepared;
     });
   }
 
