@@ -77,19 +77,31 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
 }
 
 void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(const MaybeSystem&)>& request_for,
-                       const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host) {
+                       const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host,
+                       const std::function<PodVector<double>()>& outside_values) {
+  // The solution reaches the model's states through the state map alone: the rest of
+  // the system (its solving order, a host matrix, a device copy) goes first, and only
+  // then come the model-sized vectors (bench/NOTES.md, session 13).
+  const auto solve_then_place = [&](const SolveRequest& request) {
+    SolveResult solution = solve(request, device);
+    MaybeSystem map_only;
+    map_only.model_states = std::move(system.model_states);
+    system = std::move(map_only);
+    if (outside_values) result.values = outside_values();
+    place_solution(system.model_states, std::move(solution), request.options.stop, result);
+  };
   try {
-    solve_into(request_for(system), device, result);
+    solve_then_place(request_for(system));
   } catch (const DeviceSystemCrawls& error) {
     spdlog::info("{}: policy iteration instead, over a maybe-state system built on the host", error.what());
     system = build_on_host(sccs_of(std::move(system)));
     SolveRequest request = request_for(system);
     request.options.method = Method::policy_iteration;
-    solve_into(request, device, result);
+    solve_then_place(request);
   } catch (const DeviceSystemFailed& error) {
     spdlog::warn("{}; solving again from a maybe-state system built on the host", error.what());
     system = build_on_host(sccs_of(std::move(system)));
-    solve_into(request_for(system), device, result);
+    solve_then_place(request_for(system));
   }
 }
 
@@ -124,14 +136,13 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
                 system.on_device ? "on the GPU" : "on the host", seconds_since(start));
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
 
-  result.values = numbers_on(partition.yes, 1.0);
   solve_system_into(
       system,
       [&](const MaybeSystem& s) {
         const std::optional<double> upper = needs.uses_upper_bound ? std::optional<double>(1.0) : std::nullopt;
         return SolveRequest{.system = s, .direction = direction, .options = options, .known_upper_bound = upper};
       },
-      device, result, on_host);
+      device, result, on_host, [&] { return numbers_on(partition.yes, 1.0); });
   return result;
 }
 
@@ -170,10 +181,10 @@ void scatter_solution(const std::vector<std::uint32_t>& model_states, SolveResul
 
 }  // namespace
 
-void solve_into(const SolveRequest& request, const DeviceOptions& device, NumericResult& result) {
-  SolveResult solution = solve(request, device);
+void place_solution(const std::vector<std::uint32_t>& model_states, SolveResult&& solution, const StopRule& stop,
+                    NumericResult& result) {
   auto start = std::chrono::steady_clock::now();
-  scatter_solution(request.system.model_states, solution, result);
+  scatter_solution(model_states, solution, result);
   spdlog::debug("solution in the model's states: {:.3f} s", seconds_since(start));
   result.solve = std::move(solution.report);
   const SolveStats& stats = result.solve.stats;
@@ -182,10 +193,14 @@ void solve_into(const SolveRequest& request, const DeviceOptions& device, Numeri
     const std::string message =
         fmt::format("did not converge within {} iterations per SCC (--max-iters; {} SCC{} or GPU chunk{} stopped there, "
                     "the first: {}); no result (raise --max-iters, or loosen --epsilon)",
-                    request.options.stop.max_sweeps, stats.unconverged, stats.unconverged == 1 ? "" : "s",
+                    stop.max_sweeps, stats.unconverged, stats.unconverged == 1 ? "" : "s",
                     stats.unconverged == 1 ? "" : "s", stats.first_unconverged);
     throw NotConvergedError(message, std::move(result).summary());
   }
+}
+
+void solve_into(const SolveRequest& request, const DeviceOptions& device, NumericResult& result) {
+  place_solution(request.system.model_states, solve(request, device), request.options.stop, result);
 }
 
 }  // namespace mdpvi

@@ -37,9 +37,13 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
 // solve_into(request_for(system), ...); a system built on the device that the device
 // then fails (DeviceSystemFailed) is built again by build_on_host and solved from there,
 // under policy iteration where the default method found value iteration crawling
-// there (DeviceSystemCrawls).
+// there (DeviceSystemCrawls). Once solved, the system keeps only its state map
+// (model_states) for the solution's way into the model's states; then
+// outside_values, where given, makes result.values (until then unneeded: a
+// model-sized vector fewer during the solve).
 void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(const MaybeSystem&)>& request_for,
-                       const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host);
+                       const DeviceOptions& device, NumericResult& result, const HostSystemBuilder& build_on_host,
+                       const std::function<PodVector<double>()>& outside_values = {});
 
 // Solves request (engine/solve/chunk_driver.h) and writes its values into
 // result.values at their model states, and where it gives bounds, result.lower and
@@ -47,5 +51,10 @@ void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(con
 // Pre: result.values has one entry per model state.
 // Throws NotConvergedError when some SCC stopped at the request's max_sweeps.
 void solve_into(const SolveRequest& request, const DeviceOptions& device, NumericResult& result);
+
+// solve_into's second half: solution into result at the model states, the report, and
+// NotConvergedError where the solve stopped at stop.max_sweeps somewhere.
+void place_solution(const std::vector<std::uint32_t>& model_states, SolveResult&& solution, const StopRule& stop,
+                    NumericResult& result);
 
 }  // namespace mdpvi
