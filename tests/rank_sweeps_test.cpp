@@ -24,6 +24,7 @@ class CountingRanks final : public Ranks {
 
   std::uint32_t rank() const override { return ranks_.rank(); }
   std::uint32_t size() const override { return ranks_.size(); }
+  std::uint32_t on_this_machine() const override { return ranks_.on_this_machine(); }
   void all_to_all(std::span<const std::uint64_t> to, std::span<std::uint64_t> from) override { ranks_.all_to_all(to, from); }
   void exchange(std::span<const std::span<const std::byte>> to, std::span<const std::span<std::byte>> from) override {
     ++exchanges_;

@@ -300,9 +300,14 @@ int run_as_rank(mdpvi::Ranks& ranks, CheckArguments& args) {
   }
   args.options.device.solver = SolverKind::cpu;
   args.options.solver.ranks = &ranks;
+  // The ranks of one machine share its cores (--threads N sets each rank's).
+  if (args.threads == 0) {
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    args.threads = static_cast<int>(std::max(1u, cores / ranks.on_this_machine()));
+  }
   args.options.solver.parts_from = args.parts_from.value_or(std::uint64_t{1} << 16);
-  spdlog::debug("MPI: {} ranks; SCCs of at least {} rows plus entries are solved in parts, one a rank", ranks.size(),
-                args.options.solver.parts_from);
+  spdlog::debug("MPI: {} ranks, {} on this machine, {} threads each; SCCs of at least {} rows plus entries are solved "
+                "in parts, one a rank", ranks.size(), ranks.on_this_machine(), args.threads, args.options.solver.parts_from);
   return 0;
 }
 
@@ -357,6 +362,12 @@ int run_check_command(CheckArguments& args) {
   if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;
   if (args.graph == "reference") args.options.search = graph::SearchKind::reference;
+  if (Ranks* ranks = run_ranks()) {
+    if (const int refused = run_as_rank(*ranks, args)) return refused;
+  } else {
+    args.options.solver.parts_from = args.parts_from.value_or(0);
+  }
+
   // The builder takes its threads from the options; the graph searches and the
   // solvers' parallel sweeps are limited through oneTBB's global control. More than
   // the machine's hardware threads only oversubscribe it (and thousands fail to start).
@@ -370,12 +381,6 @@ int run_check_command(CheckArguments& args) {
   if (args.threads > 0) {
     thread_limit = std::make_unique<oneapi::tbb::global_control>(
         oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(args.threads));
-  }
-
-  if (Ranks* ranks = run_ranks()) {
-    if (const int refused = run_as_rank(*ranks, args)) return refused;
-  } else {
-    args.options.solver.parts_from = args.parts_from.value_or(0);
   }
 
   pipeline::CheckReport report;

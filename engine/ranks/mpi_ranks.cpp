@@ -30,10 +30,17 @@ class MpiRanks final : public Ranks {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     rank_ = static_cast<std::uint32_t>(rank);
     size_ = static_cast<std::uint32_t>(size);
+    MPI_Comm machine;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &machine);
+    int local = 1;
+    MPI_Comm_size(machine, &local);
+    MPI_Comm_free(&machine);
+    on_this_machine_ = static_cast<std::uint32_t>(local);
   }
 
   std::uint32_t rank() const override { return rank_; }
   std::uint32_t size() const override { return size_; }
+  std::uint32_t on_this_machine() const override { return on_this_machine_; }
 
   void all_to_all(std::span<const std::uint64_t> counts_to, std::span<std::uint64_t> counts_from) override {
     MPI_Alltoall(counts_to.data(), 1, MPI_UINT64_T, counts_from.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
@@ -82,7 +89,7 @@ class MpiRanks final : public Ranks {
   }
 
  private:
-  std::uint32_t rank_ = 0, size_ = 1;
+  std::uint32_t rank_ = 0, size_ = 1, on_this_machine_ = 1;
 };
 
 Ranks* the_ranks = nullptr;

@@ -15,6 +15,8 @@ class Ranks {
   virtual ~Ranks() = default;
   virtual std::uint32_t rank() const = 0;
   virtual std::uint32_t size() const = 0;
+  // The ranks on this rank's machine (this one included): they share its cores.
+  virtual std::uint32_t on_this_machine() const = 0;
 
   // counts_to[r] is what this rank will send to rank r; the result's [r] is what r
   // will send to this one. Collective; spans of size() entries.
