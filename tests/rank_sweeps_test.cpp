@@ -92,26 +92,7 @@ TEST(RankSweeps, StepAsTheRangeDoes) {
   x_many.make_second_buffers();
   const auto sweeps_one = make_scc_sweeps(one, range, x_one);
   const auto sweeps_many = make_scc_sweeps(many, range, x_many);
-  for (int i = 0; i < 5; ++i) ASSERT_EQ(sweeps_many->sweep_lower(), sweeps_one->sweep_lower());
-  sweeps_one->keep_lower_in_upper();
-  sweeps_many->keep_lower_in_upper();
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(sweeps_many->sweep_lower(), sweeps_one->sweep_lower());
-  const GuessParameters guess{0.9, 1.0, false};
-  sweeps_one->guess_upper(1e-3, guess);
-  sweeps_many->guess_upper(1e-3, guess);
-  for (int i = 0; i < 5; ++i) {
-    const IntervalSweep a = sweeps_one->sweep_both(), b = sweeps_many->sweep_both();
-    ASSERT_EQ(a.width, b.width);
-    ASSERT_EQ(a.upper_raised, b.upper_raised);
-    ASSERT_EQ(a.crossed, b.crossed);
-  }
-  sweeps_one->fill_upper(1.0);
-  sweeps_many->fill_upper(1.0);
-  ASSERT_EQ(sweeps_one->sweep_both().width, sweeps_many->sweep_both().width);
-  sweeps_one->sync();
-  sweeps_many->sync();
-  EXPECT_EQ(x_many.lower, x_one.lower);
-  EXPECT_EQ(x_many.upper, x_one.upper);
+  test::expect_steps_alike(*sweeps_one, *sweeps_many, x_one, x_many);
 }
 
 // Ranks whose systems differ (here: the first rank's is another random draw) refuse
