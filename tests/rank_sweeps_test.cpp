@@ -1,5 +1,5 @@
 // SCCs solved in parts over MPI ranks (engine/solve/rank_sweeps.h) against one process,
-// bit for bit. Run under mpirun with 2 and 3 ranks (tests/CMakeLists.txt): each rank
+// bit for bit. Run under mpirun with 2, 3, 4 and 8 ranks (tests/CMakeLists.txt): each rank
 // solves every case both ways and compares. The cases (tests/partition_cases.h) hold
 // one state (more ranks than states), odd sizes, rows longer than a warp, SCC-like
 // blocks and a long chain.
