@@ -475,7 +475,8 @@ int run_command(int argc, char** argv) {
   CLI::App app{"mdpvi: model checking of Markov decision processes by value iteration"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "mdpvi " + version_text() + ", CUDA runtime " +
-                                        mdpvi::gpu::cuda_runtime_version() + ")");
+                                        mdpvi::gpu::cuda_runtime_version() + ", " +
+                                        (mdpvi::built_with_mpi() ? "with" : "without") + " MPI)");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log what each stage does");
   CheckArguments check_args;
