@@ -1,5 +1,6 @@
 #include "engine/solve/uniformisation_sweeps.h"
 
+#include "engine/solve/bellman.h"
 #include "engine/solve/parallel_indices.h"
 #include "gpu/device_info.h"
 #include "gpu/partitioned_sweeps.h"
@@ -20,16 +21,6 @@ void require_one_row_per_state(const MaybeSystem& system) {
   if (system.on_device || system.num_rows() != system.num_states()) {
     throw std::invalid_argument("uniformisation sweeps need a host system with one row per state");
   }
-}
-
-// Row i of A x + b; read(k): entry k's value (bellman.h's readers).
-template <typename Read>
-double stepped(const MaybeSystem& system, const StateNumbers& x, std::size_t i, const Read& read) {
-  double sum = system.row_constants[i];
-  for (std::uint64_t k = system.row_starts[i]; k < system.row_starts[i + 1]; ++k) {
-    sum += read(k) * x[system.columns[k]];
-  }
-  return sum;
 }
 
 template <typename Read>
@@ -63,7 +54,7 @@ WeightedSum weighted_steps_read(const MaybeSystem& system, const double* start, 
     const bool more = k + 1 < end;
     const auto step = [&](std::size_t i) {
       out.sum[i] += weight * x[i];
-      if (more) next[i] = stepped(system, x, i, read);
+      if (more) next[i] = row_value(system, i, x.data(), read);  // row i of A x + b: one row a state
     };
     out.steps = k + 1;
     if (close < 0.0 || !more || k + 1 < first) {
