@@ -9,11 +9,6 @@ namespace mdpvi {
 
 namespace {
 
-// Rows plus entries before state s: the work up to it, increasing in s.
-std::uint64_t work_before(const MaybeSystem& system, std::uint64_t s) {
-  return system.row_group_starts[s] + system.row_starts[system.row_group_starts[s]];
-}
-
 // The part whose range holds state s (parts cover the range in order).
 std::uint32_t part_of(const std::vector<StateRange>& ranges, std::uint64_t s) {
   const auto it = std::upper_bound(ranges.begin(), ranges.end(), s,
@@ -70,6 +65,10 @@ void link_halo(SystemPart& part, StateRange range, const std::vector<StateRange>
 }
 
 }  // namespace
+
+std::uint64_t work_before(const MaybeSystem& system, std::uint64_t s) {
+  return system.row_group_starts[s] + system.row_starts[system.row_group_starts[s]];
+}
 
 std::vector<StateRange> balanced_parts(const MaybeSystem& system, StateRange range, std::uint32_t count) {
   const std::uint64_t first = work_before(system, range.begin), total = work_before(system, range.end) - first;

@@ -44,6 +44,10 @@ struct PartitionedRange {
   std::vector<SystemPart> parts;
 };
 
+// Rows plus entries before state s: the work up to it, increasing in s (a range's work
+// is work_before(end) - work_before(begin)).
+std::uint64_t work_before(const MaybeSystem& system, std::uint64_t s);
+
 // count contiguous ranges covering range, each with about the same rows plus entries
 // (a part may be empty: more parts than states). Pre: count >= 1.
 std::vector<StateRange> balanced_parts(const MaybeSystem& system, StateRange range, std::uint32_t count);

@@ -252,9 +252,7 @@ class DevicePartsSweeps final : public SccSweeps {
 bool worth_parts(const SolveRequest& request, StateRange range) {
   const std::uint64_t from = request.options.parts_from;
   if (from == 0) return true;
-  const MaybeSystem& system = request.system;
-  const std::uint64_t first_row = system.row_group_starts[range.begin], end_row = system.row_group_starts[range.end];
-  return end_row - first_row + system.row_starts[end_row] - system.row_starts[first_row] >= from;
+  return work_before(request.system, range.end) - work_before(request.system, range.begin) >= from;
 }
 
 }  // namespace
