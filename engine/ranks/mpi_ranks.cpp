@@ -151,17 +151,12 @@ class MpiSession final : public RanksSession {
   bool finished_ = false;
 };
 
-class NoSession final : public RanksSession {
- public:
-  int finish(int status) override { return status; }
-};
-
 }  // namespace
 
 Ranks* run_ranks() { return the_ranks; }
 
 std::unique_ptr<RanksSession> start_ranks(int& argc, char**& argv) {
-  if (!launched_by_mpirun()) return std::make_unique<NoSession>();
+  if (!launched_by_mpirun()) return std::make_unique<RanksSession>();
   return std::make_unique<MpiSession>(argc, argv);
 }
 
