@@ -1,12 +1,13 @@
 #include "graph/leaving_cascade.h"
 
 #include "engine/model/stopwatch.h"
+#include "graph/level_loop.h"
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 
 namespace mdpvi::graph {
@@ -54,11 +55,11 @@ InSccPredecessors in_scc_predecessors(const SparseMdp& mdp, const std::vector<st
   return p;
 }
 
-template <typename T>
-std::vector<T> joined(oneapi::tbb::enumerable_thread_specific<std::vector<T>>& parts) {
-  std::vector<T> all;
-  for (std::vector<T>& part : parts) all.insert(all.end(), part.begin(), part.end());
-  return all;
+// The set bits of w.
+std::uint64_t count_of(const BitWords& w) {
+  std::uint64_t count = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) count += static_cast<std::uint64_t>(std::popcount(w.data()[i]));
+  return count;
 }
 
 }  // namespace
@@ -71,52 +72,44 @@ bool cascade_removals(const SparseMdp& mdp, const std::vector<std::uint32_t>& sc
   const double listed_s = seconds_since(start);
   BitWords queued(mdp.num_states());
   std::atomic<bool> split{false};
-  // A wave: the states left with a row into the last wave's removed states look at
-  // their rows again. The result does not depend on the waves' order: it is the
-  // largest set closed under "keeps a row whose successors are all left, in its SCC".
-  std::uint64_t waves = 0, cleared = 0;
-  while (!removed.empty()) {
-    ++waves;
-    oneapi::tbb::enumerable_thread_specific<std::vector<std::uint32_t>> candidates, next;
-    oneapi::tbb::parallel_for(std::size_t{0}, removed.size(), [&](std::size_t i) {
-      const std::uint32_t t = removed[i];
-      for (std::uint64_t j = predecessors.offsets[t]; j < predecessors.offsets[t + 1]; ++j) {
-        const std::uint32_t s = predecessors.sources[j];
-        if (states_left.test_now(s) && queued.claim(s)) candidates.local().push_back(s);
+  const std::uint64_t left_before = count_of(states_left);
+  // A state still left whose row leads into a removed one looks at its rows again
+  // (one thread at a time: queued); left without rows, it is removed in turn. Level by
+  // level (graph/level_loop.h): a level's removed states are gone before it starts,
+  // and a state that read one of the next level's as still there is looked at again
+  // then. The result does not depend on the order: it is the largest set closed under
+  // "keeps a row whose successors are all left, in its SCC".
+  const auto look_again = [&](std::uint32_t s) {  // true: s is removed now, by this call
+    bool keeps_a_row = false, split_here = false;
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+      if (!rows_left.test_now(r)) continue;
+      bool stays = true, to_a_member = false;
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+        const std::uint32_t t = mdp.columns[k];
+        const bool same_scc = scc_of[t] == scc_of[s];
+        if (!same_scc || !states_left.test_now(t)) stays = false;
+        if (same_scc && t != s) to_a_member = true;  // removed or not: the SCC may split
       }
-    });
-    const std::vector<std::uint32_t> examined = joined(candidates);
-    oneapi::tbb::parallel_for(std::size_t{0}, examined.size(), [&](std::size_t i) {
-      const std::uint32_t s = examined[i];
+      if (stays) {
+        keeps_a_row = true;
+        continue;
+      }
+      rows_left.clear(r);
+      split_here = split_here || to_a_member;
+    }
+    if (split_here && !split.load(std::memory_order_relaxed)) split.store(true, std::memory_order_relaxed);
+    return !keeps_a_row && states_left.clear(s);
+  };
+  level_by_level(std::move(removed), [&](std::uint32_t t, std::vector<std::uint32_t>& next) {
+    for (std::uint64_t j = predecessors.offsets[t]; j < predecessors.offsets[t + 1]; ++j) {
+      const std::uint32_t s = predecessors.sources[j];
+      if (!states_left.test_now(s) || !queued.claim(s)) continue;
+      if (look_again(s)) next.push_back(s);
       queued.clear(s);
-      bool keeps_a_row = false, split_here = false;
-      for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-        if (!rows_left.test_now(r)) continue;
-        bool stays = true, to_a_member = false;
-        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-          const std::uint32_t t = mdp.columns[k];
-          const bool same_scc = scc_of[t] == scc_of[s];
-          if (!same_scc || !states_left.test_now(t)) stays = false;
-          if (same_scc && t != s) to_a_member = true;  // removed or not: the SCC may split
-        }
-        if (stays) {
-          keeps_a_row = true;
-          continue;
-        }
-        rows_left.clear(r);
-        split_here = split_here || to_a_member;
-      }
-      if (split_here && !split.load(std::memory_order_relaxed)) split.store(true, std::memory_order_relaxed);
-      if (!keeps_a_row) {
-        states_left.clear(s);
-        next.local().push_back(s);
-      }
-    });
-    removed = joined(next);
-    cleared += removed.size();
-  }
-  spdlog::debug("end components: a cascade of {} waves removed {} states, {:.3f} s ({:.3f} s listing {} in-SCC "
-                "predecessors)", waves, cleared, seconds_since(start), listed_s, predecessors.sources.size());
+    }
+  });
+  spdlog::debug("end components: a cascade removed {} states, {:.3f} s ({:.3f} s listing {} in-SCC predecessors)",
+                left_before - count_of(states_left), seconds_since(start), listed_s, predecessors.sources.size());
   return split.load();
 }
 

@@ -40,9 +40,11 @@ class BitWords {
     if (word.load(std::memory_order_relaxed) & mask) return false;
     return !(word.fetch_or(mask, std::memory_order_relaxed) & mask);
   }
-  // Clears bit i (other threads may change the same word).
-  void clear(std::uint64_t i) {
-    std::atomic_ref<std::uint64_t>(words_[i / 64]).fetch_and(~(std::uint64_t{1} << (i % 64)), std::memory_order_relaxed);
+  // Clears bit i (other threads may change the same word); true for the one caller
+  // that found it set.
+  bool clear(std::uint64_t i) {
+    const std::uint64_t mask = std::uint64_t{1} << (i % 64);
+    return std::atomic_ref<std::uint64_t>(words_[i / 64]).fetch_and(~mask, std::memory_order_relaxed) & mask;
   }
   std::uint64_t& word(std::size_t w) { return words_[w]; }
   std::uint64_t* data() { return words_.data(); }
