@@ -239,11 +239,11 @@ Checked uniformised(const std::string& text, const std::map<std::string, std::st
   return c;
 }
 
-PropertyResult check(const Checked& c, const std::string& text) {
+PropertyResult check(const Checked& c, const std::string& text, SolverKind where = SolverKind::cpu) {
   io::PropertyEntry entry = io::parse_property(text, "p");
   if (!entry.formula) throw std::runtime_error(entry.error);
   SolverOptions solver{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-9, 1000000}};
-  CheckContext context{c.ctmc, *c.search, PropertyScope{"p", {}, {}, {}}, solver, {SolverKind::cpu}};
+  CheckContext context{c.ctmc, *c.search, PropertyScope{"p", {}, {}, {}}, solver, {where}};
   return check_property(*entry.formula, context);
 }
 
@@ -315,6 +315,37 @@ rewards "length" true : n; endrewards
   double mean = 0;
   for (int n = 0; n <= K; ++n) mean += n * std::pow(rho, n) / norm;
   EXPECT_NEAR(number(c, "R{\"length\"}=? [ S ]"), mean, 1e-10);
+}
+
+// The same queue, long enough (20,001 states) that its stationary distribution is
+// solved on the device where there is one: the same closed form, on the GPU and on
+// the cores.
+TEST(Csl, LongQueueStationaryDistributionOnTheDeviceAndTheCores) {
+  const bool device = gpu::free_device_memory() > 0;
+  const Checked c = uniformised(R"(ctmc
+const int K = 20000;
+module queue
+  n : [0..K] init 0;
+  [] n<K -> 3 : (n'=n+1);
+  [] n>0 -> 4 : (n'=n-1);
+endmodule
+rewards "length" true : n; endrewards
+)");
+  const double rho = 0.75, K = 20000;
+  const double norm = (1 - std::pow(rho, K + 1)) / (1 - rho);
+  for (SolverKind where : {SolverKind::cpu, SolverKind::gpu}) {
+    if (where == SolverKind::gpu && !device) continue;
+    for (int n : {0, 1, 7, 40}) {
+      const PropertyResult r = check(c, "S=? [ n=" + std::to_string(n) + " ]", where);
+      EXPECT_NEAR(r.value.number, std::pow(rho, n) / norm, 1e-12) << n;
+      ASSERT_TRUE(r.computation);
+      const std::vector<ChunkReport>& chunks = r.computation->solve.chunks;
+      ASSERT_FALSE(chunks.empty());
+      EXPECT_EQ(chunks.front().on_gpu, where == SolverKind::gpu);
+    }
+    EXPECT_NEAR(check(c, "R{\"length\"}=? [ S ]", where).value.number, rho / (1 - rho), 1e-9);
+  }
+  if (!device) GTEST_SKIP() << "no CUDA device: the cores only";
 }
 
 TEST(Csl, ErrorsNameTheBound) {

@@ -22,7 +22,7 @@ struct StationaryDistributions {
   std::vector<std::vector<std::uint32_t>> bottoms;  // each BSCC's states
   std::vector<std::vector<double>> pi;              // their probabilities, in that order
   SccPlanSummary sccs;                              // how the BSCCs were found
-  SolveStats stats;                                 // and solved
+  SolveReport report;                               // and solved (where, the sweeps)
 };
 
 // state_values: per state, 1 or 0 (S, for phi) or its reward per step (R[S]).

@@ -121,6 +121,15 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 constexpr std::uint64_t kAcyclicOnDeviceFrom = 4'000'000;
 }  // namespace
 
+bool device_worth_starting(std::uint64_t states, const DeviceOptions& device) {
+  constexpr std::uint64_t kDeviceFromStates = 10000;
+  switch (device.solver) {
+    case SolverKind::gpu: return true;
+    case SolverKind::cpu: return false;
+    default: return states >= kDeviceFromStates;
+  }
+}
+
 bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule) {
   return states >= kAcyclicOnDeviceFrom || schedule == DeviceSchedule::levels;
 }

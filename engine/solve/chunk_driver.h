@@ -60,6 +60,13 @@ struct DeviceOptions {
 // that decide before the system exists (engine/check/reachability.cpp).
 bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule);
 
+// Whether a chain of this many states goes to the device: always where the GPU is
+// required, never where the CPU is; otherwise from 10,000 states, below which the
+// device's start (its context where no search opened it, the upload) costs more
+// than its steps save (tandem c=127's 32,640 states: a step 59 us on 16 cores, 3.7 us
+// on the device; bench/NOTES.md, session 7).
+bool device_worth_starting(std::uint64_t states, const DeviceOptions& device);
+
 // How a system built on the host keeps its values: as the model does where a device
 // will take it (in chunks, 1 or 2 bytes an entry), else plain for the CPU's sweeps.
 SystemValues host_system_values(const DeviceOptions& device);

@@ -94,15 +94,10 @@ StateNumbers weighted_steps(const MaybeSystem& system, const double* start, cons
 
 namespace {
 
-// Below this many states, the device's start (its context where no search opened it,
-// the chain's upload) costs more than its steps save: on the 16 cores a step of tandem
-// c=127's 32,640 states took 59 µs, on the device 3.7 µs (bench/NOTES.md).
-constexpr std::uint64_t kDeviceFromStates = 10000;
-
 std::optional<WeightedSum> on_device(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
                                      std::uint64_t first, double close, const DeviceOptions& device, SolveReport& report) {
   const bool required = device.solver == SolverKind::gpu;
-  if (device.solver == SolverKind::cpu || system.num_states() == 0 || (!required && system.num_states() < kDeviceFromStates)) {
+  if (system.num_states() == 0 || !device_worth_starting(system.num_states(), device)) {
     return std::nullopt;
   }
   if (gpu::usable_device_count() == 0) {

@@ -1,0 +1,235 @@
+#include "engine/check/bottom_chain.h"
+
+#include "engine/solve/parallel_indices.h"
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <utility>
+
+namespace mdpvi {
+
+namespace {
+
+// States a block of the parallel passes takes.
+constexpr std::size_t kStatesPerBlock = 1 << 12;
+// Rows this long are ordered in place; longer ones (a hub's predecessors) by std::sort.
+constexpr std::uint64_t kLongestInsertionSort = 32;
+
+// The model's entries of local state j, as visit(j, local successor, entry).
+template <typename Visit>
+void each_entry_of(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                   const std::vector<std::uint32_t>& local, std::size_t j, const Visit& visit) {
+  const std::uint32_t s = states[j];
+  for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[s]]; k < mdp.row_starts[mdp.row_group_starts[s + 1]]; ++k) {
+    visit(j, local[mdp.columns[k]], k);
+  }
+}
+
+// One state's entries by j ascending (the atomic fill left them in any order; a
+// state's j are distinct: a model's row has distinct columns).
+void order_by_source(BottomChain& chain, std::size_t i, std::vector<std::pair<std::uint32_t, double>>& scratch) {
+  const std::uint64_t begin = chain.starts[i], end = chain.starts[i + 1];
+  std::uint32_t* from = chain.from.data();
+  double* p = chain.probabilities.data();
+  if (end - begin <= kLongestInsertionSort) {
+    for (std::uint64_t a = begin + 1; a < end; ++a) {
+      const std::uint32_t j = from[a];
+      const double value = p[a];
+      std::uint64_t b = a;
+      for (; b > begin && from[b - 1] > j; --b) from[b] = from[b - 1], p[b] = p[b - 1];
+      from[b] = j, p[b] = value;
+    }
+    return;
+  }
+  scratch.clear();
+  for (std::uint64_t a = begin; a < end; ++a) scratch.emplace_back(from[a], p[a]);
+  std::sort(scratch.begin(), scratch.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (std::uint64_t a = begin; a < end; ++a) from[a] = scratch[a - begin].first, p[a] = scratch[a - begin].second;
+}
+
+}  // namespace
+
+BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                             const std::vector<std::uint32_t>& local) {
+  const std::size_t n = states.size();
+  BottomChain chain;
+  chain.starts.resize(n + 1);
+  parallel_indices(0, n + 1, kStatesPerBlock, [&](std::size_t i) { chain.starts[i] = 0; });
+  const auto each_entry = [&](const auto& visit) {
+    parallel_indices(0, n, kStatesPerBlock, [&](std::size_t j) { each_entry_of(mdp, states, local, j, visit); });
+  };
+  each_entry([&](std::size_t, std::uint32_t i, std::uint64_t) {
+    std::atomic_ref<std::uint64_t>(chain.starts[i + 1]).fetch_add(1, std::memory_order_relaxed);
+  });
+  parallel_running_totals(chain.starts.data() + 1, n);
+  chain.from.resize(chain.starts[n]);
+  chain.probabilities.resize(chain.starts[n]);
+  PodVector<std::uint64_t> fill(n);
+  parallel_indices(0, n, kStatesPerBlock, [&](std::size_t i) { fill[i] = chain.starts[i]; });
+  each_entry([&](std::size_t j, std::uint32_t i, std::uint64_t k) {
+    const std::uint64_t at = std::atomic_ref<std::uint64_t>(fill[i]).fetch_add(1, std::memory_order_relaxed);
+    chain.from[at] = static_cast<std::uint32_t>(j);
+    chain.probabilities[at] = mdp.values[k];
+  });
+  chain.leaving.assign(n, 1.0);
+  oneapi::tbb::enumerable_thread_specific<std::vector<std::pair<std::uint32_t, double>>> scratch;
+  parallel_indices(0, n, kStatesPerBlock, [&](std::size_t i) {
+    order_by_source(chain, i, scratch.local());
+    for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
+      if (chain.from[e] == i) chain.leaving[i] -= chain.probabilities[e];
+    }
+  });
+  return chain;
+}
+
+std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
+                                      SolveStats& stats) {
+  const std::size_t n = chain.size();
+  if (n == 1) return {1.0};
+  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
+  using Range = oneapi::tbb::blocked_range<std::size_t>;
+  for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
+    const double moved = oneapi::tbb::parallel_reduce(
+        Range(0, n, kStatesPerBlock), 0.0,
+        [&](const Range& part, double most) {
+          for (std::size_t i = part.begin(); i < part.end(); ++i) {
+            // Each term in the order a push from j = 0 upwards adds it (the reference's).
+            double value = 0.5 * pi[i];
+            for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
+              value += 0.5 * pi[chain.from[e]] * chain.probabilities[e];
+            }
+            next[i] = value;
+            most = std::max(most, std::abs(value - pi[i]));
+          }
+          return most;
+        },
+        [](double a, double b) { return std::max(a, b); });
+    pi.swap(next);
+    if (moved <= tolerance) {
+      stats.add_run(sweep);
+      return pi;
+    }
+  }
+  stats.add_run(max_sweeps);
+  stats.converged = false;
+  return pi;
+}
+
+std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                                                const std::vector<std::uint32_t>& local, std::uint64_t max_sweeps,
+                                                double tolerance, SolveStats& stats) {
+  const std::size_t n = states.size();
+  if (n == 1) return {1.0};
+  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
+  for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
+    for (std::size_t i = 0; i < n; ++i) next[i] = 0.5 * pi[i];
+    for (std::size_t j = 0; j < n; ++j) {
+      each_entry_of(mdp, states, local, j, [&](std::size_t, std::uint32_t i, std::uint64_t k) {
+        next[i] += 0.5 * pi[j] * mdp.values[k];
+      });
+    }
+    double moved = 0.0;
+    for (std::size_t i = 0; i < n; ++i) moved = std::max(moved, std::abs(next[i] - pi[i]));
+    pi.swap(next);
+    if (moved <= tolerance) {
+      stats.add_run(sweep);
+      return pi;
+    }
+  }
+  stats.add_run(max_sweeps);
+  stats.converged = false;
+  return pi;
+}
+
+namespace {
+
+// The system's frame: one row a state after the first, one SCC, one level.
+MaybeSystem embedded_frame(const std::vector<std::uint32_t>& states) {
+  const std::size_t n = states.size();
+  MaybeSystem system;
+  system.row_group_starts.resize(n);
+  parallel_indices(0, n, kStatesPerBlock, [&](std::size_t i) { system.row_group_starts[i] = i; });
+  system.model_states.assign(states.begin() + 1, states.end());
+  system.scc_starts = {0, n - 1};
+  system.level_starts = {0, 1};
+  return system;
+}
+
+}  // namespace
+
+MaybeSystem embedded_system(const BottomChain& chain, const std::vector<std::uint32_t>& states) {
+  const std::size_t n = chain.size();
+  MaybeSystem system = embedded_frame(states);
+  // Row i - 1 holds state i's entries from states other than 0 and itself.
+  system.row_starts.resize(n);
+  system.row_starts[0] = 0;
+  parallel_indices(1, n, kStatesPerBlock, [&](std::size_t i) {
+    std::uint64_t kept = 0;
+    for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) kept += chain.from[e] != 0 && chain.from[e] != i;
+    system.row_starts[i] = kept;
+  });
+  parallel_running_totals(system.row_starts.data() + 1, n - 1);
+  const std::uint64_t entries = system.row_starts[n - 1];
+  system.columns.resize(entries);
+  PodVector<double> values(entries);
+  system.row_constants.resize(n - 1);
+  parallel_indices(1, n, kStatesPerBlock, [&](std::size_t i) {
+    std::uint64_t at = system.row_starts[i - 1];
+    double constant = 0.0;
+    for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
+      const std::uint32_t j = chain.from[e];
+      if (j == i) continue;
+      const double embedded = chain.probabilities[e] / chain.leaving[j];
+      if (j == 0) {
+        constant += embedded;
+      } else {
+        system.columns[at] = j - 1;
+        values[at++] = embedded;
+      }
+    }
+    system.row_constants[i - 1] = constant;
+  });
+  system.values = CompactValues(std::move(values));
+  return system;
+}
+
+MaybeSystem embedded_system_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                                      const std::vector<std::uint32_t>& local) {
+  const std::size_t n = states.size();
+  std::vector<double> leaving(n, 1.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    each_entry_of(mdp, states, local, j, [&](std::size_t, std::uint32_t i, std::uint64_t k) {
+      if (i == j) leaving[j] -= mdp.values[k];
+    });
+  }
+  // Q^T row by row: the entries into each state i > 0, from j > 0 (column j - 1).
+  std::vector<std::vector<std::pair<std::uint32_t, double>>> into(n);
+  MaybeSystem system = embedded_frame(states);
+  system.row_constants.assign(n - 1, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    each_entry_of(mdp, states, local, j, [&](std::size_t, std::uint32_t i, std::uint64_t k) {
+      if (i == 0 || i == j) return;
+      const double embedded = mdp.values[k] / leaving[j];
+      if (j == 0) {
+        system.row_constants[i - 1] += embedded;
+      } else {
+        into[i].emplace_back(static_cast<std::uint32_t>(j - 1), embedded);
+      }
+    });
+  }
+  system.row_starts.push_back(0);
+  for (std::size_t i = 1; i < n; ++i) {
+    for (const auto& [column, value] : into[i]) {
+      system.columns.push_back(column);
+      system.values.push_back(value);
+    }
+    system.row_starts.push_back(system.columns.size());
+  }
+  return system;
+}
+
+}  // namespace mdpvi

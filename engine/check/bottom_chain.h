@@ -1,0 +1,52 @@
+#pragma once
+// A bottom SCC of a DTMC, transposed: for each of its states i (in the order given),
+// the entries P(j, i) from its states j, by j ascending. A stationary distribution
+// pulls along them (pi' = pi P), so its sweeps and its linear system run on all cores
+// with no write shared between states, and sum each state's terms in the order a
+// push from j = 0 upwards would: the same bits as the serial references below.
+#include "engine/model/pod_vector.h"
+#include "engine/model/sparse_mdp.h"
+#include "engine/solve/maybe_system.h"
+#include "engine/solve/solve_request.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mdpvi {
+
+struct BottomChain {
+  PodVector<std::uint64_t> starts;  // per state + 1, into from and probabilities
+  PodVector<std::uint32_t> from;    // local j, ascending within a state
+  PodVector<double> probabilities;  // P(j, i)
+  std::vector<double> leaving;      // 1 - P(i, i): each state's probability of leaving itself
+
+  std::size_t size() const { return leaving.size(); }
+};
+
+// states: the BSCC's, in local order; local[s]: the local index of model state s (read
+// for the BSCC's states and their successors, which are the BSCC's). Pre: mdp is a
+// DTMC and no entry leaves the BSCC.
+BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                             const std::vector<std::uint32_t>& local);
+
+// Power iteration on the lazy chain (I + P) / 2 from the uniform distribution, until
+// no entry moves by more than tolerance or max_sweeps have run; the sweeps it took
+// go to stats (not converged where it hit max_sweeps).
+std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
+                                      SolveStats& stats);
+// The same, pushing each state's mass on one core: the reference.
+std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                                                const std::vector<std::uint32_t>& local, std::uint64_t max_sweeps,
+                                                double tolerance, SolveStats& stats);
+
+// The embedded chain's system of the stationary distribution relative to local
+// state 0: E(j, i) = P(j, i) / (1 - P(j, j)) for i != j, and with y_i = z_i / z_0 for
+// the states i > 0, y = Q^T y + e, where Q is E among those states and e_i = E(0, i).
+// One row per state i > 0 (column j - 1 for state j), one SCC, one level; model_states
+// the BSCC's states after the first. Pre: the chain has at least two states.
+MaybeSystem embedded_system(const BottomChain& chain, const std::vector<std::uint32_t>& states);
+// The same from the model, state by state on one core: the reference.
+MaybeSystem embedded_system_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                                      const std::vector<std::uint32_t>& local);
+
+}  // namespace mdpvi

@@ -1,0 +1,120 @@
+// A bottom SCC's chain transposed on all cores (engine/check/bottom_chain.h): its power
+// sweeps and its embedded chain's system against the serial references, bit for bit,
+// on the shapes that break parallel passes.
+#include "engine/check/bottom_chain.h"
+#include "test_models.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <random>
+
+namespace mdpvi {
+namespace {
+
+// An irreducible chain of n states: a ring (each to the next), a few random other
+// successors, self-loops on every fifth state, one state with 40 successors (a row
+// longer than a warp) and every tenth state into state 1 (more predecessors than a
+// warp, for long chains).
+SparseMdp irreducible_chain(std::uint32_t n, std::uint32_t seed, bool ring_only = false) {
+  std::mt19937 rng(seed);
+  std::vector<test::StateChoices> states(n);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    std::map<std::uint32_t, double> weights;
+    weights[(s + 1) % n] += 2.0;
+    if (s % 5 == 0) weights[s] += 1.0;
+    if (!ring_only) {
+      for (std::uint32_t k = 0; k < rng() % 3; ++k) weights[rng() % n] += 1.0 + rng() % 4;
+      if (s % 10 == 3) weights[1 % n] += 0.5;
+      if (s == n / 2) {
+        for (std::uint32_t k = 0; k < 40; ++k) weights[(s + 7 * k + 3) % n] += 1.0;
+      }
+    }
+    double total = 0.0;
+    for (const auto& [t, w] : weights) total += w;
+    test::Choice row;
+    for (const auto& [t, w] : weights) row.emplace_back(t, w / total);
+    states[s] = {row};
+  }
+  return test::make_mdp(states, {});
+}
+
+struct Shape {
+  SparseMdp mdp;
+  std::vector<std::uint32_t> states;  // a shuffled local order
+  std::vector<std::uint32_t> local;
+};
+
+std::vector<Shape> shapes() {
+  std::vector<Shape> out;
+  std::uint32_t seed = 1;
+  for (std::uint32_t n : {1u, 2u, 3u, 97u, 1031u, 5003u}) out.push_back({irreducible_chain(n, seed++), {}, {}});
+  out.push_back({irreducible_chain(3000, seed++, /*ring_only=*/true), {}, {}});  // a long chain
+  for (Shape& shape : out) {
+    const std::uint32_t n = shape.mdp.num_states();
+    shape.states.resize(n);
+    std::iota(shape.states.begin(), shape.states.end(), 0u);
+    std::shuffle(shape.states.begin(), shape.states.end(), std::mt19937(n));
+    shape.local.assign(n, 0);
+    for (std::uint32_t i = 0; i < n; ++i) shape.local[shape.states[i]] = i;
+  }
+  return out;
+}
+
+TEST(BottomChain, EmbeddedSystemIsEquivalentToRef) {
+  for (const Shape& shape : shapes()) {
+    const BottomChain chain = transpose_bottom(shape.mdp, shape.states, shape.local);
+    ASSERT_EQ(chain.size(), shape.states.size());
+    ASSERT_EQ(chain.from.size(), shape.mdp.num_transitions());
+    if (shape.states.size() < 2) continue;
+    const MaybeSystem fast = embedded_system(chain, shape.states);
+    const MaybeSystem plain = embedded_system_reference(shape.mdp, shape.states, shape.local);
+    const std::string size = std::to_string(shape.states.size()) + " states";
+    EXPECT_EQ(fast.row_group_starts, plain.row_group_starts) << size;
+    EXPECT_EQ(fast.row_starts, plain.row_starts) << size;
+    EXPECT_EQ(fast.columns, plain.columns) << size;
+    EXPECT_TRUE(fast.values == plain.values) << size;
+    EXPECT_EQ(fast.row_constants, plain.row_constants) << size;
+    EXPECT_EQ(fast.model_states, plain.model_states) << size;
+    EXPECT_EQ(fast.scc_starts, plain.scc_starts) << size;
+    EXPECT_EQ(fast.level_starts, plain.level_starts) << size;
+  }
+}
+
+TEST(BottomChain, LazyPowerSweepsIsEquivalentToRef) {
+  for (const Shape& shape : shapes()) {
+    const BottomChain chain = transpose_bottom(shape.mdp, shape.states, shape.local);
+    for (double tolerance : {0.0, 1e-6}) {
+      SolveStats fast_stats, plain_stats;
+      const std::vector<double> fast = lazy_power_sweeps(chain, 200, tolerance, fast_stats);
+      const std::vector<double> plain =
+          lazy_power_sweeps_reference(shape.mdp, shape.states, shape.local, 200, tolerance, plain_stats);
+      EXPECT_EQ(fast, plain) << shape.states.size() << " states";
+      EXPECT_EQ(fast_stats.iterations, plain_stats.iterations);
+      EXPECT_EQ(fast_stats.converged, plain_stats.converged);
+    }
+  }
+}
+
+// The sweeps reach the stationary distribution: (1/3, 2/3) for this two-state chain,
+// and say where they stop short of it.
+TEST(BottomChain, LazyPowerSweepsFindTheStationaryDistribution) {
+  const SparseMdp two = test::make_mdp({{{{0, 0.5}, {1, 0.5}}}, {{{0, 0.25}, {1, 0.75}}}}, {});
+  const std::vector<std::uint32_t> states{1, 0}, local{1, 0};
+  const BottomChain chain = transpose_bottom(two, states, local);
+  EXPECT_EQ(chain.leaving, (std::vector<double>{0.25, 0.5}));
+  SolveStats stats;
+  const std::vector<double> pi = lazy_power_sweeps(chain, 1000, 1e-15, stats);
+  EXPECT_NEAR(pi[0], 2.0 / 3, 1e-14);
+  EXPECT_NEAR(pi[1], 1.0 / 3, 1e-14);
+  EXPECT_TRUE(stats.converged);
+  SolveStats short_stats;
+  lazy_power_sweeps(chain, 1, 0.0, short_stats);
+  EXPECT_FALSE(short_stats.converged);
+  EXPECT_EQ(short_stats.iterations, 1u);
+}
+
+}  // namespace
+}  // namespace mdpvi
