@@ -32,8 +32,10 @@ unsigned blocks_for(std::uint64_t n) {
 struct Sum {
   __device__ double operator()(double a, double b) const { return a + b; }
 };
+// The larger of two, NaN where either is (fmax would drop it): a NaN in x or r must
+// reach the convergence test, which then refuses it.
 struct Larger {
-  __device__ double operator()(double a, double b) const { return fmax(a, b); }
+  __host__ __device__ double operator()(double a, double b) const { return a > b || a != a ? a : b; }
 };
 
 // Two values per block into partials[block] and partials[gridDim.x + block].
@@ -105,7 +107,7 @@ __global__ void dots_kernel(std::uint64_t n, const double* x, const double* y, c
 
 __global__ void max_abs_kernel(std::uint64_t n, const double* x, double* partials) {
   double a = 0.0;
-  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) a = fmax(a, fabs(x[i]));
+  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) a = Larger()(a, fabs(x[i]));
   block_partials(a, 0.0, Larger(), partials);
 }
 
@@ -125,8 +127,8 @@ __global__ void finish_kernel(std::uint64_t n, double* d_x, double* d_r, const d
     const double r = d_s[i] + -omega * d_t[i];
     d_x[i] = x;
     d_r[i] = r;
-    largest_r = fmax(largest_r, fabs(r));
-    largest_x = fmax(largest_x, fabs(x));
+    largest_r = Larger()(largest_r, fabs(r));
+    largest_x = Larger()(largest_x, fabs(x));
   }
   block_partials(largest_r, largest_x, Larger(), partials);
 }

@@ -3,11 +3,11 @@
 #include "engine/solve/parallel_indices.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
-#include <oneapi/tbb/parallel_reduce.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <numeric>
 #include <utility>
 
 namespace mdpvi {
@@ -16,6 +16,8 @@ namespace {
 
 // States a block of the parallel passes takes.
 constexpr std::size_t kStatesPerBlock = 1 << 12;
+std::size_t blocks_of(std::size_t states) { return (states + kStatesPerBlock - 1) / kStatesPerBlock; }
+
 // Rows this long are ordered in place; longer ones (a hub's predecessors) by std::sort.
 constexpr std::uint64_t kLongestInsertionSort = 32;
 
@@ -91,25 +93,23 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
   const std::size_t n = chain.size();
   if (n == 1) return {1.0};
   std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
-  using Range = oneapi::tbb::blocked_range<std::size_t>;
+  std::vector<double> moved_in(blocks_of(n));
   for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
-    const double moved = oneapi::tbb::parallel_reduce(
-        Range(0, n, kStatesPerBlock), 0.0,
-        [&](const Range& part, double most) {
-          for (std::size_t i = part.begin(); i < part.end(); ++i) {
-            // Each term in the order a push from j = 0 upwards adds it (the reference's).
-            double value = 0.5 * pi[i];
-            for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
-              value += 0.5 * pi[chain.from[e]] * chain.probabilities[e];
-            }
-            next[i] = value;
-            most = std::max(most, std::abs(value - pi[i]));
-          }
-          return most;
-        },
-        [](double a, double b) { return std::max(a, b); });
+    parallel_indices(0, moved_in.size(), 1, [&](std::size_t b) {
+      double moved = 0.0;
+      for (std::size_t i = b * kStatesPerBlock; i < std::min(n, (b + 1) * kStatesPerBlock); ++i) {
+        // Each term in the order a push from j = 0 upwards adds it (the reference's).
+        double value = 0.5 * pi[i];
+        for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
+          value += 0.5 * pi[chain.from[e]] * chain.probabilities[e];
+        }
+        next[i] = value;
+        moved += std::abs(value - pi[i]);
+      }
+      moved_in[b] = moved;
+    });
     pi.swap(next);
-    if (moved <= tolerance) {
+    if (std::accumulate(moved_in.begin(), moved_in.end(), 0.0) <= tolerance) {
       stats.add_run(sweep);
       return pi;
     }
@@ -132,10 +132,11 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
         next[i] += 0.5 * pi[j] * mdp.values[k];
       });
     }
-    double moved = 0.0;
-    for (std::size_t i = 0; i < n; ++i) moved = std::max(moved, std::abs(next[i] - pi[i]));
+    // The mass moved, summed per block as the parallel sweeps sum it: both stop alike.
+    std::vector<double> moved_in(blocks_of(n), 0.0);
+    for (std::size_t i = 0; i < n; ++i) moved_in[i / kStatesPerBlock] += std::abs(next[i] - pi[i]);
     pi.swap(next);
-    if (moved <= tolerance) {
+    if (std::accumulate(moved_in.begin(), moved_in.end(), 0.0) <= tolerance) {
       stats.add_run(sweep);
       return pi;
     }

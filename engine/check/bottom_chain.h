@@ -30,8 +30,10 @@ BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32
                              const std::vector<std::uint32_t>& local);
 
 // Power iteration on the lazy chain (I + P) / 2 from the uniform distribution, until
-// no entry moves by more than tolerance or max_sweeps have run; the sweeps it took
-// go to stats (not converged where it hit max_sweeps).
+// a sweep moves at most tolerance of mass in all (the change's 1-norm: a bound on each
+// entry's change, however many states share the mass, would stop a slowly mixing
+// chain of millions of states far from its distribution) or max_sweeps have run; the
+// sweeps it took go to stats (not converged where it hit max_sweeps).
 std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
                                       SolveStats& stats);
 // The same, pushing each state's mass on one core: the reference.

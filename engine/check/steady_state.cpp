@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <spdlog/spdlog.h>
 #include <string>
 
 namespace mdpvi {
@@ -55,21 +56,27 @@ SolverOptions krylov_options(const SolverOptions& options) {
   krylov.stop.criterion = ConvergenceCriterion::relative;
   krylov.stop.epsilon = std::max(options.stop.epsilon * kKrylovShare, kFinestKrylovEpsilon);
   krylov.stop.max_sweeps = std::min<std::uint64_t>(options.stop.max_sweeps, kMostKrylovIterations);
+  krylov.sweeps_after_krylov = false;  // a new reference state, then power iteration: solve_stationary
   return krylov;
 }
 
-// The stationary distribution of a BSCC (at least two states, the likeliest first)
+// A stationary distribution from its embedded chain's linear system, and whether the
+// solve converged (if not, the estimate where it stopped, normalised).
+struct KrylovAttempt {
+  std::vector<double> pi;
+  bool converged = false;
+};
+
+// The stationary distribution of a BSCC (at least two states, the reference first)
 // through its embedded chain's linear system (bottom_chain.h), on the device where
 // the chain is large enough (chunk_driver.h's device_worth_starting), else on all
 // cores. E scales each state's equation by its leaving probability, as a Jacobi
 // preconditioner would: a uniformised CTMC's states stay put with probabilities up to
 // 1 - 1e-3 and more. Q is strictly substochastic in an irreducible chain with state 0
 // taken out, so the system is nonsingular; its solution y_i = z_i / z_0 gives
-// pi_i proportional to z_i / (1 - P(i, i)). Returns nothing where the solve gives up
-// (BiCGStab, then value iteration from where it got to: chunk_driver.h's bicgstab).
-std::optional<std::vector<double>> stationary_by_krylov(const BottomChain& chain, const std::vector<std::uint32_t>& states,
-                                                        const SolverOptions& options, const DeviceOptions& device,
-                                                        SolveReport& report) {
+// pi_i proportional to z_i / (1 - P(i, i)).
+KrylovAttempt stationary_by_krylov(const BottomChain& chain, const std::vector<std::uint32_t>& states,
+                                   const SolverOptions& options, const DeviceOptions& device, SolveReport& report) {
   const std::size_t n = states.size();
   const MaybeSystem system = embedded_system(chain, states);
   DeviceOptions on = device;
@@ -78,14 +85,24 @@ std::optional<std::vector<double>> stationary_by_krylov(const BottomChain& chain
   report.stats.add_run(solved.report.stats.iterations);
   if (!solved.report.device.empty()) report.device = solved.report.device;
   report.chunks.insert(report.chunks.end(), solved.report.chunks.begin(), solved.report.chunks.end());
-  if (!solved.report.stats.converged) return std::nullopt;
-  std::vector<double> pi(n);
-  pi[0] = 1.0 / chain.leaving[0];
-  for (std::size_t i = 1; i < n; ++i) pi[i] = solved.lower[i - 1] / chain.leaving[i];
+  KrylovAttempt attempt;
+  attempt.converged = solved.report.stats.converged;
+  attempt.pi.resize(n);
+  attempt.pi[0] = 1.0 / chain.leaving[0];
+  parallel_indices(1, n, 1 << 14, [&](std::size_t i) { attempt.pi[i] = solved.lower[i - 1] / chain.leaving[i]; });
   double total = 0.0;
-  for (double p : pi) total += p;
-  for (double& p : pi) p /= total;
-  return pi;
+  for (double p : attempt.pi) total += p;
+  for (double& p : attempt.pi) p /= total;
+  return attempt;
+}
+
+// The BSCC's states reordered with states[first] first, their local indices renumbered
+// and the chain transposed for that order.
+BottomChain with_first(const SparseMdp& mdp, std::vector<std::uint32_t>& states, std::vector<std::uint32_t>& local,
+                       std::size_t first) {
+  std::swap(states[0], states[first]);
+  parallel_indices(0, states.size(), 1 << 14, [&](std::size_t i) { local[states[i]] = static_cast<std::uint32_t>(i); });
+  return transpose_bottom(mdp, states, local);
 }
 
 // The BSCC's states with a likely one first (its transposed chain made for that
@@ -96,18 +113,43 @@ std::optional<std::vector<double>> stationary_by_krylov(const BottomChain& chain
 BottomChain likeliest_first(const SparseMdp& mdp, std::vector<std::uint32_t>& states, std::vector<std::uint32_t>& local,
                             const SolverOptions& options) {
   constexpr std::uint64_t kRoughSweeps = 32;
-  const auto number = [&] {
-    parallel_indices(0, states.size(), 1 << 14, [&](std::size_t i) { local[states[i]] = static_cast<std::uint32_t>(i); });
-  };
-  number();
-  BottomChain chain = transpose_bottom(mdp, states, local);
+  BottomChain chain = with_first(mdp, states, local, 0);
   SolveStats ignored;
   const std::vector<double> pi = lazy_power_sweeps(chain, kRoughSweeps, options.stop.epsilon * 1e-3, ignored);
   const std::size_t likeliest = std::max_element(pi.begin(), pi.end()) - pi.begin();
-  if (likeliest == 0) return chain;
-  std::swap(states[0], states[likeliest]);
-  number();
-  return transpose_bottom(mdp, states, local);
+  return likeliest == 0 ? chain : with_first(mdp, states, local, likeliest);
+}
+
+// The index of the largest entry, or none where an entry is not finite.
+std::optional<std::size_t> likeliest_of(const std::vector<double>& pi) {
+  for (double p : pi) {
+    if (!std::isfinite(p)) return std::nullopt;
+  }
+  return std::max_element(pi.begin(), pi.end()) - pi.begin();
+}
+
+// A BSCC's stationary distribution (at least two states; states reordered, the
+// reference first). A few rough sweeps of a chain that mixes slowly (cluster N=512's
+// 9.5M states) can pick a reference far less likely than others, whose system then
+// spans many orders of magnitude and defeats BiCGStab; so where a solve gives up, its
+// estimate's likeliest state becomes the next one's reference (up to kAttempts
+// solves). Power iteration takes over where they all give up.
+std::vector<double> stationary_of_bottom(const SparseMdp& mdp, std::vector<std::uint32_t>& states,
+                                         std::vector<std::uint32_t>& local, const SolverOptions& options,
+                                         const DeviceOptions& device, SolveReport& report) {
+  constexpr unsigned kAttempts = 3;
+  BottomChain chain = likeliest_first(mdp, states, local, options);
+  for (unsigned attempt = 1;; ++attempt) {
+    KrylovAttempt solved = stationary_by_krylov(chain, states, options, device, report);
+    if (solved.converged) return std::move(solved.pi);
+    const std::optional<std::size_t> likeliest = likeliest_of(solved.pi);
+    if (attempt == kAttempts || !likeliest || *likeliest == 0) break;
+    spdlog::debug("stationary distribution of {} states: the linear solve gave up; again with its likeliest state",
+                  states.size());
+    chain = with_first(mdp, states, local, *likeliest);
+  }
+  spdlog::debug("stationary distribution of {} states: power iteration", states.size());
+  return lazy_power_sweeps(chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, report.stats);
 }
 
 // Every bottom SCC's stationary distribution, solved to options' epsilon. Throws
@@ -125,13 +167,7 @@ void solve_stationary(const SparseMdp& mdp, const graph::SearchBackend& search, 
   SolveReport& report = result.solve;
   for (std::vector<std::uint32_t>& bottom : bottoms) {
     std::vector<double> pi{1.0};
-    if (bottom.size() > 1) {
-      const BottomChain chain = likeliest_first(mdp, bottom, local, options);
-      std::optional<std::vector<double>> by_krylov = stationary_by_krylov(chain, bottom, options, device, report);
-      // Power iteration where the linear solve gave up.
-      pi = by_krylov ? *std::move(by_krylov)
-                     : lazy_power_sweeps(chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, report.stats);
-    }
+    if (bottom.size() > 1) pi = stationary_of_bottom(mdp, bottom, local, options, device, report);
     if (!report.stats.converged) {
       throw NotConvergedError("the stationary distribution of a bottom SCC of " + std::to_string(bottom.size()) +
                                   " states did not settle within " + std::to_string(options.stop.max_sweeps) + " sweeps",

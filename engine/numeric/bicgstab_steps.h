@@ -54,6 +54,11 @@ struct KrylovRun {
   double residual = 0.0;    // the last residual's largest entry
 };
 
+// The larger of two, NaN where either is (std::max would drop a NaN on one side): a NaN
+// in x or r must reach the convergence test, which then refuses it. The backends'
+// largest-entry reductions use it.
+inline double larger_keeping_nan(double a, double b) { return a > b || a != a ? a : b; }
+
 namespace bicgstab_detail {
 
 // rho = (r_hat, r) counts as vanished below this fraction of |r_hat| |r|: the two
@@ -152,7 +157,9 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
   start();
   restart_residual = run.residual;
   while (true) {
-    const bool finite = std::isfinite(run.residual);
+    // A solution with an entry that overflowed or became NaN is no solution, however
+    // small its residual looks.
+    const bool finite = std::isfinite(run.residual) && std::isfinite(largest);
     const bool small = finite && run.residual <= bicgstab_detail::tolerance(largest, limits);
     if (small && residual_is_true) {
       run.converged = true;
@@ -196,7 +203,8 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
         std::isfinite(run.residual) && run.residual <= bicgstab_detail::kRestartProgress * restart_residual;
     if (!progressed && stalled >= limits.max_restarts) {
       run.broke_down = true;
-      run.converged = std::isfinite(run.residual) && run.residual <= bicgstab_detail::tolerance(largest, limits);
+      run.converged = std::isfinite(run.residual) && std::isfinite(largest) &&
+                      run.residual <= bicgstab_detail::tolerance(largest, limits);
       return run;
     }
     stalled += progressed ? 0 : 1;

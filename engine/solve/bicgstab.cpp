@@ -5,7 +5,7 @@
 // update, as in value iteration. On the device a chunk is one system, solved by
 // gpu/krylov.cu with the same steps (engine/numeric/bicgstab_steps.h). Where BiCGStab breaks
 // down after its restarts or runs out of iterations, value iteration finishes from
-// where it got to. Like value iteration, it claims no bound: it stops when the true
+// where it got to (unless SolverOptions::sweeps_after_krylov says not to). Like value iteration, it claims no bound: it stops when the true
 // residual is below epsilon (relative to the largest value, or absolute).
 #include "engine/solve/krylov_system.h"
 #include "engine/solve/method_policy.h"
@@ -58,7 +58,10 @@ class BicgstabPolicy final : public MethodPolicy {
     gpu::ChunkSolveStats total = krylov.stats;
     stats.add_run(krylov.stats.iterations);
     stats.iterated_sccs += count_iterated(r_.system, job.first_scc, job.end_scc);
-    if (!krylov.stats.converged) {
+    if (!krylov.stats.converged && !r_.options.sweeps_after_krylov) {
+      report_not_converged(stats, {"BiCGStab", "a chunk on the GPU", krylov.stats.iterations, job.states.size(),
+                                   "last residual", krylov.stats.last_measure, stop_.epsilon});
+    } else if (!krylov.stats.converged) {
       const gpu::ChunkSolveStats sweeps = job.device.iterate(job.ticket, b, sweep_settings(r_, progress_), values);
       total += sweeps;
       stats.add_run(sweeps.iterations);
@@ -81,6 +84,11 @@ class BicgstabPolicy final : public MethodPolicy {
     x.sync(range);
     stats.add_run(run.iterations);
     if (run.converged) return;
+    if (!r_.options.sweeps_after_krylov) {
+      report_not_converged(stats, {"BiCGStab", "an SCC", run.iterations, range.size(), "last residual",
+                                   run.residual, stop_.epsilon});
+      return;
+    }
     // Broken down after its restarts, or out of iterations: value iteration finishes
     // from here.
     const LowerRun sweeps = sweep_lower(r_, progress_, range, x, stop_.epsilon, stop_.max_sweeps);

@@ -84,10 +84,10 @@ double KrylovSystem::max_abs(KrylovVector a) const {
   return oneapi::tbb::parallel_reduce(
       whole(n_), 0.0,
       [&](const Range& r, double m) {
-        for (std::size_t i = r.begin(); i < r.end(); ++i) m = std::max(m, std::abs(u[i]));
+        for (std::size_t i = r.begin(); i < r.end(); ++i) m = larger_keeping_nan(m, std::abs(u[i]));
         return m;
       },
-      [](double m1, double m2) { return std::max(m1, m2); });
+      larger_keeping_nan);
 }
 
 void KrylovSystem::copy(KrylovVector from, KrylovVector to) { at(to) = at(from); }

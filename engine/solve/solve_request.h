@@ -77,6 +77,10 @@ struct SolverOptions {
   // they read after each sweep (engine/solve/scc_sweeps.h), as several GPUs or MPI
   // ranks would; the answers are the same bit for bit.
   std::uint32_t partitions = 1;
+  // BiCGStab: where it gives up, value iteration finishes from where it got to; false
+  // leaves the system unconverged, for a caller with a better fallback of its own
+  // (the stationary distributions: engine/check/steady_state.cpp).
+  bool sweeps_after_krylov = true;
   // The parts on the CUDA devices (gpu/partitioned_sweeps.h), one a device where
   // there are enough: an SCC too large for one device's chunks goes to several.
   bool partitions_on_devices = false;
