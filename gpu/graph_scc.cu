@@ -1,5 +1,6 @@
 // SCCs on the device: the steps of graph/parallel_scc.cpp (trim, max-label coloring,
-// peeling each root's SCC backwards; then heights by Kahn's algorithm on the SCC DAG
+// peeling each root's SCC backwards; before the first coloring, the largest state's SCC
+// by a forward and a backward search; then heights by Kahn's algorithm on the SCC DAG
 // and a sort by height), as ECL-SCC (Alabandi, Burtscher et al., SC23) and
 // Multistep (Slota et al., IPDPS 2014) decompose graphs, each step a level-synchronous
 // kernel over the resident model. SCCs are labelled by their largest state, so the
@@ -38,6 +39,7 @@ class Decomposer {
     for (;;) {
       ++work.rounds;
       work.levels += trim(d_scc);
+      if (work.rounds == 1) work.levels += largest_state_scc(d_scc);
       const unsigned coloring = color(d_scc);
       if (coloring == 0) return work;
       work.levels += coloring + peel(d_scc);
@@ -57,6 +59,33 @@ class Decomposer {
           trim_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, in_.get(), out_.get(),
                                                                  d_next, d_count);
         });
+  }
+
+  // The largest live state's SCC (scc_kernels.cuh's forward and backward searches).
+  unsigned largest_state_scc(std::uint32_t* d_scc) {
+    DeviceArray<std::uint32_t> d_pivot(1);
+    check(cudaMemset(d_pivot.get(), 0, 4), "cudaMemset");
+    largest_live<<<blocks_, kBlockSize>>>(g_.num_states, d_scc, d_pivot.get());
+    check(cudaGetLastError(), "largest live state kernel launch");
+    const std::uint32_t one_past = read_from_device(d_pivot.get(), "reading the pivot");
+    if (one_past == 0) return 0;
+    const std::uint32_t pivot = one_past - 1, mark = ++mark_;
+    const unsigned forward = queues_.run(
+        [&](std::uint32_t* d_queue, unsigned* d_count) {
+          seed_one<<<1, 1>>>(pivot, stamp_.get(), mark, d_queue, d_count);
+        },
+        [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
+          forward_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, stamp_.get(),
+                                                                    mark, d_next, d_count);
+        });
+    return forward + queues_.run(
+                         [&](std::uint32_t* d_queue, unsigned* d_count) {
+                           seed_pivot_scc<<<1, 1>>>(pivot, d_scc, d_queue, d_count);
+                         },
+                         [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
+                           backward_level<<<grid_for(size, sm_count_), kBlockSize>>>(
+                               g_, rows_, d_frontier, size, d_scc, stamp_.get(), mark, pivot, d_next, d_count);
+                         });
   }
 
   // 0 when no state is left live.

@@ -296,17 +296,21 @@ TEST(Csl, BoundsHoldTheExactValue) {
   EXPECT_GE(*r.value.upper_bound, exact - 1e-15);
 }
 
-// M/M/1 with capacity K: pi_n proportional to rho^n, rho = lambda / mu.
-TEST(Csl, QueueStationaryDistribution) {
-  const Checked c = uniformised(R"(ctmc
-const int K = 20;
+// An M/M/1 queue of capacity k, arrivals at rate 3, service at rate 4.
+std::string queue_of(int k) {
+  return "ctmc\nconst int K = " + std::to_string(k) + R"(;
 module queue
   n : [0..K] init 0;
   [] n<K -> 3 : (n'=n+1);
   [] n>0 -> 4 : (n'=n-1);
 endmodule
 rewards "length" true : n; endrewards
-)");
+)";
+}
+
+// M/M/1 with capacity K: pi_n proportional to rho^n, rho = lambda / mu.
+TEST(Csl, QueueStationaryDistribution) {
+  const Checked c = uniformised(queue_of(20));
   const double rho = 0.75, K = 20;
   const double norm = (1 - std::pow(rho, K + 1)) / (1 - rho);
   for (int n : {0, 1, 7, 20}) {
@@ -322,15 +326,7 @@ rewards "length" true : n; endrewards
 // the cores.
 TEST(Csl, LongQueueStationaryDistributionOnTheDeviceAndTheCores) {
   const bool device = gpu::free_device_memory() > 0;
-  const Checked c = uniformised(R"(ctmc
-const int K = 20000;
-module queue
-  n : [0..K] init 0;
-  [] n<K -> 3 : (n'=n+1);
-  [] n>0 -> 4 : (n'=n-1);
-endmodule
-rewards "length" true : n; endrewards
-)");
+  const Checked c = uniformised(queue_of(20000));
   const double rho = 0.75, K = 20000;
   const double norm = (1 - std::pow(rho, K + 1)) / (1 - rho);
   for (SolverKind where : {SolverKind::cpu, SolverKind::gpu}) {

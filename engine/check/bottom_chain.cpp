@@ -18,6 +18,20 @@ namespace {
 constexpr std::size_t kStatesPerBlock = 1 << 12;
 std::size_t blocks_of(std::size_t states) { return (states + kStatesPerBlock - 1) / kStatesPerBlock; }
 
+// Whether the sweeps stop after this one: the mass moved (per block, summed in block
+// order) within tolerance, or the last sweep allowed (then not converged). Says so in stats.
+bool settled(const std::vector<double>& moved_in, double tolerance, std::uint64_t sweep, std::uint64_t max_sweeps,
+             SolveStats& stats) {
+  if (std::accumulate(moved_in.begin(), moved_in.end(), 0.0) <= tolerance) {
+    stats.add_run(sweep);
+    return true;
+  }
+  if (sweep < max_sweeps) return false;
+  stats.add_run(max_sweeps);
+  stats.converged = false;
+  return true;
+}
+
 // Rows this long are ordered in place; longer ones (a hub's predecessors) by std::sort.
 constexpr std::uint64_t kLongestInsertionSort = 32;
 
@@ -109,13 +123,9 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
       moved_in[b] = moved;
     });
     pi.swap(next);
-    if (std::accumulate(moved_in.begin(), moved_in.end(), 0.0) <= tolerance) {
-      stats.add_run(sweep);
-      return pi;
-    }
+    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return pi;
   }
-  stats.add_run(max_sweeps);
-  stats.converged = false;
+  stats.converged = false;  // max_sweeps 0: no sweep ran
   return pi;
 }
 
@@ -136,13 +146,9 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
     std::vector<double> moved_in(blocks_of(n), 0.0);
     for (std::size_t i = 0; i < n; ++i) moved_in[i / kStatesPerBlock] += std::abs(next[i] - pi[i]);
     pi.swap(next);
-    if (std::accumulate(moved_in.begin(), moved_in.end(), 0.0) <= tolerance) {
-      stats.add_run(sweep);
-      return pi;
-    }
+    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return pi;
   }
-  stats.add_run(max_sweeps);
-  stats.converged = false;
+  stats.converged = false;  // max_sweeps 0: no sweep ran
   return pi;
 }
 
