@@ -103,7 +103,7 @@ BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32
 }
 
 std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
-                                      SolveStats& stats) {
+                                      SolveStats& stats, SolveProgress* progress) {
   const std::size_t n = chain.size();
   if (n == 1) return {1.0};
   std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
@@ -123,6 +123,7 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
       moved_in[b] = moved;
     });
     pi.swap(next);
+    note_progress(progress, 1, std::accumulate(moved_in.begin(), moved_in.end(), 0.0));
     if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return pi;
   }
   stats.converged = false;  // max_sweeps 0: no sweep ran

@@ -7,6 +7,7 @@
 #include "engine/model/pod_vector.h"
 #include "engine/model/sparse_mdp.h"
 #include "engine/solve/maybe_system.h"
+#include "engine/solve/solve_progress.h"
 #include "engine/solve/solve_request.h"
 
 #include <cstdint>
@@ -34,8 +35,9 @@ BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32
 // entry's change, however many states share the mass, would stop a slowly mixing
 // chain of millions of states far from its distribution) or max_sweeps have run; the
 // sweeps it took go to stats (not converged where it hit max_sweeps).
+// progress, where given, hears of each sweep (what -v says of a long one).
 std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
-                                      SolveStats& stats);
+                                      SolveStats& stats, SolveProgress* progress = nullptr);
 // The same, pushing each state's mass on one core: the reference.
 std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
                                                 const std::vector<std::uint32_t>& local, std::uint64_t max_sweeps,

@@ -149,7 +149,8 @@ std::vector<double> stationary_of_bottom(const SparseMdp& mdp, std::vector<std::
     chain = with_first(mdp, states, local, *likeliest);
   }
   spdlog::debug("stationary distribution of {} states: power iteration", states.size());
-  return lazy_power_sweeps(chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, report.stats);
+  SolveProgress progress("power iteration (mass moved a sweep)", states.size());
+  return lazy_power_sweeps(chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, report.stats, &progress);
 }
 
 // Every bottom SCC's stationary distribution, solved to options' epsilon. Throws
