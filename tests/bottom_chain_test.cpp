@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <random>
@@ -111,9 +112,33 @@ TEST(BottomChain, LazyPowerSweepsFindTheStationaryDistribution) {
   EXPECT_NEAR(pi[1], 1.0 / 3, 1e-14);
   EXPECT_TRUE(stats.converged);
   SolveStats short_stats;
-  lazy_power_sweeps(chain, 1, 0.0, short_stats);
+  lazy_power_sweeps(chain, 1, -1.0, short_stats);  // a tolerance no sweep meets
   EXPECT_FALSE(short_stats.converged);
   EXPECT_EQ(short_stats.iterations, 1u);
+}
+
+// A uniformised M/M/1 queue (capacity 20, arrivals 3, service 4, rate 7): the two end
+// states keep self-loops, the sweeps run on the embedded chain without them, and the
+// distribution they return is the queue's, pi_n proportional to (3/4)^n.
+TEST(BottomChain, LazyPowerSweepsOfAUniformisedQueue) {
+  constexpr std::uint32_t K = 20;
+  std::vector<test::StateChoices> queue(K + 1);
+  for (std::uint32_t n = 0; n <= K; ++n) {
+    test::Choice row;
+    if (n > 0) row.emplace_back(n - 1, 4.0 / 7);
+    if (n == 0 || n == K) row.emplace_back(n, n == 0 ? 4.0 / 7 : 3.0 / 7);
+    if (n < K) row.emplace_back(n + 1, 3.0 / 7);
+    queue[n] = {row};
+  }
+  const SparseMdp mdp = test::make_mdp(queue, {});
+  std::vector<std::uint32_t> states(K + 1), local(K + 1);
+  std::iota(states.begin(), states.end(), 0u);
+  std::iota(local.begin(), local.end(), 0u);
+  SolveStats stats;
+  const std::vector<double> pi = lazy_power_sweeps(transpose_bottom(mdp, states, local), 100000, 1e-15, stats);
+  ASSERT_TRUE(stats.converged);
+  const double rho = 0.75, norm = (1 - std::pow(rho, K + 1)) / (1 - rho);
+  for (std::uint32_t n = 0; n <= K; ++n) EXPECT_NEAR(pi[n], std::pow(rho, n) / norm, 1e-12) << n;
 }
 
 }  // namespace

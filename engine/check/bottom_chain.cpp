@@ -102,32 +102,63 @@ BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32
   return chain;
 }
 
+namespace {
+
+// Each state's probability of leaving itself, on one core: the references'.
+std::vector<double> leaving_of(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                               const std::vector<std::uint32_t>& local) {
+  std::vector<double> leaving(states.size(), 1.0);
+  for (std::size_t j = 0; j < states.size(); ++j) {
+    each_entry_of(mdp, states, local, j, [&](std::size_t, std::uint32_t i, std::uint64_t k) {
+      if (i == j) leaving[j] -= mdp.values[k];
+    });
+  }
+  return leaving;
+}
+
+// Each state's mass over its probability of leaving itself, halved: what it sends along
+// each of its entries per unit of their probability in a lazy embedded sweep.
+void sent_per_probability(const std::vector<double>& z, const std::vector<double>& leaving, std::vector<double>& sent) {
+  parallel_indices(0, z.size(), kStatesPerBlock, [&](std::size_t j) { sent[j] = 0.5 * z[j] / leaving[j]; });
+}
+
+// The chain's stationary distribution from its embedded chain's: z_i / (1 - P(i, i)), normalised.
+std::vector<double> from_embedded(std::vector<double> z, const std::vector<double>& leaving) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < z.size(); ++i) total += (z[i] /= leaving[i]);
+  for (double& p : z) p /= total;
+  return z;
+}
+
+}  // namespace
+
 std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
                                       SolveStats& stats, SolveProgress* progress) {
   const std::size_t n = chain.size();
   if (n == 1) return {1.0};
-  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
+  std::vector<double> z(n, 1.0 / static_cast<double>(n)), next(n), sent(n);
   std::vector<double> moved_in(blocks_of(n));
   for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
+    sent_per_probability(z, chain.leaving, sent);
     parallel_indices(0, moved_in.size(), 1, [&](std::size_t b) {
       double moved = 0.0;
       for (std::size_t i = b * kStatesPerBlock; i < std::min(n, (b + 1) * kStatesPerBlock); ++i) {
         // Each term in the order a push from j = 0 upwards adds it (the reference's).
-        double value = 0.5 * pi[i];
+        double value = 0.5 * z[i];
         for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
-          value += 0.5 * pi[chain.from[e]] * chain.probabilities[e];
+          if (chain.from[e] != i) value += sent[chain.from[e]] * chain.probabilities[e];
         }
         next[i] = value;
-        moved += std::abs(value - pi[i]);
+        moved += std::abs(value - z[i]);
       }
       moved_in[b] = moved;
     });
-    pi.swap(next);
+    z.swap(next);
     note_progress(progress, 1, std::accumulate(moved_in.begin(), moved_in.end(), 0.0));
-    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return pi;
+    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return from_embedded(std::move(z), chain.leaving);
   }
   stats.converged = false;  // max_sweeps 0: no sweep ran
-  return pi;
+  return from_embedded(std::move(z), chain.leaving);
 }
 
 std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
@@ -135,22 +166,24 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
                                                 double tolerance, SolveStats& stats) {
   const std::size_t n = states.size();
   if (n == 1) return {1.0};
-  std::vector<double> pi(n, 1.0 / static_cast<double>(n)), next(n);
+  const std::vector<double> leaving = leaving_of(mdp, states, local);
+  std::vector<double> z(n, 1.0 / static_cast<double>(n)), next(n);
   for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
-    for (std::size_t i = 0; i < n; ++i) next[i] = 0.5 * pi[i];
+    for (std::size_t i = 0; i < n; ++i) next[i] = 0.5 * z[i];
     for (std::size_t j = 0; j < n; ++j) {
+      const double sent = 0.5 * z[j] / leaving[j];
       each_entry_of(mdp, states, local, j, [&](std::size_t, std::uint32_t i, std::uint64_t k) {
-        next[i] += 0.5 * pi[j] * mdp.values[k];
+        if (i != j) next[i] += sent * mdp.values[k];
       });
     }
     // The mass moved, summed per block as the parallel sweeps sum it: both stop alike.
     std::vector<double> moved_in(blocks_of(n), 0.0);
-    for (std::size_t i = 0; i < n; ++i) moved_in[i / kStatesPerBlock] += std::abs(next[i] - pi[i]);
-    pi.swap(next);
-    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return pi;
+    for (std::size_t i = 0; i < n; ++i) moved_in[i / kStatesPerBlock] += std::abs(next[i] - z[i]);
+    z.swap(next);
+    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return from_embedded(std::move(z), leaving);
   }
   stats.converged = false;  // max_sweeps 0: no sweep ran
-  return pi;
+  return from_embedded(std::move(z), leaving);
 }
 
 namespace {
@@ -208,12 +241,7 @@ MaybeSystem embedded_system(const BottomChain& chain, const std::vector<std::uin
 MaybeSystem embedded_system_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
                                       const std::vector<std::uint32_t>& local) {
   const std::size_t n = states.size();
-  std::vector<double> leaving(n, 1.0);
-  for (std::size_t j = 0; j < n; ++j) {
-    each_entry_of(mdp, states, local, j, [&](std::size_t, std::uint32_t i, std::uint64_t k) {
-      if (i == j) leaving[j] -= mdp.values[k];
-    });
-  }
+  const std::vector<double> leaving = leaving_of(mdp, states, local);
   // Q^T row by row: the entries into each state i > 0, from j > 0 (column j - 1).
   std::vector<std::vector<std::pair<std::uint32_t, double>>> into(n);
   MaybeSystem system = embedded_frame(states);

@@ -2,8 +2,9 @@
 // Long-run values of a DTMC: S=? [ phi ], the long-run probability of being in phi,
 // and R=? [ S ], the long-run average reward per step. Each bottom SCC B has its
 // stationary distribution pi_B (a linear system solved by BiCGStab, to 1e-8 of epsilon;
-// where it gives up, power iteration on the lazy chain (I + P) / 2, which has
-// the same one and no period) and its value, the pi_B-weighted average of the
+// where it gives up, power iteration on the lazy embedded chain (I + E) / 2, which has
+// no period and whose distribution, divided by each state's leaving probability, is the
+// chain's) and its value, the pi_B-weighted average of the
 // per-state values. Every other state's value is the BSCC values weighted by the
 // probabilities of reaching each: one linear system x = P x over the transient states,
 // with x fixed to its BSCC's value on each BSCC, solved as the reachability systems are.
