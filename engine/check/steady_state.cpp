@@ -78,10 +78,15 @@ struct KrylovAttempt {
 KrylovAttempt stationary_by_krylov(const BottomChain& chain, const std::vector<std::uint32_t>& states,
                                    const SolverOptions& options, const DeviceOptions& device, SolveReport& report) {
   const std::size_t n = states.size();
+  auto start = std::chrono::steady_clock::now();
   const MaybeSystem system = embedded_system(chain, states);
+  const double built_s = seconds_since(start);
+  start = std::chrono::steady_clock::now();
   DeviceOptions on = device;
   if (!device_worth_starting(system.num_states(), device)) on.solver = SolverKind::cpu;
   SolveResult solved = solve({.system = system, .direction = Optimization::minimize, .options = krylov_options(options)}, on);
+  spdlog::debug("stationary distribution of {} states: the embedded system built in {:.3f} s, solved in {:.3f} s", n,
+                built_s, seconds_since(start));
   report.stats.add_run(solved.report.stats.iterations);
   if (!solved.report.device.empty()) report.device = solved.report.device;
   report.chunks.insert(report.chunks.end(), solved.report.chunks.begin(), solved.report.chunks.end());
@@ -113,10 +118,15 @@ BottomChain with_first(const SparseMdp& mdp, std::vector<std::uint32_t>& states,
 BottomChain likeliest_first(const SparseMdp& mdp, std::vector<std::uint32_t>& states, std::vector<std::uint32_t>& local,
                             const SolverOptions& options) {
   constexpr std::uint64_t kRoughSweeps = 32;
+  auto start = std::chrono::steady_clock::now();
   BottomChain chain = with_first(mdp, states, local, 0);
+  const double transposed_s = seconds_since(start);
+  start = std::chrono::steady_clock::now();
   SolveStats ignored;
   const std::vector<double> pi = lazy_power_sweeps(chain, kRoughSweeps, options.stop.epsilon * 1e-3, ignored);
   const std::size_t likeliest = std::max_element(pi.begin(), pi.end()) - pi.begin();
+  spdlog::debug("stationary distribution of {} states: transposed in {:.3f} s, {} rough sweeps in {:.3f} s", states.size(),
+                transposed_s, kRoughSweeps, seconds_since(start));
   return likeliest == 0 ? chain : with_first(mdp, states, local, likeliest);
 }
 
