@@ -6,12 +6,13 @@
 #include "engine/solve/parallel_indices.h"
 #include "graph/scc.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <optional>
-#include <spdlog/spdlog.h>
 #include <string>
 
 namespace mdpvi {

@@ -5,8 +5,9 @@
 // update, as in value iteration. On the device a chunk is one system, solved by
 // gpu/krylov.cu with the same steps (engine/numeric/bicgstab_steps.h). Where BiCGStab breaks
 // down after its restarts or runs out of iterations, value iteration finishes from
-// where it got to (unless SolverOptions::sweeps_after_krylov says not to). Like value iteration, it claims no bound: it stops when the true
-// residual is below epsilon (relative to the largest value, or absolute).
+// where it got to (unless SolverOptions::sweeps_after_krylov says not to). Like value
+// iteration, it claims no bound: it stops when the true residual is below epsilon
+// (relative to the largest value, or absolute).
 #include "engine/solve/krylov_system.h"
 #include "engine/solve/method_policy.h"
 #include "engine/numeric/bicgstab_steps.h"
