@@ -162,14 +162,7 @@ TEST(BicgstabSteps, ANanIsNeverConverged) {
 // (cluster N=512's stationary system once came back as NaN that way, on the device).
 TEST(KrylovSystem, ANanInTheSolutionIsNeverConverged) {
   MaybeSystem system = test::empty_system();
-  for (std::uint32_t s = 0; s < 2; ++s) {
-    system.columns.push_back(s);
-    system.values.push_back(0.5);
-    system.row_constants.push_back(0.0);
-    system.row_starts.push_back(system.columns.size());
-    system.row_group_starts.push_back(system.row_constants.size());
-    system.model_states.push_back(s);
-  }
+  for (std::uint32_t s = 0; s < 2; ++s) test::append_one_row_state(system, {{s, 0.5}}, 0.0);
   const std::vector<double> start{std::nan(""), 0.0};
   KrylovSystem a(system, {0, 2}, start.data());
   EXPECT_FALSE(run_bicgstab(a, tight()).converged);

@@ -64,13 +64,8 @@ std::vector<MaybeSystem> uniformisation_shapes() {
   std::vector<MaybeSystem> systems;
   for (std::uint32_t n : {1u, 2u, 97u, 1031u, 5003u}) systems.push_back(test::first_rows_only(test::random_system(n, n)));
   MaybeSystem chain = test::empty_system();
-  for (std::uint32_t s = 0; s < 3000; ++s) {
-    if (s + 1 < 3000) chain.columns.push_back(s + 1), chain.values.push_back(0.9);
-    chain.row_constants.push_back(s + 1 < 3000 ? 0.1 : 1.0);
-    chain.row_starts.push_back(chain.columns.size());
-    chain.row_group_starts.push_back(chain.row_constants.size());
-    chain.model_states.push_back(s);
-  }
+  for (std::uint32_t s = 0; s + 1 < 3000; ++s) test::append_one_row_state(chain, {{s + 1, 0.9}}, 0.1);
+  test::append_one_row_state(chain, {}, 1.0);
   systems.push_back(std::move(chain));
   return systems;
 }
@@ -85,14 +80,7 @@ std::vector<double> start_values(std::size_t n) {
 // probability 0.2 a step: the steps rise towards 1.
 MaybeSystem towards_one(std::uint32_t n) {
   MaybeSystem toward = test::empty_system();
-  for (std::uint32_t s = 0; s < n; ++s) {
-    toward.columns.push_back((s + 1) % n), toward.values.push_back(0.5);
-    toward.columns.push_back(s), toward.values.push_back(0.3);
-    toward.row_constants.push_back(0.2);
-    toward.row_starts.push_back(toward.columns.size());
-    toward.row_group_starts.push_back(toward.row_constants.size());
-    toward.model_states.push_back(s);
-  }
+  for (std::uint32_t s = 0; s < n; ++s) test::append_one_row_state(toward, {{(s + 1) % n, 0.5}, {s, 0.3}}, 0.2);
   return toward;
 }
 

@@ -17,12 +17,8 @@ namespace mdpvi::test {
 inline MaybeSystem long_chain(std::uint32_t n) {
   MaybeSystem system = empty_system();
   for (std::uint32_t s = 0; s < n; ++s) {
-    system.columns.insert(system.columns.end(), {s, (s + 1) % n, 0});
-    for (double v : {0.3, 0.6, 0.05}) system.values.push_back(v);
-    system.row_constants.push_back(0.01);  // no value near 0: relative changes stay meaningful
-    system.row_starts.push_back(system.columns.size());
-    system.row_group_starts.push_back(system.row_constants.size());
-    system.model_states.push_back(s);
+    // b of 0.01: no value near 0, relative changes stay meaningful.
+    append_one_row_state(system, {{s, 0.3}, {(s + 1) % n, 0.6}, {0, 0.05}}, 0.01);
   }
   system.scc_starts.push_back(n);
   set_one_level_per_scc(system);

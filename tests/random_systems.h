@@ -6,6 +6,8 @@
 #include "gpu/device_solver.h"
 
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace mdpvi::test {
 
@@ -22,6 +24,20 @@ inline MaybeSystem empty_system() {
   system.row_starts.push_back(0);
   system.scc_starts.push_back(0);
   return system;
+}
+
+// The next state of a system built state by state, with one row: its entries (column,
+// value), its b, and itself as its model state.
+inline void append_one_row_state(MaybeSystem& system, const std::vector<std::pair<std::uint32_t, double>>& entries,
+                                 double constant) {
+  for (const auto& [column, value] : entries) {
+    system.columns.push_back(column);
+    system.values.push_back(value);
+  }
+  system.row_constants.push_back(constant);
+  system.row_starts.push_back(system.columns.size());
+  system.row_group_starts.push_back(system.row_constants.size());
+  system.model_states.push_back(static_cast<std::uint32_t>(system.model_states.size()));
 }
 
 // Each row's probabilities sum to less than 1 (the rest leaves to no-states), so the
