@@ -122,15 +122,14 @@ void sent_per_probability(const std::vector<double>& z, const std::vector<double
   parallel_indices(0, z.size(), kStatesPerBlock, [&](std::size_t j) { sent[j] = 0.5 * z[j] / leaving[j]; });
 }
 
-// The chain's stationary distribution from its embedded chain's: z_i / (1 - P(i, i)), normalised.
+}  // namespace
+
 std::vector<double> from_embedded(std::vector<double> z, const std::vector<double>& leaving) {
   double total = 0.0;
   for (std::size_t i = 0; i < z.size(); ++i) total += (z[i] /= leaving[i]);
   for (double& p : z) p /= total;
   return z;
 }
-
-}  // namespace
 
 std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
                                       SolveStats& stats, SolveProgress* progress) {

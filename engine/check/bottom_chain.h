@@ -47,6 +47,10 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
                                                 const std::vector<std::uint32_t>& local, std::uint64_t max_sweeps,
                                                 double tolerance, SolveStats& stats);
 
+// The chain's stationary distribution from its embedded chain's (z, in any scale):
+// z_i / (1 - P(i, i)), normalised, summed in state order.
+std::vector<double> from_embedded(std::vector<double> z, const std::vector<double>& leaving);
+
 // The embedded chain's system of the stationary distribution relative to local
 // state 0: E(j, i) = P(j, i) / (1 - P(j, j)) for i != j, and with y_i = z_i / z_0 for
 // the states i > 0, y = Q^T y + e, where Q is E among those states and e_i = E(0, i).

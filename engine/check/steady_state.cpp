@@ -91,15 +91,10 @@ KrylovAttempt stationary_by_krylov(const BottomChain& chain, const std::vector<s
   report.stats.add_run(solved.report.stats.iterations);
   if (!solved.report.device.empty()) report.device = solved.report.device;
   report.chunks.insert(report.chunks.end(), solved.report.chunks.begin(), solved.report.chunks.end());
-  KrylovAttempt attempt;
-  attempt.converged = solved.report.stats.converged;
-  attempt.pi.resize(n);
-  attempt.pi[0] = 1.0 / chain.leaving[0];
-  parallel_indices(1, n, 1 << 14, [&](std::size_t i) { attempt.pi[i] = solved.lower[i - 1] / chain.leaving[i]; });
-  double total = 0.0;
-  for (double p : attempt.pi) total += p;
-  for (double& p : attempt.pi) p /= total;
-  return attempt;
+  std::vector<double> z(n);  // the reference's 1, then y
+  z[0] = 1.0;
+  std::copy(solved.lower.begin(), solved.lower.end(), z.begin() + 1);
+  return {from_embedded(std::move(z), chain.leaving), solved.report.stats.converged};
 }
 
 // The BSCC's states reordered with states[first] first, their local indices renumbered
