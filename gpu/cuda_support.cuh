@@ -124,6 +124,24 @@ struct DeviceValues {
   }
 };
 
+// Where the system's values go: plain doubles, or the source's indices copied
+// (a system built from the model's rows, a chunk cut from the system's).
+struct ValueSink {
+  double* d_plain;
+  std::uint8_t* d_indices;
+  unsigned index_bytes;
+
+  __device__ void copy(const DeviceValues& source, std::uint64_t from, std::uint64_t to) const {
+    if (index_bytes == 0) {
+      d_plain[to] = source[from];
+    } else if (index_bytes == 1) {
+      d_indices[to] = source.d_indices[from];
+    } else {
+      reinterpret_cast<std::uint16_t*>(d_indices)[to] = reinterpret_cast<const std::uint16_t*>(source.d_indices)[from];
+    }
+  }
+};
+
 // Owns the device arrays of a DeviceValues: the plain array, or the indices and the table.
 class DeviceValueArray {
  public:
@@ -283,6 +301,16 @@ class DeviceMatrix {
     d_columns_.upload(c.columns, c.num_entries, uploads);
     d_values_.upload(c.values, c.num_entries, uploads);
     uploads.finish();
+  }
+  // The arrays of a matrix made with its sizes alone (empty arrays), once they are
+  // ready: a chunk cut on the device, on its copy's thread, while the caller reads
+  // only the sizes.
+  void take_arrays(DeviceArray<std::uint64_t>&& row_group_starts, DeviceArray<std::uint64_t>&& row_starts,
+                   DeviceArray<std::uint32_t>&& columns, DeviceValueArray&& values) {
+    d_row_group_starts_ = std::move(row_group_starts);
+    d_row_starts_ = std::move(row_starts);
+    d_columns_ = std::move(columns);
+    d_values_ = std::move(values);
   }
   DeviceChunk view() const {
     if (is_view()) return view_;

@@ -1,6 +1,7 @@
 // The CUDA backend: resident chunks on a copy stream, sweeps on a compute stream.
 #include "engine/model/stopwatch.h"
 #include "gpu/batch_loop.h"
+#include "gpu/chunk_cut.cuh"
 #include "gpu/cuda_support.cuh"
 #include "gpu/device_iterates.cuh"
 #include "gpu/device_system.cuh"
@@ -102,6 +103,29 @@ class CudaDeviceSolver final : public DeviceSolver {
     return ticket;
   }
 
+  int upload_rows(const SystemRows& rows, GroupShape shape) override {
+    const detail::DeviceScope scope(device_);
+    const int ticket = slots_[0] == nullptr ? 0 : 1;
+    if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
+    // The lanes from the raw rows' mean length: the kept entries are counted on the device.
+    const ChunkMatrix raw{rows.num_states, rows.num_rows, rows.num_entries};
+    auto slot = std::make_unique<Resident>(raw, shape.lanes > 0 ? shape : choose_group_shape(raw), Resident::Cut{});
+    slot->shape_forced = shape.lanes > 0;
+    check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
+    Resident* r = slot.get();
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    r->copied = std::async(std::launch::async, [r, device, rows, stream = copy_, sm_count = sm_count_] {
+      check(cudaSetDevice(device), "cudaSetDevice");  // a new thread starts on device 0
+      detail::CutChunk cut = detail::cut_rows(rows, stream, sm_count);
+      r->matrix.take_arrays(std::move(cut.row_group_starts), std::move(cut.row_starts), std::move(cut.columns),
+                            std::move(cut.values));
+      check(cudaEventRecord(r->uploaded, stream), "cudaEventRecord");
+    });
+    slots_[ticket] = std::move(slot);
+    return ticket;
+  }
+
   int adopt(DeviceSystem& system, GroupShape shape) override {
     const detail::DeviceScope scope(device_);
     auto* built = dynamic_cast<detail::CudaDeviceSystem*>(&system);
@@ -173,7 +197,8 @@ class CudaDeviceSolver final : public DeviceSolver {
   WindowRows window_rows(int ticket, std::uint64_t first, std::uint64_t end, bool with_squares) override {
     const detail::DeviceScope scope(device_);
     const Resident& chunk = resident(ticket);
-    if (!chunk.adopted()) return gpu::window_rows(chunk.host, first, end, with_squares);
+    if (!chunk.sized_on_device()) return gpu::window_rows(chunk.host, first, end, with_squares);
+    wait_for_arrays(chunk);
     return detail::device_window_rows(chunk.matrix.view(), first, end, with_squares, sm_count_);
   }
 
@@ -513,7 +538,20 @@ class CudaDeviceSolver final : public DeviceSolver {
           shape(group),
           matrix(sizes, std::move(a.row_group_starts), std::move(a.row_starts), std::move(a.columns), std::move(a.values)),
           own_b(std::move(a.row_constants)) {}
-    bool adopted() const { return host.row_group_starts == nullptr && host.num_states > 0; }
+    // A chunk cut on the device: its sizes (the raw rows' entries), its arrays filled
+    // by the copy's thread.
+    struct Cut {};
+    Resident(const ChunkMatrix& raw, GroupShape group, Cut)
+        : host{raw.num_states, raw.num_rows, raw.num_entries},
+          shape(group),
+          matrix(host, DeviceArray<std::uint64_t>(0), DeviceArray<std::uint64_t>(0), DeviceArray<std::uint32_t>(0),
+                 detail::DeviceValueArray()),
+          cut(true) {}
+    bool cut = false;
+    // No host arrays: a window's rows are counted on the device.
+    bool sized_on_device() const { return host.row_group_starts == nullptr && host.num_states > 0; }
+    // Built on the device from the model: no BiCGStab, no policy iteration's steps.
+    bool adopted() const { return sized_on_device() && !cut; }
     ~Resident() {
       if (copied.valid()) copied.wait();  // it writes matrix and uploaded
       if (uploaded) cudaEventDestroy(uploaded);
@@ -615,6 +653,13 @@ class CudaDeviceSolver final : public DeviceSolver {
     return *slots_[ticket];
   }
 
+  // A chunk cut on the device gets its arrays on its copy's thread: they are read
+  // (their pointers too) only once it has ended. Its failure is rethrown by wait_for;
+  // until then the arrays are empty, and reading them fails on the device.
+  static void wait_for_arrays(const Resident& chunk) {
+    if (chunk.cut && chunk.copied.valid()) chunk.copied.wait();
+  }
+
   // The compute stream waits for the chunk's copies (their host thread first).
   void wait_for(Resident& chunk) {
     if (chunk.copied.valid()) chunk.copied.get();
@@ -635,8 +680,9 @@ class CudaDeviceSolver final : public DeviceSolver {
   GroupShape group_of(const Resident& chunk, GroupShape asked, detail::Window window, bool iterated = false) const {
     if (asked.lanes > 0 || chunk.shape_forced || chunk.shape.over_rows) return group_of(chunk, asked);
     if (window.first == 0 && window.end == chunk.matrix.num_states()) return chunk.shape;
-    if (!chunk.adopted()) return choose_window_shape(chunk.host, window.first, window.end, concurrent_threads_);
+    if (!chunk.sized_on_device()) return choose_window_shape(chunk.host, window.first, window.end, concurrent_threads_);
     if (!iterated) return chunk.shape;
+    wait_for_arrays(chunk);
     const bool short_of_device = window.end - window.first < concurrent_threads_;
     return shape_of_window(
         detail::device_window_rows(chunk.matrix.view(), window.first, window.end, short_of_device, sm_count_),

@@ -45,6 +45,20 @@ struct ChunkMatrix {  // host arrays, chunk-local indices
   ValuesView values;
 };
 
+// A chunk's rows where they lie in the whole system's arrays: offsets and columns
+// system-wide, so the host uploads them as they are (no copy). The device cuts its
+// chunk from them (upload_rows): the row offsets rebased, each entry into a state
+// before first_state dropped (the host folds those into b), the others renumbered
+// from it, in the system's order: engine/solve/prepared_chunk.h's inside arrays.
+struct SystemRows {
+  std::uint32_t first_state = 0, num_states = 0;
+  std::uint64_t num_rows = 0, num_entries = 0;        // all of the rows' entries
+  const std::uint64_t* row_group_starts = nullptr;  // num_states + 1, system-wide rows
+  const std::uint64_t* row_starts = nullptr;        // num_rows + 1, system-wide entries
+  const std::uint32_t* columns = nullptr;           // num_entries, system-wide states
+  ValuesView values;                                // num_entries
+};
+
 // How a sweep's lanes share a state: `lanes` per state (1, 2, 4, 8, 16 or 32; 0:
 // chosen from the chunk), splitting each row's entries among them, or, with
 // over_rows, taking the state's rows in turn (each lane sums whole rows: a state's
@@ -199,6 +213,11 @@ class DeviceSolver {
   // choose_group_shape's). Pre: the arrays stay alive and unchanged until the ticket
   // is released; fewer than two tickets are held.
   virtual int upload(const ChunkMatrix& chunk, GroupShape shape = {}) = 0;
+  // The chunk of rows, cut on the device from the rows as they are (SystemRows):
+  // copied and cut on a thread of its own, as upload's copy. The device then holds
+  // the raw rows and the cut chunk together, once. Its window lanes are counted on
+  // the device (no host arrays). Pre: as upload's.
+  virtual int upload_rows(const SystemRows& rows, GroupShape shape = {}) = 0;
   // A system built on this device (gpu/device_system.h) as a resident chunk, its
   // arrays taken over (the system no longer holds them), with its own b: bind it
   // with own_b. Its lanes per state are the chunk's in every window (a window's own
@@ -321,6 +340,10 @@ std::unique_ptr<DeviceSolver> open_device(int index);
 
 // Free memory of the current device; none without a usable device.
 std::optional<std::size_t> free_device_memory();
+// The chunk upload_rows cuts from rows, brought back as doubles (for the tests
+// against engine/solve/prepared_chunk.h's reference; no row constants). Throws
+// DeviceError (always, built without CUDA).
+HostSystemArrays cut_on_device(const SystemRows& rows);
 
 // The lanes per state chosen for a chunk: a power of two near its mean row length.
 GroupShape choose_group_shape(const ChunkMatrix& chunk);

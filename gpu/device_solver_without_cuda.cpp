@@ -17,6 +17,7 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix&, const double*, c
 }
 double measure_copy_bandwidth(std::size_t) { throw DeviceError("mdpvi was built without CUDA"); }
 int usable_device_count() { return 0; }
+HostSystemArrays cut_on_device(const SystemRows&) { throw DeviceError("mdpvi was built without CUDA"); }
 std::unique_ptr<PartitionedDeviceSweeps> open_partitioned_sweeps(const std::vector<PartArrays>&,
                                                                  const std::vector<std::vector<PartBlock>>&, bool) {
   throw DeviceError("mdpvi was built without CUDA");

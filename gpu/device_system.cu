@@ -53,23 +53,6 @@ __global__ void count_entries(DeviceGraph g, RowConstants c, const std::uint32_t
   }
 }
 
-// Where the system's values go: plain doubles, or the model's indices copied.
-struct ValueSink {
-  double* d_plain;
-  std::uint8_t* d_indices;
-  unsigned index_bytes;
-
-  __device__ void copy(const DeviceValues& model, std::uint64_t from, std::uint64_t to) const {
-    if (index_bytes == 0) {
-      d_plain[to] = model[from];
-    } else if (index_bytes == 1) {
-      d_indices[to] = model.d_indices[from];
-    } else {
-      reinterpret_cast<std::uint16_t*>(d_indices)[to] = reinterpret_cast<const std::uint16_t*>(model.d_indices)[from];
-    }
-  }
-};
-
 __device__ void mark_self_loop(unsigned long long* d_words, std::uint64_t i) { atomicOr(d_words + i / 64, 1ull << (i % 64)); }
 
 __global__ void fill_entries(DeviceGraph g, RowConstants c, const std::uint32_t* d_order, std::uint32_t count,
