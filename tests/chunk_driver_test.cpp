@@ -7,10 +7,12 @@
 #include "random_systems.h"
 #include "reference_instances.h"
 #include "engine/pipeline/check_run.h"
+#include "gpu/partitioned_sweeps.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 namespace mdpvi {
 namespace {
@@ -363,6 +365,18 @@ void expect_same_prepared(const PreparedChunk& a, const PreparedChunk& b) {
   EXPECT_TRUE(same(a.outside_values, b.outside_values));
 }
 
+// The chunks PreparedChunk.IsEquivalentToRef takes, of a system of n states: of 1, 2,
+// 3, ... states, then the rest.
+std::vector<Chunk> chunks_of_every_size(std::uint64_t n) {
+  std::vector<Chunk> chunks;
+  for (std::uint64_t first = 0; first < n;) {
+    const std::uint64_t end = std::min<std::uint64_t>(n, first + 1 + chunks.size() * 997);
+    chunks.push_back({0, 0, first, end, 0, true});
+    first = end;
+  }
+  return chunks;
+}
+
 // A chunk prepared on all cores equals the serial pass, array for array, and so does
 // its b, bit for bit: chunks of every size down to one state (more chunks than some
 // blocks hold states), rows empty, long (over a warp and over a block) and
@@ -377,13 +391,7 @@ TEST(PreparedChunk, IsEquivalentToRef) {
     const MaybeSystem system = test::random_system(n, 5 + n, blocks);
     std::vector<double> final(n);
     for (std::uint32_t s = 0; s < n; ++s) final[s] = 1.0 / (s + 3);
-    std::vector<Chunk> chunks;
-    for (std::uint64_t first = 0; first < n;) {  // chunks of 1, 2, 3, ... states, then the rest
-      const std::uint64_t end = std::min<std::uint64_t>(n, first + 1 + chunks.size() * 997);
-      chunks.push_back({0, 0, first, end, 0, true});
-      first = end;
-    }
-    for (const Chunk& chunk : chunks) {
+    for (const Chunk& chunk : chunks_of_every_size(n)) {
       SCOPED_TRACE(std::to_string(n) + " states, chunk from " + std::to_string(chunk.first_state));
       const PreparedChunk parallel = prepare_chunk(system, chunk);
       const PreparedChunk reference = prepare_chunk_reference(system, chunk);
@@ -393,7 +401,63 @@ TEST(PreparedChunk, IsEquivalentToRef) {
       reference.row_constants_reference(system, chunk, final.data(), b_reference);
       ASSERT_EQ(b.size(), b_reference.size());
       EXPECT_TRUE(std::equal(b.begin(), b.end(), b_reference.begin()));
+      PodVector<double> b_from_rows;  // a chunk cut on the device: b read from the system's rows
+      row_constants_from_rows(system, chunk, final.data(), b_from_rows);
+      ASSERT_EQ(b_from_rows.size(), b_reference.size());
+      EXPECT_TRUE(std::equal(b_from_rows.begin(), b_from_rows.end(), b_reference.begin()));
     }
+  }
+}
+
+// The device cuts the chunk the host's reference prepares: the same rebased rows, the
+// same kept entries in the same order, the same values bit for bit, plain or indexed;
+// on the shapes of PreparedChunk.IsEquivalentToRef (one-state chunks, empty rows,
+// rows longer than a warp and than a block, self-loops) and on a layered system.
+TEST(ChunkCut, IsEquivalentToRef) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  std::vector<MaybeSystem> systems;
+  for (std::uint32_t n : {1u, 7u, 300u, 40000u}) {
+    std::vector<std::uint32_t> blocks;
+    for (std::uint32_t left = n, size = 1; left > 0; size = size * 3 % 97 + 1) {
+      blocks.push_back(std::min(size, left));
+      left -= blocks.back();
+    }
+    systems.push_back(test::random_system(n, 5 + n, blocks));
+  }
+  systems.push_back(few_valued_system());
+  ASSERT_TRUE(systems.back().values.compress());
+  systems.push_back(test::layered_system(9, 301, 7));
+  for (const MaybeSystem& system : systems) {
+    for (const Chunk& chunk : chunks_of_every_size(system.num_states())) {
+      SCOPED_TRACE(std::to_string(system.num_states()) + " states, chunk from " + std::to_string(chunk.first_state));
+      const PreparedChunk reference = prepare_chunk_reference(system, chunk);
+      const gpu::HostSystemArrays cut = gpu::cut_on_device(system_rows(system, chunk));
+      EXPECT_TRUE(std::equal(cut.row_group_starts.begin(), cut.row_group_starts.end(), reference.row_group_starts.begin(),
+                             reference.row_group_starts.end()));
+      EXPECT_TRUE(std::equal(cut.row_starts.begin(), cut.row_starts.end(), reference.row_starts.begin(),
+                             reference.row_starts.end()));
+      EXPECT_TRUE(std::equal(cut.columns.begin(), cut.columns.end(), reference.columns.begin(), reference.columns.end()));
+      ASSERT_EQ(cut.values.size(), reference.values.size());
+      for (std::size_t k = 0; k < cut.values.size(); ++k) ASSERT_EQ(cut.values[k], reference.values[k]) << "entry " << k;
+    }
+  }
+}
+
+// The rule that sends a chunk to the device's cut (the raw rows and the cut within the
+// chunk's footprint) takes chunks after the first of the indexed test system under
+// every method: DeviceSolve.IndexedChunksAgreeWithTheCpu then runs through the cut.
+TEST(PlanChunks, ChunksAfterTheFirstFitTheirCut) {
+  MaybeSystem system = few_valued_system();
+  ASSERT_TRUE(system.values.compress());
+  for (Method method : kMethods) {
+    auto policy = make_method_policy(request_for(system, Optimization::minimize, method));
+    const std::size_t whole = policy->footprint_bytes(system.num_states(), system.num_rows(), system.columns.size());
+    const std::vector<Chunk> chunks = plan_chunks(system, whole / 40, *policy);
+    std::size_t cut = 0;
+    for (std::size_t i = 1; i < chunks.size(); ++i) {
+      cut += chunks[i].fits && cut_peak_bytes(system, chunks[i]) <= chunks[i].footprint_bytes;
+    }
+    EXPECT_GE(cut, 2u) << to_string(method);
   }
 }
 
@@ -490,7 +554,8 @@ TEST(DeviceSolve, ChunkedAndUnchunkedAgreeWithTheCpu) {
 }
 
 // A system whose values are indices (SystemValues::as_model) goes to the device so:
-// the first chunk its own arrays, the others prepared in its form. The solve is the
+// the first chunk its own arrays, the others cut on the device or prepared on the
+// host, in its form. The solve is the
 // CPU's, which reads the indices too.
 TEST(DeviceSolve, IndexedChunksAgreeWithTheCpu) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
@@ -506,12 +571,59 @@ TEST(DeviceSolve, IndexedChunksAgreeWithTheCpu) {
       EXPECT_EQ(whole.report.chunks[0].value_bytes, 1u);
       expect_near_all(whole.lower, cpu.lower, 1e-10);
       expect_near_all(whole.upper, cpu.upper, 1e-10);
-      SolveResult chunked = solve(request, {SolverKind::gpu, whole.report.chunks[0].footprint_bytes / 40});
-      std::size_t indexed = 0;
-      for (const ChunkReport& c : chunked.report.chunks) indexed += c.on_gpu && c.value_bytes == 1;
-      EXPECT_GE(indexed, 2u);
-      expect_near_all(chunked.lower, cpu.lower, 1e-10);
-      expect_near_all(chunked.upper, cpu.upper, 1e-10);
+      // The chunks after the first cut on the device (the default), or copied on the host.
+      for (bool cuts : {true, false}) {
+        SCOPED_TRACE(cuts ? "cut on the device" : "copied on the host");
+        DeviceOptions budgeted{SolverKind::gpu, whole.report.chunks[0].footprint_bytes / 40};
+        budgeted.chunks_cut_on_device = cuts;
+        SolveResult chunked = solve(request, budgeted);
+        std::size_t indexed = 0, cut = 0;
+        for (const ChunkReport& c : chunked.report.chunks) {
+          indexed += c.on_gpu && c.value_bytes == 1;
+          cut += c.cut_on_device;
+        }
+        EXPECT_GE(indexed, 2u);
+        EXPECT_EQ(cut >= 2u, cuts) << cut << " chunks cut";
+        expect_near_all(chunked.lower, cpu.lower, 1e-10);
+        expect_near_all(chunked.upper, cpu.upper, 1e-10);
+      }
+    }
+  }
+}
+
+// With --gpus N (N >= 2) the chunks take turns over the GPUs (the next one uploaded
+// to the next GPU while one is solved): the same answers, bit for bit, as on one GPU,
+// the chunks on every GPU, cut there or copied on the host.
+TEST(DeviceSolve, ChunksTakeTurnsOverTheGpus) {
+  if (gpu::usable_device_count() < 2) GTEST_SKIP() << "fewer than two CUDA devices";
+  MaybeSystem system = few_valued_system();
+  ASSERT_TRUE(system.values.compress());
+  for (Method method : kMethods) {
+    SCOPED_TRACE(to_string(method));
+    const SolveRequest request = request_for(system, Optimization::maximize, method);
+    const std::size_t whole = solve(request, {SolverKind::gpu}).report.chunks[0].footprint_bytes;
+    for (bool cuts : {true, false}) {
+      SCOPED_TRACE(cuts ? "cut on the devices" : "copied on the host");
+      DeviceOptions one{SolverKind::gpu, whole / 40};
+      one.chunks_cut_on_device = cuts;
+      one.gpus = 1;
+      DeviceOptions all = one;
+      all.gpus = static_cast<std::uint32_t>(gpu::usable_device_count());
+      const SolveResult alone = solve(request, one);
+      const SolveResult turns = solve(request, all);
+      std::set<int> gpus_alone, gpus_turns;
+      int on_gpu = 0;
+      for (const ChunkReport& c : alone.report.chunks) {
+        if (c.on_gpu) gpus_alone.insert(c.gpu);
+        on_gpu += c.on_gpu;
+      }
+      for (const ChunkReport& c : turns.report.chunks) {
+        if (c.on_gpu) gpus_turns.insert(c.gpu);
+      }
+      EXPECT_EQ(gpus_alone, std::set<int>{0});
+      EXPECT_EQ(gpus_turns.size(), static_cast<std::size_t>(std::min(gpu::usable_device_count(), on_gpu)));
+      EXPECT_TRUE(std::equal(alone.lower.begin(), alone.lower.end(), turns.lower.begin(), turns.lower.end()));
+      EXPECT_TRUE(std::equal(alone.upper.begin(), alone.upper.end(), turns.upper.begin(), turns.upper.end()));
     }
   }
 }

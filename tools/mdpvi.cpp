@@ -118,6 +118,7 @@ struct CheckArguments {
   std::string format;  // empty: from the extension
   std::string gpu_schedule = "auto";
   std::string gpu_system = "auto";
+  std::string gpu_chunk_cut = "device";
   std::string gpu_lanes_over = "entries";
   std::optional<std::uint64_t> parts_from;  // --parts-from
 };
@@ -203,8 +204,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(positive_count);
   check->add_option("--gpus", args.options.device.gpus,
                     "GPUs an SCC too large for one GPU's memory is solved on, in parts that exchange what they read "
-                    "after each sweep (default: all; 1: the CPU solves it). N >= 2 given: a system that fits one GPU "
-                    "is also put on each of N GPUs (built on the host), and each level's SCCs are spread over them")
+                    "after each sweep (default: all; 1: the CPU solves it). N >= 2 given: the chunks of a system "
+                    "larger than one GPU also take turns over N GPUs, and a system built on the host that fits one "
+                    "GPU is put on each of them, each level's SCCs spread over them")
       ->check(positive_count);
   check->add_option("--cpu-partitions", args.options.solver.partitions,
                     "Solve each SCC that the CPU iterates as N parts that exchange the values they read after each "
@@ -269,6 +271,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "view), copy (its own matrix: the sweeps read the fewest bytes) or view (read from the GPU's one "
                     "copy of the model: 8 bytes a state)")
       ->check(CLI::IsMember({"auto", "copy", "view"}));
+  check->add_option("--gpu-chunk-cut", args.gpu_chunk_cut,
+                    "Where the chunks after the first of a system built on the host are cut, for measurements: "
+                    "device (their rows uploaded as they are) or host (each copied there first)")
+      ->check(CLI::IsMember({"device", "host"}));
   check->add_option("--gpu-schedule", args.gpu_schedule,
                     "How the GPU solves a chunk, for measurements: auto, levels (acyclic levels one pass each, levels "
                     "with cycles iterated on their own) or whole (the chunk iterated as one system)")
@@ -359,6 +365,7 @@ int run_check_command(CheckArguments& args) {
   args.options.device.group.over_rows = args.gpu_lanes_over == "rows";
   if (args.gpu_schedule == "whole") args.options.device.schedule = DeviceSchedule::whole;
   args.options.device.system_storage = pipeline::system_storage_named(args.gpu_system);
+  args.options.device.chunks_cut_on_device = args.gpu_chunk_cut == "device";
   if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;
   if (args.graph == "reference") args.options.search = graph::SearchKind::reference;

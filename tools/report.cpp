@@ -139,7 +139,7 @@ nlohmann::json chunk_json(const ChunkReport& c) {
                           {"iterations", c.iterations}, {"upload_s", c.upload_s},
                           {"solve_s", c.solve_s},       {"download_s", c.download_s},
                           {"bytes_per_sweep", c.bytes_per_sweep}, {"by_levels", c.by_levels}, {"built_on_device", c.built_on_device},
-                          {"device_view", c.device_view}, {"devices", c.devices},
+                          {"device_view", c.device_view}, {"cut_on_device", c.cut_on_device}, {"devices", c.devices}, {"gpu", c.gpu},
                           {"group_lanes", c.group_lanes}, {"lanes_over_rows", c.lanes_over_rows}};
   if (c.on_gpu) chunk["value_bytes"] = c.value_bytes;
   // By levels, a sweep moves a level's states, not the chunk's: no bandwidth.

@@ -24,8 +24,7 @@ graph::QualitativePartition qualitative_partition(const graph::SearchBackend& se
 
 namespace {
 
-// build_system's rule for the device. Not where several GPUs are asked for (the
-// system is then built on the host and put on each of them). A system with an SCC of
+// build_system's rule for the device. A system with an SCC of
 // several states goes there whatever its size, as the chunk driver sends a host-built chunk with one; one
 // of single states by the driver's rule for acyclic chunks (those with self-loops
 // included: on the device they are iterated there, as a host-built chunk would be).
@@ -34,7 +33,7 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
                           const DeviceOptions& device) {
   if (device.solver == SolverKind::cpu || search.device_graph() == nullptr || &model != &search.mdp() ||
       !requirements_of(options.method).solves_by_levels || options.stop.fixed_sweeps || !device.systems_on_device ||
-      device.gpus >= 2 || sccs.order.empty()) {
+      sccs.order.empty()) {
     return false;
   }
   const bool single_states = sccs.num_sccs() == sccs.order.size();

@@ -4,6 +4,7 @@
 
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
+#include "engine/solve/chunk_feeder.h"
 #include "engine/solve/prepared_chunk.h"
 #include "engine/solve/solve_progress.h"
 #include "gpu/partitioned_sweeps.h"
@@ -30,14 +31,6 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
   std::uint64_t rows = system.row_group_starts[end] - system.row_group_starts[first];
   std::uint64_t entries = system.row_starts[system.row_group_starts[end]] - system.row_starts[system.row_group_starts[first]];
   return method.footprint_bytes(end - first, rows, entries);
-}
-
-// The first chunk needs no copy: its rows are a prefix of the system's, and nothing
-// before it can be referenced (successors come first in the SCC order).
-gpu::ChunkMatrix prefix_view(const MaybeSystem& system, const Chunk& chunk) {
-  std::uint64_t rows = system.row_group_starts[chunk.end_state];
-  return {static_cast<std::uint32_t>(chunk.end_state), rows, system.row_starts[rows], system.row_group_starts.data(),
-          system.row_starts.data(), system.columns.data(), device_view(system.values)};
 }
 
 // The device, when one is to be used; throws when it is required and absent.
@@ -150,135 +143,9 @@ bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
   return acyclic_goes_to_device(chunk.end_state - chunk.first_state, schedule) && by_levels(system, chunk, request, schedule);
 }
 
-// Puts the plan's chunks on the device in turn, one at a time: the first from the
-// system's own arrays (uploaded before it is asked for), the others prepared as
-// systems of their own on the host while the chunk before them is solved, and
-// uploaded when they are asked for (the copy then runs beside the binding of their
-// vectors).
-class ChunkFeeder {
- public:
-  // on_device(chunk): whether the chunk goes to the device (the others are not uploaded).
-  ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& plan, gpu::DeviceSolver& device,
-              gpu::GroupShape shape, std::function<bool(const Chunk&)> on_device)
-      : system_(system), plan_(plan), device_(device), shape_(shape), on_device_(std::move(on_device)) {}
-  ~ChunkFeeder() {
-    if (preparing_.valid()) preparing_.wait();
-    release(current_);
-    release(first_);
-  }
-  ChunkFeeder(const ChunkFeeder&) = delete;
-  ChunkFeeder& operator=(const ChunkFeeder&) = delete;
+}  // namespace
 
-  // plan[index] on the device, as a job for a method; starts preparing the next chunk
-  // that will go to the device. Valid until the next call. Throws gpu::DeviceError.
-  DeviceChunkJob take(std::size_t index) {
-    release(current_);
-    if (first_.index == index) {
-      current_ = std::move(first_);
-      first_ = {};
-    } else {
-      release(first_);
-      const auto start = std::chrono::steady_clock::now();
-      std::unique_ptr<PreparedChunk> chunk = prepared(index);
-      const double waited_s = seconds_since(start);
-      current_ = upload(index, std::move(chunk));
-      spdlog::debug("solve: chunk {} waited {:.3f} s for its copy, uploaded in {:.3f} s", index, waited_s,
-                    seconds_since(start) - waited_s);
-    }
-    prepare_after(index);
-    const Chunk& chunk = plan_[index];
-    const PreparedChunk* prepared = current_.prepared.get();
-    DeviceChunkJob job{device_, current_.ticket, {chunk.first_state, chunk.end_state}, chunk.first_scc, chunk.end_scc, {}};
-    job.row_constants = [this, &chunk, prepared](const double* final, PodVector<double>& storage) {
-      if (!prepared) return system_.row_constants.data() + system_.row_group_starts[chunk.first_state];
-      prepared->row_constants(system_, chunk, final, storage);
-      return static_cast<const double*>(storage.data());
-    };
-    return job;
-  }
-
-  // Starts uploading the first chunk that goes to the device, before take asks for
-  // it: the upload then runs while the iterates are made.
-  void start() {
-    const std::size_t first = next_on_device(0);
-    if (first == plan_.size()) return;
-    try {
-      first_ = upload(first, first == 0 ? nullptr : std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[first])));
-    } catch (const gpu::DeviceError& error) {
-      spdlog::warn("{}; the first chunk will be uploaded when it is solved", error.what());
-    }
-    prepare_after(first);
-  }
-
-  // What an entry's value takes in the chunk take() last gave: 8 plain, else its
-  // index's bytes.
-  unsigned value_bytes() const {
-    const CompactValues& values = current_.prepared ? current_.prepared->values : system_.values;
-    return values.index_bytes() != 0 ? values.index_bytes() : sizeof(double);
-  }
-
-  // After a failure: nothing stays on the device.
-  void drop() {
-    release(current_);
-    release(first_);
-  }
-
- private:
-  struct Resident {
-    std::size_t index = static_cast<std::size_t>(-1);
-    int ticket = -1;
-    std::unique_ptr<PreparedChunk> prepared;  // null for chunk 0 (the system's arrays)
-  };
-
-  // Chunk 0 needs no copy; another is taken from its preparation under way, else made now.
-  std::unique_ptr<PreparedChunk> prepared(std::size_t index) {
-    if (index == 0) return nullptr;
-    if (preparing_.valid() && preparing_index_ == index) return preparing_.get();
-    if (preparing_.valid()) preparing_.wait();  // another one's: not needed after all
-    return std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[index]));
-  }
-
-  Resident upload(std::size_t index, std::unique_ptr<PreparedChunk> prepared) {
-    Resident r;
-    r.index = index;
-    r.prepared = std::move(prepared);
-    r.ticket = device_.upload(r.prepared ? r.prepared->view() : prefix_view(system_, plan_[0]), shape_);
-    return r;
-  }
-
-  std::size_t next_on_device(std::size_t first) const {
-    while (first < plan_.size() && !on_device_(plan_[first])) ++first;
-    return first;
-  }
-
-  // The next chunk for the device after index, prepared on a thread of its own.
-  void prepare_after(std::size_t index) {
-    const std::size_t next = next_on_device(index + 1);
-    if (next == plan_.size() || (preparing_.valid() && preparing_index_ == next)) return;
-    if (preparing_.valid()) preparing_.wait();
-    preparing_index_ = next;
-    preparing_ = std::async(std::launch::async, [this, next] {
-      const auto start = std::chrono::steady_clock::now();
-      auto prepared = std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[next]));
-      spdlog::debug("solve: chunk {} copied on the host in {:.3f} s (beside the device)", next, seconds_since(start));
-      return prepared;
-    });
-  }
-
-  void release(Resident& r) {
-    if (r.ticket >= 0) device_.release(r.ticket);
-    r = {};
-  }
-
-  const MaybeSystem& system_;
-  const std::vector<Chunk>& plan_;
-  gpu::DeviceSolver& device_;
-  gpu::GroupShape shape_;
-  std::function<bool(const Chunk&)> on_device_;
-  Resident current_, first_;
-  std::future<std::unique_ptr<PreparedChunk>> preparing_;
-  std::size_t preparing_index_ = 0;
-};
+namespace {
 
 // What entries whose values take value_bytes each save over plain doubles (indexed:
 // the sweeps then read an index an entry, and the table from the cache).
@@ -369,14 +236,12 @@ void record_device_run(const gpu::ChunkSolveStats& s, ChunkReport& report) {
   report.lanes_over_rows = s.group.over_rows;
 }
 
-// The other devices a chunk is put on where --gpus N (N >= 2) asks for several: the
-// next N - 1 usable ones, each opened for the solve (the first device is the run's).
-std::vector<std::unique_ptr<gpu::DeviceSolver>> open_replica_devices(const DeviceOptions& options,
-                                                                     const MethodPolicy& method) {
+// The devices after the run's first, up to count in all, each opened for the solve.
+std::vector<std::unique_ptr<gpu::DeviceSolver>> open_other_devices(std::uint32_t count) {
   std::vector<std::unique_ptr<gpu::DeviceSolver>> devices;
-  if (options.gpus < 2 || !method.solves_by_levels()) return devices;
   const int usable = gpu::usable_device_count();
-  for (int d = 1; d < std::min<int>(usable, static_cast<int>(options.gpus)); ++d) {
+  const int wanted = std::min<int>(usable, static_cast<int>(count));
+  for (int d = 1; d < wanted; ++d) {
     try {
       if (auto device = gpu::open_device(d)) devices.push_back(std::move(device));
     } catch (const gpu::DeviceError& error) {
@@ -608,13 +473,25 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   spdlog::debug("solve: plan and level shapes ready, {:.3f} s", seconds_since(start));
   if (device && spdlog::should_log(spdlog::level::debug)) log_levels(system, cyclic);
   const auto on_device = [&](const Chunk& chunk) { return for_device(system, cyclic, chunk, request, options.schedule); };
+  // The other devices, where --gpus N (N >= 2) asks for them: a plan's chunks take
+  // turns on them, or a whole system's levels are spread over them. Not by default:
+  // neither was faster than one GPU where measured (bench/NOTES.md, session 15), and
+  // each device opened makes every copy's page locking dearer.
+  const bool replicas_asked = plan.size() == 1 && options.gpus >= 2 && method->solves_by_levels();
+  const bool turns_asked = plan.size() > 1 && options.gpus >= 2;
+  std::vector<std::unique_ptr<gpu::DeviceSolver>> other_devices;
+  if (device && (turns_asked || replicas_asked)) other_devices = open_other_devices(options.gpus);
+  static const std::vector<std::unique_ptr<gpu::DeviceSolver>> none;
+  const auto& replica_devices = replicas_asked ? other_devices : none;
   std::optional<ChunkFeeder> feeder;
   if (device) {
-    feeder.emplace(system, plan, *device, options.group, on_device);
+    std::vector<gpu::DeviceSolver*> devices{device.get()};
+    if (!replicas_asked) {
+      for (const auto& other : other_devices) devices.push_back(other.get());
+    }
+    feeder.emplace(system, plan, std::move(devices), options.group, options.chunks_cut_on_device, on_device);
     feeder->start();
   }
-  const std::vector<std::unique_ptr<gpu::DeviceSolver>> replica_devices =
-      device && plan.size() == 1 ? open_replica_devices(options, *method) : std::vector<std::unique_ptr<gpu::DeviceSolver>>{};
   Iterates x(request, method->has_upper_iterate());
   spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   for (std::size_t index = 0; index < plan.size(); ++index) {
@@ -625,6 +502,8 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
       try {
         DeviceChunkJob job = feeder->take(index);
         count_value_bytes(feeder->value_bytes(), chunk_report);
+        chunk_report.cut_on_device = feeder->cut();
+        chunk_report.gpu = feeder->device_number();
         spdlog::debug("solve: chunk {} uploading or uploaded, {:.3f} s", index, seconds_since(start));
         job.by_levels = method->solves_by_levels() && by_levels(system, chunk, request, options.schedule);
         job.cyclic = &cyclic;

@@ -47,11 +47,14 @@ struct DeviceOptions {
   gpu::SystemStorage system_storage = gpu::SystemStorage::automatic;
   // false: every system is built on the host and uploaded in chunks (for comparisons).
   bool systems_on_device = true;
+  // false: a host-built system's chunks after the first are copied on the host and
+  // uploaded, never cut on the device from its rows (for comparisons).
+  bool chunks_cut_on_device = true;
   // The devices an SCC too large for one device's chunks is spread over, in parts
   // (engine/solve/scc_sweeps.h): 0, all; 1, none (the CPU solves it). Two or more,
-  // given: a system that fits one device is also built on the host and put on each
-  // of them, and each level's SCCs are spread over them (a level's SCCs read only
-  // lower levels).
+  // given: a plan's chunks also take turns over them (engine/solve/chunk_feeder.h), and
+  // a system built on the host that fits one device is put on each of them, each
+  // level's SCCs spread over them (a level's SCCs read only lower levels).
   std::uint32_t gpus = 0;
 };
 

@@ -301,15 +301,33 @@ class CpuSccUnit final : public IntervalUnit {
   std::unique_ptr<SccSweeps> sweeps_;
 };
 
+// The host's b of each iterate for the device's chunks, kept from one chunk to the
+// next: its pages are faulted in once (by the cores that fill it), not at every
+// chunk (a chunk of leader10 has 10^9 rows).
+struct ChunkConstants {
+  // Both with room for rows; one that must grow starts empty (nothing copied).
+  void fit(std::size_t rows) {
+    for (PodVector<double>* b : {&lower, &upper}) {
+      if (rows <= b->capacity()) continue;
+      *b = PodVector<double>();
+      b->reserve(rows);
+    }
+  }
+  PodVector<double> lower, upper;
+};
+
 // What a chunk resident on the device needs beside its matrix: both b (fixed:
 // earlier chunks are final) and, for a chunk with iterated levels, the width targets
 // per state. The iterates are bound from the system's own and read back into them
 // at the end, with no copies of their own (which would cost a model-sized copy each way).
 struct DeviceChunkVectors {
-  DeviceChunkVectors(const DeviceChunkJob& job, const Iterates& x) {
+  DeviceChunkVectors(const MaybeSystem& system, const DeviceChunkJob& job, const Iterates& x, ChunkConstants& storage) {
     if (job.b_on_device) return;
-    b_lower = job.row_constants(x.lower.data(), b_lower_storage);
-    b_upper = job.row_constants(x.upper.data(), b_upper_storage);
+    const auto start = std::chrono::steady_clock::now();
+    storage.fit(system.row_group_starts[job.states.end] - system.row_group_starts[job.states.begin]);
+    b_lower = job.row_constants(x.lower.data(), storage.lower);
+    b_upper = job.row_constants(x.upper.data(), storage.upper);
+    spdlog::debug("device chunk: b of both iterates made on the host in {:.3f} s", seconds_since(start));
   }
 
   // Without targets: an acyclic chunk never reads them, and they are computed meanwhile.
@@ -332,7 +350,6 @@ struct DeviceChunkVectors {
     x.sync(job.states);
   }
 
-  PodVector<double> b_lower_storage, b_upper_storage;  // filled in parallel, never zeroed first
   const double* b_lower = nullptr;
   const double* b_upper = nullptr;
 };
@@ -493,7 +510,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
     const bool on_device = device_targets_apply(job);
     std::future<void> targets_made;
     if (iterated && !targets_ && !on_device) targets_made = std::async(std::launch::async, [&] { targets(job.cyclic); });
-    const DeviceChunkVectors v(job, x);
+    const DeviceChunkVectors v(r_.system, job, x, constants_);
     v.bind(job, x);
     spdlog::debug("device chunk: {} segments, vectors bound, {:.3f} s", segments.size(), seconds_since(start));
     std::optional<WindowTargets> window_targets;
@@ -571,7 +588,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
     const std::vector<LevelSegment> segments = level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc);
     const bool on_device = device_targets_apply(job);
     if (!on_device) (void)targets(job.cyclic);
-    const DeviceChunkVectors v(job, x);
+    const DeviceChunkVectors v(r_.system, job, x, constants_);
     // One device at a time: each bind copies the same host arrays (b, the iterates,
     // the targets), whose pages a copy locks and unlocks as it goes.
     std::vector<WindowTargets> window_targets(jobs.size());
@@ -684,6 +701,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
     return *targets_;
   }
   std::optional<PodVector<double>> targets_;
+  ChunkConstants constants_;  // b for the device's chunks, reused by each
 };
 
 }  // namespace

@@ -132,4 +132,48 @@ void PreparedChunk::row_constants(const MaybeSystem& system, const Chunk& chunk,
   });
 }
 
+gpu::ChunkMatrix prefix_view(const MaybeSystem& system, const Chunk& chunk) {
+  std::uint64_t rows = system.row_group_starts[chunk.end_state];
+  return {static_cast<std::uint32_t>(chunk.end_state), rows, system.row_starts[rows], system.row_group_starts.data(),
+          system.row_starts.data(), system.columns.data(), device_view(system.values)};
+}
+
+gpu::SystemRows system_rows(const MaybeSystem& system, const Chunk& chunk) {
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  const std::uint64_t end_row = system.row_group_starts[chunk.end_state];
+  const std::uint64_t first_entry = system.row_starts[first_row];
+  gpu::ValuesView values = device_view(system.values);
+  if (values.plain) values.plain += first_entry;
+  if (values.indices) values.indices += first_entry * values.index_bytes;
+  return {static_cast<std::uint32_t>(chunk.first_state),
+          static_cast<std::uint32_t>(chunk.end_state - chunk.first_state),
+          end_row - first_row,
+          system.row_starts[end_row] - first_entry,
+          system.row_group_starts.data() + chunk.first_state,
+          system.row_starts.data() + first_row,
+          system.columns.data() + first_entry,
+          values};
+}
+
+std::size_t cut_peak_bytes(const MaybeSystem& system, const Chunk& chunk) {
+  const gpu::SystemRows rows = system_rows(system, chunk);
+  const std::uint64_t value_bytes = rows.values.index_bytes ? rows.values.index_bytes : sizeof(double);
+  const std::uint64_t one = (std::uint64_t{rows.num_states} + rows.num_rows + 2) * sizeof(std::uint64_t) +
+                            rows.num_entries * (sizeof(std::uint32_t) + value_bytes);
+  return 2 * one;
+}
+
+void row_constants_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* final, PodVector<double>& b) {
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  b.resize(system.row_group_starts[chunk.end_state] - first_row);
+  parallel_indices(0, b.size(), 1 << 14, [&](std::size_t r) {
+    double sum = system.row_constants[first_row + r];
+    for (std::uint64_t k = system.row_starts[first_row + r]; k < system.row_starts[first_row + r + 1]; ++k) {
+      const std::uint32_t column = system.columns[k];
+      if (column < chunk.first_state) sum += system.values[k] * final[column];
+    }
+    b[r] = sum;
+  });
+}
+
 }  // namespace mdpvi

@@ -39,6 +39,20 @@ struct PreparedChunk {
                                PodVector<double>& b) const;
 };
 
+// The first chunk as the system's own arrays: its rows are a prefix of the system's,
+// and nothing before it can be referenced (successors come first in the SCC order).
+gpu::ChunkMatrix prefix_view(const MaybeSystem& system, const Chunk& chunk);
+
+// The chunk's rows where they lie in the system's arrays, for the device to cut its
+// chunk from (gpu::DeviceSolver::upload_rows): nothing copied on the host.
+gpu::SystemRows system_rows(const MaybeSystem& system, const Chunk& chunk);
+// What the device holds at once while it cuts the chunk: the raw rows and the cut,
+// which has at most as many entries (the bound taken here).
+std::size_t cut_peak_bytes(const MaybeSystem& system, const Chunk& chunk);
+// b of a chunk cut on the device, read from the system's rows: PreparedChunk::
+// row_constants's, bit for bit (the same entries in the same order), on all cores.
+void row_constants_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* final, PodVector<double>& b);
+
 // The chunk's rows rebased, entries in the system's order, inside and outside apart.
 // On all cores (counts per block of rows, their running totals, then each block
 // fills its part); prepare_chunk_reference is the serial pass it is tested against.

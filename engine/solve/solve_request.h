@@ -141,8 +141,10 @@ struct ChunkReport {
   bool on_gpu = false;
   bool by_levels = false;  // on the GPU level by level (else iterated as a whole)
   int devices = 0;         // the GPUs it was on at once (a level's SCCs spread over them)
+  int gpu = 0;             // which of the run's GPUs it was on (chunks take turns over them)
   bool built_on_device = false;  // its matrix and b were built on the device, never uploaded
   bool device_view = false;      // and kept as a view over the resident model (gpu/device_system.h)
+  bool cut_on_device = false;    // cut on the device from the system's rows uploaded as they are
   int group_lanes = 0;            // the sweeps' lanes per state on the GPU (0: none ran)
   bool lanes_over_rows = false;   // each lane summing whole rows, else splitting each row
   unsigned value_bytes = 8;       // an entry's value on the GPU: 8 plain, else an index's bytes
