@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/device/README.md): the test suite, the copy
 # bandwidth, and GPU-vs-CPU solves of benchmark instances, into $OUT.
 # MDPVI_BIN names another mdpvi binary (an earlier build, to compare in one call).
-# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|spread|policy|policy-coin8|policy-coin8_4|policy-gpu|policy-gpu-coin8_4|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
+# Usage: bench/gpu-run.sh BUILD_DIR SHARED_DIR [tests|turns|spread|policy|policy-coin8|policy-coin8_4|policy-gpu|policy-gpu-coin8_4|fuzz|shapes|phases|timeline|transfer|krylov|levels|costs|costs-large|costs-coin8|agree-default|same|parts|pairs|storage|chain|leader9-chunks|memory|seam|sccs|sccs-cpu|graph|graph-large|sound|properties|mid|agree|pipeline|build|scaling|buildscale|ceiling|huge|compare|coin8|large]...
 set -uo pipefail
 build=$1; shared=$2; shift 2
 export LD_LIBRARY_PATH=$PWD/$build/devlibs:${LD_LIBRARY_PATH:-}
@@ -235,11 +235,31 @@ CHAIN
         done
       done
       ;;
+    turns)
+      # Issues 39 and 45: each of TURNS_INSTANCES (suite_args's names) under a chunk
+      # budget of TURNS_BUDGET bytes, its chunks taking turns over N GPUs for N in
+      # TURNS_GPUS, then on one GPU with each chunk copied on the host (--gpu-chunk-cut
+      # host, the way before the device cut them); -v under peak, one phase line each
+      # (turns.txt), the logs beside it.
+      for inst in ${TURNS_INSTANCES:-leader9 coin8_2}; do
+        suite_args $inst
+        for n in ${TURNS_GPUS:-1 2 4} host; do
+          flags=(--gpu-memory-limit ${TURNS_BUDGET:-8000000000})
+          if [ $n = host ]; then flags+=(--gpus 1 --gpu-chunk-cut host); else flags+=(--gpus $n); fi
+          log="$out/turns-$inst-$n.log"
+          peak timeout ${TURNS_TIMEOUT:-200} "$mdpvi" -v check "${args[@]}" "${flags[@]}" --json "$out/turns-$inst-$n.json" \
+            >"$log" 2>&1
+          echo "rc=$? $(grep peak_kb "$log")" >>"$out/turns.txt"
+          python3 bench/phase_line.py "$inst gpus=$n" <"$out/turns-$inst-$n.json" >>"$out/turns.txt" 2>&1
+        done
+      done
+      ;;
     spread)
-      # Issue 40: each of SPREAD_INSTANCES (suite_args's names) on 1 GPU (the default:
-      # the system built there) and with --gpus N for N in SPREAD_GPUS (the system
-      # built on the host, on every GPU, each level's SCCs spread over them); -v under
-      # peak, one phase line each (spread.txt), the logs beside it.
+      # Issue 40: each of SPREAD_INSTANCES (suite_args's names) on 1 GPU and with --gpus N
+      # for N in SPREAD_GPUS; -v under peak, one phase line each (spread.txt), the logs
+      # beside it. (Until session 15, --gpus N built the system on the host and spread
+      # each level's SCCs over the GPUs; since, the system is built on the device where
+      # it can be, and the spread applies to host-built systems only.)
       for inst in ${SPREAD_INSTANCES:-coin8_2 leader9}; do
         suite_args $inst
         for n in 1 ${SPREAD_GPUS:-2}; do
