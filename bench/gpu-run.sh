@@ -25,6 +25,16 @@ run() {  # name, then mdpvi check arguments
 
 peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak_kb %M" "$@"; else "$@"; fi; }
 
+# One run of mdpvi -v check under peak for a part: its log and JSON as $out/PART-FILE.log
+# and .json, its exit status and peak, then its phase line (named LABEL), into $out/PART.txt.
+phase_run() {  # part, file, label, timeout in seconds, then mdpvi check's arguments
+  local part=$1 file=$2 label=$3 limit=$4; shift 4
+  local log="$out/$part-$file.log"
+  peak timeout "$limit" "$mdpvi" -v check "$@" --json "$out/$part-$file.json" >"$log" 2>&1
+  echo "rc=$? $(grep peak_kb "$log")" >>"$out/$part.txt"
+  python3 bench/phase_line.py "$label" <"$out/$part-$file.json" >>"$out/$part.txt" 2>&1
+}
+
 # The large suite's representative property per instance (as bench.py's), into the
 # array args: model, constants and property.
 suite_args() {
@@ -246,11 +256,7 @@ CHAIN
         for n in ${TURNS_GPUS:-1 2 4} host; do
           flags=(--gpu-memory-limit ${TURNS_BUDGET:-8000000000})
           if [ $n = host ]; then flags+=(--gpus 1 --gpu-chunk-cut host); else flags+=(--gpus $n); fi
-          log="$out/turns-$inst-$n.log"
-          peak timeout ${TURNS_TIMEOUT:-200} "$mdpvi" -v check "${args[@]}" "${flags[@]}" --json "$out/turns-$inst-$n.json" \
-            >"$log" 2>&1
-          echo "rc=$? $(grep peak_kb "$log")" >>"$out/turns.txt"
-          python3 bench/phase_line.py "$inst gpus=$n" <"$out/turns-$inst-$n.json" >>"$out/turns.txt" 2>&1
+          phase_run turns $inst-$n "$inst gpus=$n" ${TURNS_TIMEOUT:-200} "${args[@]}" "${flags[@]}"
         done
       done
       ;;
@@ -264,11 +270,7 @@ CHAIN
         suite_args $inst
         for n in 1 ${SPREAD_GPUS:-2}; do
           flags=(); [ "$n" -gt 1 ] && flags=(--gpus $n)
-          log="$out/spread-$inst-$n.log"
-          peak timeout ${SPREAD_TIMEOUT:-200} "$mdpvi" -v check "${args[@]}" "${flags[@]}" --json "$out/spread-$inst-$n.json" \
-            >"$log" 2>&1
-          echo "rc=$? $(grep peak_kb "$log")" >>"$out/spread.txt"
-          python3 bench/phase_line.py "$inst gpus=$n" <"$out/spread-$inst-$n.json" >>"$out/spread.txt" 2>&1
+          phase_run spread $inst-$n "$inst gpus=$n" ${SPREAD_TIMEOUT:-200} "${args[@]}" "${flags[@]}"
         done
       done
       ;;
