@@ -15,8 +15,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
-#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -142,10 +140,6 @@ bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cycl
   if (!acyclic) return true;
   return acyclic_goes_to_device(chunk.end_state - chunk.first_state, schedule) && by_levels(system, chunk, request, schedule);
 }
-
-}  // namespace
-
-namespace {
 
 // What entries whose values take value_bytes each save over plain doubles (indexed:
 // the sweeps then read an index an entry, and the table from the cache).
