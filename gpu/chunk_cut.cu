@@ -46,6 +46,10 @@ __global__ void fill_kept(RawRows raw, DeviceValues raw_values, const std::uint6
   }
 }
 
+__global__ void replace_rows(const std::uint64_t* d_rows, std::uint64_t count, const double* d_values, double* d_b) {
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_b[d_rows[i]] = d_values[i];
+}
+
 __global__ void rebase(std::uint64_t* d, std::uint64_t n, std::uint64_t base) {
   for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) d[i] -= base;
 }
@@ -86,6 +90,10 @@ CutChunk cut_rows(const SystemRows& rows, cudaStream_t stream, int sm_count) {
       raw_row_starts.upload(rows.row_starts, rows.num_rows + 1, uploads);
       raw_columns.upload(rows.columns, rows.num_entries, uploads);
       raw_values.upload(rows.values, rows.num_entries, uploads);
+      if (rows.row_constants) {
+        cut.row_constants = DeviceArray<double>(rows.num_rows);
+        cut.row_constants.upload(rows.row_constants, rows.num_rows, uploads);
+      }
       uploads.finish();
     }
     const RawRows raw{raw_row_starts.get(), rows.num_rows, rows.row_starts[0], raw_columns.get(), rows.first_state};
@@ -109,6 +117,40 @@ CutChunk cut_rows(const SystemRows& rows, cudaStream_t stream, int sm_count) {
   check(cudaGetLastError(), "rebasing a chunk's rows");
   check(cudaStreamSynchronize(stream), "cutting a chunk");
   return cut;
+}
+
+CorrectedB corrected_b(DeviceArray<double>&& row_constants, const RowCorrectionsView& corrections, cudaStream_t stream,
+                       int sm_count) {
+  CorrectedB b;
+  b.lower = std::move(row_constants);
+  const std::uint64_t rows = b.lower.size();
+  if (corrections.upper) {
+    b.upper = DeviceArray<double>(rows);
+    if (rows > 0) {
+      check(cudaMemcpyAsync(b.upper.get(), b.lower.get(), rows * sizeof(double), cudaMemcpyDeviceToDevice, stream),
+            "copying a chunk's b");
+    }
+  }
+  const std::uint64_t count = corrections.count;
+  if (count > 0) {
+    DeviceArray<std::uint64_t> at(count);
+    DeviceArray<double> lower(count), upper(corrections.upper ? count : 0);
+    {
+      HostCopies uploads(stream);
+      at.upload(corrections.rows, count, uploads);
+      lower.upload(corrections.lower, count, uploads);
+      if (corrections.upper) upper.upload(corrections.upper, count, uploads);
+      uploads.finish();
+    }
+    replace_rows<<<grid_for(count, sm_count), kBlockSize, 0, stream>>>(at.get(), count, lower.get(), b.lower.get());
+    if (corrections.upper) {
+      replace_rows<<<grid_for(count, sm_count), kBlockSize, 0, stream>>>(at.get(), count, upper.get(), b.upper.get());
+    }
+    check(cudaGetLastError(), "correcting a chunk's b");
+    check(cudaStreamSynchronize(stream), "correcting a chunk's b");  // before the corrections are freed
+  }
+  check(cudaStreamSynchronize(stream), "a chunk's b");
+  return b;
 }
 
 }  // namespace mdpvi::gpu::detail

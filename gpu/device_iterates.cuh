@@ -123,6 +123,7 @@ struct OwnB {
   bool used = false;
   const double* d_b = nullptr;
   bool with_upper = false;
+  const double* d_b_upper = nullptr;  // the upper iterate's, where it differs from d_b
 };
 
 // What a run reads and writes beside the matrix: b and the iterate of value
@@ -159,7 +160,8 @@ struct Vectors {
         results(stream),
         with_upper(own.used ? own.with_upper : b_upper != nullptr) {
     if (own.used) {
-      b_lower_on_device = b_upper_on_device = own.d_b;
+      b_lower_on_device = own.d_b;
+      b_upper_on_device = own.d_b_upper ? own.d_b_upper : own.d_b;
     } else {
       d_b_lower.upload(b_lower, m.num_rows(), uploads);
       if (b_upper && b_upper != b_lower) d_b_upper.upload(b_upper, m.num_rows(), uploads);

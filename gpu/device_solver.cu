@@ -120,6 +120,7 @@ class CudaDeviceSolver final : public DeviceSolver {
       detail::CutChunk cut = detail::cut_rows(rows, stream, sm_count);
       r->matrix.take_arrays(std::move(cut.row_group_starts), std::move(cut.row_starts), std::move(cut.columns),
                             std::move(cut.values));
+      r->cut_b = std::move(cut.row_constants);
       check(cudaEventRecord(r->uploaded, stream), "cudaEventRecord");
     });
     slots_[ticket] = std::move(slot);
@@ -166,6 +167,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     if (in.own_b && !chunk.own_b.get() && !chunk.matrix.is_view() && chunk.matrix.num_rows() > 0) {
       throw std::logic_error("DeviceSolver: the chunk has no b of its own");
     }
+    if (in.corrections) return bind_corrected(chunk, in);
     chunk.bound = std::make_unique<Vectors>(chunk.matrix, in.b_lower, in.b_upper, in.targets, in.lower, in.upper, compute_,
                                             in.lower_constant, in.upper_constant,
                                             OwnB{in.own_b, chunk.own_b.get(), in.own_b && in.with_upper});
@@ -548,6 +550,7 @@ class CudaDeviceSolver final : public DeviceSolver {
                  detail::DeviceValueArray()),
           cut(true) {}
     bool cut = false;
+    DeviceArray<double> cut_b{0};  // a cut chunk's rows' b, until bind_corrected takes it
     // No host arrays: a window's rows are counted on the device.
     bool sized_on_device() const { return host.row_group_starts == nullptr && host.num_states > 0; }
     // Built on the device from the model: no BiCGStab, no policy iteration's steps.
@@ -658,6 +661,22 @@ class CudaDeviceSolver final : public DeviceSolver {
   // until then the arrays are empty, and reading them fails on the device.
   static void wait_for_arrays(const Resident& chunk) {
     if (chunk.cut && chunk.copied.valid()) chunk.copied.wait();
+  }
+
+  // A cut chunk's b from its rows' b and the corrections (BoundInputs::corrections).
+  void bind_corrected(Resident& chunk, const BoundInputs& in) {
+    wait_for_arrays(chunk);
+    if (!chunk.cut || (!chunk.cut_b.get() && chunk.matrix.num_rows() > 0)) {
+      throw DeviceError("a chunk's b corrected on the device needs its rows' b, uploaded with them once");
+    }
+    detail::CorrectedB b = detail::corrected_b(std::move(chunk.cut_b), *in.corrections, compute_, sm_count_);
+    const bool with_upper = in.corrections->upper != nullptr;
+    chunk.bound = std::make_unique<Vectors>(chunk.matrix, nullptr, nullptr, in.targets, in.lower, in.upper, compute_,
+                                            in.lower_constant, in.upper_constant,
+                                            OwnB{true, b.lower.get(), with_upper, b.upper.get()});
+    chunk.bound->d_b_lower = std::move(b.lower);  // kept while bound
+    chunk.bound->d_b_upper = std::move(b.upper);
+    check(cudaStreamSynchronize(compute_), "binding vectors");
   }
 
   // The compute stream waits for the chunk's copies (their host thread first).

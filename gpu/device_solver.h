@@ -57,6 +57,18 @@ struct SystemRows {
   const std::uint64_t* row_starts = nullptr;        // num_rows + 1, system-wide entries
   const std::uint32_t* columns = nullptr;           // num_entries, system-wide states
   ValuesView values;                                // num_entries
+  // The system's b of the rows (num_rows), or none: b's part that no earlier chunk
+  // changes, uploaded with the rows (BoundInputs::corrections then gives the rest).
+  const double* row_constants = nullptr;
+};
+
+// The rows of a chunk whose b reads earlier chunks, and b there for each iterate (the
+// upper: none without an upper iterate): the other rows' b is the system's.
+struct RowCorrectionsView {
+  std::size_t count = 0;
+  const std::uint64_t* rows = nullptr;  // chunk-local, increasing
+  const double* lower = nullptr;
+  const double* upper = nullptr;
 };
 
 // How a sweep's lanes share a state: `lanes` per state (1, 2, 4, 8, 16 or 32; 0:
@@ -252,6 +264,10 @@ class DeviceSolver {
     // with_upper then says whether there is an upper iterate.
     bool own_b = false;
     bool with_upper = false;
+    // A chunk cut on the device with its rows' b (SystemRows::row_constants): each
+    // iterate's b is that, these rows replaced; in place of b_lower and b_upper. A
+    // chunk takes this once (its b becomes the lower iterate's).
+    const RowCorrectionsView* corrections = nullptr;
   };
   virtual void bind(int ticket, const BoundInputs& inputs) = 0;
   // The bound vectors' width targets (num_states), where bind had none: they may be

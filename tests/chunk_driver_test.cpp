@@ -377,6 +377,38 @@ std::vector<Chunk> chunks_of_every_size(std::uint64_t n) {
   return chunks;
 }
 
+// The system's b of the chunk's rows, with the corrections' rows replaced, is b (for
+// the lower iterate from final, for the upper from its halves), bit for bit; the rows
+// corrected are exactly those with an entry into an earlier chunk, in order.
+void expect_corrections_make(const MaybeSystem& system, const Chunk& chunk, const std::vector<double>& final,
+                             const PodVector<double>& b) {
+  std::vector<double> halves(final);
+  for (double& v : halves) v /= 2;
+  PodVector<double> b_upper;
+  prepare_chunk_reference(system, chunk).row_constants_reference(system, chunk, halves.data(), b_upper);
+  const RowCorrections c = corrections_from_rows(system, chunk, final.data(), halves.data());
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  std::vector<double> lower(system.row_constants.begin() + first_row, system.row_constants.begin() + first_row + b.size());
+  std::vector<double> upper = lower;
+  ASSERT_EQ(c.lower.size(), c.rows.size());
+  ASSERT_EQ(c.upper.size(), c.rows.size());
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    if (i > 0) ASSERT_LT(c.rows[i - 1], c.rows[i]);
+    lower[c.rows[i]] = c.lower[i];
+    upper[c.rows[i]] = c.upper[i];
+  }
+  EXPECT_TRUE(std::equal(lower.begin(), lower.end(), b.begin(), b.end()));
+  EXPECT_TRUE(std::equal(upper.begin(), upper.end(), b_upper.begin(), b_upper.end()));
+  std::size_t reading = 0;
+  for (std::uint64_t r = first_row; r < first_row + b.size(); ++r) {
+    bool reads = false;
+    for (std::uint64_t k = system.row_starts[r]; k < system.row_starts[r + 1]; ++k) reads |= system.columns[k] < chunk.first_state;
+    reading += reads;
+  }
+  EXPECT_EQ(c.rows.size(), reading);
+  EXPECT_TRUE(corrections_from_rows(system, chunk, final.data(), nullptr).upper.empty());
+}
+
 // A chunk prepared on all cores equals the serial pass, array for array, and so does
 // its b, bit for bit: chunks of every size down to one state (more chunks than some
 // blocks hold states), rows empty, long (over a warp and over a block) and
@@ -405,6 +437,7 @@ TEST(PreparedChunk, IsEquivalentToRef) {
       row_constants_from_rows(system, chunk, final.data(), b_from_rows);
       ASSERT_EQ(b_from_rows.size(), b_reference.size());
       EXPECT_TRUE(std::equal(b_from_rows.begin(), b_from_rows.end(), b_reference.begin()));
+      expect_corrections_make(system, chunk, final, b_reference);
     }
   }
 }

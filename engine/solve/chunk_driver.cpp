@@ -483,7 +483,8 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     if (!replicas_asked) {
       for (const auto& other : other_devices) devices.push_back(other.get());
     }
-    feeder.emplace(system, plan, std::move(devices), options.group, options.chunks_cut_on_device, on_device);
+    feeder.emplace(system, plan, std::move(devices), options.group, options.chunks_cut_on_device,
+                   method->corrects_b_on_device(), on_device);
     feeder->start();
   }
   Iterates x(request, method->has_upper_iterate());

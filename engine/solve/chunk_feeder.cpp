@@ -9,13 +9,14 @@
 namespace mdpvi {
 
 ChunkFeeder::ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& plan, std::vector<gpu::DeviceSolver*> devices,
-                         gpu::GroupShape shape, bool cuts, std::function<bool(const Chunk&)> on_device)
+                         gpu::GroupShape shape, bool cuts, bool rows_b, std::function<bool(const Chunk&)> on_device)
     : system_(system),
       plan_(plan),
       devices_(std::move(devices)),
       turns_(plan.size(), 0),
       shape_(shape),
       cuts_(cuts),
+      rows_b_(rows_b),
       on_device_(std::move(on_device)) {
   int turn = 0;
   for (std::size_t i = 0; i < plan_.size(); ++i) {
@@ -74,6 +75,11 @@ DeviceChunkJob ChunkFeeder::take(std::size_t index) {
     }
     return static_cast<const double*>(storage.data());
   };
+  if (cut && rows_b_) {
+    job.corrections = [this, &chunk](const double* lower, const double* upper) {
+      return corrections_from_rows(system_, chunk, lower, upper);
+    };
+  }
   return job;
 }
 
@@ -111,7 +117,9 @@ ChunkFeeder::Resident ChunkFeeder::upload(std::size_t index, std::unique_ptr<Pre
   r.cut = !r.prepared && index > 0;
   gpu::DeviceSolver& device = *devices_[r.turn];
   if (r.cut) {
-    r.ticket = device.upload_rows(system_rows(system_, plan_[index]), shape_);
+    gpu::SystemRows rows = system_rows(system_, plan_[index]);
+    if (!rows_b_) rows.row_constants = nullptr;
+    r.ticket = device.upload_rows(rows, shape_);
   } else {
     r.ticket = device.upload(r.prepared ? r.prepared->view() : prefix_view(system_, plan_[0]), shape_);
   }

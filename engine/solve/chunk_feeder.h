@@ -28,9 +28,10 @@ class ChunkFeeder {
   // devices: the run's device first, then those chunks also take turns on (none
   // beside it: one device). on_device(chunk): whether the chunk goes to a device (the
   // others are not uploaded). cuts: whether chunks may be cut on the device
-  // (DeviceOptions::chunks_cut_on_device).
+  // (DeviceOptions::chunks_cut_on_device). rows_b: whether a cut chunk's rows' b goes
+  // up with them, for the method to correct there (MethodPolicy::corrects_b_on_device).
   ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& plan, std::vector<gpu::DeviceSolver*> devices,
-              gpu::GroupShape shape, bool cuts, std::function<bool(const Chunk&)> on_device);
+              gpu::GroupShape shape, bool cuts, bool rows_b, std::function<bool(const Chunk&)> on_device);
   ~ChunkFeeder();
   ChunkFeeder(const ChunkFeeder&) = delete;
   ChunkFeeder& operator=(const ChunkFeeder&) = delete;
@@ -72,7 +73,7 @@ class ChunkFeeder {
   std::vector<gpu::DeviceSolver*> devices_;
   std::vector<int> turns_;  // per chunk of the plan, the device it goes to
   gpu::GroupShape shape_;
-  bool cuts_;
+  bool cuts_, rows_b_;
   std::function<bool(const Chunk&)> on_device_;
   Resident current_, ahead_;  // ahead_: the next chunk, uploaded before take asks for it
   std::future<std::unique_ptr<PreparedChunk>> preparing_;

@@ -321,9 +321,17 @@ struct ChunkConstants {
 // per state. The iterates are bound from the system's own and read back into them
 // at the end, with no copies of their own (which would cost a model-sized copy each way).
 struct DeviceChunkVectors {
+  // b made on the host for both iterates, or where the chunk was cut on the device
+  // with its rows' b, only its corrections (DeviceChunkJob::corrections).
   DeviceChunkVectors(const MaybeSystem& system, const DeviceChunkJob& job, const Iterates& x, ChunkConstants& storage) {
     if (job.b_on_device) return;
     const auto start = std::chrono::steady_clock::now();
+    if (job.corrections) {
+      corrections = job.corrections(x.lower.data(), x.upper.empty() ? nullptr : x.upper.data());
+      spdlog::debug("device chunk: b's corrections of {} rows made on the host in {:.3f} s", corrections->rows.size(),
+                    seconds_since(start));
+      return;
+    }
     storage.fit(system.row_group_starts[job.states.end] - system.row_group_starts[job.states.begin]);
     b_lower = job.row_constants(x.lower.data(), storage.lower);
     b_upper = job.row_constants(x.upper.data(), storage.upper);
@@ -332,7 +340,11 @@ struct DeviceChunkVectors {
 
   // Without targets: an acyclic chunk never reads them, and they are computed meanwhile.
   void bind(const DeviceChunkJob& job, const Iterates& x) const {
-    job.device.bind(job.ticket, bound_inputs(job, x, b_lower, b_upper));
+    gpu::DeviceSolver::BoundInputs inputs = bound_inputs(job, x, b_lower, b_upper);
+    const std::optional<gpu::RowCorrectionsView> view =
+        corrections ? std::optional<gpu::RowCorrectionsView>(corrections->view()) : std::nullopt;
+    if (view) inputs.corrections = &*view;
+    job.device.bind(job.ticket, inputs);
   }
 
   // Each state gets its SCC's target.
@@ -352,6 +364,7 @@ struct DeviceChunkVectors {
 
   const double* b_lower = nullptr;
   const double* b_upper = nullptr;
+  std::optional<RowCorrections> corrections;
 };
 
 // A device chunk's width targets as its windows need them on the host: each
@@ -463,6 +476,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
         name_(optimistic ? "optimistic value iteration" : "interval iteration") {}
 
   bool has_upper_iterate() const override { return true; }
+  bool corrects_b_on_device() const override { return true; }
 
   // The matrix, a b and two vectors per iterate, the targets and the batch results.
   std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const override {

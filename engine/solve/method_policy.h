@@ -58,6 +58,18 @@ struct DeviceReplica {
   int ticket = -1;
 };
 
+// The rows of a chunk whose b reads earlier chunks, chunk-local and increasing, and b
+// there for each iterate (upper empty without an upper iterate): the other rows' b is
+// the system's (engine/solve/prepared_chunk.h's corrections_from_rows).
+struct RowCorrections {
+  PodVector<std::uint64_t> rows;
+  PodVector<double> lower, upper;
+
+  gpu::RowCorrectionsView view() const {
+    return {rows.size(), rows.data(), lower.data(), upper.empty() ? nullptr : upper.data()};
+  }
+};
+
 struct DeviceChunkJob {
   gpu::DeviceSolver& device;
   int ticket = -1;
@@ -67,6 +79,10 @@ struct DeviceChunkJob {
   // (an iterate of the whole system, final before the chunk). Returns the system's
   // own b where nothing precedes the chunk, else fills and returns storage.
   std::function<const double*(const double* final, PodVector<double>& storage)> row_constants;
+  // Where the chunk was cut on the device with its rows' b: b's corrections for the
+  // final lower and upper iterates (upper none: no upper iterate), bound in place of
+  // both b (BoundInputs::corrections), once. Empty otherwise.
+  std::function<RowCorrections(const double* lower, const double* upper)> corrections;
   // The chunk's b is its own on the device (a system built there, MaybeSystem::on_device):
   // row_constants is not called, and the vectors are bound with own_b (bound_inputs).
   bool b_on_device = false;
@@ -139,6 +155,10 @@ class MethodPolicy {
   virtual bool runs_on_device() const { return true; }
   // False for a method that solves a device chunk as one system whatever its levels.
   virtual bool solves_by_levels() const { return true; }
+  // Whether a chunk cut on the device binds its b as the rows' b and corrections
+  // (DeviceChunkJob::corrections): the rows' b then goes up with the rows. Else the
+  // host's b is bound, and the rows' b would only take device memory.
+  virtual bool corrects_b_on_device() const { return false; }
   // Upper bound of the device memory a chunk of this size needs.
   virtual std::size_t footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) const = 0;
   // Solves SCCs [first_scc, end_scc) in order. Pre: x holds the final iterates of

@@ -165,6 +165,7 @@ class PolicyIterationPolicy final : public MethodPolicy {
 
   bool has_upper_iterate() const override { return true; }
   bool solves_by_levels() const override { return optimistic_on_device_; }
+  bool corrects_b_on_device() const override { return optimistic_on_device_; }
   // Optimistic value iteration's (the chunk, its b and vectors) and, for policy
   // iteration on the device, the policy's b of every row and a scheduler's chain
   // beside it (at most the chunk's entries, its row offsets, its constants and the

@@ -152,7 +152,8 @@ gpu::SystemRows system_rows(const MaybeSystem& system, const Chunk& chunk) {
           system.row_group_starts.data() + chunk.first_state,
           system.row_starts.data() + first_row,
           system.columns.data() + first_entry,
-          values};
+          values,
+          system.row_constants.data() + first_row};
 }
 
 std::size_t cut_peak_bytes(const MaybeSystem& system, const Chunk& chunk) {
@@ -160,20 +161,66 @@ std::size_t cut_peak_bytes(const MaybeSystem& system, const Chunk& chunk) {
   const std::uint64_t value_bytes = rows.values.index_bytes ? rows.values.index_bytes : sizeof(double);
   const std::uint64_t one = (std::uint64_t{rows.num_states} + rows.num_rows + 2) * sizeof(std::uint64_t) +
                             rows.num_entries * (sizeof(std::uint32_t) + value_bytes);
-  return 2 * one;
+  return 2 * one + rows.num_rows * sizeof(double);  // and the rows' b, uploaded with them
 }
+
+namespace {
+
+// b of system row `row` with its entries into states before first_state taken from
+// final, summed in the entries' order (PreparedChunk::row_constants's order).
+double row_b(const MaybeSystem& system, std::uint64_t first_state, std::uint64_t row, const double* final) {
+  double sum = system.row_constants[row];
+  for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
+    const std::uint32_t column = system.columns[k];
+    if (column < first_state) sum += system.values[k] * final[column];
+  }
+  return sum;
+}
+
+bool reads_earlier(const MaybeSystem& system, std::uint64_t first_state, std::uint64_t row) {
+  for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
+    if (system.columns[k] < first_state) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void row_constants_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* final, PodVector<double>& b) {
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
   b.resize(system.row_group_starts[chunk.end_state] - first_row);
-  parallel_indices(0, b.size(), 1 << 14, [&](std::size_t r) {
-    double sum = system.row_constants[first_row + r];
-    for (std::uint64_t k = system.row_starts[first_row + r]; k < system.row_starts[first_row + r + 1]; ++k) {
-      const std::uint32_t column = system.columns[k];
-      if (column < chunk.first_state) sum += system.values[k] * final[column];
-    }
-    b[r] = sum;
+  parallel_indices(0, b.size(), 1 << 14, [&](std::size_t r) { b[r] = row_b(system, chunk.first_state, first_row + r, final); });
+}
+
+RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* lower_final,
+                                     const double* upper_final) {
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  const std::uint64_t rows = system.row_group_starts[chunk.end_state] - first_row;
+  // Per block of rows, those that read earlier chunks; their running totals are where
+  // each block writes.
+  const std::uint64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  std::vector<std::uint64_t> at(blocks + 1, 0);
+  parallel_indices(0, blocks, 1, [&](std::size_t b) {
+    const std::uint64_t end = std::min((b + 1) * kRowsPerBlock, rows);
+    for (std::uint64_t r = b * kRowsPerBlock; r < end; ++r) at[b + 1] += reads_earlier(system, chunk.first_state, first_row + r);
   });
+  for (std::uint64_t b = 0; b < blocks; ++b) at[b + 1] += at[b];
+  RowCorrections c;
+  c.rows.resize(at[blocks]);
+  c.lower.resize(at[blocks]);
+  if (upper_final) c.upper.resize(at[blocks]);
+  parallel_indices(0, blocks, 1, [&](std::size_t b) {
+    std::uint64_t i = at[b];
+    const std::uint64_t end = std::min((b + 1) * kRowsPerBlock, rows);
+    for (std::uint64_t r = b * kRowsPerBlock; r < end; ++r) {
+      if (!reads_earlier(system, chunk.first_state, first_row + r)) continue;
+      c.rows[i] = r;
+      c.lower[i] = row_b(system, chunk.first_state, first_row + r, lower_final);
+      if (upper_final) c.upper[i] = row_b(system, chunk.first_state, first_row + r, upper_final);
+      ++i;
+    }
+  });
+  return c;
 }
 
 }  // namespace mdpvi
