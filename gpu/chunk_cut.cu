@@ -124,7 +124,7 @@ CorrectedB corrected_b(DeviceArray<double>&& row_constants, const RowCorrections
   CorrectedB b;
   b.lower = std::move(row_constants);
   const std::uint64_t rows = b.lower.size();
-  if (corrections.upper) {
+  if (corrections.with_upper) {
     b.upper = DeviceArray<double>(rows);
     if (rows > 0) {
       check(cudaMemcpyAsync(b.upper.get(), b.lower.get(), rows * sizeof(double), cudaMemcpyDeviceToDevice, stream),
@@ -134,16 +134,16 @@ CorrectedB corrected_b(DeviceArray<double>&& row_constants, const RowCorrections
   const std::uint64_t count = corrections.count;
   if (count > 0) {
     DeviceArray<std::uint64_t> at(count);
-    DeviceArray<double> lower(count), upper(corrections.upper ? count : 0);
+    DeviceArray<double> lower(count), upper(corrections.with_upper ? count : 0);
     {
       HostCopies uploads(stream);
       at.upload(corrections.rows, count, uploads);
       lower.upload(corrections.lower, count, uploads);
-      if (corrections.upper) upper.upload(corrections.upper, count, uploads);
+      if (corrections.with_upper) upper.upload(corrections.upper, count, uploads);
       uploads.finish();
     }
     replace_rows<<<grid_for(count, sm_count), kBlockSize, 0, stream>>>(at.get(), count, lower.get(), b.lower.get());
-    if (corrections.upper) {
+    if (corrections.with_upper) {
       replace_rows<<<grid_for(count, sm_count), kBlockSize, 0, stream>>>(at.get(), count, upper.get(), b.upper.get());
     }
     check(cudaGetLastError(), "correcting a chunk's b");

@@ -670,7 +670,7 @@ class CudaDeviceSolver final : public DeviceSolver {
       throw DeviceError("a chunk's b corrected on the device needs its rows' b, uploaded with them once");
     }
     detail::CorrectedB b = detail::corrected_b(std::move(chunk.cut_b), *in.corrections, compute_, sm_count_);
-    const bool with_upper = in.corrections->upper != nullptr;
+    const bool with_upper = in.corrections->with_upper;
     chunk.bound = std::make_unique<Vectors>(chunk.matrix, nullptr, nullptr, in.targets, in.lower, in.upper, compute_,
                                             in.lower_constant, in.upper_constant,
                                             OwnB{true, b.lower.get(), with_upper, b.upper.get()});

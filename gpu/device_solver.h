@@ -68,7 +68,8 @@ struct RowCorrectionsView {
   std::size_t count = 0;
   const std::uint64_t* rows = nullptr;  // chunk-local, increasing
   const double* lower = nullptr;
-  const double* upper = nullptr;
+  const double* upper = nullptr;  // count values, where with_upper
+  bool with_upper = false;        // whether there is an upper iterate (whatever the count)
 };
 
 // How a sweep's lanes share a state: `lanes` per state (1, 2, 4, 8, 16 or 32; 0:

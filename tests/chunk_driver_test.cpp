@@ -406,7 +406,12 @@ void expect_corrections_make(const MaybeSystem& system, const Chunk& chunk, cons
     reading += reads;
   }
   EXPECT_EQ(c.rows.size(), reading);
-  EXPECT_TRUE(corrections_from_rows(system, chunk, final.data(), nullptr).upper.empty());
+  // An upper iterate's b is there even where no row is corrected (the first chunk).
+  EXPECT_TRUE(c.view().with_upper);
+  const RowCorrections lower_only = corrections_from_rows(system, chunk, final.data(), nullptr);
+  EXPECT_TRUE(lower_only.upper.empty());
+  EXPECT_FALSE(lower_only.view().with_upper);
+  EXPECT_EQ(lower_only.view().upper, nullptr);
 }
 
 // A chunk prepared on all cores equals the serial pass, array for array, and so does

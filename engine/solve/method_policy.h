@@ -64,9 +64,10 @@ struct DeviceReplica {
 struct RowCorrections {
   PodVector<std::uint64_t> rows;
   PodVector<double> lower, upper;
+  bool with_upper = false;  // an upper iterate's b too, even where no row is corrected
 
   gpu::RowCorrectionsView view() const {
-    return {rows.size(), rows.data(), lower.data(), upper.empty() ? nullptr : upper.data()};
+    return {rows.size(), rows.data(), lower.data(), with_upper ? upper.data() : nullptr, with_upper};
   }
 };
 

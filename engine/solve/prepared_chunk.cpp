@@ -206,6 +206,7 @@ RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chu
   });
   for (std::uint64_t b = 0; b < blocks; ++b) at[b + 1] += at[b];
   RowCorrections c;
+  c.with_upper = upper_final != nullptr;
   c.rows.resize(at[blocks]);
   c.lower.resize(at[blocks]);
   if (upper_final) c.upper.resize(at[blocks]);
