@@ -62,8 +62,8 @@ struct SystemRows {
   const double* row_constants = nullptr;
 };
 
-// The rows of a chunk whose b reads earlier chunks, and b there for each iterate (the
-// upper: none without an upper iterate): the other rows' b is the system's.
+// The rows of a chunk whose b reads earlier chunks, and b there for the lower iterate
+// and, with_upper, the upper: the other rows' b is the system's.
 struct RowCorrectionsView {
   std::size_t count = 0;
   const std::uint64_t* rows = nullptr;  // chunk-local, increasing

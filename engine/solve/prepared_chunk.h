@@ -46,16 +46,16 @@ gpu::ChunkMatrix prefix_view(const MaybeSystem& system, const Chunk& chunk);
 // The chunk's rows where they lie in the system's arrays, for the device to cut its
 // chunk from (gpu::DeviceSolver::upload_rows): nothing copied on the host.
 gpu::SystemRows system_rows(const MaybeSystem& system, const Chunk& chunk);
-// What the device holds at once while it cuts the chunk: the raw rows and the cut,
-// which has at most as many entries (the bound taken here).
+// What the device holds at once while it cuts the chunk: the raw rows, the cut,
+// which has at most as many entries (the bound taken here), and the rows' b.
 std::size_t cut_peak_bytes(const MaybeSystem& system, const Chunk& chunk);
 // b of a chunk cut on the device, read from the system's rows: PreparedChunk::
 // row_constants's, bit for bit (the same entries in the same order), on all cores.
 void row_constants_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* final, PodVector<double>& b);
 // The same b as corrections of the system's: only the rows with an entry into an
 // earlier chunk, for each iterate (upper_final none: no upper), on all cores. The
-// device then corrects the rows' b it has (a chunk of leader10 has 1.7e9 rows, few of
-// them reading earlier chunks), in place of 16 bytes a row crossing PCIe.
+// device then corrects the rows' b it has, in place of 16 bytes a row crossing PCIe
+// (leader9's later chunks: 5-17 million rows corrected of their tens of millions).
 RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* lower_final,
                                      const double* upper_final);
 
