@@ -54,14 +54,6 @@ __global__ void rebase(std::uint64_t* d, std::uint64_t n, std::uint64_t base) {
   for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) d[i] -= base;
 }
 
-template <typename T>
-T read_on(const T* d_value, cudaStream_t stream, const char* what) {
-  T value{};
-  check(cudaMemcpyAsync(&value, d_value, sizeof(T), cudaMemcpyDeviceToHost, stream), what);
-  check(cudaStreamSynchronize(stream), what);
-  return value;
-}
-
 // The kept entries' offsets per row (rows + 1), from the raw rows' columns.
 DeviceArray<std::uint64_t> kept_starts(const RawRows& raw, cudaStream_t stream, int sm_count) {
   DeviceArray<std::uint64_t> d_kept(raw.rows + 1);
@@ -98,7 +90,7 @@ CutChunk cut_rows(const SystemRows& rows, cudaStream_t stream, int sm_count) {
     }
     const RawRows raw{raw_row_starts.get(), rows.num_rows, rows.row_starts[0], raw_columns.get(), rows.first_state};
     cut.row_starts = kept_starts(raw, stream, sm_count);
-    cut.entries = read_on(cut.row_starts.get() + rows.num_rows, stream, "reading a chunk's entry count");
+    cut.entries = read_from_device(cut.row_starts.get() + rows.num_rows, "reading a chunk's entry count", stream);
     cut.columns = DeviceArray<std::uint32_t>(cut.entries);
     cut.values = DeviceValueArray(cut.entries, rows.values);
     if (rows.values.index_bytes != 0) {
@@ -132,9 +124,9 @@ CorrectedB corrected_b(DeviceArray<double>&& row_constants, const RowCorrections
     }
   }
   const std::uint64_t count = corrections.count;
+  DeviceArray<std::uint64_t> at(count);
+  DeviceArray<double> lower(count), upper(corrections.with_upper ? count : 0);
   if (count > 0) {
-    DeviceArray<std::uint64_t> at(count);
-    DeviceArray<double> lower(count), upper(corrections.with_upper ? count : 0);
     {
       HostCopies uploads(stream);
       at.upload(corrections.rows, count, uploads);
@@ -147,9 +139,8 @@ CorrectedB corrected_b(DeviceArray<double>&& row_constants, const RowCorrections
       replace_rows<<<grid_for(count, sm_count), kBlockSize, 0, stream>>>(at.get(), count, upper.get(), b.upper.get());
     }
     check(cudaGetLastError(), "correcting a chunk's b");
-    check(cudaStreamSynchronize(stream), "correcting a chunk's b");  // before the corrections are freed
   }
-  check(cudaStreamSynchronize(stream), "a chunk's b");
+  check(cudaStreamSynchronize(stream), "correcting a chunk's b");  // before the corrections are freed
   return b;
 }
 

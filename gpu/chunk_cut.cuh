@@ -14,10 +14,6 @@ struct CutChunk {
   DeviceValueArray values;
   DeviceArray<double> row_constants{0};  // the rows' b, where the rows came with it
   std::uint64_t entries = 0;  // kept
-
-  ChunkMatrix sizes(const SystemRows& rows) const {
-    return {rows.num_states, rows.num_rows, entries, nullptr, nullptr, nullptr, {}};
-  }
 };
 
 // rows uploaded on the stream and cut there: the row offsets rebased, the entries

@@ -97,11 +97,18 @@ class DeviceArray {
   std::size_t count_;
 };
 
-// One value from device memory to the host (a count, an offset, a flag), waited for.
+// One value from device memory to the host (a count, an offset, a flag), waited for:
+// after the work before it on the stream (the default: after all the device's work on
+// blocking streams).
 template <typename T>
-T read_from_device(const T* d_value, const char* what) {
+T read_from_device(const T* d_value, const char* what, cudaStream_t stream = 0) {
   T value{};
-  check(cudaMemcpy(&value, d_value, sizeof(T), cudaMemcpyDeviceToHost), what);
+  if (stream == 0) {
+    check(cudaMemcpy(&value, d_value, sizeof(T), cudaMemcpyDeviceToHost), what);
+  } else {
+    check(cudaMemcpyAsync(&value, d_value, sizeof(T), cudaMemcpyDeviceToHost, stream), what);
+    check(cudaStreamSynchronize(stream), what);
+  }
   return value;
 }
 

@@ -83,56 +83,32 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   int upload(const ChunkMatrix& chunk, GroupShape shape) override {
     const detail::DeviceScope scope(device_);
-    const int ticket = slots_[0] == nullptr ? 0 : 1;
-    if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
+    const int ticket = free_ticket();
     auto slot = std::make_unique<Resident>(chunk, shape.lanes > 0 ? shape : choose_group_shape(chunk));
-    slot->shape_forced = shape.lanes > 0;
-    check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
-    // The copy runs beside the caller, who prepares the chunk's vectors meanwhile:
-    // locking pages keeps a host thread busy, and copies
-    // from pageable memory would too. The first call that needs the chunk waits.
-    Resident* r = slot.get();
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    r->copied = std::async(std::launch::async, [r, device, stream = copy_] {
-      check(cudaSetDevice(device), "cudaSetDevice");  // a new thread starts on device 0
-      r->matrix.upload(r->host, stream);
-      check(cudaEventRecord(r->uploaded, stream), "cudaEventRecord");
+    return copy_beside(ticket, std::move(slot), shape, [](Resident& r, cudaStream_t stream, int) {
+      r.matrix.upload(r.host, stream);
     });
-    slots_[ticket] = std::move(slot);
-    return ticket;
   }
 
   int upload_rows(const SystemRows& rows, GroupShape shape) override {
     const detail::DeviceScope scope(device_);
-    const int ticket = slots_[0] == nullptr ? 0 : 1;
-    if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
+    const int ticket = free_ticket();
     // The lanes from the raw rows' mean length: the kept entries are counted on the device.
     const ChunkMatrix raw{rows.num_states, rows.num_rows, rows.num_entries};
     auto slot = std::make_unique<Resident>(raw, shape.lanes > 0 ? shape : choose_group_shape(raw), Resident::Cut{});
-    slot->shape_forced = shape.lanes > 0;
-    check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
-    Resident* r = slot.get();
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    r->copied = std::async(std::launch::async, [r, device, rows, stream = copy_, sm_count = sm_count_] {
-      check(cudaSetDevice(device), "cudaSetDevice");  // a new thread starts on device 0
+    return copy_beside(ticket, std::move(slot), shape, [rows](Resident& r, cudaStream_t stream, int sm_count) {
       detail::CutChunk cut = detail::cut_rows(rows, stream, sm_count);
-      r->matrix.take_arrays(std::move(cut.row_group_starts), std::move(cut.row_starts), std::move(cut.columns),
-                            std::move(cut.values));
-      r->cut_b = std::move(cut.row_constants);
-      check(cudaEventRecord(r->uploaded, stream), "cudaEventRecord");
+      r.matrix.take_arrays(std::move(cut.row_group_starts), std::move(cut.row_starts), std::move(cut.columns),
+                           std::move(cut.values));
+      r.cut_b = std::move(cut.row_constants);
     });
-    slots_[ticket] = std::move(slot);
-    return ticket;
   }
 
   int adopt(DeviceSystem& system, GroupShape shape) override {
     const detail::DeviceScope scope(device_);
     auto* built = dynamic_cast<detail::CudaDeviceSystem*>(&system);
     if (!built) throw std::logic_error("DeviceSolver: a system not built on this device");
-    const int ticket = slots_[0] == nullptr ? 0 : 1;
-    if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
+    const int ticket = free_ticket();
     // The shape from the rows the sweeps read: a view's, its states' model rows whole.
     const ChunkMatrix sizes{system.num_states(), system.sizes().swept_rows, system.sizes().swept_entries};
     const GroupShape group = shape.lanes > 0 ? shape : choose_group_shape(sizes);
@@ -661,6 +637,33 @@ class CudaDeviceSolver final : public DeviceSolver {
   // until then the arrays are empty, and reading them fails on the device.
   static void wait_for_arrays(const Resident& chunk) {
     if (chunk.cut && chunk.copied.valid()) chunk.copied.wait();
+  }
+
+  // The slot a chunk may take: throws where two are resident already.
+  int free_ticket() const {
+    const int ticket = slots_[0] == nullptr ? 0 : 1;
+    if (slots_[ticket] != nullptr) throw std::logic_error("DeviceSolver: two chunks are resident already");
+    return ticket;
+  }
+
+  // slot resident under ticket, its arrays made by copy(resident, copy stream, SMs) on
+  // a host thread of its own: the copy runs beside the caller, who prepares the chunk's
+  // vectors meanwhile (locking pages keeps a host thread busy, and copies from pageable
+  // memory would too). The first call that needs the chunk waits (wait_for).
+  template <typename Copy>
+  int copy_beside(int ticket, std::unique_ptr<Resident> slot, GroupShape shape, Copy copy) {
+    slot->shape_forced = shape.lanes > 0;
+    check(cudaEventCreateWithFlags(&slot->uploaded, cudaEventDisableTiming), "cudaEventCreate");
+    Resident* r = slot.get();
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    r->copied = std::async(std::launch::async, [r, device, stream = copy_, sm_count = sm_count_, copy] {
+      check(cudaSetDevice(device), "cudaSetDevice");  // a new thread starts on device 0
+      copy(*r, stream, sm_count);
+      check(cudaEventRecord(r->uploaded, stream), "cudaEventRecord");
+    });
+    slots_[ticket] = std::move(slot);
+    return ticket;
   }
 
   // A cut chunk's b from its rows' b and the corrections (BoundInputs::corrections).

@@ -36,8 +36,7 @@ void ChunkFeeder::start() {
   const std::size_t first = next_on_device(0);
   if (first == plan_.size()) return;
   try {
-    ahead_ = upload(first, first == 0 || cut_on_device(first) ? nullptr
-                                                             : std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[first])));
+    ahead_ = upload(first, prepared(first));
   } catch (const gpu::DeviceError& error) {
     spdlog::warn("{}; the first chunk will be uploaded when it is solved", error.what());
   }
