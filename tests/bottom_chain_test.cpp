@@ -69,18 +69,56 @@ TEST(BottomChain, EmbeddedSystemIsEquivalentToRef) {
     const BottomChain chain = transpose_bottom(shape.mdp, shape.states, shape.local);
     ASSERT_EQ(chain.size(), shape.states.size());
     ASSERT_EQ(chain.from.size(), shape.mdp.num_transitions());
-    if (shape.states.size() < 2) continue;
-    const MaybeSystem fast = embedded_system(chain, shape.states);
-    const MaybeSystem plain = embedded_system_reference(shape.mdp, shape.states, shape.local);
-    const std::string size = std::to_string(shape.states.size()) + " states";
-    EXPECT_EQ(fast.row_group_starts, plain.row_group_starts) << size;
-    EXPECT_EQ(fast.row_starts, plain.row_starts) << size;
-    EXPECT_EQ(fast.columns, plain.columns) << size;
-    EXPECT_TRUE(fast.values == plain.values) << size;
-    EXPECT_EQ(fast.row_constants, plain.row_constants) << size;
-    EXPECT_EQ(fast.model_states, plain.model_states) << size;
-    EXPECT_EQ(fast.scc_starts, plain.scc_starts) << size;
-    EXPECT_EQ(fast.level_starts, plain.level_starts) << size;
+    const std::size_t n = shape.states.size();
+    if (n < 2) continue;
+    // The first, the last and a middle state as the reference.
+    for (std::size_t reference : {std::size_t{0}, n - 1, n / 2}) {
+      const MaybeSystem fast = embedded_system(chain, shape.states, reference);
+      const MaybeSystem plain = embedded_system_reference(shape.mdp, shape.states, shape.local, reference);
+      const std::string size = std::to_string(n) + " states, reference " + std::to_string(reference);
+      EXPECT_EQ(fast.row_group_starts, plain.row_group_starts) << size;
+      EXPECT_EQ(fast.row_starts, plain.row_starts) << size;
+      EXPECT_EQ(fast.columns, plain.columns) << size;
+      EXPECT_TRUE(fast.values == plain.values) << size;
+      EXPECT_EQ(fast.row_constants, plain.row_constants) << size;
+      EXPECT_EQ(fast.model_states, plain.model_states) << size;
+      EXPECT_EQ(fast.scc_starts, plain.scc_starts) << size;
+      EXPECT_EQ(fast.level_starts, plain.level_starts) << size;
+      ASSERT_EQ(fast.model_states.size(), n - 1);
+      EXPECT_EQ(std::count(fast.model_states.begin(), fast.model_states.end(), shape.states[reference]), 0) << size;
+    }
+  }
+}
+
+// The system's solution is the same distribution whichever state is the reference:
+// pi_i = z_i / (1 - P(i, i)), normalised, from y = Q^T y + e solved by sweeps.
+TEST(BottomChain, AnyReferenceGivesTheSameDistribution) {
+  const SparseMdp three = test::make_mdp(
+      {{{{0, 0.5}, {1, 0.25}, {2, 0.25}}}, {{{0, 0.5}, {2, 0.5}}}, {{{0, 0.75}, {1, 0.125}, {2, 0.125}}}}, {});
+  const std::vector<std::uint32_t> states{2, 0, 1}, local{1, 2, 0};
+  const BottomChain chain = transpose_bottom(three, states, local);
+  std::vector<std::vector<double>> distributions;
+  for (std::size_t reference : {0u, 1u, 2u}) {
+    const MaybeSystem system = embedded_system(chain, states, reference);
+    std::vector<double> y(2, 0.0);
+    for (int sweep = 0; sweep < 2000; ++sweep) {
+      for (std::size_t row = 0; row < 2; ++row) {
+        double value = system.row_constants[row];
+        for (std::uint64_t k = system.row_starts[row]; k < system.row_starts[row + 1]; ++k) {
+          value += system.values[k] * y[system.columns[k]];
+        }
+        y[row] = value;
+      }
+    }
+    std::vector<double> z(3);
+    for (std::size_t i = 0, u = 0; i < 3; ++i) z[i] = i == reference ? 1.0 : y[u++];
+    distributions.push_back(from_embedded(z, chain.leaving));
+  }
+  // pi P = pi by hand: pi_1 = pi_0 / 4 + pi_2 / 8 and 13/16 pi_2 = 3/8 pi_0 give the
+  // model's states 0, 1, 2 (13, 4, 6) / 23; locally (states 2, 0, 1) (6, 13, 4) / 23.
+  const std::vector<double> expected{6.0 / 23, 13.0 / 23, 4.0 / 23};
+  for (const std::vector<double>& pi : distributions) {
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(pi[i], expected[i], 1e-12) << "local state " << i;
   }
 }
 

@@ -187,13 +187,15 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
 
 namespace {
 
-// The system's frame: one row a state after the first, one SCC, one level.
-MaybeSystem embedded_frame(const std::vector<std::uint32_t>& states) {
+// The system's frame: one row a state but the reference, one SCC, one level.
+MaybeSystem embedded_frame(const std::vector<std::uint32_t>& states, std::size_t reference) {
   const std::size_t n = states.size();
   MaybeSystem system;
   system.row_group_starts.resize(n);
   parallel_indices(0, n, kStatesPerBlock, [&](std::size_t i) { system.row_group_starts[i] = i; });
-  system.model_states.assign(states.begin() + 1, states.end());
+  system.model_states.reserve(n - 1);
+  system.model_states.insert(system.model_states.end(), states.begin(), states.begin() + reference);
+  system.model_states.insert(system.model_states.end(), states.begin() + reference + 1, states.end());
   system.scc_starts = {0, n - 1};
   system.level_starts = {0, 1};
   return system;
@@ -201,63 +203,69 @@ MaybeSystem embedded_frame(const std::vector<std::uint32_t>& states) {
 
 }  // namespace
 
-MaybeSystem embedded_system(const BottomChain& chain, const std::vector<std::uint32_t>& states) {
+MaybeSystem embedded_system(const BottomChain& chain, const std::vector<std::uint32_t>& states, std::size_t reference) {
   const std::size_t n = chain.size();
-  MaybeSystem system = embedded_frame(states);
-  // Row i - 1 holds state i's entries from states other than 0 and itself.
+  MaybeSystem system = embedded_frame(states, reference);
+  // Row unknown(i) holds state i's entries from states other than the reference and itself.
   system.row_starts.resize(n);
   system.row_starts[0] = 0;
-  parallel_indices(1, n, kStatesPerBlock, [&](std::size_t i) {
+  parallel_indices(0, n, kStatesPerBlock, [&](std::size_t i) {
+    if (i == reference) return;
     std::uint64_t kept = 0;
-    for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) kept += chain.from[e] != 0 && chain.from[e] != i;
-    system.row_starts[i] = kept;
+    for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
+      kept += chain.from[e] != reference && chain.from[e] != i;
+    }
+    system.row_starts[embedded_unknown(i, reference) + 1] = kept;
   });
   parallel_running_totals(system.row_starts.data() + 1, n - 1);
   const std::uint64_t entries = system.row_starts[n - 1];
   system.columns.resize(entries);
   PodVector<double> values(entries);
   system.row_constants.resize(n - 1);
-  parallel_indices(1, n, kStatesPerBlock, [&](std::size_t i) {
-    std::uint64_t at = system.row_starts[i - 1];
+  parallel_indices(0, n, kStatesPerBlock, [&](std::size_t i) {
+    if (i == reference) return;
+    const std::size_t row = embedded_unknown(i, reference);
+    std::uint64_t at = system.row_starts[row];
     double constant = 0.0;
     for (std::uint64_t e = chain.starts[i]; e < chain.starts[i + 1]; ++e) {
       const std::uint32_t j = chain.from[e];
       if (j == i) continue;
       const double embedded = chain.probabilities[e] / chain.leaving[j];
-      if (j == 0) {
+      if (j == reference) {
         constant += embedded;
       } else {
-        system.columns[at] = j - 1;
+        system.columns[at] = static_cast<std::uint32_t>(embedded_unknown(j, reference));
         values[at++] = embedded;
       }
     }
-    system.row_constants[i - 1] = constant;
+    system.row_constants[row] = constant;
   });
   system.values = CompactValues(std::move(values));
   return system;
 }
 
 MaybeSystem embedded_system_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
-                                      const std::vector<std::uint32_t>& local) {
+                                      const std::vector<std::uint32_t>& local, std::size_t reference) {
   const std::size_t n = states.size();
   const std::vector<double> leaving = leaving_of(mdp, states, local);
-  // Q^T row by row: the entries into each state i > 0, from j > 0 (column j - 1).
+  // Q^T row by row: the entries into each state i but the reference, from the others.
   std::vector<std::vector<std::pair<std::uint32_t, double>>> into(n);
-  MaybeSystem system = embedded_frame(states);
+  MaybeSystem system = embedded_frame(states, reference);
   system.row_constants.assign(n - 1, 0.0);
   for (std::size_t j = 0; j < n; ++j) {
     each_entry_of(mdp, states, local, j, [&](std::size_t, std::uint32_t i, std::uint64_t k) {
-      if (i == 0 || i == j) return;
+      if (i == reference || i == j) return;
       const double embedded = mdp.values[k] / leaving[j];
-      if (j == 0) {
-        system.row_constants[i - 1] += embedded;
+      if (j == reference) {
+        system.row_constants[embedded_unknown(i, reference)] += embedded;
       } else {
-        into[i].emplace_back(static_cast<std::uint32_t>(j - 1), embedded);
+        into[i].emplace_back(static_cast<std::uint32_t>(embedded_unknown(j, reference)), embedded);
       }
     });
   }
   system.row_starts.push_back(0);
-  for (std::size_t i = 1; i < n; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == reference) continue;
     for (const auto& [column, value] : into[i]) {
       system.columns.push_back(column);
       system.values.push_back(value);

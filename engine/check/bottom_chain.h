@@ -51,14 +51,20 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
 // z_i / (1 - P(i, i)), normalised, summed in state order.
 std::vector<double> from_embedded(std::vector<double> z, const std::vector<double>& leaving);
 
-// The embedded chain's system of the stationary distribution relative to local
-// state 0: E(j, i) = P(j, i) / (1 - P(j, j)) for i != j, and with y_i = z_i / z_0 for
-// the states i > 0, y = Q^T y + e, where Q is E among those states and e_i = E(0, i).
-// One row per state i > 0 (column j - 1 for state j), one SCC, one level; model_states
-// the BSCC's states after the first. Pre: the chain has at least two states.
-MaybeSystem embedded_system(const BottomChain& chain, const std::vector<std::uint32_t>& states);
+// The embedded chain's system of the stationary distribution relative to the local
+// state `reference`: E(j, i) = P(j, i) / (1 - P(j, j)) for i != j, and with y_i = z_i /
+// z_reference for the other states i, y = Q^T y + e, where Q is E among those states
+// and e_i = E(reference, i). One row per state but the reference, in local order
+// (embedded_unknown), one SCC, one level; model_states the BSCC's states but the
+// reference. Taking any state as the reference needs no new transpose of the chain.
+// Pre: the chain has at least two states; reference < its size.
+MaybeSystem embedded_system(const BottomChain& chain, const std::vector<std::uint32_t>& states, std::size_t reference);
 // The same from the model, state by state on one core: the reference.
 MaybeSystem embedded_system_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
-                                      const std::vector<std::uint32_t>& local);
+                                      const std::vector<std::uint32_t>& local, std::size_t reference);
+
+// Local state i's unknown (its row and column) in the embedded system of reference
+// (i != reference).
+inline std::size_t embedded_unknown(std::size_t i, std::size_t reference) { return i < reference ? i : i - 1; }
 
 }  // namespace mdpvi

@@ -68,19 +68,20 @@ struct KrylovAttempt {
   bool converged = false;
 };
 
-// The stationary distribution of a BSCC (at least two states, the reference first)
-// through its embedded chain's linear system (bottom_chain.h), on the device where
-// the chain is large enough (chunk_driver.h's device_worth_starting), else on all
-// cores. E scales each state's equation by its leaving probability, as a Jacobi
-// preconditioner would: a uniformised CTMC's states stay put with probabilities up to
-// 1 - 1e-3 and more. Q is strictly substochastic in an irreducible chain with state 0
-// taken out, so the system is nonsingular; its solution y_i = z_i / z_0 gives
-// pi_i proportional to z_i / (1 - P(i, i)).
+// The stationary distribution of a BSCC (at least two states) through its embedded
+// chain's linear system relative to the local state `reference` (bottom_chain.h), on
+// the device where the chain is large enough (chunk_driver.h's device_worth_starting),
+// else on all cores. E scales each state's equation by its leaving probability, as a
+// Jacobi preconditioner would: a uniformised CTMC's states stay put with probabilities
+// up to 1 - 1e-3 and more. Q is strictly substochastic in an irreducible chain with
+// the reference taken out, so the system is nonsingular; its solution y_i = z_i /
+// z_reference gives pi_i proportional to z_i / (1 - P(i, i)).
 KrylovAttempt stationary_by_krylov(const BottomChain& chain, const std::vector<std::uint32_t>& states,
-                                   const SolverOptions& options, const DeviceOptions& device, SolveReport& report) {
+                                   std::size_t reference, const SolverOptions& options, const DeviceOptions& device,
+                                   SolveReport& report) {
   const std::size_t n = states.size();
   auto start = std::chrono::steady_clock::now();
-  const MaybeSystem system = embedded_system(chain, states);
+  const MaybeSystem system = embedded_system(chain, states, reference);
   const double built_s = seconds_since(start);
   start = std::chrono::steady_clock::now();
   DeviceOptions on = device;
@@ -91,39 +92,36 @@ KrylovAttempt stationary_by_krylov(const BottomChain& chain, const std::vector<s
   report.stats.add_run(solved.report.stats.iterations);
   if (!solved.report.device.empty()) report.device = solved.report.device;
   report.chunks.insert(report.chunks.end(), solved.report.chunks.begin(), solved.report.chunks.end());
-  std::vector<double> z(n);  // the reference's 1, then y
-  z[0] = 1.0;
-  std::copy(solved.lower.begin(), solved.lower.end(), z.begin() + 1);
+  std::vector<double> z(n);  // y, with the reference's 1 in its place
+  std::copy(solved.lower.begin(), solved.lower.begin() + reference, z.begin());
+  z[reference] = 1.0;
+  std::copy(solved.lower.begin() + reference, solved.lower.end(), z.begin() + reference + 1);
   return {from_embedded(std::move(z), chain.leaving), solved.report.stats.converged};
 }
 
-// The BSCC's states reordered with states[first] first, their local indices renumbered
-// and the chain transposed for that order.
-BottomChain with_first(const SparseMdp& mdp, std::vector<std::uint32_t>& states, std::vector<std::uint32_t>& local,
-                       std::size_t first) {
-  std::swap(states[0], states[first]);
-  parallel_indices(0, states.size(), 1 << 14, [&](std::size_t i) { local[states[i]] = static_cast<std::uint32_t>(i); });
-  return transpose_bottom(mdp, states, local);
-}
-
-// The BSCC's states with a likely one first (its transposed chain made for that
-// order): the linear system solves for the others' probabilities relative to the
-// first's, which must not be vanishingly small (a full queue's, 1e-100 of an empty
-// one's). Likely: the largest after a few sweeps of power iteration from the uniform
-// distribution.
-BottomChain likeliest_first(const SparseMdp& mdp, std::vector<std::uint32_t>& states, std::vector<std::uint32_t>& local,
-                            const SolverOptions& options) {
+// The BSCC's chain transposed in its states' order (local numbered for them), and a
+// likely state of it: the linear system solves for the others' probabilities relative
+// to that one's, which must not be vanishingly small (a full queue's, 1e-100 of an
+// empty one's). Likely: the largest after a few sweeps of power iteration from the
+// uniform distribution.
+struct TransposedBottom {
+  BottomChain chain;
+  std::size_t likeliest = 0;
+};
+TransposedBottom transposed_with_likeliest(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                                          std::vector<std::uint32_t>& local, const SolverOptions& options) {
   constexpr std::uint64_t kRoughSweeps = 32;
   auto start = std::chrono::steady_clock::now();
-  BottomChain chain = with_first(mdp, states, local, 0);
+  parallel_indices(0, states.size(), 1 << 14, [&](std::size_t i) { local[states[i]] = static_cast<std::uint32_t>(i); });
+  TransposedBottom out{transpose_bottom(mdp, states, local)};
   const double transposed_s = seconds_since(start);
   start = std::chrono::steady_clock::now();
   SolveStats ignored;
-  const std::vector<double> pi = lazy_power_sweeps(chain, kRoughSweeps, options.stop.epsilon * 1e-3, ignored);
-  const std::size_t likeliest = std::max_element(pi.begin(), pi.end()) - pi.begin();
+  const std::vector<double> pi = lazy_power_sweeps(out.chain, kRoughSweeps, options.stop.epsilon * 1e-3, ignored);
+  out.likeliest = std::max_element(pi.begin(), pi.end()) - pi.begin();
   spdlog::debug("stationary distribution of {} states: transposed in {:.3f} s, {} rough sweeps in {:.3f} s", states.size(),
                 transposed_s, kRoughSweeps, seconds_since(start));
-  return likeliest == 0 ? chain : with_first(mdp, states, local, likeliest);
+  return out;
 }
 
 // The index of the largest entry, or none where an entry is not finite.
@@ -134,29 +132,30 @@ std::optional<std::size_t> likeliest_of(const std::vector<double>& pi) {
   return std::max_element(pi.begin(), pi.end()) - pi.begin();
 }
 
-// A BSCC's stationary distribution (at least two states; states reordered, the
-// reference first). A few rough sweeps of a chain that mixes slowly (cluster N=512's
-// 9.5M states) can pick a reference far less likely than others, whose system then
-// spans many orders of magnitude and defeats BiCGStab; so where a solve gives up, its
-// estimate's likeliest state becomes the next one's reference (up to kAttempts
-// solves). Power iteration takes over where they all give up.
-std::vector<double> stationary_of_bottom(const SparseMdp& mdp, std::vector<std::uint32_t>& states,
+// A BSCC's stationary distribution (at least two states), in the order of states. A
+// few rough sweeps of a chain that mixes slowly (cluster N=512's 9.5M states) can pick
+// a reference far less likely than others, whose system then spans many orders of
+// magnitude and defeats BiCGStab; so where a solve gives up, its estimate's likeliest
+// state becomes the next one's reference (up to kAttempts solves). Power iteration
+// takes over where they all give up.
+std::vector<double> stationary_of_bottom(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
                                          std::vector<std::uint32_t>& local, const SolverOptions& options,
                                          const DeviceOptions& device, SolveReport& report) {
   constexpr unsigned kAttempts = 3;
-  BottomChain chain = likeliest_first(mdp, states, local, options);
+  const TransposedBottom bottom = transposed_with_likeliest(mdp, states, local, options);
+  std::size_t reference = bottom.likeliest;
   for (unsigned attempt = 1;; ++attempt) {
-    KrylovAttempt solved = stationary_by_krylov(chain, states, options, device, report);
+    KrylovAttempt solved = stationary_by_krylov(bottom.chain, states, reference, options, device, report);
     if (solved.converged) return std::move(solved.pi);
     const std::optional<std::size_t> likeliest = likeliest_of(solved.pi);
-    if (attempt == kAttempts || !likeliest || *likeliest == 0) break;
+    if (attempt == kAttempts || !likeliest || *likeliest == reference) break;
     spdlog::debug("stationary distribution of {} states: the linear solve gave up; again with its likeliest state",
                   states.size());
-    chain = with_first(mdp, states, local, *likeliest);
+    reference = *likeliest;
   }
   spdlog::debug("stationary distribution of {} states: power iteration", states.size());
   SolveProgress progress("power iteration (mass moved a sweep)", states.size());
-  return lazy_power_sweeps(chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, report.stats, &progress);
+  return lazy_power_sweeps(bottom.chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, report.stats, &progress);
 }
 
 // Every bottom SCC's stationary distribution, solved to options' epsilon. Throws
