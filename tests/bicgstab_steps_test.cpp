@@ -89,6 +89,20 @@ TEST(BicgstabSteps, SolvesANonsymmetricSystem) {
   EXPECT_NEAR(x[0], 5.0 / 9, 1e-13);
 }
 
+// Each iteration is told, with the residual it left (what -v's progress line shows).
+TEST(BicgstabSteps, TellsEachIteration) {
+  DenseBackend a({{1, -0.5, 0}, {-1.0 / 3, 1, -1.0 / 3}, {-0.5, 0, 1}}, {0.25, 1.0 / 3, 0});
+  std::vector<double> told;
+  KrylovLimits limits = tight();
+  limits.on_iteration = [&](double residual) { told.push_back(residual); };
+  const KrylovRun run = run_bicgstab(a, limits);
+  ASSERT_TRUE(run.converged);
+  ASSERT_FALSE(run.broke_down);
+  ASSERT_GE(run.iterations, 1u);
+  EXPECT_EQ(told.size(), run.iterations);
+  EXPECT_LE(told.back(), limits.epsilon);  // the recurrence's, which converged
+}
+
 // A start that solves the system needs no iteration.
 TEST(BicgstabSteps, StopsAtOnceOnASolution) {
   DenseBackend a({{1, -0.5}, {0, 1}}, {0.75, 0.5});

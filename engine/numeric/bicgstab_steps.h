@@ -25,6 +25,7 @@
 //                                                         // (max |r|, max |x|)
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -44,6 +45,9 @@ struct KrylovLimits {
   unsigned max_restarts = 4;
   double epsilon = 1e-6;
   bool relative = true;  // the residual against epsilon times the largest |x|
+  // Told after each iteration, with the recurrence's residual (its largest entry): for
+  // progress reports. May be empty.
+  std::function<void(double residual)> on_iteration{};
 };
 
 struct KrylovRun {
@@ -191,6 +195,7 @@ KrylovRun run_bicgstab(Backend& a, const KrylovLimits& limits) {
           omega = tt > 0.0 ? ts / tt : 0.0;
           std::tie(run.residual, largest) = bicgstab_detail::finish_step(a, alpha, omega);
           residual_is_true = false;
+          if (limits.on_iteration) limits.on_iteration(run.residual);
           // omega = 0: s is already the residual of x + alpha p, but the next beta
           // would divide by it.
           breakdown = omega == 0.0 || !std::isfinite(omega);

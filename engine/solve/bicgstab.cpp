@@ -55,7 +55,7 @@ class BicgstabPolicy final : public MethodPolicy {
     PodVector<double> storage;
     const double* b = job.row_constants(x.lower.data(), storage);
     double* values = x.lower.data() + job.states.begin;  // to the device and back, no copy of its own
-    const gpu::KrylovChunkStats krylov = job.device.solve_linear(job.ticket, b, krylov_limits(stop_), values);
+    const gpu::KrylovChunkStats krylov = job.device.solve_linear(job.ticket, b, limits_with_progress(), values);
     gpu::ChunkSolveStats total = krylov.stats;
     stats.add_run(krylov.stats.iterations);
     stats.iterated_sccs += count_iterated(r_.system, job.first_scc, job.end_scc);
@@ -80,7 +80,7 @@ class BicgstabPolicy final : public MethodPolicy {
   void solve_scc(StateRange range, Iterates& x, SolveStats& stats) {
     ++stats.iterated_sccs;
     KrylovSystem a(r_.system, range, x.lower.data());
-    const KrylovRun run = run_bicgstab(a, krylov_limits(stop_));
+    const KrylovRun run = run_bicgstab(a, limits_with_progress());
     std::copy(a.solution().begin(), a.solution().end(), x.lower.begin() + range.begin);
     x.sync(range);
     stats.add_run(run.iterations);
@@ -98,6 +98,14 @@ class BicgstabPolicy final : public MethodPolicy {
       report_not_converged(stats, {"BiCGStab, then value iteration", "an SCC", run.iterations + sweeps.sweeps,
                                    range.size(), "last change", sweeps.change, stop_.epsilon});
     }
+  }
+
+  // The stop rule's limits, each iteration told to the progress report (-v's line for
+  // a long solve).
+  KrylovLimits limits_with_progress() const {
+    KrylovLimits limits = krylov_limits(stop_);
+    limits.on_iteration = [progress = progress_](double residual) { note_progress(progress, 1, residual); };
+    return limits;
   }
 
   const SolveRequest& r_;
