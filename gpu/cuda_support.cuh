@@ -48,6 +48,13 @@ class DeviceScope {
 
 // Lets from read and write to's memory directly (NVLink or PCIe), where the two can;
 // elsewhere copies between them go through the host. Leaves from current.
+// The current device's memory in use by every process and context (total less free).
+inline std::size_t memory_in_use() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  return total_bytes - free_bytes;
+}
+
 inline void enable_peer_access(int from, int to) {
   if (from == to) return;
   int can = 0;

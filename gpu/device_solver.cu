@@ -76,9 +76,7 @@ class CudaDeviceSolver final : public DeviceSolver {
 
   std::size_t used_memory() const override {
     const detail::DeviceScope scope(device_);
-    std::size_t free_bytes = 0, total_bytes = 0;
-    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    return total_bytes - free_bytes;
+    return detail::memory_in_use();
   }
 
   int upload(const ChunkMatrix& chunk, GroupShape shape) override {

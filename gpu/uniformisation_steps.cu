@@ -142,6 +142,9 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix& system, const dou
   }
   out.sum.resize(n);
   check(cudaMemcpy(out.sum.data(), d_sum.get(), n * sizeof(double), cudaMemcpyDeviceToHost), "downloading the sum");
+  out.device_bytes = (n + 1) * sizeof(std::uint64_t) + system.num_entries * (sizeof(std::uint32_t) + sizeof(double)) +
+                     4 * n * sizeof(double);  // b, two iterates and the sum
+  out.in_use_bytes = detail::memory_in_use();
   out.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() - out.upload_s;
   return out;
 }

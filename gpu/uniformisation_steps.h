@@ -19,6 +19,8 @@ struct WeightedSteps {
   bool settled = false;
   double rest = 0.0, least = 1.0;
   double solve_s = 0.0, upload_s = 0.0;
+  std::size_t device_bytes = 0;  // what the steps held on the device: the chain, b and four vectors
+  std::size_t in_use_bytes = 0;  // measured: the device's memory in use at the end, before release
 };
 
 // engine/solve/uniformisation_sweeps.h's weighted_steps_towards_one over the system

@@ -153,6 +153,10 @@ TEST(UniformisationSweeps, OnTheDeviceIsEquivalentToRef) {
       const WeightedSum device = weighted_steps_on(system, start.data(), poisson.weights, first, -1.0, gpu_only, report);
       ASSERT_EQ(report.chunks.size(), 1u);
       EXPECT_TRUE(report.chunks[0].on_gpu);
+      // The chain (8 bytes a row start, 12 an entry), b and three vectors at the least.
+      EXPECT_GE(report.peak_device_bytes, 12 * system.columns.size() + 32 * system.num_states());
+      EXPECT_EQ(report.chunks[0].footprint_bytes, report.peak_device_bytes);
+      EXPECT_GE(report.device_in_use_bytes, report.peak_device_bytes);
       expect_same_sums(device, weighted_steps_towards_one(system, start.data(), poisson.weights, first, -1.0));
     }
   }
@@ -326,6 +330,15 @@ TEST(Csl, LongQueueStationaryDistributionOnTheDeviceAndTheCores) {
       const std::vector<ChunkReport>& chunks = r.computation->solve.chunks;
       ASSERT_FALSE(chunks.empty());
       EXPECT_EQ(chunks.front().on_gpu, where == SolverKind::gpu);
+      // The device's share is reported where it held the system (8 bytes a row of its
+      // matrix's entries and vectors at the least), and none where it did not.
+      const SolveReport& solve = r.computation->solve;
+      if (where == SolverKind::gpu) {
+        EXPECT_GE(solve.peak_device_bytes, 8 * K);
+        EXPECT_GE(solve.device_in_use_bytes, solve.peak_device_bytes);
+      } else {
+        EXPECT_EQ(solve.peak_device_bytes, 0u);
+      }
     }
     EXPECT_NEAR(check(c, "R{\"length\"}=? [ S ]", where).value.number, rho / (1 - rho), 1e-9);
   }

@@ -61,6 +61,12 @@ SolverOptions krylov_options(const SolverOptions& options) {
   return krylov;
 }
 
+// from's device peaks, where larger than into's: the most any of their solves held.
+void take_device_peaks(SolveReport& into, const SolveReport& from) {
+  into.peak_device_bytes = std::max(into.peak_device_bytes, from.peak_device_bytes);
+  into.device_in_use_bytes = std::max(into.device_in_use_bytes, from.device_in_use_bytes);
+}
+
 // A stationary distribution from its embedded chain's linear system, and whether the
 // solve converged (if not, the estimate where it stopped, normalised).
 struct KrylovAttempt {
@@ -92,6 +98,7 @@ KrylovAttempt stationary_by_krylov(const BottomChain& chain, const std::vector<s
   report.stats.add_run(solved.report.stats.iterations);
   if (!solved.report.device.empty()) report.device = solved.report.device;
   report.chunks.insert(report.chunks.end(), solved.report.chunks.begin(), solved.report.chunks.end());
+  take_device_peaks(report, solved.report);
   std::vector<double> z(n);  // y, with the reference's 1 in its place
   std::copy(solved.lower.begin(), solved.lower.begin() + reference, z.begin());
   z[reference] = 1.0;
@@ -225,6 +232,7 @@ NumericResult compute_long_run(const SparseMdp& mdp, const graph::SearchBackend&
   result.solve.stats.merge(stationary.stats);
   result.solve.chunks.insert(result.solve.chunks.begin(), stationary.chunks.begin(), stationary.chunks.end());
   if (result.solve.device.empty()) result.solve.device = stationary.device;
+  take_device_peaks(result.solve, stationary);
   result.solve.time_s += stationary.time_s;
   result.lower.clear();  // the BSCC values carry no bound, so the transient ones have none either
   result.upper.clear();

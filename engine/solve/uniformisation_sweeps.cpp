@@ -121,7 +121,10 @@ std::optional<WeightedSum> on_device(const MaybeSystem& system, const double* st
     chunk.iterations = steps->steps;
     chunk.upload_s = steps->upload_s;
     chunk.solve_s = steps->solve_s;
+    chunk.footprint_bytes = steps->device_bytes;
     report.chunks.push_back(chunk);
+    report.peak_device_bytes = std::max(report.peak_device_bytes, steps->device_bytes);
+    report.device_in_use_bytes = std::max(report.device_in_use_bytes, steps->in_use_bytes);
     const std::vector<gpu::DeviceInfo> devices = gpu::list_devices();
     if (!devices.empty()) report.device = devices.front().name;
     WeightedSum sum;
