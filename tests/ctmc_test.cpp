@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -343,6 +344,19 @@ TEST(Csl, LongQueueStationaryDistributionOnTheDeviceAndTheCores) {
     EXPECT_NEAR(check(c, "R{\"length\"}=? [ S ]", where).value.number, rho / (1 - rho), 1e-9);
   }
   if (!device) GTEST_SKIP() << "no CUDA device: the cores only";
+}
+
+// A long-run property's phases do not overlap: together they take no longer than the
+// whole check (the Prob0/Prob1 phase held the stationary solve's time too).
+TEST(Csl, LongRunPhasesDoNotOverlap) {
+  const Checked c = uniformised(queue_of(20000));
+  const auto start = std::chrono::steady_clock::now();
+  const PropertyResult r = check(c, "S=? [ n<=7 ]");
+  const double whole_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.computation);
+  const NumericResult& d = *r.computation;
+  EXPECT_GT(d.solve.time_s, 0.0);
+  EXPECT_LE(d.qualitative.time_s + d.sccs.time_s + d.solve.time_s, whole_s);
 }
 
 TEST(Csl, ErrorsNameTheBound) {
