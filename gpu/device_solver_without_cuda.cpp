@@ -3,6 +3,7 @@
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
 #include "gpu/partitioned_sweeps.h"
+#include "gpu/stationary_sweeps.h"
 #include "gpu/uniformisation_steps.h"
 
 namespace mdpvi::gpu {
@@ -13,6 +14,10 @@ std::unique_ptr<DeviceGraphSearch> upload_graph(const GraphArrays&) { return nul
 std::optional<std::size_t> free_device_memory() { return std::nullopt; }
 std::optional<WeightedSteps> weighted_steps(const ChunkMatrix&, const double*, const double*, const std::vector<double>&,
                                             std::uint64_t, double) {
+  return std::nullopt;
+}
+std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain&, std::uint64_t, double, std::uint64_t,
+                                             const std::function<void(double)>&) {
   return std::nullopt;
 }
 double measure_copy_bandwidth(std::size_t) { throw DeviceError("mdpvi was built without CUDA"); }

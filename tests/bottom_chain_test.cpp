@@ -1,7 +1,9 @@
-// A bottom SCC's chain transposed on all cores (engine/check/bottom_chain.h): its power
+// A bottom SCC's chain transposed on all cores (engine/solve/bottom_chain.h): its power
 // sweeps and its embedded chain's system against the serial references, bit for bit,
 // on the shapes that break parallel passes.
-#include "engine/check/bottom_chain.h"
+#include "engine/solve/bottom_chain.h"
+#include "engine/solve/chunk_driver.h"
+#include "gpu/device_solver.h"
 #include "test_models.h"
 
 #include <gtest/gtest.h>
@@ -133,6 +135,31 @@ TEST(BottomChain, LazyPowerSweepsIsEquivalentToRef) {
       EXPECT_EQ(fast, plain) << shape.states.size() << " states";
       EXPECT_EQ(fast_stats.iterations, plain_stats.iterations);
       EXPECT_EQ(fast_stats.converged, plain_stats.converged);
+    }
+  }
+}
+
+// The device's sweeps (skipped without one) against the cores', bit for bit: the same
+// distribution, sweeps and stop, on odd sizes, one and two blocks of states, rows longer
+// than a warp, self-loops and a long ring; to convergence and cut off.
+TEST(BottomChain, LazyPowerSweepsOnTheDeviceIsEquivalentToRef) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  const DeviceOptions gpu_only{SolverKind::gpu};
+  for (const Shape& shape : shapes()) {
+    const BottomChain chain = transpose_bottom(shape.mdp, shape.states, shape.local);
+    for (const auto& [tolerance, sweeps] : {std::pair{0.0, 200u}, std::pair{1e-6, 5000u}, std::pair{1e-6, 0u}}) {
+      SCOPED_TRACE(testing::Message() << shape.states.size() << " states, tolerance " << tolerance << ", " << sweeps);
+      SolveStats device_stats, cpu_stats;
+      SolveReport report;
+      const std::vector<double> device = lazy_power_sweeps_on(chain, sweeps, tolerance, gpu_only, device_stats, &report);
+      const std::vector<double> cpu = lazy_power_sweeps(chain, sweeps, tolerance, cpu_stats);
+      EXPECT_EQ(device, cpu);
+      EXPECT_EQ(device_stats.iterations, cpu_stats.iterations);
+      EXPECT_EQ(device_stats.converged, cpu_stats.converged);
+      if (shape.states.size() < 2) continue;
+      ASSERT_EQ(report.chunks.size(), 1u);
+      EXPECT_TRUE(report.chunks[0].on_gpu);
+      EXPECT_GE(report.peak_device_bytes, 12 * chain.from.size());
     }
   }
 }

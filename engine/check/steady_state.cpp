@@ -1,6 +1,6 @@
 #include "engine/check/steady_state.h"
 
-#include "engine/check/bottom_chain.h"
+#include "engine/solve/bottom_chain.h"
 #include "engine/model/stopwatch.h"
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/parallel_indices.h"
@@ -116,7 +116,8 @@ struct TransposedBottom {
   std::size_t likeliest = 0;
 };
 TransposedBottom transposed_with_likeliest(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
-                                          std::vector<std::uint32_t>& local, const SolverOptions& options) {
+                                          std::vector<std::uint32_t>& local, const SolverOptions& options,
+                                          const DeviceOptions& device, SolveReport& report) {
   constexpr std::uint64_t kRoughSweeps = 32;
   auto start = std::chrono::steady_clock::now();
   parallel_indices(0, states.size(), 1 << 14, [&](std::size_t i) { local[states[i]] = static_cast<std::uint32_t>(i); });
@@ -124,7 +125,8 @@ TransposedBottom transposed_with_likeliest(const SparseMdp& mdp, const std::vect
   const double transposed_s = seconds_since(start);
   start = std::chrono::steady_clock::now();
   SolveStats ignored;
-  const std::vector<double> pi = lazy_power_sweeps(out.chain, kRoughSweeps, options.stop.epsilon * 1e-3, ignored);
+  const std::vector<double> pi =
+      lazy_power_sweeps_on(out.chain, kRoughSweeps, options.stop.epsilon * 1e-3, device, ignored, &report);
   out.likeliest = std::max_element(pi.begin(), pi.end()) - pi.begin();
   spdlog::debug("stationary distribution of {} states: transposed in {:.3f} s, {} rough sweeps in {:.3f} s", states.size(),
                 transposed_s, kRoughSweeps, seconds_since(start));
@@ -149,7 +151,7 @@ std::vector<double> stationary_of_bottom(const SparseMdp& mdp, const std::vector
                                          std::vector<std::uint32_t>& local, const SolverOptions& options,
                                          const DeviceOptions& device, SolveReport& report) {
   constexpr unsigned kAttempts = 3;
-  const TransposedBottom bottom = transposed_with_likeliest(mdp, states, local, options);
+  const TransposedBottom bottom = transposed_with_likeliest(mdp, states, local, options, device, report);
   std::size_t reference = bottom.likeliest;
   for (unsigned attempt = 1;; ++attempt) {
     KrylovAttempt solved = stationary_by_krylov(bottom.chain, states, reference, options, device, report);
@@ -162,7 +164,8 @@ std::vector<double> stationary_of_bottom(const SparseMdp& mdp, const std::vector
   }
   spdlog::debug("stationary distribution of {} states: power iteration", states.size());
   SolveProgress progress("power iteration (mass moved a sweep)", states.size());
-  return lazy_power_sweeps(bottom.chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, report.stats, &progress);
+  return lazy_power_sweeps_on(bottom.chain, options.stop.max_sweeps, options.stop.epsilon * 1e-3, device, report.stats,
+                              &report, &progress);
 }
 
 // Every bottom SCC's stationary distribution, solved to options' epsilon. Throws

@@ -121,6 +121,13 @@ bool device_worth_starting(std::uint64_t states, const DeviceOptions& device) {
   }
 }
 
+bool use_device_for(std::uint64_t states, const DeviceOptions& device) {
+  if (states == 0 || !device_worth_starting(states, device)) return false;
+  if (gpu::usable_device_count() > 0) return true;
+  if (device.solver == SolverKind::gpu) throw std::runtime_error("--solver gpu: no usable CUDA device");
+  return false;
+}
+
 bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule) {
   return states >= kAcyclicOnDeviceFrom || schedule == DeviceSchedule::levels;
 }

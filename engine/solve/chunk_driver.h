@@ -70,6 +70,12 @@ bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule);
 // on the device; bench/NOTES.md, session 7).
 bool device_worth_starting(std::uint64_t states, const DeviceOptions& device);
 
+// Whether work of this many states outside the chunk driver (uniformisation's steps,
+// the stationary power sweeps) goes to the device: worth starting there and one
+// usable. Throws std::runtime_error where the options require the GPU and none is
+// usable.
+bool use_device_for(std::uint64_t states, const DeviceOptions& device);
+
 // How a system built on the host keeps its values: as the model does where a device
 // will take it (in chunks, 1 or 2 bytes an entry), else plain for the CPU's sweeps.
 SystemValues host_system_values(const DeviceOptions& device);

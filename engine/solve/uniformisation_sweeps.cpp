@@ -96,14 +96,7 @@ namespace {
 
 std::optional<WeightedSum> on_device(const MaybeSystem& system, const double* start, const std::vector<double>& weights,
                                      std::uint64_t first, double close, const DeviceOptions& device, SolveReport& report) {
-  const bool required = device.solver == SolverKind::gpu;
-  if (system.num_states() == 0 || !device_worth_starting(system.num_states(), device)) {
-    return std::nullopt;
-  }
-  if (gpu::usable_device_count() == 0) {
-    if (required) throw std::runtime_error("--solver gpu: no usable CUDA device");
-    return std::nullopt;
-  }
+  if (!use_device_for(system.num_states(), device)) return std::nullopt;
   // The steps read plain values (gpu/uniformisation_steps.h).
   const PodVector<double> plain = system.values.index_bytes() == 0 ? PodVector<double>() : system.values.expanded();
   const gpu::ChunkMatrix matrix{system.num_states(), system.num_rows(), system.columns.size(), system.row_group_starts.data(),

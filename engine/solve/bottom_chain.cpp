@@ -1,13 +1,17 @@
-#include "engine/check/bottom_chain.h"
+#include "engine/solve/bottom_chain.h"
 
+#include "engine/solve/chunk_driver.h"
 #include "engine/solve/parallel_indices.h"
+#include "gpu/stationary_sweeps.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 namespace mdpvi {
@@ -158,6 +162,57 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
   }
   stats.converged = false;  // max_sweeps 0: no sweep ran
   return from_embedded(std::move(z), chain.leaving);
+}
+
+namespace {
+
+// The sweeps on the device, with what they did told to stats, progress and report as
+// the cores' would tell them; none where no device took them.
+std::optional<std::vector<double>> power_sweeps_on_device(const BottomChain& chain, std::uint64_t max_sweeps,
+                                                          double tolerance, SolveStats& stats, SolveReport* report,
+                                                          SolveProgress* progress) {
+  const gpu::TransposedChain arrays{chain.size(), chain.starts.data(), chain.from.data(), chain.probabilities.data(),
+                                    chain.leaving.data()};
+  std::optional<gpu::PowerSweeps> run;
+  try {
+    run = gpu::lazy_power_sweeps(arrays, max_sweeps, tolerance, kStatesPerBlock,
+                                 [&](double moved) { note_progress(progress, 1, moved); });
+  } catch (const gpu::DeviceError& error) {
+    spdlog::warn("{}; the power sweeps run on the CPU instead", error.what());
+    return std::nullopt;
+  }
+  if (!run) return std::nullopt;
+  if (run->settled) {
+    stats.add_run(run->sweeps);
+  } else {
+    if (max_sweeps > 0) stats.add_run(max_sweeps);
+    stats.converged = false;
+  }
+  if (report) {
+    ChunkReport chunk;
+    chunk.states = chunk.rows = chain.size();
+    chunk.entries = chain.from.size();
+    chunk.sccs = 1;
+    chunk.on_gpu = true;
+    chunk.iterations = run->sweeps;
+    chunk.upload_s = run->upload_s;
+    chunk.solve_s = run->solve_s;
+    chunk.footprint_bytes = run->device_bytes;
+    report->chunks.push_back(chunk);
+    report->peak_device_bytes = std::max(report->peak_device_bytes, run->device_bytes);
+  }
+  return from_embedded(std::move(run->z), chain.leaving);
+}
+
+}  // namespace
+
+std::vector<double> lazy_power_sweeps_on(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
+                                         const DeviceOptions& device, SolveStats& stats, SolveReport* report,
+                                         SolveProgress* progress) {
+  if (chain.size() > 1 && use_device_for(chain.size(), device)) {
+    if (auto pi = power_sweeps_on_device(chain, max_sweeps, tolerance, stats, report, progress)) return std::move(*pi);
+  }
+  return lazy_power_sweeps(chain, max_sweeps, tolerance, stats, progress);
 }
 
 std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,

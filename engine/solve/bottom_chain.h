@@ -15,6 +15,8 @@
 
 namespace mdpvi {
 
+struct DeviceOptions;  // engine/solve/chunk_driver.h
+
 struct BottomChain {
   PodVector<std::uint64_t> starts;  // per state + 1, into from and probabilities
   PodVector<std::uint32_t> from;    // local j, ascending within a state
@@ -42,6 +44,14 @@ BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32
 // progress, where given, hears of each sweep (what -v says of a long one).
 std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
                                       SolveStats& stats, SolveProgress* progress = nullptr);
+// The same sweeps on the device where the chain is large enough and one is usable
+// (chunk_driver.h's use_device_for), else on all cores: the same stop and result bit
+// for bit (gpu/stationary_sweeps.h). A device that fails leaves them to the cores
+// (said in the log). report, where given, gets the device's run as a chunk and its
+// bytes.
+std::vector<double> lazy_power_sweeps_on(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
+                                         const DeviceOptions& device, SolveStats& stats, SolveReport* report = nullptr,
+                                         SolveProgress* progress = nullptr);
 // The same, pushing each state's mass on one core: the reference.
 std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
                                                 const std::vector<std::uint32_t>& local, std::uint64_t max_sweeps,

@@ -1,0 +1,113 @@
+// Compiled without fused multiply-adds (gpu/CMakeLists.txt): each sum as the host's.
+#include "gpu/stationary_sweeps.h"
+
+#include "gpu/cuda_support.cuh"
+#include "gpu/graph_device.cuh"
+
+#include <chrono>
+#include <numeric>
+
+namespace mdpvi::gpu {
+
+namespace {
+
+using detail::check;
+using detail::DeviceArray;
+using detail::grid_for;
+using detail::grid_stride;
+using detail::kBlockSize;
+using detail::thread_index;
+
+struct ChainOnDevice {
+  std::uint64_t n;
+  const std::uint64_t* starts;
+  const std::uint32_t* from;
+  const double* probabilities;
+  const double* leaving;
+};
+
+__global__ void uniform_kernel(std::uint64_t n, double* z) {
+  const double each = 1.0 / static_cast<double>(n);
+  for (std::uint64_t i = thread_index(); i < n; i += grid_stride()) z[i] = each;
+}
+
+// What each state sends along its entries per unit of their probability: half its
+// mass over its probability of leaving itself.
+__global__ void sent_kernel(ChainOnDevice c, const double* z, double* sent) {
+  for (std::uint64_t j = thread_index(); j < c.n; j += grid_stride()) sent[j] = 0.5 * z[j] / c.leaving[j];
+}
+
+// Each state's next mass, its terms in the order of its entries (the host's), and how
+// far it moved.
+__global__ void pull_kernel(ChainOnDevice c, const double* __restrict__ z, const double* __restrict__ sent,
+                            double* __restrict__ next, double* __restrict__ moved) {
+  for (std::uint64_t i = thread_index(); i < c.n; i += grid_stride()) {
+    double value = 0.5 * z[i];
+    for (std::uint64_t e = c.starts[i]; e < c.starts[i + 1]; ++e) {
+      if (c.from[e] != i) value += sent[c.from[e]] * c.probabilities[e];
+    }
+    next[i] = value;
+    moved[i] = fabs(value - z[i]);
+  }
+}
+
+// Each block of block_states states' moved mass, summed in state order from 0 (the
+// host's per-block sum).
+__global__ void block_sums_kernel(std::uint64_t n, std::uint64_t block_states, std::uint64_t blocks, const double* moved,
+                                  double* sums) {
+  for (std::uint64_t b = thread_index(); b < blocks; b += grid_stride()) {
+    double sum = 0.0;
+    const std::uint64_t end = b * block_states + block_states < n ? b * block_states + block_states : n;
+    for (std::uint64_t i = b * block_states; i < end; ++i) sum += moved[i];
+    sums[b] = sum;
+  }
+}
+
+}  // namespace
+
+std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::uint64_t max_sweeps, double tolerance,
+                                             std::uint64_t block_states, const std::function<void(double)>& on_sweep) {
+  const auto begin = std::chrono::steady_clock::now();
+  const std::uint64_t n = chain.states;
+  const std::uint64_t entries = n == 0 ? 0 : chain.starts[n];
+  const std::uint64_t blocks = (n + block_states - 1) / block_states;
+  PowerSweeps out;
+  DeviceArray<std::uint64_t> d_starts(chain.starts, n + 1);
+  DeviceArray<std::uint32_t> d_from(chain.from, entries);
+  DeviceArray<double> d_probabilities(chain.probabilities, entries), d_leaving(chain.leaving, n);
+  DeviceArray<double> d_z[2] = {DeviceArray<double>(n), DeviceArray<double>(n)};
+  DeviceArray<double> d_sent(n), d_moved(n), d_sums(blocks);
+  check(cudaDeviceSynchronize(), "uploading the chain");
+  out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  out.device_bytes = (n + 1) * sizeof(std::uint64_t) + entries * (sizeof(std::uint32_t) + sizeof(double)) +
+                     5 * n * sizeof(double) + blocks * sizeof(double);
+
+  const ChainOnDevice c{n, d_starts.get(), d_from.get(), d_probabilities.get(), d_leaving.get()};
+  const unsigned grid = grid_for(n, detail::multiprocessor_count());
+  uniform_kernel<<<grid, kBlockSize>>>(n, d_z[0].get());
+  std::vector<double> sums(blocks);
+  int current = 0;
+  for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
+    sent_kernel<<<grid, kBlockSize>>>(c, d_z[current].get(), d_sent.get());
+    pull_kernel<<<grid, kBlockSize>>>(c, d_z[current].get(), d_sent.get(), d_z[1 - current].get(), d_moved.get());
+    block_sums_kernel<<<grid_for(blocks, detail::multiprocessor_count()), kBlockSize>>>(n, block_states, blocks,
+                                                                                        d_moved.get(), d_sums.get());
+    check(cudaGetLastError(), "the power sweeps");
+    d_sums.download(sums.data(), blocks, 0);
+    check(cudaStreamSynchronize(0), "the power sweeps' moved mass");
+    current = 1 - current;
+    out.sweeps = sweep;
+    const double moved = std::accumulate(sums.begin(), sums.end(), 0.0);
+    if (on_sweep) on_sweep(moved);
+    if (moved <= tolerance) {
+      out.settled = true;
+      break;
+    }
+  }
+  out.z.resize(n);
+  check(cudaMemcpy(out.z.data(), d_z[current].get(), n * sizeof(double), cudaMemcpyDeviceToHost), "downloading the mass");
+  out.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() - out.upload_s;
+  return out;
+}
+
+}  // namespace mdpvi::gpu
