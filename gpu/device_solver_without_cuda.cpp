@@ -16,8 +16,8 @@ std::optional<WeightedSteps> weighted_steps(const ChunkMatrix&, const double*, c
                                             std::uint64_t, double) {
   return std::nullopt;
 }
-std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain&, std::uint64_t, double, std::uint64_t,
-                                             const std::function<void(double)>&) {
+std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain&, std::uint64_t, std::uint64_t,
+                                             const std::function<bool(double)>&) {
   return std::nullopt;
 }
 double measure_copy_bandwidth(std::size_t) { throw DeviceError("mdpvi was built without CUDA"); }

@@ -65,8 +65,8 @@ __global__ void block_sums_kernel(std::uint64_t n, std::uint64_t block_states, s
 
 }  // namespace
 
-std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::uint64_t max_sweeps, double tolerance,
-                                             std::uint64_t block_states, const std::function<void(double)>& on_sweep) {
+std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::uint64_t max_sweeps,
+                                             std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
   const auto begin = std::chrono::steady_clock::now();
   const std::uint64_t n = chain.states;
   const std::uint64_t entries = n == 0 ? 0 : chain.starts[n];
@@ -97,12 +97,7 @@ std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::
     check(cudaStreamSynchronize(0), "the power sweeps' moved mass");
     current = 1 - current;
     out.sweeps = sweep;
-    const double moved = std::accumulate(sums.begin(), sums.end(), 0.0);
-    if (on_sweep) on_sweep(moved);
-    if (moved <= tolerance) {
-      out.settled = true;
-      break;
-    }
+    if (after_sweep(std::accumulate(sums.begin(), sums.end(), 0.0))) break;
   }
   out.z.resize(n);
   check(cudaMemcpy(out.z.data(), d_z[current].get(), n * sizeof(double), cudaMemcpyDeviceToHost), "downloading the mass");

@@ -27,17 +27,15 @@ struct TransposedChain {
 struct PowerSweeps {
   std::vector<double> z;  // the embedded chain's mass (not divided by leaving)
   std::uint64_t sweeps = 0;
-  bool settled = false;  // a sweep moved at most tolerance (else max_sweeps ran)
   double upload_s = 0.0, solve_s = 0.0;
   std::size_t device_bytes = 0;  // the chain and the sweeps' vectors
 };
 
-// From the uniform distribution, until a sweep moves at most tolerance of mass (summed
-// per block of block_states states, the blocks' sums added in order) or max_sweeps
-// have run. on_sweep, where given, hears of each sweep and the mass it moved.
-// nullopt without CUDA; throws DeviceError.
-std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::uint64_t max_sweeps, double tolerance,
+// From the uniform distribution, until after_sweep, told the mass each sweep moved
+// (summed per block of block_states states, the blocks' sums added in order), says to
+// stop, or max_sweeps have run. nullopt without CUDA; throws DeviceError.
+std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::uint64_t max_sweeps,
                                              std::uint64_t block_states,
-                                             const std::function<void(double moved)>& on_sweep = {});
+                                             const std::function<bool(double moved)>& after_sweep);
 
 }  // namespace mdpvi::gpu

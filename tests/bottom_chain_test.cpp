@@ -164,6 +164,41 @@ TEST(BottomChain, LazyPowerSweepsOnTheDeviceIsEquivalentToRef) {
   }
 }
 
+// Two rings of ten states joined by rare links (1% out of the first ring, 3% out of
+// the second): the sweeps soon move little mass while the rings' shares are still far
+// from 3:1, so a stop on the last sweep's mass alone stops far from the distribution
+// (about 5e-4 away at tolerance 1e-6); the stop on what is left to move does not.
+TEST(BottomChain, LazyPowerSweepsOfASlowlyMixingChainStopNearTheDistribution) {
+  std::vector<test::StateChoices> states(20);
+  for (std::uint32_t s = 0; s < 20; ++s) {
+    const std::uint32_t next = s % 10 == 9 ? s - 9 : s + 1;
+    if (s == 0 || s == 10) {
+      const double out = s == 0 ? 0.01 : 0.03;
+      states[s] = {{{next, 1.0 - out}, {s == 0 ? 10u : 0u, out}}};
+    } else {
+      states[s] = {{{next, 1.0}}};
+    }
+  }
+  const SparseMdp rings = test::make_mdp(states, {});
+  std::vector<std::uint32_t> order(20), local(20);
+  std::iota(order.begin(), order.end(), 0u);
+  std::iota(local.begin(), local.end(), 0u);
+  const BottomChain chain = transpose_bottom(rings, order, local);
+  SolveStats exact_stats, stats;
+  const std::vector<double> exact = lazy_power_sweeps(chain, 100000, 0.0, exact_stats);
+  const std::vector<double> pi = lazy_power_sweeps(chain, 100000, 1e-6, stats);
+  EXPECT_TRUE(stats.converged);
+  double first_ring = 0.0, distance = 0.0;
+  for (std::uint32_t s = 0; s < 20; ++s) {
+    if (s < 10) first_ring += exact[s];
+    distance += std::abs(pi[s] - exact[s]);
+  }
+  // By hand: ring states after the link state hold (1 - out) of its share, and the
+  // link states' flows balance (0.01 pi_0 = 0.03 pi_10): 9.91 pi_0 against 9.73 pi_0 / 3.
+  EXPECT_NEAR(first_ring, 9.91 / (9.91 + 9.73 / 3), 1e-9);
+  EXPECT_LE(distance, 1e-5);
+}
+
 // The sweeps reach the stationary distribution: (1/3, 2/3) for this two-state chain,
 // and say where they stop short of it.
 TEST(BottomChain, LazyPowerSweepsFindTheStationaryDistribution) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -22,19 +23,51 @@ namespace {
 constexpr std::size_t kStatesPerBlock = 1 << 12;
 std::size_t blocks_of(std::size_t states) { return (states + kStatesPerBlock - 1) / kStatesPerBlock; }
 
-// Whether the sweeps stop after this one: the mass moved (per block, summed in block
-// order) within tolerance, or the last sweep allowed (then not converged). Says so in stats.
-bool settled(const std::vector<double>& moved_in, double tolerance, std::uint64_t sweep, std::uint64_t max_sweeps,
-             SolveStats& stats) {
-  if (std::accumulate(moved_in.begin(), moved_in.end(), 0.0) <= tolerance) {
-    stats.add_run(sweep);
+// When the sweeps stop. A sweep that moves little mass is not yet near the
+// distribution where the chain mixes slowly: what is left to move is about the last
+// sweep's mass times rho / (1 - rho), rho the mass's rate of decline per sweep
+// (geometric near the end), which a slowly mixing chain has close to 1 (cluster
+// N=512's: 1 - 1.9e-4). So the sweeps stop where that estimate, and the last sweep's
+// mass itself, are within the tolerance; rho is measured over the last kRateWindow
+// sweeps (fewer at the start), and no estimate is made where the mass has not declined.
+class SweepStop {
+ public:
+  SweepStop(double tolerance, std::uint64_t max_sweeps) : tolerance_(tolerance), max_sweeps_(max_sweeps) {}
+
+  // After sweep `moved_` sweeps, which moved `moved` in all: whether to stop. Says so in
+  // stats (not converged where the last sweep allowed ran).
+  bool after_sweep(double moved, SolveStats& stats) {
+    moved_.push_back(moved);
+    const std::uint64_t sweep = moved_.size();
+    if (left_to_move() <= tolerance_) {
+      stats.add_run(sweep);
+      return true;
+    }
+    if (sweep < max_sweeps_) return false;
+    stats.add_run(max_sweeps_);
+    stats.converged = false;
     return true;
   }
-  if (sweep < max_sweeps) return false;
-  stats.add_run(max_sweeps);
-  stats.converged = false;
-  return true;
-}
+
+ private:
+  static constexpr std::size_t kRateWindow = 64;
+
+  // The last sweep's mass, times rho / (1 - rho) where that is above 1.
+  double left_to_move() const {
+    const double last = moved_.back();
+    if (last == 0.0) return 0.0;
+    if (moved_.size() < 2) return std::numeric_limits<double>::infinity();
+    const std::size_t window = std::min(kRateWindow, moved_.size() - 1);
+    const double earlier = moved_[moved_.size() - 1 - window];
+    if (!(last < earlier)) return std::numeric_limits<double>::infinity();
+    const double rho = std::pow(last / earlier, 1.0 / static_cast<double>(window));
+    return last * std::max(1.0, rho / (1.0 - rho));
+  }
+
+  double tolerance_;
+  std::uint64_t max_sweeps_;
+  std::vector<double> moved_;  // per sweep
+};
 
 // Rows this long are ordered in place; longer ones (a hub's predecessors) by std::sort.
 constexpr std::uint64_t kLongestInsertionSort = 32;
@@ -141,6 +174,7 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
   if (n == 1) return {1.0};
   std::vector<double> z(n, 1.0 / static_cast<double>(n)), next(n), sent(n);
   std::vector<double> moved_in(blocks_of(n));
+  SweepStop stop(tolerance, max_sweeps);
   for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
     sent_per_probability(z, chain.leaving, sent);
     parallel_indices(0, moved_in.size(), 1, [&](std::size_t b) {
@@ -157,8 +191,9 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
       moved_in[b] = moved;
     });
     z.swap(next);
-    note_progress(progress, 1, std::accumulate(moved_in.begin(), moved_in.end(), 0.0));
-    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return from_embedded(std::move(z), chain.leaving);
+    const double moved = std::accumulate(moved_in.begin(), moved_in.end(), 0.0);
+    note_progress(progress, 1, moved);
+    if (stop.after_sweep(moved, stats)) return from_embedded(std::move(z), chain.leaving);
   }
   stats.converged = false;  // max_sweeps 0: no sweep ran
   return from_embedded(std::move(z), chain.leaving);
@@ -174,20 +209,20 @@ std::optional<std::vector<double>> power_sweeps_on_device(const BottomChain& cha
   const gpu::TransposedChain arrays{chain.size(), chain.starts.data(), chain.from.data(), chain.probabilities.data(),
                                     chain.leaving.data()};
   std::optional<gpu::PowerSweeps> run;
+  SolveStats told;  // the stop's account, kept only where the device's run completes
+  SweepStop stop(tolerance, max_sweeps);
   try {
-    run = gpu::lazy_power_sweeps(arrays, max_sweeps, tolerance, kStatesPerBlock,
-                                 [&](double moved) { note_progress(progress, 1, moved); });
+    run = gpu::lazy_power_sweeps(arrays, max_sweeps, kStatesPerBlock, [&](double moved) {
+      note_progress(progress, 1, moved);
+      return stop.after_sweep(moved, told);
+    });
   } catch (const gpu::DeviceError& error) {
     spdlog::warn("{}; the power sweeps run on the CPU instead", error.what());
     return std::nullopt;
   }
   if (!run) return std::nullopt;
-  if (run->settled) {
-    stats.add_run(run->sweeps);
-  } else {
-    if (max_sweeps > 0) stats.add_run(max_sweeps);
-    stats.converged = false;
-  }
+  if (max_sweeps == 0) told.converged = false;  // no sweep ran: as the cores' say
+  stats.merge(told);
   if (report) {
     ChunkReport chunk;
     chunk.states = chunk.rows = chain.size();
@@ -222,6 +257,7 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
   if (n == 1) return {1.0};
   const std::vector<double> leaving = leaving_of(mdp, states, local);
   std::vector<double> z(n, 1.0 / static_cast<double>(n)), next(n);
+  SweepStop stop(tolerance, max_sweeps);
   for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
     for (std::size_t i = 0; i < n; ++i) next[i] = 0.5 * z[i];
     for (std::size_t j = 0; j < n; ++j) {
@@ -234,7 +270,9 @@ std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std:
     std::vector<double> moved_in(blocks_of(n), 0.0);
     for (std::size_t i = 0; i < n; ++i) moved_in[i / kStatesPerBlock] += std::abs(next[i] - z[i]);
     z.swap(next);
-    if (settled(moved_in, tolerance, sweep, max_sweeps, stats)) return from_embedded(std::move(z), leaving);
+    if (stop.after_sweep(std::accumulate(moved_in.begin(), moved_in.end(), 0.0), stats)) {
+      return from_embedded(std::move(z), leaving);
+    }
   }
   stats.converged = false;  // max_sweeps 0: no sweep ran
   return from_embedded(std::move(z), leaving);
