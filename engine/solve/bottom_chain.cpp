@@ -224,17 +224,8 @@ std::optional<std::vector<double>> power_sweeps_on_device(const BottomChain& cha
   if (max_sweeps == 0) told.converged = false;  // no sweep ran: as the cores' say
   stats.merge(told);
   if (report) {
-    ChunkReport chunk;
-    chunk.states = chunk.rows = chain.size();
-    chunk.entries = chain.from.size();
-    chunk.sccs = 1;
-    chunk.on_gpu = true;
-    chunk.iterations = run->sweeps;
-    chunk.upload_s = run->upload_s;
-    chunk.solve_s = run->solve_s;
-    chunk.footprint_bytes = run->device_bytes;
-    report->chunks.push_back(chunk);
-    report->peak_device_bytes = std::max(report->peak_device_bytes, run->device_bytes);
+    add_device_run(*report, {chain.size(), chain.from.size(), run->sweeps, run->upload_s, run->solve_s,
+                             run->device_bytes});
   }
   return from_embedded(std::move(run->z), chain.leaving);
 }

@@ -7,6 +7,7 @@
 #include "engine/solve/chunk_feeder.h"
 #include "engine/solve/prepared_chunk.h"
 #include "engine/solve/solve_progress.h"
+#include "gpu/device_info.h"
 #include "gpu/partitioned_sweeps.h"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -126,6 +127,23 @@ bool use_device_for(std::uint64_t states, const DeviceOptions& device) {
   if (gpu::usable_device_count() > 0) return true;
   if (device.solver == SolverKind::gpu) throw std::runtime_error("--solver gpu: no usable CUDA device");
   return false;
+}
+
+void add_device_run(SolveReport& report, const DeviceRun& run) {
+  ChunkReport chunk;
+  chunk.states = chunk.rows = run.states;
+  chunk.entries = run.entries;
+  chunk.sccs = 1;
+  chunk.on_gpu = true;
+  chunk.iterations = run.steps;
+  chunk.upload_s = run.upload_s;
+  chunk.solve_s = run.solve_s;
+  chunk.footprint_bytes = run.device_bytes;
+  report.chunks.push_back(chunk);
+  report.peak_device_bytes = std::max(report.peak_device_bytes, run.device_bytes);
+  report.device_in_use_bytes = std::max(report.device_in_use_bytes, run.in_use_bytes);
+  const std::vector<gpu::DeviceInfo> devices = gpu::list_devices();
+  if (!devices.empty()) report.device = devices.front().name;
 }
 
 bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule) {

@@ -76,6 +76,17 @@ bool device_worth_starting(std::uint64_t states, const DeviceOptions& device);
 // usable.
 bool use_device_for(std::uint64_t states, const DeviceOptions& device);
 
+// A run of steps on the device outside the chunk driver (uniformisation's steps, the
+// stationary power sweeps: one SCC, one row a state), added to report as its chunk,
+// with its device bytes (what it held; in_use_bytes, measured at its end, 0 where not
+// measured) and the device's name.
+struct DeviceRun {
+  std::uint64_t states = 0, entries = 0, steps = 0;
+  double upload_s = 0.0, solve_s = 0.0;
+  std::size_t device_bytes = 0, in_use_bytes = 0;
+};
+void add_device_run(SolveReport& report, const DeviceRun& run);
+
 // How a system built on the host keeps its values: as the model does where a device
 // will take it (in chunks, 1 or 2 bytes an entry), else plain for the CPU's sweeps.
 SystemValues host_system_values(const DeviceOptions& device);

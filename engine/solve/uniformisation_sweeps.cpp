@@ -2,7 +2,6 @@
 
 #include "engine/solve/bellman.h"
 #include "engine/solve/parallel_indices.h"
-#include "gpu/device_info.h"
 #include "gpu/partitioned_sweeps.h"
 #include "gpu/uniformisation_steps.h"
 
@@ -106,20 +105,8 @@ std::optional<WeightedSum> on_device(const MaybeSystem& system, const double* st
     std::optional<gpu::WeightedSteps> steps =
         gpu::weighted_steps(matrix, system.row_constants.data(), start, weights, first, close);
     if (!steps) return std::nullopt;
-    ChunkReport chunk;
-    chunk.states = chunk.rows = system.num_states();
-    chunk.entries = system.columns.size();
-    chunk.sccs = 1;
-    chunk.on_gpu = true;
-    chunk.iterations = steps->steps;
-    chunk.upload_s = steps->upload_s;
-    chunk.solve_s = steps->solve_s;
-    chunk.footprint_bytes = steps->device_bytes;
-    report.chunks.push_back(chunk);
-    report.peak_device_bytes = std::max(report.peak_device_bytes, steps->device_bytes);
-    report.device_in_use_bytes = std::max(report.device_in_use_bytes, steps->in_use_bytes);
-    const std::vector<gpu::DeviceInfo> devices = gpu::list_devices();
-    if (!devices.empty()) report.device = devices.front().name;
+    add_device_run(report, {system.num_states(), system.columns.size(), steps->steps, steps->upload_s, steps->solve_s,
+                            steps->device_bytes, steps->in_use_bytes});
     WeightedSum sum;
     sum.sum = copy_of(steps->sum.data(), steps->sum.size());
     sum.steps = steps->steps;
