@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -27,23 +28,25 @@ std::size_t blocks_of(std::size_t states) { return (states + kStatesPerBlock - 1
 // distribution where the chain mixes slowly: what is left to move is about the last
 // sweep's mass times rho / (1 - rho), rho the mass's rate of decline per sweep
 // (geometric near the end), which a slowly mixing chain has close to 1 (cluster
-// N=512's: 1 - 1.9e-4). So the sweeps stop where that estimate, and the last sweep's
-// mass itself, are within the tolerance; rho is measured over the last kRateWindow
-// sweeps (fewer at the start), and no estimate is made where the mass has not declined.
+// N=512's: bench/NOTES.md, session 16). So the sweeps stop where that estimate, and
+// the last sweep's mass itself, are within the tolerance; rho is measured over the
+// last kRateWindow sweeps (fewer at the start), and no estimate is made where the mass
+// has not declined.
 class SweepStop {
  public:
   SweepStop(double tolerance, std::uint64_t max_sweeps) : tolerance_(tolerance), max_sweeps_(max_sweeps) {}
 
-  // After sweep `moved_` sweeps, which moved `moved` in all: whether to stop. Says so in
-  // stats (not converged where the last sweep allowed ran).
+  // After a sweep that moved `moved` of mass in all: whether to stop. Says so in stats
+  // (not converged where the last sweep allowed ran).
   bool after_sweep(double moved, SolveStats& stats) {
-    moved_.push_back(moved);
-    const std::uint64_t sweep = moved_.size();
+    ++sweeps_;
+    recent_.push_back(moved);
+    if (recent_.size() > kRateWindow + 1) recent_.pop_front();
     if (left_to_move() <= tolerance_) {
-      stats.add_run(sweep);
+      stats.add_run(sweeps_);
       return true;
     }
-    if (sweep < max_sweeps_) return false;
+    if (sweeps_ < max_sweeps_) return false;
     stats.add_run(max_sweeps_);
     stats.converged = false;
     return true;
@@ -54,19 +57,19 @@ class SweepStop {
 
   // The last sweep's mass, times rho / (1 - rho) where that is above 1.
   double left_to_move() const {
-    const double last = moved_.back();
+    const double last = recent_.back();
     if (last == 0.0) return 0.0;
-    if (moved_.size() < 2) return std::numeric_limits<double>::infinity();
-    const std::size_t window = std::min(kRateWindow, moved_.size() - 1);
-    const double earlier = moved_[moved_.size() - 1 - window];
+    if (recent_.size() < 2) return std::numeric_limits<double>::infinity();
+    const double earlier = recent_.front();
     if (!(last < earlier)) return std::numeric_limits<double>::infinity();
-    const double rho = std::pow(last / earlier, 1.0 / static_cast<double>(window));
+    const double rho = std::pow(last / earlier, 1.0 / static_cast<double>(recent_.size() - 1));
     return last * std::max(1.0, rho / (1.0 - rho));
   }
 
   double tolerance_;
   std::uint64_t max_sweeps_;
-  std::vector<double> moved_;  // per sweep
+  std::uint64_t sweeps_ = 0;
+  std::deque<double> recent_;  // the last kRateWindow + 1 sweeps' mass, oldest first
 };
 
 // Rows this long are ordered in place; longer ones (a hub's predecessors) by std::sort.
