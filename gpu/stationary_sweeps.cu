@@ -3,6 +3,7 @@
 
 #include "gpu/cuda_support.cuh"
 #include "gpu/graph_device.cuh"
+#include "gpu/host_copies.cuh"
 
 #include <chrono>
 #include <numeric>
@@ -15,6 +16,7 @@ using detail::check;
 using detail::DeviceArray;
 using detail::grid_for;
 using detail::grid_stride;
+using detail::HostCopies;
 using detail::kBlockSize;
 using detail::thread_index;
 
@@ -72,11 +74,19 @@ std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::
   const std::uint64_t entries = n == 0 ? 0 : chain.starts[n];
   const std::uint64_t blocks = (n + block_states - 1) / block_states;
   PowerSweeps out;
-  DeviceArray<std::uint64_t> d_starts(chain.starts, n + 1);
-  DeviceArray<std::uint32_t> d_from(chain.from, entries);
-  DeviceArray<double> d_probabilities(chain.probabilities, entries), d_leaving(chain.leaving, n);
+  DeviceArray<std::uint64_t> d_starts(n + 1);
+  DeviceArray<std::uint32_t> d_from(entries);
+  DeviceArray<double> d_probabilities(entries), d_leaving(n);
   DeviceArray<double> d_z[2] = {DeviceArray<double>(n), DeviceArray<double>(n)};
   DeviceArray<double> d_sent(n), d_moved(n), d_sums(blocks);
+  {  // through locked pieces (gpu/host_copies.cuh): the chain is model-sized
+    HostCopies copies(0);
+    copies.to_device(d_starts.get(), chain.starts, (n + 1) * sizeof(std::uint64_t));
+    copies.to_device(d_from.get(), chain.from, entries * sizeof(std::uint32_t));
+    copies.to_device(d_probabilities.get(), chain.probabilities, entries * sizeof(double));
+    copies.to_device(d_leaving.get(), chain.leaving, n * sizeof(double));
+    copies.finish();
+  }
   check(cudaDeviceSynchronize(), "uploading the chain");
   out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   out.device_bytes = (n + 1) * sizeof(std::uint64_t) + entries * (sizeof(std::uint32_t) + sizeof(double)) +
@@ -100,7 +110,12 @@ std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::
     if (after_sweep(std::accumulate(sums.begin(), sums.end(), 0.0))) break;
   }
   out.z.resize(n);
-  check(cudaMemcpy(out.z.data(), d_z[current].get(), n * sizeof(double), cudaMemcpyDeviceToHost), "downloading the mass");
+  {
+    HostCopies copies(0);
+    copies.to_host(out.z.data(), d_z[current].get(), n * sizeof(double));
+    copies.finish();
+  }
+  check(cudaStreamSynchronize(0), "downloading the mass");
   out.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() - out.upload_s;
   return out;
 }
