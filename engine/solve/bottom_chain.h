@@ -35,12 +35,14 @@ BottomChain transpose_bottom(const SparseMdp& mdp, const std::vector<std::uint32
 // Power iteration on the lazy embedded chain (I + E) / 2, E(j, i) = P(j, i) / (1 - P(j, j))
 // for i != j (the chain without its self-loops: a uniformised CTMC's states stay put with
 // probabilities up to 1 - 1e-3 and more, and the uniformised chain's sweeps crawl there),
-// from the uniform distribution, until a sweep moves at most tolerance of mass in all
-// (the change's 1-norm: a bound on each entry's change, however many states share the
-// mass, would stop a slowly mixing chain of millions of states far from its
-// distribution) or max_sweeps have run; the sweeps it took go to stats (not converged
-// where it hit max_sweeps). Returns the chain's distribution, z_i / (1 - P(i, i))
-// normalised.
+// from the uniform distribution, until the mass left to move is at most tolerance or
+// max_sweeps have run; the sweeps it took go to stats (not converged where it hit
+// max_sweeps). Left to move: the last sweep's mass moved (the change's 1-norm: a bound
+// on each entry's change, however many states share the mass, would stop a slowly
+// mixing chain of millions of states far from its distribution), times rho / (1 - rho)
+// where that is above 1, rho the mass's decline per sweep over the last 64 sweeps (a
+// small change alone stops a slowly mixing chain far from its distribution too).
+// Returns the chain's distribution, z_i / (1 - P(i, i)) normalised.
 // progress, where given, hears of each sweep (what -v says of a long one).
 std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
                                       SolveStats& stats, SolveProgress* progress = nullptr);
