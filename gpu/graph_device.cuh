@@ -92,52 +92,93 @@ struct DeviceGraph {
   }
 };
 
-// Two frontier queues and the device counter of the next one's length: a level
-// kernel reads one queue and pushes onto the other. The host reads each level's
-// length back (a few microseconds a level).
+// A level as its kernel sees it: the frontier, its length (on the device), and the
+// next level's queue and length.
+struct Level {
+  const std::uint32_t* frontier;
+  const unsigned* size;
+  std::uint32_t* next;
+  unsigned* next_size;
+
+  __device__ void push_next(std::uint32_t item) const { push(next, next_size, item); }
+};
+
+// Two frontier queues and, per level, the device counter of its length: a level
+// kernel reads its frontier's length from the device (d_size) and pushes onto the
+// other queue. The host enqueues a batch of levels and reads their lengths back once:
+// a wait costs about 20 microseconds, and a search may run for tens of thousands of
+// levels (tandem c=4095's SCCs: 24,573). Levels after an empty one push nothing.
 class LevelQueues {
  public:
   explicit LevelQueues(std::uint64_t capacity)
-      : queues_{DeviceArray<std::uint32_t>(capacity), DeviceArray<std::uint32_t>(capacity)}, count_(1) {
-    check(cudaMallocHost(&host_count_, sizeof(unsigned)), "cudaMallocHost");
+      : queues_{DeviceArray<std::uint32_t>(capacity), DeviceArray<std::uint32_t>(capacity)}, counts_(kMostLevels + 1) {
+    check(cudaMallocHost(&host_counts_, (kMostLevels + 1) * sizeof(unsigned)), "cudaMallocHost");
   }
-  ~LevelQueues() { cudaFreeHost(host_count_); }
+  ~LevelQueues() { cudaFreeHost(host_counts_); }
   LevelQueues(const LevelQueues&) = delete;
   LevelQueues& operator=(const LevelQueues&) = delete;
 
-  // fill(d_queue, d_count) seeds the first level; then launch(d_frontier, size,
-  // d_next, d_count) for each level until one pushes nothing. Returns the number of
-  // levels run.
+  // fill(d_queue, d_count) seeds the first level; then launch(level, hint) for each
+  // level until one pushes nothing. hint is the largest length the last batch saw,
+  // for the grid's size: a level's length may differ (the kernels loop over
+  // *level.size, whatever the grid). Batches double up to
+  // kMostLevels while the lengths stay within twice the hint, and fall back to one
+  // level where they grow faster, so a search of a few levels, or of quickly growing
+  // ones, launches few idle or undersized levels. Returns the number of levels run.
   template <typename Fill, typename Launch>
   unsigned run(Fill fill, Launch launch) {
+    return run_batched(fill, launch, kMostLevels);
+  }
+  // The same a level at a time: hint is the level's length (for callers whose launch
+  // needs it on the host).
+  template <typename Fill, typename Launch>
+  unsigned run_level_by_level(Fill fill, Launch launch) {
+    return run_batched(fill, launch, 1);
+  }
+
+ private:
+  static constexpr unsigned kMostLevels = 64;
+
+  template <typename Fill, typename Launch>
+  unsigned run_batched(Fill fill, Launch launch, unsigned most_levels) {
     int current = 0;
-    reset_count();
-    fill(queues_[0].get(), count_.get());
+    check(cudaMemsetAsync(counts_.get(), 0, sizeof(unsigned)), "cudaMemsetAsync");
+    fill(queues_[0].get(), counts_.get());
     check(cudaGetLastError(), "seeding a frontier");
-    unsigned size = read_count(), levels = 0;
+    unsigned size = read_counts(0, 1)[0], hint = size, levels = 0, batch = 1;
     while (size > 0) {
-      reset_count();
-      launch(queues_[current].get(), size, queues_[1 - current].get(), count_.get());
-      check(cudaGetLastError(), "level kernel launch");
-      size = read_count();
-      current = 1 - current;
+      // counts_[0] holds the frontier's length; level j's is counts_[j].
+      check(cudaMemsetAsync(counts_.get() + 1, 0, batch * sizeof(unsigned)), "cudaMemsetAsync");
+      for (unsigned j = 0; j < batch; ++j, current = 1 - current) {
+        launch(Level{queues_[current].get(), counts_.get() + j, queues_[1 - current].get(), counts_.get() + j + 1}, hint);
+        check(cudaGetLastError(), "level kernel launch");
+      }
+      const unsigned* lengths = read_counts(1, batch);  // lengths[j]: counts_[j + 1]
       ++levels;
+      for (unsigned j = 0; j + 1 < batch && lengths[j] > 0; ++j) ++levels;
+      const unsigned largest = *std::max_element(lengths, lengths + batch);
+      size = lengths[batch - 1];
+      if (size > 0) {
+        check(cudaMemcpyAsync(counts_.get(), counts_.get() + batch, sizeof(unsigned), cudaMemcpyDeviceToDevice),
+              "carrying a level's length");
+      }
+      batch = largest <= 2 * std::uint64_t{hint} ? std::min(2 * batch, most_levels) : 1;
+      hint = largest;
     }
     return levels;
   }
 
- private:
-  // Asynchronous on the default stream, into pinned memory: a level costs one wait.
-  void reset_count() { check(cudaMemsetAsync(count_.get(), 0, sizeof(unsigned)), "cudaMemsetAsync"); }
-  unsigned read_count() {
-    check(cudaMemcpyAsync(host_count_, count_.get(), sizeof(unsigned), cudaMemcpyDeviceToHost), "reading a level's size");
-    check(cudaStreamSynchronize(0), "waiting for a level");
-    return *host_count_;
+  // counts_[first, first + count) through pinned memory: one wait.
+  const unsigned* read_counts(unsigned first, unsigned count) {
+    check(cudaMemcpyAsync(host_counts_, counts_.get() + first, count * sizeof(unsigned), cudaMemcpyDeviceToHost),
+          "reading the levels' lengths");
+    check(cudaStreamSynchronize(0), "waiting for the levels");
+    return host_counts_;
   }
 
   DeviceArray<std::uint32_t> queues_[2];
-  DeviceArray<unsigned> count_;
-  unsigned* host_count_ = nullptr;
+  DeviceArray<unsigned> counts_;
+  unsigned* host_counts_ = nullptr;
 };
 
 }  // namespace mdpvi::gpu::detail

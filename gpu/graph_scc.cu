@@ -55,9 +55,8 @@ class Decomposer {
         [&](std::uint32_t* d_queue, unsigned* d_count) {
           seed_singletons<<<blocks_, kBlockSize>>>(g_.num_states, d_scc, in_.get(), out_.get(), d_queue, d_count);
         },
-        [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-          trim_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, in_.get(), out_.get(),
-                                                                 d_next, d_count);
+        [&](const Level& level, unsigned hint) {
+          trim_level<<<grid_for(hint, sm_count_), kBlockSize>>>(g_, rows_, level, d_scc, in_.get(), out_.get());
         });
   }
 
@@ -74,17 +73,16 @@ class Decomposer {
         [&](std::uint32_t* d_queue, unsigned* d_count) {
           seed_one<<<1, 1>>>(pivot, stamp_.get(), mark, d_queue, d_count);
         },
-        [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-          forward_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, stamp_.get(),
-                                                                    mark, d_next, d_count);
+        [&](const Level& level, unsigned hint) {
+          forward_level<<<grid_for(hint, sm_count_), kBlockSize>>>(g_, rows_, level, d_scc, stamp_.get(), mark);
         });
     return forward + queues_.run(
                          [&](std::uint32_t* d_queue, unsigned* d_count) {
                            seed_pivot_scc<<<1, 1>>>(pivot, d_scc, d_queue, d_count);
                          },
-                         [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-                           backward_level<<<grid_for(size, sm_count_), kBlockSize>>>(
-                               g_, rows_, d_frontier, size, d_scc, stamp_.get(), mark, pivot, d_next, d_count);
+                         [&](const Level& level, unsigned hint) {
+                           backward_level<<<grid_for(hint, sm_count_), kBlockSize>>>(g_, rows_, level, d_scc,
+                                                                                      stamp_.get(), mark, pivot);
                          });
   }
 
@@ -94,9 +92,9 @@ class Decomposer {
         [&](std::uint32_t* d_queue, unsigned* d_count) {
           gather_live<<<blocks_, kBlockSize>>>(g_.num_states, d_scc, color_.get(), d_queue, d_count);
         },
-        [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-          color_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, color_.get(),
-                                                                  stamp_.get(), ++mark_, d_next, d_count);
+        [&](const Level& level, unsigned hint) {
+          color_level<<<grid_for(hint, sm_count_), kBlockSize>>>(g_, rows_, level, d_scc, color_.get(), stamp_.get(),
+                                                                  ++mark_);
         });
   }
 
@@ -105,9 +103,8 @@ class Decomposer {
         [&](std::uint32_t* d_queue, unsigned* d_count) {
           take_roots<<<blocks_, kBlockSize>>>(g_.num_states, d_scc, color_.get(), d_queue, d_count);
         },
-        [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-          peel_level<<<grid_for(size, sm_count_), kBlockSize>>>(g_, rows_, d_frontier, size, d_scc, color_.get(), d_next,
-                                                                 d_count);
+        [&](const Level& level, unsigned hint) {
+          peel_level<<<grid_for(hint, sm_count_), kBlockSize>>>(g_, rows_, level, d_scc, color_.get());
         });
   }
 
@@ -172,21 +169,22 @@ DeviceArray<std::uint32_t> scc_heights(const DeviceGraph& g, const unsigned long
   DeviceArray<unsigned char> scan_temp(scan_bytes);
   std::uint64_t done = 0;
   LevelQueues queues(std::uint64_t{count} + 1);
-  queues.run(
+  queues.run_level_by_level(
       [&](std::uint32_t* d_queue, unsigned* d_count) {
         seed_sinks<<<grid_for(count, sm_count), kBlockSize>>>(count, leaving.get(), height.get(), d_queue, d_count);
       },
-      [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
+      [&](const Level& level, unsigned size) {  // level by level: size is the level's length
         done += size;
-        frontier_sizes<<<grid_for(size, sm_count), kBlockSize>>>(d_frontier, size, groups.sizes.get(), level_sizes.get());
+        frontier_sizes<<<grid_for(size, sm_count), kBlockSize>>>(level.frontier, size, groups.sizes.get(),
+                                                                  level_sizes.get());
         std::size_t bytes = scan_bytes;
         check(cub::DeviceScan::InclusiveSum(scan_temp.get(), bytes, level_sizes.get(), running_total.get(),
                                             static_cast<std::int64_t>(size)), "a level's running total");
         // At least a block per multiprocessor: a level of a few SCCs may hold a large one.
         const unsigned grid = std::max<unsigned>(grid_for(size, sm_count), static_cast<unsigned>(sm_count));
         height_level<<<grid, kBlockSize>>>(
-            g, d_rows, d_frontier, size, running_total.get(), d_scc, groups.states.get(),
-            groups.starts.get(), groups.slot.get(), leaving.get(), height.get(), d_next, d_count);
+            g, d_rows, level.frontier, size, running_total.get(), d_scc, groups.states.get(), groups.starts.get(),
+            groups.slot.get(), leaving.get(), height.get(), level.next, level.next_size);
       });
   if (done != count) {
     throw DeviceError("SCC heights: " + std::to_string(done) + " of " + std::to_string(count) +

@@ -32,13 +32,12 @@ __global__ void members_kernel(const unsigned long long* d_set, std::uint64_t bi
   }
 }
 
-__global__ void exists_level_kernel(DeviceGraph g, const std::uint32_t* d_frontier, unsigned frontier_size,
-                                    const unsigned long long* d_allowed_states,
-                                    const unsigned long long* d_allowed_rows, unsigned long long* d_reached,
-                                    std::uint32_t* d_next, unsigned* d_next_count) {
-  for (std::uint64_t i = thread_index(); i < frontier_size; i += grid_stride()) {
-    g.each_predecessor(d_frontier[i], d_allowed_rows, [&](std::uint32_t owner) {
-      if (test_bit(d_allowed_states, owner) && claim_bit(d_reached, owner)) push(d_next, d_next_count, owner);
+__global__ void exists_level_kernel(DeviceGraph g, Level level, const unsigned long long* d_allowed_states,
+                                    const unsigned long long* d_allowed_rows, unsigned long long* d_reached) {
+  const unsigned size = *level.size;
+  for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
+    g.each_predecessor(level.frontier[i], d_allowed_rows, [&](std::uint32_t owner) {
+      if (test_bit(d_allowed_states, owner) && claim_bit(d_reached, owner)) level.push_next(owner);
     });
   }
 }
@@ -49,12 +48,12 @@ __global__ void rows_missing_kernel(DeviceGraph g, std::uint32_t* d_rows_missing
   }
 }
 
-__global__ void forall_level_kernel(DeviceGraph g, const std::uint32_t* d_frontier, unsigned frontier_size,
-                                    const unsigned long long* d_allowed_states, unsigned long long* d_row_hit,
-                                    std::uint32_t* d_rows_missing, unsigned long long* d_attracted,
-                                    std::uint32_t* d_next, unsigned* d_next_count) {
-  for (std::uint64_t i = thread_index(); i < frontier_size; i += grid_stride()) {
-    const std::uint32_t t = d_frontier[i];
+__global__ void forall_level_kernel(DeviceGraph g, Level level, const unsigned long long* d_allowed_states,
+                                    unsigned long long* d_row_hit, std::uint32_t* d_rows_missing,
+                                    unsigned long long* d_attracted) {
+  const unsigned size = *level.size;
+  for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
+    const std::uint32_t t = level.frontier[i];
     for (std::uint64_t e = g.d_pred_offsets[t]; e < g.d_pred_offsets[t + 1]; ++e) {
       const std::uint64_t row = g.d_pred_rows[e] - g.num_states;
       if (!claim_bit(d_row_hit, row)) continue;  // a row counts once
@@ -62,7 +61,7 @@ __global__ void forall_level_kernel(DeviceGraph g, const std::uint32_t* d_fronti
       if (test_bit(d_attracted, owner) || !test_bit(d_allowed_states, owner)) continue;
       // The last row of the owner to be hit attracts it: exactly one thread sees 1.
       if (atomicSub(d_rows_missing + owner, 1u) == 1u && claim_bit(d_attracted, owner)) {
-        push(d_next, d_next_count, owner);
+        level.push_next(owner);
       }
     }
   }
@@ -183,9 +182,9 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     unsigned long long* d_reached = d_state_sets_[0].get();
     upload_words(d_reached, sources, words_of(states_));
     const unsigned long long* d_rows = upload_subgraph(allowed_states, allowed_rows);
-    each_level(d_reached, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-      exists_level_kernel<<<grid_for(size, sm_count_), kBlockSize>>>(view(), d_frontier, size, d_state_sets_[1].get(),
-                                                                      d_rows, d_reached, d_next, d_count);
+    each_level(d_reached, [&](const Level& level, unsigned hint) {
+      exists_level_kernel<<<grid_for(hint, sm_count_), kBlockSize>>>(view(), level, d_state_sets_[1].get(), d_rows,
+                                                                      d_reached);
     });
     download_words(reached, d_reached, words_of(states_));
   }
@@ -200,10 +199,10 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     Scratch& scratch = scratch_for_searches();
     rows_missing_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), scratch.rows_missing.get());
     check(cudaGetLastError(), "rows-missing kernel launch");
-    each_level(d_attracted, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-      forall_level_kernel<<<grid_for(size, sm_count_), kBlockSize>>>(view(), d_frontier, size, d_state_sets_[1].get(),
+    each_level(d_attracted, [&](const Level& level, unsigned hint) {
+      forall_level_kernel<<<grid_for(hint, sm_count_), kBlockSize>>>(view(), level, d_state_sets_[1].get(),
                                                                       d_row_sets_[0].get(), scratch.rows_missing.get(),
-                                                                      d_attracted, d_next, d_count);
+                                                                      d_attracted);
     });
     download_words(attracted, d_attracted, words_of(states_));
   }
@@ -232,9 +231,9 @@ class CudaGraphSearch final : public DeviceGraphSearch {
       mark_rows_staying_in(d_inside, d_row_sets_[1].get());
       and_words<<<blocks, kBlockSize>>>(d_targets, d_inside, d_reached, words);
       and_words<<<blocks, kBlockSize>>>(d_allowed, d_inside, d_allowed_now, words);
-      each_level(d_reached, [&](const std::uint32_t* d_frontier, unsigned size, std::uint32_t* d_next, unsigned* d_count) {
-        exists_level_kernel<<<grid_for(size, sm_count_), kBlockSize>>>(view(), d_frontier, size, d_allowed_now,
-                                                                        d_row_sets_[1].get(), d_reached, d_next, d_count);
+      each_level(d_reached, [&](const Level& level, unsigned hint) {
+        exists_level_kernel<<<grid_for(hint, sm_count_), kBlockSize>>>(view(), level, d_allowed_now,
+                                                                        d_row_sets_[1].get(), d_reached);
       });
       if (!differ(d_reached, d_inside, words)) {
         download_words(inside, d_inside, words);

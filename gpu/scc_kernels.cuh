@@ -50,22 +50,21 @@ __global__ void seed_singletons(std::uint32_t n, std::uint32_t* d_scc, const std
 }
 
 // A singleton leaves: each live neighbour loses one count, and at 0 is one too.
-__device__ inline void release(std::uint32_t w, std::uint32_t* d_scc, std::uint32_t* d_counts, std::uint32_t* d_next,
-                               unsigned* d_count) {
+__device__ inline void release(std::uint32_t w, std::uint32_t* d_scc, std::uint32_t* d_counts, const Level& level) {
   if (d_scc[w] == kLive && atomicSub(d_counts + w, 1u) == 1u && atomicCAS(d_scc + w, kLive, w) == kLive)
-    push(d_next, d_count, w);
+    level.push_next(w);
 }
 
-__global__ void trim_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                           unsigned size, std::uint32_t* d_scc, std::uint32_t* d_in_count, std::uint32_t* d_out_count,
-                           std::uint32_t* d_next, unsigned* d_count) {
+__global__ void trim_level(DeviceGraph g, const unsigned long long* d_rows, Level level, std::uint32_t* d_scc,
+                           std::uint32_t* d_in_count, std::uint32_t* d_out_count) {
+  const unsigned size = *level.size;
   for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    const std::uint32_t v = d_frontier[i];
+    const std::uint32_t v = level.frontier[i];
     g.each_successor(v, d_rows, [&](std::uint32_t w) {
-      if (w != v) release(w, d_scc, d_in_count, d_next, d_count);
+      if (w != v) release(w, d_scc, d_in_count, level);
     });
     g.each_predecessor(v, d_rows, [&](std::uint32_t u) {
-      if (u != v) release(u, d_scc, d_out_count, d_next, d_count);
+      if (u != v) release(u, d_scc, d_out_count, level);
     });
   }
 }
@@ -91,12 +90,12 @@ __global__ void seed_one(std::uint32_t s, std::uint32_t* d_stamp, std::uint32_t 
 }
 
 // The live states the pivot reaches get the mark in d_stamp, each queued once.
-__global__ void forward_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                              unsigned size, const std::uint32_t* d_scc, std::uint32_t* d_stamp, std::uint32_t mark,
-                              std::uint32_t* d_next, unsigned* d_count) {
+__global__ void forward_level(DeviceGraph g, const unsigned long long* d_rows, Level level, const std::uint32_t* d_scc,
+                              std::uint32_t* d_stamp, std::uint32_t mark) {
+  const unsigned size = *level.size;
   for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    g.each_successor(d_frontier[i], d_rows, [&](std::uint32_t w) {
-      if (d_scc[w] == kLive && d_stamp[w] != mark && atomicExch(d_stamp + w, mark) != mark) push(d_next, d_count, w);
+    g.each_successor(level.frontier[i], d_rows, [&](std::uint32_t w) {
+      if (d_scc[w] == kLive && d_stamp[w] != mark && atomicExch(d_stamp + w, mark) != mark) level.push_next(w);
     });
   }
 }
@@ -107,13 +106,13 @@ __global__ void seed_pivot_scc(std::uint32_t pivot, std::uint32_t* d_scc, std::u
 }
 
 // The marked live states that reach the pivot: its SCC, labelled with it.
-__global__ void backward_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                               unsigned size, std::uint32_t* d_scc, const std::uint32_t* d_stamp, std::uint32_t mark,
-                               std::uint32_t pivot, std::uint32_t* d_next, unsigned* d_count) {
+__global__ void backward_level(DeviceGraph g, const unsigned long long* d_rows, Level level, std::uint32_t* d_scc,
+                               const std::uint32_t* d_stamp, std::uint32_t mark, std::uint32_t pivot) {
+  const unsigned size = *level.size;
   for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    g.each_predecessor(d_frontier[i], d_rows, [&](std::uint32_t u) {
+    g.each_predecessor(level.frontier[i], d_rows, [&](std::uint32_t u) {
       if (d_scc[u] == kLive && d_stamp[u] == mark && atomicCAS(d_scc + u, kLive, pivot) == kLive)
-        push(d_next, d_count, u);
+        level.push_next(u);
     });
   }
 }
@@ -131,15 +130,15 @@ __global__ void gather_live(std::uint32_t n, const std::uint32_t* d_scc, std::ui
 
 // Max-label propagation: a state whose color rose goes onto the next level once
 // (stamp holds the last level it was queued for; levels never repeat a mark).
-__global__ void color_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                            unsigned size, const std::uint32_t* d_scc, std::uint32_t* d_color, std::uint32_t* d_stamp,
-                            std::uint32_t mark, std::uint32_t* d_next, unsigned* d_count) {
+__global__ void color_level(DeviceGraph g, const unsigned long long* d_rows, Level level, const std::uint32_t* d_scc,
+                            std::uint32_t* d_color, std::uint32_t* d_stamp, std::uint32_t mark) {
+  const unsigned size = *level.size;
   for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    const std::uint32_t v = d_frontier[i];
+    const std::uint32_t v = level.frontier[i];
     const std::uint32_t c = d_color[v];
     g.each_successor(v, d_rows, [&](std::uint32_t w) {
       if (d_scc[w] == kLive && atomicMax(d_color + w, c) < c && atomicExch(d_stamp + w, mark) != mark)
-        push(d_next, d_count, w);
+        level.push_next(w);
     });
   }
 }
@@ -157,14 +156,14 @@ __global__ void take_roots(std::uint32_t n, std::uint32_t* d_scc, const std::uin
 }
 
 // A root's SCC: the states of its color that reach it backwards.
-__global__ void peel_level(DeviceGraph g, const unsigned long long* d_rows, const std::uint32_t* d_frontier,
-                           unsigned size, std::uint32_t* d_scc, const std::uint32_t* d_color, std::uint32_t* d_next,
-                           unsigned* d_count) {
+__global__ void peel_level(DeviceGraph g, const unsigned long long* d_rows, Level level, std::uint32_t* d_scc,
+                           const std::uint32_t* d_color) {
+  const unsigned size = *level.size;
   for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
-    const std::uint32_t v = d_frontier[i];
+    const std::uint32_t v = level.frontier[i];
     const std::uint32_t c = d_color[v];
     g.each_predecessor(v, d_rows, [&](std::uint32_t u) {
-      if (d_scc[u] == kLive && d_color[u] == c && atomicCAS(d_scc + u, kLive, c) == kLive) push(d_next, d_count, u);
+      if (d_scc[u] == kLive && d_color[u] == c && atomicCAS(d_scc + u, kLive, c) == kLive) level.push_next(u);
     });
   }
 }

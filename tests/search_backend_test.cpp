@@ -215,6 +215,43 @@ TEST_P(SearchIsEquivalentToRef, SccsOfALongChain) {
   expect_sccs_equivalent(*backend, mdp, maybe, nullptr, "the chain cut");
 }
 
+// A cycle thousands of levels deep, with one state on it fanning out to 200,000 states
+// that lead back onto it: the searches' levels go by in batches (gpu/graph_device.cuh)
+// that have grown long when a level's frontier bursts from one state to 200,000, and
+// end within a batch.
+TEST_P(SearchIsEquivalentToRef, SearchesWhoseFrontiersBurstAfterThousandsOfLevels) {
+  const std::uint32_t cycle = 3001, fan = 200'003, burst_at = 2000, n = cycle + fan;
+  SparseMdp mdp;
+  mdp.row_group_starts.push_back(0);
+  mdp.row_starts.push_back(0);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    if (s < cycle) mdp.columns.push_back((s + 1) % cycle);
+    if (s == burst_at) {
+      for (std::uint32_t f = cycle; f < n; ++f) mdp.columns.push_back(f);
+    }
+    if (s >= cycle) mdp.columns.push_back(burst_at + 1);
+    const std::size_t entries = mdp.columns.size() - mdp.row_starts.back();
+    for (std::size_t k = 0; k < entries; ++k) mdp.values.push_back(1.0 / static_cast<double>(entries));
+    mdp.row_starts.push_back(mdp.columns.size());
+    mdp.row_group_starts.push_back(mdp.row_starts.size() - 1);
+  }
+  graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+  graph::ReferenceSearch reference(mdp, g);
+  std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, g, GetParam());
+  const StateSet everything = all_states(n);
+  expect_sccs_equivalent(*backend, mdp, everything, nullptr, "one SCC");
+  StateSet cut = everything;
+  cut.reset(500);  // the cycle broken: a DAG thousands of levels deep, and the burst on it
+  expect_sccs_equivalent(*backend, mdp, cut, nullptr, "the cycle cut");
+  StateSet sources(n);
+  sources.set(100);
+  EXPECT_EQ(backend->backward_exists(sources, everything, nullptr), reference.backward_exists(sources, everything, nullptr));
+  EXPECT_EQ(backend->backward_exists(sources, cut, nullptr), reference.backward_exists(sources, cut, nullptr));
+  EXPECT_EQ(backend->backward_forall(sources, cut), reference.backward_forall(sources, cut));
+  // States 0 to 100, 501 to the end of the cycle (500 is cut), and the fan.
+  EXPECT_EQ(backend->backward_forall(sources, cut).count(), 101 + (cycle - 501) + fan);
+}
+
 // A wide DAG of single states, about 40 levels of thousands: enough SCCs for the
 // parallel ordering to sort them in several blocks, whose order must still be the
 // serial one (within a level, increasing state numbers).
