@@ -6,6 +6,7 @@
 #include "gpu/graph_device.cuh"
 #include "gpu/graph_scc.cuh"
 #include "gpu/graph_search.h"
+#include "gpu/offsets_upload.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
@@ -84,47 +85,6 @@ __global__ void stays_kernel(DeviceGraph g, const unsigned long long* d_inside, 
     const unsigned bits = __ballot_sync(0xffffffffu, stays);
     if (lane == 0) d_stays32[base / 32] = bits;
   }
-}
-
-__global__ void widen_kernel(const std::uint32_t* d_narrow, std::uint64_t count, std::uint64_t* d_wide) {
-  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) d_wide[i] = d_narrow[i];
-}
-
-// The host's packed offsets (engine/model/packed_offsets.h) in 4 bytes, where every
-// one is below 2^32: then the low words are the offsets.
-DeviceArray<std::uint32_t> upload_narrow(const PackedOffsets& host) {
-  DeviceArray<std::uint32_t> narrow(host.size());
-  HostCopies copies(0);
-  narrow.upload(host.lows(), host.size(), copies);
-  copies.finish();
-  return narrow;
-}
-
-// The host's packed offsets in 8 bytes, a piece at a time: the low words widened on
-// the device where they are the offsets, else written out whole on the host.
-DeviceArray<std::uint64_t> upload_wide(const PackedOffsets& host, int sm_count) {
-  const std::uint64_t count = host.size();
-  DeviceArray<std::uint64_t> wide(count);
-  constexpr std::uint64_t kPiece = HostCopies::kPiece / sizeof(std::uint64_t);
-  if (host.fit_32_bits()) {
-    DeviceArray<std::uint32_t> staging(std::min(count, kPiece));
-    for (std::uint64_t first = 0; first < count; first += kPiece) {
-      const std::uint64_t n = std::min(kPiece, count - first);
-      HostCopies copies(0);
-      staging.upload(host.lows() + first, n, copies);
-      copies.finish();
-      widen_kernel<<<grid_for(n, sm_count), kBlockSize>>>(staging.get(), n, wide.get() + first);
-      check(cudaGetLastError(), "widening row offsets");
-    }
-  } else {
-    std::vector<std::uint64_t> piece(std::min(count, kPiece));
-    for (std::uint64_t first = 0; first < count; first += kPiece) {
-      const std::uint64_t n = std::min(kPiece, count - first);
-      host.copy_to(piece.data(), first, n);
-      check(cudaMemcpy(wide.get() + first, piece.data(), n * sizeof(std::uint64_t), cudaMemcpyHostToDevice), "upload");
-    }
-  }
-  return wide;
 }
 
 // Per state t, at offsets[t + 1], the entries with t as successor.
