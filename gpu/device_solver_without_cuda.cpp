@@ -3,6 +3,7 @@
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
 #include "gpu/partitioned_sweeps.h"
+#include "gpu/resident_chain.h"
 #include "gpu/stationary_sweeps.h"
 #include "gpu/uniformisation_steps.h"
 
@@ -20,6 +21,7 @@ std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain&, std::uint64
                                              const std::function<bool(double)>&) {
   return std::nullopt;
 }
+std::unique_ptr<ResidentChain> make_resident_chain(const ChainRows&, std::size_t) { return nullptr; }
 double measure_copy_bandwidth(std::size_t) { throw DeviceError("mdpvi was built without CUDA"); }
 int usable_device_count() { return 0; }
 HostSystemArrays cut_on_device(const SystemRows&) { throw DeviceError("mdpvi was built without CUDA"); }

@@ -1,5 +1,5 @@
 // Compiled without fused multiply-adds (gpu/CMakeLists.txt): each sum as the host's.
-#include "gpu/stationary_sweeps.h"
+#include "gpu/stationary_sweeps.cuh"
 
 #include "gpu/cuda_support.cuh"
 #include "gpu/graph_device.cuh"
@@ -12,6 +12,7 @@ namespace mdpvi::gpu {
 
 namespace {
 
+using detail::ChainOnDevice;
 using detail::check;
 using detail::DeviceArray;
 using detail::grid_for;
@@ -19,14 +20,6 @@ using detail::grid_stride;
 using detail::HostCopies;
 using detail::kBlockSize;
 using detail::thread_index;
-
-struct ChainOnDevice {
-  std::uint64_t n;
-  const std::uint64_t* starts;
-  const std::uint32_t* from;
-  const double* probabilities;
-  const double* leaving;
-};
 
 __global__ void uniform_kernel(std::uint64_t n, double* z) {
   const double each = 1.0 / static_cast<double>(n);
@@ -67,41 +60,25 @@ __global__ void block_sums_kernel(std::uint64_t n, std::uint64_t block_states, s
 
 }  // namespace
 
-std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::uint64_t max_sweeps,
-                                             std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
+namespace detail {
+
+void run_power_sweeps(const ChainOnDevice& c, std::uint64_t max_sweeps, std::uint64_t block_states,
+                      const std::function<bool(double)>& after_sweep, PowerSweeps& out) {
   const auto begin = std::chrono::steady_clock::now();
-  const std::uint64_t n = chain.states;
-  const std::uint64_t entries = n == 0 ? 0 : chain.starts[n];
+  const std::uint64_t n = c.n;
   const std::uint64_t blocks = (n + block_states - 1) / block_states;
-  PowerSweeps out;
-  DeviceArray<std::uint64_t> d_starts(n + 1);
-  DeviceArray<std::uint32_t> d_from(entries);
-  DeviceArray<double> d_probabilities(entries), d_leaving(n);
   DeviceArray<double> d_z[2] = {DeviceArray<double>(n), DeviceArray<double>(n)};
   DeviceArray<double> d_sent(n), d_moved(n), d_sums(blocks);
-  {  // through locked pieces (gpu/host_copies.cuh): the chain is model-sized
-    HostCopies copies(0);
-    copies.to_device(d_starts.get(), chain.starts, (n + 1) * sizeof(std::uint64_t));
-    copies.to_device(d_from.get(), chain.from, entries * sizeof(std::uint32_t));
-    copies.to_device(d_probabilities.get(), chain.probabilities, entries * sizeof(double));
-    copies.to_device(d_leaving.get(), chain.leaving, n * sizeof(double));
-    copies.finish();
-  }
-  check(cudaDeviceSynchronize(), "uploading the chain");
-  out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  out.device_bytes = (n + 1) * sizeof(std::uint64_t) + entries * (sizeof(std::uint32_t) + sizeof(double)) +
-                     5 * n * sizeof(double) + blocks * sizeof(double);
-
-  const ChainOnDevice c{n, d_starts.get(), d_from.get(), d_probabilities.get(), d_leaving.get()};
-  const unsigned grid = grid_for(n, detail::multiprocessor_count());
+  out.device_bytes += 4 * n * sizeof(double) + blocks * sizeof(double);
+  const unsigned grid = grid_for(n, multiprocessor_count());
   uniform_kernel<<<grid, kBlockSize>>>(n, d_z[0].get());
   std::vector<double> sums(blocks);
   int current = 0;
   for (std::uint64_t sweep = 1; sweep <= max_sweeps; ++sweep) {
     sent_kernel<<<grid, kBlockSize>>>(c, d_z[current].get(), d_sent.get());
     pull_kernel<<<grid, kBlockSize>>>(c, d_z[current].get(), d_sent.get(), d_z[1 - current].get(), d_moved.get());
-    block_sums_kernel<<<grid_for(blocks, detail::multiprocessor_count()), kBlockSize>>>(n, block_states, blocks,
-                                                                                        d_moved.get(), d_sums.get());
+    block_sums_kernel<<<grid_for(blocks, multiprocessor_count()), kBlockSize>>>(n, block_states, blocks, d_moved.get(),
+                                                                                d_sums.get());
     check(cudaGetLastError(), "the power sweeps");
     d_sums.download(sums.data(), blocks, 0);
     check(cudaStreamSynchronize(0), "the power sweeps' moved mass");
@@ -116,7 +93,34 @@ std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::
     copies.finish();
   }
   check(cudaStreamSynchronize(0), "downloading the mass");
-  out.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() - out.upload_s;
+  out.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+}
+
+}  // namespace detail
+
+std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::uint64_t max_sweeps,
+                                             std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
+  const auto begin = std::chrono::steady_clock::now();
+  const std::uint64_t n = chain.states;
+  const std::uint64_t entries = n == 0 ? 0 : chain.starts[n];
+  PowerSweeps out;
+  DeviceArray<std::uint64_t> d_starts(n + 1);
+  DeviceArray<std::uint32_t> d_from(entries);
+  DeviceArray<double> d_probabilities(entries), d_leaving(n);
+  {  // through locked pieces (gpu/host_copies.cuh): the chain is model-sized
+    HostCopies copies(0);
+    copies.to_device(d_starts.get(), chain.starts, (n + 1) * sizeof(std::uint64_t));
+    copies.to_device(d_from.get(), chain.from, entries * sizeof(std::uint32_t));
+    copies.to_device(d_probabilities.get(), chain.probabilities, entries * sizeof(double));
+    copies.to_device(d_leaving.get(), chain.leaving, n * sizeof(double));
+    copies.finish();
+  }
+  check(cudaDeviceSynchronize(), "uploading the chain");
+  out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  out.device_bytes = (n + 1) * sizeof(std::uint64_t) + entries * (sizeof(std::uint32_t) + sizeof(double)) +
+                     n * sizeof(double);
+  const ChainOnDevice c{n, d_starts.get(), d_from.get(), d_probabilities.get(), d_leaving.get()};
+  detail::run_power_sweeps(c, max_sweeps, block_states, after_sweep, out);
   return out;
 }
 

@@ -3,6 +3,7 @@
 // on the shapes that break parallel passes.
 #include "engine/solve/bottom_chain.h"
 #include "engine/solve/chunk_driver.h"
+#include "bottom_chains.h"
 #include "gpu/device_solver.h"
 #include "test_models.h"
 
@@ -17,54 +18,8 @@
 namespace mdpvi {
 namespace {
 
-// An irreducible chain of n states: a ring (each to the next), a few random other
-// successors, self-loops on every fifth state, one state with 40 successors (a row
-// longer than a warp) and every tenth state into state 1 (more predecessors than a
-// warp, for long chains).
-SparseMdp irreducible_chain(std::uint32_t n, std::uint32_t seed, bool ring_only = false) {
-  std::mt19937 rng(seed);
-  std::vector<test::StateChoices> states(n);
-  for (std::uint32_t s = 0; s < n; ++s) {
-    std::map<std::uint32_t, double> weights;
-    weights[(s + 1) % n] += 2.0;
-    if (s % 5 == 0) weights[s] += 1.0;
-    if (!ring_only) {
-      for (std::uint32_t k = 0; k < rng() % 3; ++k) weights[rng() % n] += 1.0 + rng() % 4;
-      if (s % 10 == 3) weights[1 % n] += 0.5;
-      if (s == n / 2) {
-        for (std::uint32_t k = 0; k < 40; ++k) weights[(s + 7 * k + 3) % n] += 1.0;
-      }
-    }
-    double total = 0.0;
-    for (const auto& [t, w] : weights) total += w;
-    test::Choice row;
-    for (const auto& [t, w] : weights) row.emplace_back(t, w / total);
-    states[s] = {row};
-  }
-  return test::make_mdp(states, {});
-}
-
-struct Shape {
-  SparseMdp mdp;
-  std::vector<std::uint32_t> states;  // a shuffled local order
-  std::vector<std::uint32_t> local;
-};
-
-std::vector<Shape> shapes() {
-  std::vector<Shape> out;
-  std::uint32_t seed = 1;
-  for (std::uint32_t n : {1u, 2u, 3u, 97u, 1031u, 5003u}) out.push_back({irreducible_chain(n, seed++), {}, {}});
-  out.push_back({irreducible_chain(3000, seed++, /*ring_only=*/true), {}, {}});  // a long chain
-  for (Shape& shape : out) {
-    const std::uint32_t n = shape.mdp.num_states();
-    shape.states.resize(n);
-    std::iota(shape.states.begin(), shape.states.end(), 0u);
-    std::shuffle(shape.states.begin(), shape.states.end(), std::mt19937(n));
-    shape.local.assign(n, 0);
-    for (std::uint32_t i = 0; i < n; ++i) shape.local[shape.states[i]] = i;
-  }
-  return out;
-}
+using test::Shape;
+using test::shapes;
 
 TEST(BottomChain, EmbeddedSystemIsEquivalentToRef) {
   for (const Shape& shape : shapes()) {

@@ -19,14 +19,6 @@ namespace mdpvi {
 
 namespace {
 
-KrylovLimits krylov_limits(const StopRule& stop) {
-  KrylovLimits limits;
-  limits.max_iterations = stop.max_sweeps;
-  limits.epsilon = stop.epsilon;
-  limits.relative = stop.criterion == ConvergenceCriterion::relative;
-  return limits;
-}
-
 class BicgstabPolicy final : public MethodPolicy {
  public:
   explicit BicgstabPolicy(const SolveRequest& request) : r_(request), stop_(request.options.stop) {}

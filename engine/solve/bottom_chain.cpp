@@ -165,9 +165,16 @@ void sent_per_probability(const std::vector<double>& z, const std::vector<double
 }  // namespace
 
 std::vector<double> from_embedded(std::vector<double> z, const std::vector<double>& leaving) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < z.size(); ++i) total += (z[i] /= leaving[i]);
-  for (double& p : z) p /= total;
+  std::vector<double> block_sums(blocks_of(z.size()));
+  parallel_indices(0, block_sums.size(), 1, [&](std::size_t b) {
+    double sum = 0.0;
+    for (std::size_t i = b * kStatesPerBlock; i < std::min(z.size(), (b + 1) * kStatesPerBlock); ++i) {
+      sum += (z[i] /= leaving[i]);
+    }
+    block_sums[b] = sum;
+  });
+  const double total = std::accumulate(block_sums.begin(), block_sums.end(), 0.0);
+  parallel_indices(0, z.size(), kStatesPerBlock, [&](std::size_t i) { z[i] /= total; });
   return z;
 }
 
@@ -202,35 +209,44 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
   return from_embedded(std::move(z), chain.leaving);
 }
 
+std::optional<std::vector<double>> power_sweeps_with(const DeviceSweeps& run, std::size_t states, std::uint64_t entries,
+                                                     const std::vector<double>& leaving, std::uint64_t max_sweeps,
+                                                     double tolerance, SolveStats& stats, SolveReport* report,
+                                                     SolveProgress* progress) {
+  SolveStats told;  // the stop's account, kept only where the device's run completes
+  SweepStop stop(tolerance, max_sweeps);
+  std::optional<gpu::PowerSweeps> swept = run(kStatesPerBlock, [&](double moved) {
+    note_progress(progress, 1, moved);
+    return stop.after_sweep(moved, told);
+  });
+  if (!swept) return std::nullopt;
+  if (max_sweeps == 0) told.converged = false;  // no sweep ran: as the cores' say
+  stats.merge(told);
+  if (report) {
+    add_device_run(*report, {states, entries, swept->sweeps, swept->upload_s, swept->solve_s, swept->device_bytes});
+  }
+  return from_embedded(std::move(swept->z), leaving);
+}
+
 namespace {
 
-// The sweeps on the device, with what they did told to stats, progress and report as
-// the cores' would tell them; none where no device took them.
+// The sweeps on the device from the host's chain, uploaded; none where no device took
+// them (said in the log where one failed).
 std::optional<std::vector<double>> power_sweeps_on_device(const BottomChain& chain, std::uint64_t max_sweeps,
                                                           double tolerance, SolveStats& stats, SolveReport* report,
                                                           SolveProgress* progress) {
   const gpu::TransposedChain arrays{chain.size(), chain.starts.data(), chain.from.data(), chain.probabilities.data(),
                                     chain.leaving.data()};
-  std::optional<gpu::PowerSweeps> run;
-  SolveStats told;  // the stop's account, kept only where the device's run completes
-  SweepStop stop(tolerance, max_sweeps);
   try {
-    run = gpu::lazy_power_sweeps(arrays, max_sweeps, kStatesPerBlock, [&](double moved) {
-      note_progress(progress, 1, moved);
-      return stop.after_sweep(moved, told);
-    });
+    return power_sweeps_with(
+        [&](std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
+          return gpu::lazy_power_sweeps(arrays, max_sweeps, block_states, after_sweep);
+        },
+        chain.size(), chain.from.size(), chain.leaving, max_sweeps, tolerance, stats, report, progress);
   } catch (const gpu::DeviceError& error) {
     spdlog::warn("{}; the power sweeps run on the CPU instead", error.what());
     return std::nullopt;
   }
-  if (!run) return std::nullopt;
-  if (max_sweeps == 0) told.converged = false;  // no sweep ran: as the cores' say
-  stats.merge(told);
-  if (report) {
-    add_device_run(*report, {chain.size(), chain.from.size(), run->sweeps, run->upload_s, run->solve_s,
-                             run->device_bytes});
-  }
-  return from_embedded(std::move(run->z), chain.leaving);
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 #include "engine/solve/maybe_system.h"
 #include "engine/solve/solve_progress.h"
 #include "engine/solve/solve_request.h"
+#include "gpu/stationary_sweeps.h"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 namespace mdpvi {
@@ -54,13 +57,26 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
 std::vector<double> lazy_power_sweeps_on(const BottomChain& chain, std::uint64_t max_sweeps, double tolerance,
                                          const DeviceOptions& device, SolveStats& stats, SolveReport* report = nullptr,
                                          SolveProgress* progress = nullptr);
+// The sweeps of lazy_power_sweeps run on a device by run(block_states, after_sweep)
+// (gpu/stationary_sweeps.h's contract: none where no device took them), with
+// lazy_power_sweeps' stop, told to stats, progress and report (the device's run as a
+// chunk of states and entries) as the cores' sweeps would tell them. Returns the
+// distribution from the run's z and leaving; none where run gave none. Throws what run
+// throws.
+using DeviceSweeps = std::function<std::optional<gpu::PowerSweeps>(std::uint64_t block_states,
+                                                                   const std::function<bool(double moved)>& after_sweep)>;
+std::optional<std::vector<double>> power_sweeps_with(const DeviceSweeps& run, std::size_t states, std::uint64_t entries,
+                                                     const std::vector<double>& leaving, std::uint64_t max_sweeps,
+                                                     double tolerance, SolveStats& stats, SolveReport* report,
+                                                     SolveProgress* progress);
 // The same, pushing each state's mass on one core: the reference.
 std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
                                                 const std::vector<std::uint32_t>& local, std::uint64_t max_sweeps,
                                                 double tolerance, SolveStats& stats);
 
 // The chain's stationary distribution from its embedded chain's (z, in any scale):
-// z_i / (1 - P(i, i)), normalised, summed in state order.
+// z_i / (1 - P(i, i)), normalised, summed per block of states (the blocks' sums in
+// order: the same bits on any number of cores).
 std::vector<double> from_embedded(std::vector<double> z, const std::vector<double>& leaving);
 
 // The embedded chain's system of the stationary distribution relative to the local

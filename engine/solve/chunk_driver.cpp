@@ -50,13 +50,17 @@ std::unique_ptr<gpu::DeviceSolver> open_device(const DeviceOptions& options) {
   return device;
 }
 
+// Free device memory less room for the CUDA context's own allocations and
+// fragmentation.
+std::size_t less_margin(std::size_t free_bytes) {
+  const std::size_t margin = std::max<std::size_t>(free_bytes / 20, 256u << 20);
+  return free_bytes > margin ? free_bytes - margin : 0;
+}
+
 std::optional<std::size_t> device_budget(const DeviceOptions& options, const gpu::DeviceSolver* device) {
   if (options.memory_limit_bytes) return options.memory_limit_bytes;
   if (!device) return std::nullopt;
-  const std::size_t free_bytes = device->free_memory();
-  // Leave room for the CUDA context's own allocations and fragmentation.
-  const std::size_t margin = std::max<std::size_t>(free_bytes / 20, 256u << 20);
-  return free_bytes > margin ? free_bytes - margin : 0;
+  return less_margin(device->free_memory());
 }
 
 // The request for a chunk too large for the device (one SCC past the budget), which
@@ -127,6 +131,13 @@ bool use_device_for(std::uint64_t states, const DeviceOptions& device) {
   if (gpu::usable_device_count() > 0) return true;
   if (device.solver == SolverKind::gpu) throw std::runtime_error("--solver gpu: no usable CUDA device");
   return false;
+}
+
+std::optional<std::size_t> device_budget_now(const DeviceOptions& options) {
+  if (options.memory_limit_bytes) return options.memory_limit_bytes;
+  const std::optional<std::size_t> free_bytes = gpu::free_device_memory();
+  if (!free_bytes) return std::nullopt;
+  return less_margin(*free_bytes);
 }
 
 void add_device_run(SolveReport& report, const DeviceRun& run) {

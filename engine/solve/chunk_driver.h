@@ -76,6 +76,11 @@ bool device_worth_starting(std::uint64_t states, const DeviceOptions& device);
 // usable.
 bool use_device_for(std::uint64_t states, const DeviceOptions& device);
 
+// The device memory work outside the chunk driver may hold: the chunk budget where
+// the options set one, else the current device's free memory less a margin; none
+// without a device.
+std::optional<std::size_t> device_budget_now(const DeviceOptions& options);
+
 // A run of steps on the device outside the chunk driver (uniformisation's steps, the
 // stationary power sweeps: one SCC, one row a state), added to report as its chunk,
 // with its device bytes (what it held; in_use_bytes, measured at its end, 0 where not

@@ -11,6 +11,14 @@
 
 namespace mdpvi {
 
+KrylovLimits krylov_limits(const StopRule& stop) {
+  KrylovLimits limits;
+  limits.max_iterations = stop.max_sweeps;
+  limits.epsilon = stop.epsilon;
+  limits.relative = stop.criterion == ConvergenceCriterion::relative;
+  return limits;
+}
+
 namespace {
 
 using Range = oneapi::tbb::blocked_range<std::size_t>;

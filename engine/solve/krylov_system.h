@@ -15,6 +15,10 @@
 
 namespace mdpvi {
 
+// BiCGStab's limits from a solve's stop rule: its sweeps as iterations, its epsilon and
+// criterion.
+KrylovLimits krylov_limits(const StopRule& stop);
+
 class KrylovSystem {
  public:
   // Pre: values holds every state's value (those outside the range final; those

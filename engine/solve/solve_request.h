@@ -9,6 +9,7 @@
 #include "engine/ranks/ranks.h"
 #include "engine/solve/maybe_system.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -170,6 +171,12 @@ struct SolveReport {
   // its chunk is released (the graph's copy, its values, the system and the vectors);
   // 0 where nothing ran there.
   std::size_t device_in_use_bytes = 0;
+
+  // from's device peaks, where larger than these: the most any of their solves held.
+  void take_device_peaks(const SolveReport& from) {
+    peak_device_bytes = std::max(peak_device_bytes, from.peak_device_bytes);
+    device_in_use_bytes = std::max(device_in_use_bytes, from.device_in_use_bytes);
+  }
 };
 
 struct SolveResult {
