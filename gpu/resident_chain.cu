@@ -150,7 +150,9 @@ class CudaResidentChain final : public ResidentChain {
     peak_ = std::max(peak_, resident_bytes() + system.bytes() + 8 * system.rows * sizeof(double));
     const detail::DeviceRows rows{system.rows, system.starts.get(), system.columns.get(),
                                   DeviceValues{system.values.get(), nullptr, nullptr, 0}};
-    return detail::solve_rows_on_device(rows, 0, system.constants.get(), limits, y);
+    const KrylovChunkStats solved = detail::solve_rows_on_device(rows, 0, system.constants.get(), limits, y);
+    solve_in_use_ = detail::memory_in_use();
+    return solved;
   }
 
   HostSystemArrays download_embedded(std::uint64_t reference) const override {
@@ -171,6 +173,7 @@ class CudaResidentChain final : public ResidentChain {
   double upload_s() const override { return upload_s_; }
   double transpose_s() const override { return transpose_s_; }
   std::size_t peak_bytes() const override { return peak_; }
+  std::size_t solve_in_use_bytes() const override { return solve_in_use_; }
   std::uint64_t entries() const override { return entries_; }
 
  private:
@@ -256,7 +259,7 @@ class CudaResidentChain final : public ResidentChain {
   std::vector<double> leaving_;
   int sm_count_;
   double upload_s_ = 0.0, transpose_s_ = 0.0;
-  std::size_t peak_ = 0;
+  std::size_t peak_ = 0, solve_in_use_ = 0;
 };
 
 // The most device memory a chain of these sizes and its steps hold at once.

@@ -50,6 +50,9 @@ class ResidentChain {
   virtual double transpose_s() const = 0;
   // The most this chain and its steps have held on the device so far.
   virtual std::size_t peak_bytes() const = 0;
+  // The device's memory in use at the end of the last solve_embedded, its system still
+  // there, measured (0 before one).
+  virtual std::size_t solve_in_use_bytes() const = 0;
   virtual std::uint64_t entries() const = 0;
 };
 

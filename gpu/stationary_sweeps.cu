@@ -93,6 +93,7 @@ void run_power_sweeps(const ChainOnDevice& c, std::uint64_t max_sweeps, std::uin
     copies.finish();
   }
   check(cudaStreamSynchronize(0), "downloading the mass");
+  out.in_use_bytes = memory_in_use();  // the sweeps' vectors still held
   out.solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 

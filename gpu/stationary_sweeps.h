@@ -29,6 +29,7 @@ struct PowerSweeps {
   std::uint64_t sweeps = 0;
   double upload_s = 0.0, solve_s = 0.0;
   std::size_t device_bytes = 0;  // the chain and the sweeps' vectors
+  std::size_t in_use_bytes = 0;  // the device's memory in use at their end, measured
 };
 
 // From the uniform distribution, until after_sweep, told the mass each sweep moved

@@ -223,7 +223,8 @@ std::optional<std::vector<double>> power_sweeps_with(const DeviceSweeps& run, st
   if (max_sweeps == 0) told.converged = false;  // no sweep ran: as the cores' say
   stats.merge(told);
   if (report) {
-    add_device_run(*report, {states, entries, swept->sweeps, swept->upload_s, swept->solve_s, swept->device_bytes});
+    add_device_run(*report, {states, entries, swept->sweeps, swept->upload_s, swept->solve_s, swept->device_bytes,
+                             swept->in_use_bytes});
   }
   return from_embedded(std::move(swept->z), leaving);
 }

@@ -154,7 +154,8 @@ class ResidentBottomSolver final : public BottomSolver {
                   size(), seconds_since(start));
     report.stats.add_run(solved.stats.iterations);
     add_device_run(report, {size() - 1, chain_->entries(), solved.stats.iterations, solved.stats.upload_s,
-                            solved.stats.solve_s + solved.stats.download_s, chain_->peak_bytes()});
+                            solved.stats.solve_s + solved.stats.download_s, chain_->peak_bytes(),
+                            chain_->solve_in_use_bytes()});
     return {from_embedded(with_reference(y, reference), chain_->leaving()), solved.stats.converged};
   }
 
