@@ -150,7 +150,8 @@ class LevelQueues {
       // counts_[0] holds the frontier's length; level j's is counts_[j].
       check(cudaMemsetAsync(counts_.get() + 1, 0, batch * sizeof(unsigned)), "cudaMemsetAsync");
       for (unsigned j = 0; j < batch; ++j, current = 1 - current) {
-        launch(Level{queues_[current].get(), counts_.get() + j, queues_[1 - current].get(), counts_.get() + j + 1}, hint);
+        const Level level{queues_[current].get(), counts_.get() + j, queues_[1 - current].get(), counts_.get() + j + 1};
+        launch(level, hint);
         check(cudaGetLastError(), "level kernel launch");
       }
       const unsigned* lengths = read_counts(1, batch);  // lengths[j]: counts_[j + 1]

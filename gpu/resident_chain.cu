@@ -124,7 +124,8 @@ class CudaResidentChain final : public ResidentChain {
       : n_(rows.states), entries_(rows.states == 0 ? 0 : rows.starts->back()), starts_(n_ + 1), from_(entries_),
         probabilities_(entries_), d_leaving_(n_), sm_count_(detail::multiprocessor_count()) {
     if (entries_ >= std::numeric_limits<std::uint32_t>::max()) {
-      throw DeviceError("the chain's " + std::to_string(entries_) + " entries exceed the device transpose's 4-byte indices");
+      throw DeviceError("the chain's " + std::to_string(entries_) +
+                        " entries exceed the device transpose's 4-byte indices");
     }
     peak_ = resident_bytes();
     transpose(rows);
@@ -137,11 +138,11 @@ class CudaResidentChain final : public ResidentChain {
 
   PowerSweeps lazy_power_sweeps(std::uint64_t max_sweeps, std::uint64_t block_states,
                                 const std::function<bool(double)>& after_sweep) override {
-    PowerSweeps out;
-    out.device_bytes = resident_bytes();
-    detail::run_power_sweeps(view(), max_sweeps, block_states, after_sweep, out);
-    peak_ = std::max(peak_, out.device_bytes);
-    return out;
+    return sweeps(max_sweeps, block_states, after_sweep, detail::SweepsEnd::mass);
+  }
+  PowerSweeps likeliest_after_sweeps(std::uint64_t max_sweeps, std::uint64_t block_states,
+                                     const std::function<bool(double)>& after_sweep) override {
+    return sweeps(max_sweeps, block_states, after_sweep, detail::SweepsEnd::likeliest);
   }
 
   KrylovChunkStats solve_embedded(std::uint64_t reference, const KrylovLimits& limits, double* y) override {
@@ -177,6 +178,15 @@ class CudaResidentChain final : public ResidentChain {
   std::uint64_t entries() const override { return entries_; }
 
  private:
+  PowerSweeps sweeps(std::uint64_t max_sweeps, std::uint64_t block_states,
+                     const std::function<bool(double)>& after_sweep, detail::SweepsEnd end) {
+    PowerSweeps out;
+    out.device_bytes = resident_bytes();
+    detail::run_power_sweeps(view(), max_sweeps, block_states, after_sweep, end, out);
+    peak_ = std::max(peak_, out.device_bytes);
+    return out;
+  }
+
   ChainOnDevice view() const { return {n_, starts_.get(), from_.get(), probabilities_.get(), d_leaving_.get()}; }
 
   // The embedded system relative to reference: one row a state but the reference.
@@ -214,8 +224,13 @@ class CudaResidentChain final : public ResidentChain {
     DeviceArray<std::uint32_t> rows_of(entries_);
     DeviceValueArray values(entries_, rows.values);
     const bool narrow = rows.starts->fit_32_bits();
-    DeviceArray<std::uint32_t> narrow_starts = narrow ? detail::upload_narrow(*rows.starts) : DeviceArray<std::uint32_t>(0);
-    DeviceArray<std::uint64_t> wide_starts = narrow ? DeviceArray<std::uint64_t>(0) : detail::upload_wide(*rows.starts, sm_count_);
+    DeviceArray<std::uint32_t> narrow_starts(0);
+    DeviceArray<std::uint64_t> wide_starts(0);
+    if (narrow) {
+      narrow_starts = detail::upload_narrow(*rows.starts);
+    } else {
+      wide_starts = detail::upload_wide(*rows.starts, sm_count_);
+    }
     {
       HostCopies copies(0);
       sort.keys[0].upload(rows.columns, entries_, copies);
@@ -242,10 +257,11 @@ class CudaResidentChain final : public ResidentChain {
     int end_bit = 1;  // the bits of the largest column
     while (end_bit < 32 && ((n_ - 1) >> end_bit) != 0) ++end_bit;
     with_temp_storage("the transpose's sort", [&](void* temp, std::size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, indices, static_cast<std::int64_t>(entries_), 0, end_bit);
+      return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, indices, static_cast<std::int64_t>(entries_), 0,
+                                             end_bit);
     });
-    gather_sources<<<grid_for(entries_, sm_count_), kBlockSize>>>(entries_, indices.Current(), rows_of.get(), values.view(),
-                                                                   from_.get(), probabilities_.get());
+    gather_sources<<<grid_for(entries_, sm_count_), kBlockSize>>>(entries_, indices.Current(), rows_of.get(),
+                                                                   values.view(), from_.get(), probabilities_.get());
     leaving_kernel<<<grid_for(n_, sm_count_), kBlockSize>>>(view(), d_leaving_.get());
     check(cudaGetLastError(), "the transpose");
     check(cudaDeviceSynchronize(), "transposing the chain");

@@ -37,6 +37,10 @@ class ResidentChain {
   // and its device_bytes include the chain's.
   virtual PowerSweeps lazy_power_sweeps(std::uint64_t max_sweeps, std::uint64_t block_states,
                                         const std::function<bool(double moved)>& after_sweep) = 0;
+  // The same sweeps, leaving only their likeliest state on the host (PowerSweeps'
+  // likeliest; z empty): what picks a reference needs, without the mass's download.
+  virtual PowerSweeps likeliest_after_sweeps(std::uint64_t max_sweeps, std::uint64_t block_states,
+                                             const std::function<bool(double moved)>& after_sweep) = 0;
   // engine/solve/bottom_chain.h's embedded_system relative to the state `reference`,
   // built here bit for bit as the host builds it, and solved by BiCGStab within limits
   // from y (states - 1 values, in embedded_unknown's order), which receives the result.

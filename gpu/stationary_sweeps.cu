@@ -5,6 +5,8 @@
 #include "gpu/graph_device.cuh"
 #include "gpu/host_copies.cuh"
 
+#include <cub/block/block_reduce.cuh>
+
 #include <chrono>
 #include <numeric>
 
@@ -58,12 +60,48 @@ __global__ void block_sums_kernel(std::uint64_t n, std::uint64_t block_states, s
   }
 }
 
+// The likelier of two states: the larger weight, the first of equals.
+struct Candidate {
+  double weight;
+  std::uint64_t state;
+};
+struct Likelier {
+  __device__ Candidate operator()(const Candidate& a, const Candidate& b) const {
+    return b.weight > a.weight || (b.weight == a.weight && b.state < a.state) ? b : a;
+  }
+};
+
+// Each block's likeliest state by z_i / leaving_i into partials; with one block and
+// from_partials, the partials' likeliest into partials[0].
+__global__ void likeliest_kernel(ChainOnDevice c, const double* z, const Candidate* from_partials, std::uint64_t count,
+                                 Candidate* partials) {
+  using BlockReduce = cub::BlockReduce<Candidate, kBlockSize>;
+  __shared__ typename BlockReduce::TempStorage scratch;
+  Candidate best{-1.0, ~std::uint64_t{0}};
+  for (std::uint64_t i = thread_index(); i < count; i += grid_stride()) {
+    const Candidate here = from_partials ? from_partials[i] : Candidate{z[i] / c.leaving[i], i};
+    best = Likelier()(best, here);
+  }
+  const Candidate block_best = BlockReduce(scratch).Reduce(best, Likelier());
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_best;
+}
+
+// The state of the largest z_i / leaving_i (the first of equals), z on the device.
+std::uint64_t likeliest_state(const ChainOnDevice& c, const double* d_z) {
+  const unsigned blocks = grid_for(c.n, detail::multiprocessor_count());
+  DeviceArray<Candidate> partials(blocks), best(1);
+  likeliest_kernel<<<blocks, kBlockSize>>>(c, d_z, nullptr, c.n, partials.get());
+  likeliest_kernel<<<1, kBlockSize>>>(c, d_z, partials.get(), blocks, best.get());
+  check(cudaGetLastError(), "the likeliest state");
+  return detail::read_from_device(best.get(), "reading the likeliest state").state;
+}
+
 }  // namespace
 
 namespace detail {
 
 void run_power_sweeps(const ChainOnDevice& c, std::uint64_t max_sweeps, std::uint64_t block_states,
-                      const std::function<bool(double)>& after_sweep, PowerSweeps& out) {
+                      const std::function<bool(double)>& after_sweep, SweepsEnd end, PowerSweeps& out) {
   const auto begin = std::chrono::steady_clock::now();
   const std::uint64_t n = c.n;
   const std::uint64_t blocks = (n + block_states - 1) / block_states;
@@ -86,8 +124,10 @@ void run_power_sweeps(const ChainOnDevice& c, std::uint64_t max_sweeps, std::uin
     out.sweeps = sweep;
     if (after_sweep(std::accumulate(sums.begin(), sums.end(), 0.0))) break;
   }
-  out.z.resize(n);
-  {
+  if (end == SweepsEnd::likeliest) {
+    out.likeliest = likeliest_state(c, d_z[current].get());
+  } else {
+    out.z.resize(n);
     HostCopies copies(0);
     copies.to_host(out.z.data(), d_z[current].get(), n * sizeof(double));
     copies.finish();
@@ -121,7 +161,7 @@ std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain& chain, std::
   out.device_bytes = (n + 1) * sizeof(std::uint64_t) + entries * (sizeof(std::uint32_t) + sizeof(double)) +
                      n * sizeof(double);
   const ChainOnDevice c{n, d_starts.get(), d_from.get(), d_probabilities.get(), d_leaving.get()};
-  detail::run_power_sweeps(c, max_sweeps, block_states, after_sweep, out);
+  detail::run_power_sweeps(c, max_sweeps, block_states, after_sweep, detail::SweepsEnd::mass, out);
   return out;
 }
 

@@ -17,9 +17,13 @@ struct ChainOnDevice {
   const double* leaving;
 };
 
-// lazy_power_sweeps' sweeps and stop on c: fills out's z, sweeps and solve_s, and adds
-// the sweeps' vectors to out's device_bytes (they are freed on return).
+// What the sweeps leave on the host: the mass, or only its likeliest state.
+enum class SweepsEnd { mass, likeliest };
+
+// lazy_power_sweeps' sweeps and stop on c: fills out's z (or likeliest), sweeps,
+// solve_s and in_use_bytes, and adds the sweeps' vectors to out's device_bytes (they
+// are freed on return).
 void run_power_sweeps(const ChainOnDevice& c, std::uint64_t max_sweeps, std::uint64_t block_states,
-                      const std::function<bool(double moved)>& after_sweep, PowerSweeps& out);
+                      const std::function<bool(double moved)>& after_sweep, SweepsEnd end, PowerSweeps& out);
 
 }  // namespace mdpvi::gpu::detail

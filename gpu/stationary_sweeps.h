@@ -26,6 +26,9 @@ struct TransposedChain {
 
 struct PowerSweeps {
   std::vector<double> z;  // the embedded chain's mass (not divided by leaving)
+  // Where asked for in z's place (ResidentChain::likeliest_after_sweeps): the state
+  // of the largest z_i / leaving_i, the first of equals.
+  std::uint64_t likeliest = 0;
   std::uint64_t sweeps = 0;
   double upload_s = 0.0, solve_s = 0.0;
   std::size_t device_bytes = 0;  // the chain and the sweeps' vectors

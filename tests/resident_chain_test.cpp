@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -64,16 +65,22 @@ TEST(ResidentChain, TransposeAndSweepsAreEquivalentToRef) {
       SCOPED_TRACE(testing::Message() << "tolerance " << tolerance << ", " << sweeps << " sweeps");
       SolveStats device_stats, cpu_stats;
       SolveReport report;
-      const std::optional<std::vector<double>> device = power_sweeps_with(
+      const std::optional<gpu::PowerSweeps> device = device_power_sweeps(
           [&](std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
             return std::optional<gpu::PowerSweeps>(resident->lazy_power_sweeps(sweeps, block_states, after_sweep));
           },
-          chain.size(), chain.from.size(), resident->leaving(), sweeps, tolerance, device_stats, &report, nullptr);
+          chain.size(), chain.from.size(), sweeps, tolerance, device_stats, &report, nullptr);
       const std::vector<double> cpu = lazy_power_sweeps(chain, sweeps, tolerance, cpu_stats);
       ASSERT_TRUE(device.has_value());
-      EXPECT_EQ(*device, cpu);
+      EXPECT_EQ(from_embedded(device->z, resident->leaving()), cpu);
       EXPECT_EQ(device_stats.iterations, cpu_stats.iterations);
       EXPECT_EQ(device_stats.converged, cpu_stats.converged);
+      // Every sweep allowed, only the likeliest state on the host: the distribution's largest.
+      if (tolerance == 0.0) {
+        const gpu::PowerSweeps only = resident->likeliest_after_sweeps(sweeps, 4096, [](double) { return false; });
+        EXPECT_TRUE(only.z.empty());
+        EXPECT_EQ(only.likeliest, std::max_element(cpu.begin(), cpu.end()) - cpu.begin());
+      }
     }
   }
 }
@@ -150,12 +157,14 @@ TEST(BottomStationaryDistribution, OnTheDeviceIsTheCoresDistribution) {
       small.memory_limit_bytes = 1000;
       std::vector<std::uint32_t> local(n);
       SolveReport cpu_report;
-      const std::vector<double> expected = bottom_stationary_distribution(shape.mdp, *states, local, options, cpu, cpu_report);
+      const std::vector<double> expected =
+          bottom_stationary_distribution(shape.mdp, *states, local, options, cpu, cpu_report);
       for (const DeviceOptions* device : {&gpu, &small}) {
         SCOPED_TRACE(testing::Message() << n << " states" << (states == &in_order ? ", in order" : ", shuffled")
                                         << (device == &small ? ", a budget of 1000 bytes" : ""));
         SolveReport report;
-        const std::vector<double> pi = bottom_stationary_distribution(shape.mdp, *states, local, options, *device, report);
+        const std::vector<double> pi =
+            bottom_stationary_distribution(shape.mdp, *states, local, options, *device, report);
         ASSERT_EQ(pi.size(), n);
         EXPECT_FALSE(report.chunks.empty());
         // The long ring mixes too slowly for the sweeps allowed: neither converges, and

@@ -22,7 +22,9 @@ namespace {
 // The SCCs of the whole chain that no transition leaves, each as its states, in the
 // decomposition's order.
 std::vector<std::vector<std::uint32_t>> bottom_sccs(const SparseMdp& mdp, const graph::SearchBackend& search) {
-  const graph::SccDecomposition sccs = graph::maybe_state_sccs(search, mdp, all_states(mdp.num_states()));
+  graph::SccDecomposition sccs = graph::maybe_state_sccs(search, mdp, all_states(mdp.num_states()));
+  // One SCC of every state (an irreducible chain, as a queueing model's): no entry leaves it.
+  if (sccs.num_sccs() == 1) return {std::move(sccs.order)};
   PodVector<std::uint32_t> scc_of(mdp.num_states());  // each written below: the SCCs hold every state
   parallel_indices(0, sccs.num_sccs(), 1 << 10, [&](std::size_t c) {
     for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) scc_of[sccs.order[i]] = c;

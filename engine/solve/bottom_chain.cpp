@@ -209,10 +209,9 @@ std::vector<double> lazy_power_sweeps(const BottomChain& chain, std::uint64_t ma
   return from_embedded(std::move(z), chain.leaving);
 }
 
-std::optional<std::vector<double>> power_sweeps_with(const DeviceSweeps& run, std::size_t states, std::uint64_t entries,
-                                                     const std::vector<double>& leaving, std::uint64_t max_sweeps,
-                                                     double tolerance, SolveStats& stats, SolveReport* report,
-                                                     SolveProgress* progress) {
+std::optional<gpu::PowerSweeps> device_power_sweeps(const DeviceSweeps& run, std::size_t states, std::uint64_t entries,
+                                                    std::uint64_t max_sweeps, double tolerance, SolveStats& stats,
+                                                    SolveReport* report, SolveProgress* progress) {
   SolveStats told;  // the stop's account, kept only where the device's run completes
   SweepStop stop(tolerance, max_sweeps);
   std::optional<gpu::PowerSweeps> swept = run(kStatesPerBlock, [&](double moved) {
@@ -226,7 +225,7 @@ std::optional<std::vector<double>> power_sweeps_with(const DeviceSweeps& run, st
     add_device_run(*report, {states, entries, swept->sweeps, swept->upload_s, swept->solve_s, swept->device_bytes,
                              swept->in_use_bytes});
   }
-  return from_embedded(std::move(swept->z), leaving);
+  return swept;
 }
 
 namespace {
@@ -239,11 +238,13 @@ std::optional<std::vector<double>> power_sweeps_on_device(const BottomChain& cha
   const gpu::TransposedChain arrays{chain.size(), chain.starts.data(), chain.from.data(), chain.probabilities.data(),
                                     chain.leaving.data()};
   try {
-    return power_sweeps_with(
+    std::optional<gpu::PowerSweeps> swept = device_power_sweeps(
         [&](std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
           return gpu::lazy_power_sweeps(arrays, max_sweeps, block_states, after_sweep);
         },
-        chain.size(), chain.from.size(), chain.leaving, max_sweeps, tolerance, stats, report, progress);
+        chain.size(), chain.from.size(), max_sweeps, tolerance, stats, report, progress);
+    if (!swept) return std::nullopt;
+    return from_embedded(std::move(swept->z), chain.leaving);
   } catch (const gpu::DeviceError& error) {
     spdlog::warn("{}; the power sweeps run on the CPU instead", error.what());
     return std::nullopt;

@@ -60,15 +60,14 @@ std::vector<double> lazy_power_sweeps_on(const BottomChain& chain, std::uint64_t
 // The sweeps of lazy_power_sweeps run on a device by run(block_states, after_sweep)
 // (gpu/stationary_sweeps.h's contract: none where no device took them), with
 // lazy_power_sweeps' stop, told to stats, progress and report (the device's run as a
-// chunk of states and entries) as the cores' sweeps would tell them. Returns the
-// distribution from the run's z and leaving; none where run gave none. Throws what run
-// throws.
+// chunk of states and entries) as the cores' sweeps would tell them. Returns the run
+// (from_embedded of its z and the chain's leaving is lazy_power_sweeps' result); none
+// where run gave none. Throws what run throws.
 using DeviceSweeps = std::function<std::optional<gpu::PowerSweeps>(std::uint64_t block_states,
                                                                    const std::function<bool(double moved)>& after_sweep)>;
-std::optional<std::vector<double>> power_sweeps_with(const DeviceSweeps& run, std::size_t states, std::uint64_t entries,
-                                                     const std::vector<double>& leaving, std::uint64_t max_sweeps,
-                                                     double tolerance, SolveStats& stats, SolveReport* report,
-                                                     SolveProgress* progress);
+std::optional<gpu::PowerSweeps> device_power_sweeps(const DeviceSweeps& run, std::size_t states, std::uint64_t entries,
+                                                    std::uint64_t max_sweeps, double tolerance, SolveStats& stats,
+                                                    SolveReport* report, SolveProgress* progress);
 // The same, pushing each state's mass on one core: the reference.
 std::vector<double> lazy_power_sweeps_reference(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
                                                 const std::vector<std::uint32_t>& local, std::uint64_t max_sweeps,

@@ -74,6 +74,9 @@ void write_local(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
 class BottomSolver {
  public:
   virtual ~BottomSolver() = default;
+  // The likeliest state (the first of equals) after lazy_power_sweeps' sweeps from the
+  // uniform distribution.
+  virtual std::size_t likeliest_after_sweeps(std::uint64_t sweeps, double tolerance, SolveReport& report) = 0;
   // lazy_power_sweeps' contract (bottom_chain.h); report gets a device's run.
   virtual std::vector<double> power_sweeps(std::uint64_t max_sweeps, double tolerance, SolveStats& stats,
                                            SolveReport& report, SolveProgress* progress) = 0;
@@ -95,6 +98,12 @@ class HostBottomSolver final : public BottomSolver {
     chain_ = transpose_bottom(mdp, states, local);
     spdlog::debug("stationary distribution of {} states: transposed on all cores in {:.3f} s", states.size(),
                   seconds_since(start));
+  }
+
+  std::size_t likeliest_after_sweeps(std::uint64_t sweeps, double tolerance, SolveReport& report) override {
+    SolveStats ignored;
+    const std::vector<double> pi = power_sweeps(sweeps, tolerance, ignored, report, nullptr);
+    return std::max_element(pi.begin(), pi.end()) - pi.begin();
   }
 
   std::vector<double> power_sweeps(std::uint64_t max_sweeps, double tolerance, SolveStats& stats, SolveReport& report,
@@ -133,14 +142,18 @@ class ResidentBottomSolver final : public BottomSolver {
  public:
   explicit ResidentBottomSolver(std::unique_ptr<gpu::ResidentChain> chain) : chain_(std::move(chain)) {}
 
+  // The largest z_i / (1 - P(i, i)), on the device: the normalised distribution's
+  // largest entry, but for a tie its rounding might make.
+  std::size_t likeliest_after_sweeps(std::uint64_t sweeps, double tolerance, SolveReport& report) override {
+    SolveStats ignored;
+    return swept(sweeps, tolerance, ignored, report, nullptr, &gpu::ResidentChain::likeliest_after_sweeps).likeliest;
+  }
+
   std::vector<double> power_sweeps(std::uint64_t max_sweeps, double tolerance, SolveStats& stats, SolveReport& report,
                                    SolveProgress* progress) override {
-    std::optional<std::vector<double>> pi = power_sweeps_with(
-        [&](std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
-          return std::optional<gpu::PowerSweeps>(chain_->lazy_power_sweeps(max_sweeps, block_states, after_sweep));
-        },
-        size(), chain_->entries(), chain_->leaving(), max_sweeps, tolerance, stats, &report, progress);
-    return std::move(*pi);  // the run above always gives one
+    gpu::PowerSweeps run =
+        swept(max_sweeps, tolerance, stats, report, progress, &gpu::ResidentChain::lazy_power_sweeps);
+    return from_embedded(std::move(run.z), chain_->leaving());
   }
 
   KrylovAttempt solve_embedded(std::size_t reference, const SolverOptions& krylov, SolveReport& report) override {
@@ -161,6 +174,18 @@ class ResidentBottomSolver final : public BottomSolver {
 
  private:
   std::size_t size() const { return chain_->leaving().size(); }
+
+  using Sweeps = gpu::PowerSweeps (gpu::ResidentChain::*)(std::uint64_t, std::uint64_t,
+                                                          const std::function<bool(double)>&);
+  gpu::PowerSweeps swept(std::uint64_t max_sweeps, double tolerance, SolveStats& stats, SolveReport& report,
+                         SolveProgress* progress, Sweeps sweeps) {
+    std::optional<gpu::PowerSweeps> run = device_power_sweeps(
+        [&](std::uint64_t block_states, const std::function<bool(double)>& after_sweep) {
+          return std::optional<gpu::PowerSweeps>(((*chain_).*sweeps)(max_sweeps, block_states, after_sweep));
+        },
+        size(), chain_->entries(), max_sweeps, tolerance, stats, &report, progress);
+    return std::move(*run);  // the run above always gives one
+  }
 
   std::unique_ptr<gpu::ResidentChain> chain_;
 };
@@ -183,7 +208,8 @@ struct LocalRows {
   PodVector<std::uint32_t> columns;
   CompactValues values;
 };
-LocalRows local_rows(const SparseMdp& mdp, const std::vector<std::uint32_t>& states, std::vector<std::uint32_t>& local) {
+LocalRows local_rows(const SparseMdp& mdp, const std::vector<std::uint32_t>& states,
+                     std::vector<std::uint32_t>& local) {
   const std::size_t n = states.size();
   write_local(mdp, states, local);
   PodVector<std::uint64_t> starts(n + 1);
@@ -256,11 +282,9 @@ std::vector<double> stationary_by(BottomSolver& solver, std::size_t n, const Sol
   constexpr unsigned kAttempts = 3;
   const double sweeps_tolerance = options.stop.epsilon * kSweepsShare;
   const auto start = std::chrono::steady_clock::now();
-  SolveStats ignored;
-  const std::vector<double> rough = solver.power_sweeps(kRoughSweeps, sweeps_tolerance, ignored, report, nullptr);
+  std::size_t reference = solver.likeliest_after_sweeps(kRoughSweeps, sweeps_tolerance, report);
   spdlog::debug("stationary distribution of {} states: {} rough sweeps in {:.3f} s", n, kRoughSweeps,
                 seconds_since(start));
-  std::size_t reference = std::max_element(rough.begin(), rough.end()) - rough.begin();
   const SolverOptions krylov = krylov_options(options);
   for (unsigned attempt = 1;; ++attempt) {
     KrylovAttempt solved = solver.solve_embedded(reference, krylov, report);
