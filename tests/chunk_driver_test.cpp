@@ -271,13 +271,51 @@ TEST(LevelSegments, CoverTheChunkAndSayExactlyWhichAreAcyclic) {
   }
 }
 
+// Three height levels: 1,000 states reading nothing, every third with a self-loop (level
+// 1, the others 0); one ring SCC of 100,003 states (read on all cores: larger than
+// scc_width_targets' large SCC), every seventh also reading a state of level 0 and one
+// near its end a state of level 1, and a 3-state cycle beside it; 500 states reading
+// the ring.
+MaybeSystem system_with_a_large_scc() {
+  constexpr std::uint32_t kBottom = 1000, kRing = 100'003, kTop = 500;
+  MaybeSystem system = test::empty_system();
+  const auto add_row = [&](std::vector<std::uint32_t> columns) {
+    for (std::uint32_t c : columns) {
+      system.columns.push_back(c);
+      system.values.push_back(0.5 / static_cast<double>(columns.size()));
+    }
+    system.row_constants.push_back(0.25);
+    system.row_starts.push_back(system.columns.size());
+    system.row_group_starts.push_back(system.row_constants.size());
+    system.model_states.push_back(static_cast<std::uint32_t>(system.model_states.size()));
+  };
+  for (std::uint32_t s = 0; s < kBottom; ++s) add_row(s % 3 == 0 ? std::vector{s} : std::vector<std::uint32_t>{});
+  for (std::uint32_t i = 0; i < kRing; ++i) {
+    const std::uint32_t next = kBottom + (i + 1) % kRing;
+    if (i == kRing - 2) {
+      add_row({next, 3});  // the one read of a state of level 1: the ring's level is 2
+    } else {
+      add_row(i % 7 == 0 ? std::vector{next, 1 + 3 * (i % 300)} : std::vector{next});
+    }
+  }
+  for (std::uint32_t i = 0; i < 3; ++i) add_row({kBottom + kRing + (i + 1) % 3, 5});  // a small cycle
+  for (std::uint32_t i = 0; i < kTop; ++i) add_row({kBottom + (i * 197) % kRing});
+  const std::uint64_t ring = kBottom, cycle = kBottom + kRing, top = cycle + 3;
+  system.scc_starts.clear();
+  for (std::uint64_t s = 0; s < kBottom; ++s) system.scc_starts.push_back(s);
+  system.scc_starts.insert(system.scc_starts.end(), {ring, cycle});
+  for (std::uint64_t s = top; s <= top + kTop; ++s) system.scc_starts.push_back(s);
+  system.level_starts = {0, kBottom, kBottom + 2, kBottom + 2 + kTop};
+  return system;
+}
+
 // The per-SCC width targets, a level at a time in parallel, equal the serial pass in
-// solving order: layered systems (wide levels, cycles, self-loops, long rows) and
-// systems with one SCC per level.
+// solving order: layered systems (wide levels, cycles, self-loops, long rows), systems
+// with one SCC per level, and one with an SCC read on all cores.
 TEST(SccWidthTargets, LevelParallelIsEquivalentToRef) {
   std::vector<MaybeSystem> systems = {test::layered_system(7, 9001, 3), test::layered_system(3001, 1, 4),
                                       test::layered_system(5, 33, 5, /*cycles=*/false), mixed_system(),
-                                      test::random_system(0, 1), test::random_system(1, 2)};
+                                      test::random_system(0, 1), test::random_system(1, 2), system_with_a_large_scc()};
   for (const MaybeSystem& system : systems) {
     EXPECT_EQ(scc_width_targets(system, cyclic_levels(system), 1e-6), scc_width_targets_reference(system, 1e-6))
         << system.num_states() << " states";

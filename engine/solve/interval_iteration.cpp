@@ -75,10 +75,14 @@ PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double 
   return targets;
 }
 
+// SCCs of this many states or more are read on all cores (scc_width_targets).
+constexpr std::uint64_t kStatesOfALargeScc = 1 << 16;
+
 // The same levels, a height level at a time: the SCCs of one (MaybeSystem::level_starts)
 // read only lower ones, so they are computed in parallel (serially, a pass over a
 // large system's rows takes seconds).
 PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, double epsilon) {
+  const auto start = std::chrono::steady_clock::now();
   const std::size_t n = system.num_sccs();
   if (system.level_starts.empty() && n > 0) return scc_width_targets_reference(system, epsilon);
   // Height levels below the first with cycles hold trivial SCCs reading only each
@@ -96,20 +100,40 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector
   PodVector<std::uint32_t> level(states);
   const std::uint64_t first_read = system.scc_starts[system.level_starts[first_cyclic]];
   parallel_indices(0, first_read, 1 << 16, [&](std::size_t s) { level[s] = 0; });
-  const auto level_of = [&](std::size_t c) {
-    const std::uint64_t first = system.scc_starts[c], end = system.scc_starts[c + 1];
+  // The highest level read from outside SCC [first, end) by its states [from, to).
+  const auto below_from = [&](std::uint64_t first, std::uint64_t end, std::uint64_t from, std::uint64_t to) {
     std::uint32_t below = 0;
-    for (std::uint64_t s = first; s < end; ++s) {
+    for (std::uint64_t s = from; s < to; ++s) {
       for (std::uint64_t k = system.row_starts[system.row_group_starts[s]]; k < system.row_starts[system.row_group_starts[s + 1]]; ++k) {
         const std::uint32_t column = system.columns[k];
         if (column < first || column >= end) below = std::max(below, level[column]);
       }
     }
-    return below + (is_trivial_scc(system, c) ? 0u : 1u);
+    return below;
+  };
+  // A large SCC's states are read, and written, on all cores: one SCC may hold most of
+  // a system (leader9's Rmin: the targets of its chunked solve took 1.2 s, bench/NOTES.md
+  // session 15), and a level of it alone would be a pass on one core.
+  const auto level_of = [&](std::size_t c) {
+    const std::uint64_t first = system.scc_starts[c], end = system.scc_starts[c + 1];
+    const std::uint32_t own = is_trivial_scc(system, c) ? 0u : 1u;
+    if (end - first < kStatesOfALargeScc) return below_from(first, end, first, end) + own;
+    return own + oneapi::tbb::parallel_reduce(
+                     oneapi::tbb::blocked_range<std::uint64_t>(first, end, 1 << 12), std::uint32_t{0},
+                     [&](const auto& part, std::uint32_t most) {
+                       return std::max(most, below_from(first, end, part.begin(), part.end()));
+                     },
+                     [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
   };
   for (std::size_t h = first_cyclic; h < system.num_levels(); ++h) {
     parallel_indices(system.level_starts[h], system.level_starts[h + 1], 1024, [&](std::size_t c) {
-      std::fill(level.begin() + system.scc_starts[c], level.begin() + system.scc_starts[c + 1], level_of(c));
+      const std::uint64_t first = system.scc_starts[c], end = system.scc_starts[c + 1];
+      const std::uint32_t of_c = level_of(c);
+      if (end - first < kStatesOfALargeScc) {
+        std::fill(level.begin() + first, level.begin() + end, of_c);
+      } else {
+        parallel_indices(first, end, 1 << 14, [&](std::size_t s) { level[s] = of_c; });
+      }
     });
   }
   const std::uint32_t highest = std::max<std::uint32_t>(
@@ -126,8 +150,8 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector
     const std::uint32_t of_c = first < system.scc_starts[c + 1] ? level[first] : level_of(c);
     targets[c] = 2.0 * epsilon * static_cast<double>(of_c) / static_cast<double>(highest);
   });
-  spdlog::debug("width targets: at most {} iterated SCCs on a chain, {} height levels with cycles", highest,
-                std::count(cyclic.begin(), cyclic.end(), 1));
+  spdlog::debug("width targets: at most {} iterated SCCs on a chain, {} height levels with cycles, {:.3f} s", highest,
+                std::count(cyclic.begin(), cyclic.end(), 1), seconds_since(start));
   return targets;
 }
 
