@@ -61,7 +61,9 @@ TEST(ResidentChain, TransposeAndSweepsAreEquivalentToRef) {
     SCOPED_TRACE(testing::Message() << shape.states.size() << " states");
     EXPECT_EQ(resident->leaving(), chain.leaving);
     EXPECT_EQ(resident->entries(), chain.from.size());
-    for (const auto& [tolerance, sweeps] : {std::pair{0.0, 200u}, std::pair{1e-6, 5000u}, std::pair{1e-6, 0u}}) {
+    for (const auto& [tolerance_, sweeps_] : {std::pair{0.0, 200u}, std::pair{1e-6, 5000u}, std::pair{1e-6, 0u}}) {
+      const double tolerance = tolerance_;  // copies: the lambdas below capture them
+      const std::uint64_t sweeps = sweeps_;
       SCOPED_TRACE(testing::Message() << "tolerance " << tolerance << ", " << sweeps << " sweeps");
       SolveStats device_stats, cpu_stats;
       SolveReport report;
