@@ -87,10 +87,11 @@ TEST(ResidentChain, TransposeAndSweepsAreEquivalentToRef) {
   }
 }
 
-// The embedded system built on the device, bit for bit the cores' (bottom_chain.h),
-// relative to the first, the last and a middle state.
-TEST(ResidentChain, EmbeddedSystemIsEquivalentToRef) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+// check(shape, resident, chain, reference) for every shape of two states or more, its
+// chain resident on the device and transposed on the cores, relative to the first, the
+// last and a middle state.
+template <typename Check>
+void for_each_reference(Check check) {
   for (const Shape& shape : shapes()) {
     const std::size_t n = shape.states.size();
     if (n < 2) continue;
@@ -99,15 +100,24 @@ TEST(ResidentChain, EmbeddedSystemIsEquivalentToRef) {
     const BottomChain chain = transpose_bottom(shape.mdp, shape.states, shape.local);
     for (std::size_t reference : {std::size_t{0}, n - 1, n / 2}) {
       SCOPED_TRACE(testing::Message() << n << " states, reference " << reference);
-      const gpu::HostSystemArrays device = resident->download_embedded(reference);
-      const MaybeSystem cpu = embedded_system(chain, shape.states, reference);
-      EXPECT_EQ(device.row_starts, std::vector<std::uint64_t>(cpu.row_starts.begin(), cpu.row_starts.end()));
-      EXPECT_EQ(device.columns, std::vector<std::uint32_t>(cpu.columns.begin(), cpu.columns.end()));
-      ASSERT_EQ(device.values.size(), cpu.values.size());
-      for (std::size_t k = 0; k < device.values.size(); ++k) ASSERT_EQ(device.values[k], cpu.values[k]) << k;
-      EXPECT_EQ(device.row_constants, std::vector<double>(cpu.row_constants.begin(), cpu.row_constants.end()));
+      check(shape, *resident, chain, reference);
     }
   }
+}
+
+// The embedded system built on the device, bit for bit the cores' (bottom_chain.h).
+TEST(ResidentChain, EmbeddedSystemIsEquivalentToRef) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  for_each_reference([](const Shape& shape, gpu::ResidentChain& resident, const BottomChain& chain,
+                        std::size_t reference) {
+    const gpu::HostSystemArrays device = resident.download_embedded(reference);
+    const MaybeSystem cpu = embedded_system(chain, shape.states, reference);
+    EXPECT_EQ(device.row_starts, std::vector<std::uint64_t>(cpu.row_starts.begin(), cpu.row_starts.end()));
+    EXPECT_EQ(device.columns, std::vector<std::uint32_t>(cpu.columns.begin(), cpu.columns.end()));
+    ASSERT_EQ(device.values.size(), cpu.values.size());
+    for (std::size_t k = 0; k < device.values.size(); ++k) ASSERT_EQ(device.values[k], cpu.values[k]) << k;
+    EXPECT_EQ(device.row_constants, std::vector<double>(cpu.row_constants.begin(), cpu.row_constants.end()));
+  });
 }
 
 // Its BiCGStab solve against the cores' (BiCGStab alone: no sweeps after it): both
@@ -115,30 +125,24 @@ TEST(ResidentChain, EmbeddedSystemIsEquivalentToRef) {
 // where they do, to the same solution.
 TEST(ResidentChain, EmbeddedSolveIsTheCores) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  for (const Shape& shape : shapes()) {
+  for_each_reference([](const Shape& shape, gpu::ResidentChain& resident, const BottomChain& chain,
+                        std::size_t reference) {
     const std::size_t n = shape.states.size();
-    if (n < 2) continue;
-    const LocalRows rows(shape);
-    const std::unique_ptr<gpu::ResidentChain> resident = gpu::make_resident_chain(rows.view(), kNoBudget);
-    const BottomChain chain = transpose_bottom(shape.mdp, shape.states, shape.local);
-    for (std::size_t reference : {std::size_t{0}, n - 1, n / 2}) {
-      SCOPED_TRACE(testing::Message() << n << " states, reference " << reference);
-      SolverOptions options;
-      options.method = Method::bicgstab;
-      options.stop.epsilon = 1e-13;
-      options.stop.max_sweeps = 5000;
-      options.sweeps_after_krylov = false;
-      std::vector<double> y(n - 1, 0.0);
-      const gpu::KrylovChunkStats device = resident->solve_embedded(reference, krylov_limits(options.stop), y.data());
-      const SolveResult cpu = solve({.system = embedded_system(chain, shape.states, reference),
-                                     .direction = Optimization::minimize, .options = options},
-                                    DeviceOptions{SolverKind::cpu});
-      ASSERT_EQ(cpu.lower.size(), n - 1);
-      ASSERT_EQ(device.stats.converged, cpu.report.stats.converged);
-      if (!device.stats.converged) continue;
-      for (std::size_t u = 0; u < n - 1; ++u) EXPECT_NEAR(y[u], cpu.lower[u], 1e-9 * std::abs(cpu.lower[u])) << u;
-    }
-  }
+    SolverOptions options;
+    options.method = Method::bicgstab;
+    options.stop.epsilon = 1e-13;
+    options.stop.max_sweeps = 5000;
+    options.sweeps_after_krylov = false;
+    std::vector<double> y(n - 1, 0.0);
+    const gpu::KrylovChunkStats device = resident.solve_embedded(reference, krylov_limits(options.stop), y.data());
+    const SolveResult cpu = solve({.system = embedded_system(chain, shape.states, reference),
+                                   .direction = Optimization::minimize, .options = options},
+                                  DeviceOptions{SolverKind::cpu});
+    ASSERT_EQ(cpu.lower.size(), n - 1);
+    ASSERT_EQ(device.stats.converged, cpu.report.stats.converged);
+    if (!device.stats.converged) return;
+    for (std::size_t u = 0; u < n - 1; ++u) EXPECT_NEAR(y[u], cpu.lower[u], 1e-9 * std::abs(cpu.lower[u])) << u;
+  });
 }
 
 // The whole model as the BSCC (its rows uploaded as they are), a shuffled order (its
