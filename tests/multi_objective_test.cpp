@@ -88,6 +88,31 @@ TEST(MultiObjective, CoSafeAndSafetyLtlObjectives) {
   EXPECT_TRUE(checked(mdp, "multi(P>=0.5 [ (F \"A\") & X true ], P>=0.5 [ F \"B\" ])").truth);
 }
 
+// 0 goes to 1 or to 3; 1 ("A") stays or goes to 2 ("B"), which goes back to 1; 3 ("A")
+// stays. Its end components: {1, 2}, where a scheduler can visit "A" and "B" forever,
+// and {3}, only "A".
+SparseMdp a_and_b_forever() {
+  return test::make_mdp({{{{1, 1.0}}, {{3, 1.0}}}, {{{1, 1.0}}, {{2, 1.0}}}, {{{1, 1.0}}}, {{{3, 1.0}}}},
+                        {{"A", {1, 3}}, {"B", {2}}});
+}
+
+// G F objectives (Büchi): met by staying in an end component with such a state, where
+// a scheduler visits all of its states forever, so several are met at once. In
+// three_ways "A" and "B" absorb: G F is F there.
+TEST(MultiObjective, BuchiObjectivesByHand) {
+  const SparseMdp three = three_ways();
+  EXPECT_NEAR(checked(three, "multi(Pmax=? [ G F \"A\" ], P>=0.4 [ F \"B\" ])").number, 0.6, 1e-9);
+  EXPECT_NEAR(checked(three, "multi(Pmax=? [ G F \"A\" ], P>=0.4 [ G F \"B\" ])").number, 0.6, 1e-9);
+  EXPECT_FALSE(checked(three, "multi(P>=0.6 [ G F \"A\" ], P>=0.5 [ G F \"B\" ])").truth);
+  const SparseMdp both = a_and_b_forever();
+  EXPECT_NEAR(checked(both, "multi(Pmax=? [ G F \"B\" ], P>=1 [ G F \"A\" ])").number, 1.0, 1e-9);
+  EXPECT_TRUE(checked(both, "multi(P>=1 [ G F \"A\" ], P>=1 [ G F (\"B\" & !\"A\") ])").truth);
+  // With "B" at most a half, "A" is still certain: 3 for the rest.
+  EXPECT_NEAR(checked(both, "multi(Pmax=? [ G F \"A\" ], P>=0.5 [ G F \"B\" ])").number, 1.0, 1e-9);
+  // A co-safe objective beside it: reaching "B" at all.
+  EXPECT_NEAR(checked(both, "multi(Pmax=? [ G F \"A\" ], P>=1 [ F \"B\" ])").number, 1.0, 1e-9);
+}
+
 // The error checking text on mdp gives; empty where there is none.
 std::string error_of(const SparseMdp& mdp, const std::string& text) {
   try {
@@ -104,7 +129,13 @@ TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
             std::string::npos);
   EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
             std::string::npos);
-  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ G F \"A\" ], P>=0.5 [ F \"B\" ])").find("neither co-safe"), std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F G \"A\" ], P>=0.5 [ F \"B\" ])").find("neither co-safe"), std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(Pmin=? [ G F \"A\" ], P>=0.5 [ F \"B\" ])").find("G F in multi(...) to minimise"),
+            std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(P>=0.5 [ F \"B\" ], P<=0.5 [ G F \"A\" ])").find("bounded from above"),
+            std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ G F \"A\" ], R{\"cost\"}<=5 [ C ])").find("beside a reward objective"),
+            std::string::npos);
   SparseMdp looping = three_ways();
   looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
   EXPECT_NE(error_of(looping, "multi(R{\"cost\"}max=? [ C ], R{\"cost\"}<=5 [ C ])").find("inside an end component"),
@@ -241,6 +272,17 @@ TEST(MultiObjective, BoundedAndNextPathsAreTheSingleObjectivePipelines) {
         mdp.labels.push_back({"b", random_set(mdp.num_states(), rng)});
       },
       queries);
+}
+
+// G F alone in multi(...) is the LTL pipeline's value on random MDPs.
+TEST(MultiObjective, OneBuchiObjectiveIsTheLtlPipeline) {
+  expect_alone_as_single(
+      53,
+      [](SparseMdp& mdp, std::mt19937& rng) {
+        mdp.labels.push_back({"a", random_set(mdp.num_states(), rng)});
+        mdp.labels.push_back({"b", random_set(mdp.num_states(), rng)});
+      },
+      {"Pmax=? [ G F \"a\" ]", "Pmax=? [ G F (\"a\" | !\"b\") ]", "Pmax=? [ G F (\"a\" & \"b\") ]"});
 }
 
 // R [ C<=k ] counts the steps in the product: alone, it is the cumulative reward

@@ -22,11 +22,40 @@ namespace mdpvi {
 
 namespace {
 
+// Whether the propositional formula f (atoms, negation, conjunction, disjunction) holds
+// of a state with this letter (letters_of's bits); nothing where f is not propositional.
+std::optional<bool> holds(const PathFormula& f, std::uint64_t letter) {
+  switch (f.op) {
+    case PathFormula::Op::state: return ((letter >> f.state) & 1) != 0;
+    case PathFormula::Op::negation: {
+      const std::optional<bool> a = holds(f.operands[0], letter);
+      return a ? std::optional<bool>(!*a) : std::nullopt;
+    }
+    case PathFormula::Op::conjunction:
+    case PathFormula::Op::disjunction: {
+      const std::optional<bool> a = holds(f.operands[0], letter), b = holds(f.operands[1], letter);
+      if (!a || !b) return std::nullopt;
+      return f.op == PathFormula::Op::conjunction ? *a && *b : *a || *b;
+    }
+    default: return std::nullopt;
+  }
+}
+
+// phi where path is G F phi, unbounded, phi propositional (a Büchi objective).
+const PathFormula* infinitely_often(const PathFormula& path) {
+  if (path.op != PathFormula::Op::always || path.bounded()) return nullptr;
+  const PathFormula& inner = path.operands[0];
+  if (inner.op != PathFormula::Op::eventually || inner.bounded()) return nullptr;
+  return holds(inner.operands[0], 0).has_value() ? &inner.operands[0] : nullptr;
+}
+
 // What one objective knows of a path so far: an until's status (pending, met, failed:
 // it changes at most once) or a co-safe path's state in its automaton's deterministic
 // first part (met where that accepts every continuation, failed at the sink). A safety
 // path is tracked by its co-safe negation, its value flipped. Reward objectives: 0, or
-// under a step bound k the steps taken, up to k (then nothing more is earned).
+// under a step bound k the steps taken, up to k (then nothing more is earned). G F phi
+// (Büchi): nothing to track, always pending; its value is the flow into stops in end
+// components with a phi state (quotient_program).
 class ObjectiveTracker {
  public:
   enum : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };
@@ -34,6 +63,10 @@ class ObjectiveTracker {
   // n: the model's states.
   ObjectiveTracker(const MultiObjective& o, std::uint32_t n) : o_(&o) {
     if (!o.ltl) return;
+    if ((infinitely_often_ = infinitely_often(*o.ltl))) {
+      letters_ = letters_of(n, o.atoms);
+      return;
+    }
     const auto count = static_cast<std::uint32_t>(o.atoms.size());
     automaton_ = std::make_unique<automata::LtlAutomaton>(*o.ltl, count);
     if (!automaton_->co_safe()) {
@@ -49,20 +82,25 @@ class ObjectiveTracker {
 
   // The value is 1 - the probability of met.
   bool flipped() const { return flipped_ != o_->complement; }
+  // G F phi: met by staying in an end component with a phi state.
+  bool buchi() const { return infinitely_often_ != nullptr; }
+  // Pre: buchi(). Whether the model state t is a phi state.
+  bool visits(std::uint32_t t) const { return *holds(*infinitely_often_, letter(t)); }
 
   // After the path's first state t; after t, from v.
   std::uint32_t start(std::uint32_t t) {
-    if (o_->reward) return 0;  // no step taken yet
+    if (o_->reward || buchi()) return kPending;  // no step taken yet, or nothing to track
     if (automaton_) return automaton_->step(automaton_->initial(), letter(t));
     return classify(t);
   }
   std::uint32_t next(std::uint32_t v, std::uint32_t t) {
     if (o_->reward) return o_->reward_steps ? std::min(v + 1, *o_->reward_steps) : 0;
+    if (buchi()) return kPending;
     if (automaton_) return automaton_->step(v, letter(t));
     return v == kPending ? classify(t) : v;
   }
   bool met(std::uint32_t v) const {
-    if (o_->reward) return false;
+    if (o_->reward || buchi()) return false;
     return automaton_ ? automaton_->universal(v) : v == kMet;
   }
   // Whether a reward objective still earns at v (always, without a step bound).
@@ -71,6 +109,7 @@ class ObjectiveTracker {
   }
   bool decided(std::uint32_t v) const {
     if (o_->reward) return !earns(v);
+    if (buchi()) return false;
     return automaton_ ? v == automata::LtlAutomaton::kRejecting || automaton_->universal(v) : v != kPending;
   }
 
@@ -80,6 +119,7 @@ class ObjectiveTracker {
 
   const MultiObjective* o_;
   std::unique_ptr<automata::LtlAutomaton> automaton_;  // a pointer: the trackers move in their vector
+  const PathFormula* infinitely_often_ = nullptr;      // G F phi: phi (in o_'s path)
   std::vector<std::uint64_t> letters_;
   bool flipped_ = false;
 };
@@ -431,6 +471,20 @@ StateSet rows_earning_nothing(const SparseMdp& p, const std::vector<std::optiona
   return rows;
 }
 
+// Per end component of mecs: whether it holds a pair whose model state is a phi state
+// of tracker's G F phi. Staying in the component forever, a scheduler visits each of its
+// states infinitely often, so every such objective is met at once (Etessami et al.'s
+// reduction of Büchi objectives to the end components reached).
+std::vector<char> components_visiting(const StatusProduct& product, const ObjectiveTracker& tracker,
+                                      const graph::EndComponents& mecs) {
+  std::vector<char> visiting(mecs.count, 0);
+  for (std::uint32_t s = 0; s < product.mdp.num_states(); ++s) {
+    const std::uint32_t c = mecs.component_of[s];
+    if (c != graph::EndComponents::kNone && tracker.visits(product.model_state[s])) visiting[c] = 1;
+  }
+  return visiting;
+}
+
 // The product with mecs (its end components, or some of them) collapsed, each with its
 // stop row, and each objective as a linear expression over the collapsed model's rows.
 struct QuotientProgram {
@@ -455,9 +509,15 @@ QuotientProgram quotient_program(const StatusProduct& product, const std::vector
       for (std::uint64_t r = 0; r < q.num_choices(); ++r) e.coefficient[r] = collapsed.choice_rewards[r];
       continue;
     }
+    const std::vector<char> visiting = trackers[i].buchi() ? components_visiting(product, trackers[i], mecs)
+                                                           : std::vector<char>{};
+    const auto met_by_stop = [&](std::uint32_t s) {
+      if (!trackers[i].buchi()) return product.met[i][s] != 0;
+      return mecs.component_of[s] != graph::EndComponents::kNone && visiting[mecs.component_of[s]] != 0;
+    };
     for (std::uint32_t s = 0; s < q.num_states(); ++s) {
       for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) {
-        if (q.row_starts[r] == q.row_starts[r + 1] && product.met[i][s]) {
+        if (q.row_starts[r] == q.row_starts[r + 1] && met_by_stop(s)) {
           e.coefficient[r] = 1.0;  // a stop where the objective's path is met
         }
       }
@@ -524,6 +584,24 @@ bool enters_where_it_earns(const StatusProduct& product, const std::vector<Objec
   return most && *most > kEnteredAtAll;
 }
 
+// G F phi is answered where it is to be maximised (a bound from below, or max) and
+// beside no reward objective: every end component is then collapsed, and staying in
+// one visits all its states. To minimise it a scheduler would stay in the part of a
+// component without phi states (F G !phi, a co-Büchi objective): not done.
+void refuse_what_buchi_cannot_answer(const std::vector<MultiObjective>& objectives,
+                                     const std::vector<ObjectiveTracker>& trackers) {
+  bool buchi = false, reward = false;
+  for (std::size_t i = 0; i < objectives.size(); ++i) {
+    reward |= objectives[i].reward;
+    if (!trackers[i].buchi()) continue;
+    buchi = true;
+    if (!maximises(objectives[i])) {
+      throw std::runtime_error("not supported yet: G F in multi(...) to minimise, or bounded from above");
+    }
+  }
+  if (buchi && reward) throw std::runtime_error("not supported yet: G F in multi(...) beside a reward objective");
+}
+
 // The objective of a query with one =? that maximises a reward, where no other
 // objective is a reward: its maximum may be infinite, and that is decided exactly.
 std::optional<std::size_t> sole_reward_query_of(const std::vector<MultiObjective>& objectives) {
@@ -546,6 +624,7 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   }
   std::vector<ObjectiveTracker> trackers;
   for (const MultiObjective& o : objectives) trackers.emplace_back(o, mdp.num_states());
+  refuse_what_buchi_cannot_answer(objectives, trackers);
   const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
   const SparseMdp& p = product.mdp;
   const std::vector<std::optional<RewardStructure>> lifted = lifted_rewards(product, objectives);

@@ -3,8 +3,10 @@
 // bounds at once (achievability), or the best value of one objective among the
 // schedulers that meet the others (numerical), or with two such objectives their Pareto
 // curve. Objectives are reachability probabilities (phi U psi, and G, W, R as their
-// complements), co-safe and safety LTL paths, and expected total rewards (R [ C ], and
-// R [ C<=k ] with a step counter in the product), each maximised or minimised.
+// complements), co-safe and safety LTL paths, G F phi (phi a state formula: to maximise,
+// or bounded from below, and beside no reward objective), and expected total rewards
+// (R [ C ], and R [ C<=k ] with a step counter in the product), each maximised or
+// minimised.
 //
 // The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
 // ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
@@ -13,8 +15,10 @@
 // part), its maximal end components collapsed with a choice to stay forever
 // (engine/solve/end_component_quotient.h), after which every run stops somewhere; the
 // variables are each choice's expected number of uses, held to the flow of probability
-// from the initial state; a path's probability is the flow into stops where it is met,
-// a total reward each choice's uses times its reward.
+// from the initial state; a path's probability is the flow into stops where it is met
+// (G F phi: stops in end components with a phi state, where a scheduler that stays
+// visits every state infinitely often), a total reward each choice's uses times its
+// reward.
 // The answer is exact up to the LP's floating point tolerance (no bound is claimed).
 #include "engine/model/path_formula.h"
 #include "engine/model/sparse_mdp.h"
@@ -55,8 +59,8 @@ struct MultiObjectiveAnswer {
 // weights normal to the segment between two known vertices). Throws
 // std::runtime_error where the question has no answer here: several initial states,
 // a total reward to maximise that an end component earns beside other reward objectives
-// or queries, constraints no scheduler meets under a query, an unbounded optimum, or more
-// than two queries. A scheduler may stay forever only in end components that earn no
+// or queries, constraints no scheduler meets under a query, an unbounded optimum, more
+// than two queries, or G F to minimise (or bounded from above) or beside a reward. A scheduler may stay forever only in end components that earn no
 // reward of any objective; a least reward that only a stay elsewhere could meet the
 // bounds with is infinite, and so is a greatest reward (the only reward objective, the
 // one query) that an end component earns which a scheduler meeting the bounds enters.
