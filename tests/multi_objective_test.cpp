@@ -113,6 +113,22 @@ TEST(MultiObjective, BuchiObjectivesByHand) {
   EXPECT_NEAR(checked(both, "multi(Pmax=? [ G F \"A\" ], P>=1 [ F \"B\" ])").number, 1.0, 1e-9);
 }
 
+// F G objectives (co-Büchi: the scheduler commits to stay among phi states), and G F and
+// F G to minimise or bounded from above (tracked as the other over !phi, flipped).
+TEST(MultiObjective, CoBuchiAndMinimisedLimitObjectivesByHand) {
+  const SparseMdp both = a_and_b_forever();
+  // Only "A" forever ({1} or {3}) against visiting "B" forever ({1, 2}): a trade.
+  EXPECT_NEAR(checked(both, "multi(Pmax=? [ F G \"A\" ], P>=0.5 [ G F \"B\" ])").number, 0.5, 1e-9);
+  EXPECT_NEAR(checked(both, "multi(Pmax=? [ F G \"A\" ], P>=1 [ F \"B\" ])").number, 1.0, 1e-9);  // back to 1, stay
+  EXPECT_NEAR(checked(both, "multi(Pmin=? [ G F \"B\" ], P>=1 [ F \"B\" ])").number, 0.0, 1e-9);
+  EXPECT_NEAR(checked(both, "multi(Pmax=? [ G F \"B\" ], P<=0.25 [ F G \"A\" ])").number, 1.0, 1e-9);
+  EXPECT_FALSE(checked(both, "multi(P>=0.5 [ F G \"A\" ], P>=0.6 [ G F \"B\" ])").truth);
+  const SparseMdp three = three_ways();
+  // At most 0.2 of "A": c 0.4 (half "A") and b 0.6, so "B" forever at least 0.6.
+  EXPECT_NEAR(checked(three, "multi(Pmin=? [ G F \"B\" ], P<=0.2 [ F \"A\" ])").number, 0.6, 1e-9);
+  EXPECT_NEAR(checked(three, "multi(Pmin=? [ F G \"B\" ], P<=0.2 [ F G \"A\" ])").number, 0.6, 1e-9);
+}
+
 // The error checking text on mdp gives; empty where there is none.
 std::string error_of(const SparseMdp& mdp, const std::string& text) {
   try {
@@ -129,12 +145,13 @@ TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
             std::string::npos);
   EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
             std::string::npos);
-  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F G \"A\" ], P>=0.5 [ F \"B\" ])").find("neither co-safe"), std::string::npos);
-  EXPECT_NE(error_of(mdp, "multi(Pmin=? [ G F \"A\" ], P>=0.5 [ F \"B\" ])").find("G F in multi(...) to minimise"),
-            std::string::npos);
-  EXPECT_NE(error_of(mdp, "multi(P>=0.5 [ F \"B\" ], P<=0.5 [ G F \"A\" ])").find("bounded from above"),
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ G F (\"A\" & X \"B\") ], P>=0.5 [ F \"B\" ])").find("neither co-safe"),
             std::string::npos);
   EXPECT_NE(error_of(mdp, "multi(Pmax=? [ G F \"A\" ], R{\"cost\"}<=5 [ C ])").find("beside a reward objective"),
+            std::string::npos);
+  EXPECT_NE(error_of(mdp, "multi(P>=0.1 [ F G \"A\" ], P>=0.1 [ F G \"B\" ], P>=0.1 [ F G !\"A\" ], "
+                          "P<=0.9 [ G F \"B\" ])")
+                .find("more than 3"),
             std::string::npos);
   SparseMdp looping = three_ways();
   looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
@@ -274,15 +291,18 @@ TEST(MultiObjective, BoundedAndNextPathsAreTheSingleObjectivePipelines) {
       queries);
 }
 
-// G F alone in multi(...) is the LTL pipeline's value on random MDPs.
-TEST(MultiObjective, OneBuchiObjectiveIsTheLtlPipeline) {
+// G F and F G alone in multi(...), maximised and minimised, are the LTL pipeline's
+// values on random MDPs.
+TEST(MultiObjective, OneLimitObjectiveIsTheLtlPipeline) {
   expect_alone_as_single(
       53,
       [](SparseMdp& mdp, std::mt19937& rng) {
         mdp.labels.push_back({"a", random_set(mdp.num_states(), rng)});
         mdp.labels.push_back({"b", random_set(mdp.num_states(), rng)});
       },
-      {"Pmax=? [ G F \"a\" ]", "Pmax=? [ G F (\"a\" | !\"b\") ]", "Pmax=? [ G F (\"a\" & \"b\") ]"});
+      {"Pmax=? [ G F \"a\" ]", "Pmax=? [ G F (\"a\" | !\"b\") ]", "Pmax=? [ G F (\"a\" & \"b\") ]",
+       "Pmin=? [ G F \"a\" ]", "Pmin=? [ G F (\"a\" | !\"b\") ]", "Pmax=? [ F G \"a\" ]",
+       "Pmax=? [ F G (\"a\" | \"b\") ]", "Pmin=? [ F G \"a\" ]", "Pmin=? [ F G !\"b\" ]"});
 }
 
 // R [ C<=k ] counts the steps in the product: alone, it is the cumulative reward

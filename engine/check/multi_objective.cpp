@@ -41,29 +41,49 @@ std::optional<bool> holds(const PathFormula& f, std::uint64_t letter) {
   }
 }
 
-// phi where path is G F phi, unbounded, phi propositional (a Büchi objective).
-const PathFormula* infinitely_often(const PathFormula& path) {
-  if (path.op != PathFormula::Op::always || path.bounded()) return nullptr;
+// G F phi (Büchi) or F G phi (co-Büchi), both unbounded, phi propositional.
+enum class Limit { none, buchi, co_buchi };
+struct LimitPath {
+  Limit limit = Limit::none;
+  const PathFormula* phi = nullptr;
+};
+LimitPath limit_path_of(const PathFormula& path) {
+  using Op = PathFormula::Op;
+  const bool g_f = path.op == Op::always, f_g = path.op == Op::eventually;
+  if ((!g_f && !f_g) || path.bounded()) return {};
   const PathFormula& inner = path.operands[0];
-  if (inner.op != PathFormula::Op::eventually || inner.bounded()) return nullptr;
-  return holds(inner.operands[0], 0).has_value() ? &inner.operands[0] : nullptr;
+  if (inner.op != (g_f ? Op::eventually : Op::always) || inner.bounded()) return {};
+  if (!holds(inner.operands[0], 0).has_value()) return {};
+  return {g_f ? Limit::buchi : Limit::co_buchi, &inner.operands[0]};
 }
+
+bool maximises(const MultiObjective& o);
 
 // What one objective knows of a path so far: an until's status (pending, met, failed:
 // it changes at most once) or a co-safe path's state in its automaton's deterministic
 // first part (met where that accepts every continuation, failed at the sink). A safety
 // path is tracked by its co-safe negation, its value flipped. Reward objectives: 0, or
-// under a step bound k the steps taken, up to k (then nothing more is earned). G F phi
-// (Büchi): nothing to track, always pending; its value is the flow into stops in end
-// components with a phi state (quotient_program).
+// under a step bound k the steps taken, up to k (then nothing more is earned).
+// G F and F G of a propositional phi are tracked as objectives to maximise: where the
+// objective is to be minimised, or bounded from above, as the other of the two over
+// !phi, flipped (P(G F phi) = 1 - P(F G !phi) for every scheduler). Büchi (G F):
+// nothing to track, always pending; its value is the flow into stops in end components
+// with a phi state (quotient_program). Co-Büchi (F G): the scheduler may commit at any
+// step (a row's copy), and a committed path fails at a !phi state: a stop where it is
+// committed stays among phi states forever (the limit-deterministic automaton of F G,
+// its guess the scheduler's; Sickert, Esparza, Jaax and Kretinsky, CAV 2016).
 class ObjectiveTracker {
  public:
-  enum : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };
+  enum : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };  // co-Büchi: kMet is committed
 
   // n: the model's states.
   ObjectiveTracker(const MultiObjective& o, std::uint32_t n) : o_(&o) {
     if (!o.ltl) return;
-    if ((infinitely_often_ = infinitely_often(*o.ltl))) {
+    if (const LimitPath path = limit_path_of(*o.ltl); path.limit != Limit::none) {
+      const bool as_written = maximises(o);
+      limit_ = as_written ? path.limit : path.limit == Limit::buchi ? Limit::co_buchi : Limit::buchi;
+      limit_phi_ = path.phi;
+      limit_negated_ = flipped_ = !as_written;
       letters_ = letters_of(n, o.atoms);
       return;
     }
@@ -82,23 +102,32 @@ class ObjectiveTracker {
 
   // The value is 1 - the probability of met.
   bool flipped() const { return flipped_ != o_->complement; }
-  // G F phi: met by staying in an end component with a phi state.
-  bool buchi() const { return infinitely_often_ != nullptr; }
-  // Pre: buchi(). Whether the model state t is a phi state.
-  bool visits(std::uint32_t t) const { return *holds(*infinitely_often_, letter(t)); }
+  // G F or F G (as tracked).
+  bool limit() const { return limit_ != Limit::none; }
+  // G F phi (as tracked): met by staying in an end component with a phi state.
+  bool buchi() const { return limit_ == Limit::buchi; }
+  // Pre: limit(). Whether the model state t is a phi state (of the objective as tracked).
+  bool visits(std::uint32_t t) const { return *holds(*limit_phi_, letter(t)) != limit_negated_; }
+  // Whether a row from v has a copy that commits (F G, not committed yet).
+  bool may_commit(std::uint32_t v) const { return limit_ == Limit::co_buchi && v == kPending; }
 
-  // After the path's first state t; after t, from v.
+  // After the path's first state t; after t, from v (commit: the row's committing copy).
   std::uint32_t start(std::uint32_t t) {
-    if (o_->reward || buchi()) return kPending;  // no step taken yet, or nothing to track
+    if (o_->reward || limit()) return kPending;  // no step taken yet, or not committed
     if (automaton_) return automaton_->step(automaton_->initial(), letter(t));
     return classify(t);
   }
-  std::uint32_t next(std::uint32_t v, std::uint32_t t) {
+  std::uint32_t next(std::uint32_t v, std::uint32_t t, bool commit = false) {
     if (o_->reward) return o_->reward_steps ? std::min(v + 1, *o_->reward_steps) : 0;
     if (buchi()) return kPending;
+    if (limit_ == Limit::co_buchi) {
+      if (v == kFailed || (v == kPending && !commit)) return v;
+      return visits(t) ? kMet : kFailed;
+    }
     if (automaton_) return automaton_->step(v, letter(t));
     return v == kPending ? classify(t) : v;
   }
+  // Where a stop counts the objective's path met (F G: committed).
   bool met(std::uint32_t v) const {
     if (o_->reward || buchi()) return false;
     return automaton_ ? automaton_->universal(v) : v == kMet;
@@ -110,6 +139,7 @@ class ObjectiveTracker {
   bool decided(std::uint32_t v) const {
     if (o_->reward) return !earns(v);
     if (buchi()) return false;
+    if (limit_ == Limit::co_buchi) return v == kFailed;
     return automaton_ ? v == automata::LtlAutomaton::kRejecting || automaton_->universal(v) : v != kPending;
   }
 
@@ -119,7 +149,9 @@ class ObjectiveTracker {
 
   const MultiObjective* o_;
   std::unique_ptr<automata::LtlAutomaton> automaton_;  // a pointer: the trackers move in their vector
-  const PathFormula* infinitely_often_ = nullptr;      // G F phi: phi (in o_'s path)
+  Limit limit_ = Limit::none;                          // G F or F G, as tracked
+  const PathFormula* limit_phi_ = nullptr;             // its phi, in o_'s path
+  bool limit_negated_ = false;                         // tracked over !phi
   std::vector<std::uint64_t> letters_;
   bool flipped_ = false;
 };
@@ -158,15 +190,26 @@ class StatusProductBuilder {
         p.mdp.row_group_starts.push_back(p.mdp.row_starts.size() - 1);
         continue;
       }
+      // Each row once per set of the F G objectives that commit on it (none: as it is).
+      std::vector<std::size_t> committing;
+      for (std::size_t o = 0; o < trackers_.size(); ++o) {
+        if (trackers_[o].may_commit(statuses_[status][o])) committing.push_back(o);
+      }
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
-        for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
-          const std::uint32_t t = mdp_.columns[k];
-          for (std::size_t o = 0; o < trackers_.size(); ++o) after[o] = trackers_[o].next(statuses_[status][o], t);
-          p.mdp.columns.push_back(pair_of(t, status_of(after)));
-          values.push_back(mdp_.values[k]);
+        for (std::uint32_t set = 0; set < (1u << committing.size()); ++set) {
+          for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
+            const std::uint32_t t = mdp_.columns[k];
+            for (std::size_t o = 0; o < trackers_.size(); ++o) after[o] = trackers_[o].next(statuses_[status][o], t);
+            for (std::size_t j = 0; j < committing.size(); ++j) {
+              const std::size_t o = committing[j];
+              if ((set >> j) & 1) after[o] = trackers_[o].next(statuses_[status][o], t, /*commit=*/true);
+            }
+            p.mdp.columns.push_back(pair_of(t, status_of(after)));
+            values.push_back(mdp_.values[k]);
+          }
+          p.mdp.row_starts.push_back(p.mdp.columns.size());
+          p.model_row.push_back(r);
         }
-        p.mdp.row_starts.push_back(p.mdp.columns.size());
-        p.model_row.push_back(r);
       }
       p.mdp.row_group_starts.push_back(p.mdp.row_starts.size() - 1);
     }
@@ -584,22 +627,26 @@ bool enters_where_it_earns(const StatusProduct& product, const std::vector<Objec
   return most && *most > kEnteredAtAll;
 }
 
-// G F phi is answered where it is to be maximised (a bound from below, or max) and
-// beside no reward objective: every end component is then collapsed, and staying in
-// one visits all its states. To minimise it a scheduler would stay in the part of a
-// component without phi states (F G !phi, a co-Büchi objective): not done.
-void refuse_what_buchi_cannot_answer(const std::vector<MultiObjective>& objectives,
-                                     const std::vector<ObjectiveTracker>& trackers) {
-  bool buchi = false, reward = false;
+// At most this many F G objectives (as tracked): each row has a copy per set of them.
+constexpr std::size_t kMostCommitting = 3;
+
+// G F and F G are answered beside no reward objective (every end component is then
+// collapsed, and staying in one visits all its states), and at most kMostCommitting
+// of them tracked as F G.
+void refuse_what_limits_cannot_answer(const std::vector<MultiObjective>& objectives,
+                                      const std::vector<ObjectiveTracker>& trackers) {
+  bool limit = false, reward = false;
+  std::size_t committing = 0;
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     reward |= objectives[i].reward;
-    if (!trackers[i].buchi()) continue;
-    buchi = true;
-    if (!maximises(objectives[i])) {
-      throw std::runtime_error("not supported yet: G F in multi(...) to minimise, or bounded from above");
-    }
+    limit |= trackers[i].limit();
+    committing += trackers[i].limit() && !trackers[i].buchi();
   }
-  if (buchi && reward) throw std::runtime_error("not supported yet: G F in multi(...) beside a reward objective");
+  if (limit && reward) throw std::runtime_error("not supported yet: G F or F G in multi(...) beside a reward objective");
+  if (committing > kMostCommitting) {
+    throw std::runtime_error("not supported yet: more than " + std::to_string(kMostCommitting) +
+                             " objectives of multi(...) tracked as F G (F G to maximise, G F to minimise)");
+  }
 }
 
 // The objective of a query with one =? that maximises a reward, where no other
@@ -624,7 +671,7 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   }
   std::vector<ObjectiveTracker> trackers;
   for (const MultiObjective& o : objectives) trackers.emplace_back(o, mdp.num_states());
-  refuse_what_buchi_cannot_answer(objectives, trackers);
+  refuse_what_limits_cannot_answer(objectives, trackers);
   const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
   const SparseMdp& p = product.mdp;
   const std::vector<std::optional<RewardStructure>> lifted = lifted_rewards(product, objectives);

@@ -3,10 +3,9 @@
 // bounds at once (achievability), or the best value of one objective among the
 // schedulers that meet the others (numerical), or with two such objectives their Pareto
 // curve. Objectives are reachability probabilities (phi U psi, and G, W, R as their
-// complements), co-safe and safety LTL paths, G F phi (phi a state formula: to maximise,
-// or bounded from below, and beside no reward objective), and expected total rewards
-// (R [ C ], and R [ C<=k ] with a step counter in the product), each maximised or
-// minimised.
+// complements), co-safe and safety LTL paths, G F phi and F G phi (phi a state formula,
+// beside no reward objective), and expected total rewards (R [ C ], and R [ C<=k ] with
+// a step counter in the product), each maximised or minimised.
 //
 // The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
 // ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
@@ -17,8 +16,9 @@
 // variables are each choice's expected number of uses, held to the flow of probability
 // from the initial state; a path's probability is the flow into stops where it is met
 // (G F phi: stops in end components with a phi state, where a scheduler that stays
-// visits every state infinitely often), a total reward each choice's uses times its
-// reward.
+// visits every state infinitely often; F G phi: stops where the scheduler has committed
+// to phi states, each row having a committing copy), a total reward each choice's uses
+// times its reward.
 // The answer is exact up to the LP's floating point tolerance (no bound is claimed).
 #include "engine/model/path_formula.h"
 #include "engine/model/sparse_mdp.h"
@@ -60,7 +60,8 @@ struct MultiObjectiveAnswer {
 // std::runtime_error where the question has no answer here: several initial states,
 // a total reward to maximise that an end component earns beside other reward objectives
 // or queries, constraints no scheduler meets under a query, an unbounded optimum, more
-// than two queries, or G F to minimise (or bounded from above) or beside a reward. A scheduler may stay forever only in end components that earn no
+// than two queries, G F or F G beside a reward, or more than three objectives tracked as
+// F G (F G to maximise, G F to minimise). A scheduler may stay forever only in end components that earn no
 // reward of any objective; a least reward that only a stay elsewhere could meet the
 // bounds with is infinite, and so is a greatest reward (the only reward objective, the
 // one query) that an end component earns which a scheduler meeting the bounds enters.
