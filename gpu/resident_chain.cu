@@ -110,6 +110,23 @@ __global__ void embedded_fill(ChainOnDevice c, std::uint64_t reference, const st
   }
 }
 
+// Device bytes, each part counted once for the budget's check and the peak's report.
+// The chain: starts, sources and probabilities, leaving.
+std::size_t chain_bytes(std::uint64_t states, std::uint64_t entries) {
+  return (states + 1) * 8 + entries * 12 + states * 8;
+}
+// The transpose's working arrays beside it: the sort's keys and indices (both buffers),
+// each entry's row, the values (at most plain), the rows' starts.
+std::size_t transpose_bytes(std::uint64_t states, std::uint64_t entries) {
+  return entries * (5 * 4 + 8) + (states + 1) * 8;
+}
+// An embedded system of these rows and entries: starts, columns and values, constants.
+std::size_t system_bytes(std::uint64_t rows, std::uint64_t entries) {
+  return (rows + 1) * 8 + entries * 12 + rows * 8;
+}
+// BiCGStab's vectors over these rows: krylov.cu's eight.
+std::size_t krylov_bytes(std::uint64_t rows) { return 8 * rows * sizeof(double); }
+
 // The sort's arrays: keys (the columns) and values (entry indices), double-buffered.
 struct SortBuffers {
   DeviceArray<std::uint32_t> keys[2], indices[2];
@@ -148,7 +165,8 @@ class CudaResidentChain final : public ResidentChain {
   KrylovChunkStats solve_embedded(std::uint64_t reference, const KrylovLimits& limits, double* y) override {
     const EmbeddedSystem system = build_embedded(reference);
     // BiCGStab's vectors: krylov.cu's eight, with its partial sums.
-    peak_ = std::max(peak_, resident_bytes() + system.bytes() + 8 * system.rows * sizeof(double));
+    peak_ =
+        std::max(peak_, resident_bytes() + system_bytes(system.rows, system.entries) + krylov_bytes(system.rows));
     const detail::DeviceRows rows{system.rows, system.starts.get(), system.columns.get(),
                                   DeviceValues{system.values.get(), nullptr, nullptr, 0}};
     const KrylovChunkStats solved = detail::solve_rows_on_device(rows, 0, system.constants.get(), limits, y);
@@ -196,7 +214,6 @@ class CudaResidentChain final : public ResidentChain {
     DeviceArray<std::uint32_t> columns{0};
     DeviceArray<double> values{0}, constants;
     explicit EmbeddedSystem(std::uint64_t n) : rows(n - 1), starts(n), constants(n - 1) {}
-    std::size_t bytes() const { return (rows + 1) * 8 + entries * 12 + rows * 8; }
   };
   EmbeddedSystem build_embedded(std::uint64_t reference) const {
     EmbeddedSystem system(n_);
@@ -216,7 +233,7 @@ class CudaResidentChain final : public ResidentChain {
     check(cudaGetLastError(), "filling the embedded system");
     return system;
   }
-  std::size_t resident_bytes() const { return (n_ + 1) * 8 + entries_ * 12 + n_ * 8; }
+  std::size_t resident_bytes() const { return chain_bytes(n_, entries_); }
 
   void transpose(const ChainRows& rows) {
     auto start = std::chrono::steady_clock::now();
@@ -240,7 +257,7 @@ class CudaResidentChain final : public ResidentChain {
     check(cudaDeviceSynchronize(), "uploading the chain's rows");
     upload_s_ = seconds_since(start);
     start = std::chrono::steady_clock::now();
-    peak_ = std::max(peak_, resident_bytes() + entries_ * (5 * 4 + 8) + (n_ + 1) * 8);
+    peak_ = std::max(peak_, resident_bytes() + transpose_bytes(n_, entries_));
 
     auto* counts = reinterpret_cast<unsigned long long*>(starts_.get());
     check(cudaMemset(counts, 0, (n_ + 1) * sizeof(std::uint64_t)), "cudaMemset");
@@ -280,10 +297,10 @@ class CudaResidentChain final : public ResidentChain {
 
 // The most device memory a chain of these sizes and its steps hold at once.
 std::size_t resident_chain_bytes(std::uint64_t states, std::uint64_t entries) {
-  const std::size_t chain = (states + 1) * 8 + entries * 12 + states * 8;
-  const std::size_t transpose = entries * (5 * 4 + 8) + (states + 1) * 8;  // the sort's buffers, rows and values
-  const std::size_t solve = states * 8 + entries * 12 + states * 8 + 8 * states * sizeof(double);
-  return chain + std::max(transpose, solve) + (std::size_t{64} << 20);  // and the sort's and scans' scratch
+  // The system at most: every entry kept, one row a state.
+  const std::size_t solve = system_bytes(states, entries) + krylov_bytes(states);
+  return chain_bytes(states, entries) + std::max(transpose_bytes(states, entries), solve) +
+         (std::size_t{64} << 20);  // and the sort's and scans' scratch
 }
 
 }  // namespace
