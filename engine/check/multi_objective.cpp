@@ -72,6 +72,13 @@ bool maximises(const MultiObjective& o);
 // step (a row's copy), and a committed path fails at a !phi state: a stop where it is
 // committed stays among phi states forever (the limit-deterministic automaton of F G,
 // its guess the scheduler's; Sickert, Esparza, Jaax and Kretinsky, CAV 2016).
+// Any other LTL path (omega): its limit-deterministic automaton's state, of the path or,
+// to minimise or bounded from above, of its negation, flipped. Its jumps are rows of
+// their own (moves at the pair's model state that earn nothing), so the scheduler
+// guesses; a guess can only lose a path, which is why it is tracked to maximise, and
+// the best guesses lose none (schedulers with finite memory suffice, Etessami et al.,
+// and on the finite chain such a scheduler makes, a semi-deterministic automaton's
+// guesses meet the path with its probability: Courcoubetis and Yannakakis, J. ACM 1995).
 class ObjectiveTracker {
  public:
   enum : std::uint32_t { kPending = 0, kMet = 1, kFailed = 2 };  // co-Büchi: kMet is committed
@@ -90,12 +97,15 @@ class ObjectiveTracker {
     const auto count = static_cast<std::uint32_t>(o.atoms.size());
     automaton_ = std::make_unique<automata::LtlAutomaton>(*o.ltl, count);
     if (!automaton_->co_safe()) {
-      automaton_ = std::make_unique<automata::LtlAutomaton>(PathFormula::unary(PathFormula::Op::negation, *o.ltl), count);
-      if (!automaton_->co_safe()) {
-        throw std::runtime_error("not supported yet: multi(...) of an LTL path that is neither co-safe (X, F, U) nor "
-                                 "a safety path (G, W, R)");
+      auto negated =
+          std::make_unique<automata::LtlAutomaton>(PathFormula::unary(PathFormula::Op::negation, *o.ltl), count);
+      // Neither co-safe nor safety: the whole limit-deterministic automaton, of the path
+      // as tracked (to maximise).
+      omega_ = !negated->co_safe();
+      if (!omega_ || !maximises(o)) {
+        automaton_ = std::move(negated);
+        flipped_ = true;
       }
-      flipped_ = true;
     }
     letters_ = letters_of(n, o.atoms);
   }
@@ -110,6 +120,20 @@ class ObjectiveTracker {
   bool visits(std::uint32_t t) const { return *holds(*limit_phi_, letter(t)) != limit_negated_; }
   // Whether a row from v has a copy that commits (F G, not committed yet).
   bool may_commit(std::uint32_t v) const { return limit_ == Limit::co_buchi && v == kPending; }
+  // A path tracked by its whole limit-deterministic automaton: met at stops in end
+  // components that lie in the automaton's accepting component and see every mark of
+  // its guess (staying, a scheduler visits each of their pairs forever).
+  bool omega() const { return omega_; }
+  // Where the automaton may jump from v (omega() only): each target a row of its own.
+  std::vector<std::uint32_t> jumps(std::uint32_t v) {
+    if (!omega_ || v == automata::LtlAutomaton::kRejecting || automaton_->in_accepting_component(v)) return {};
+    return automaton_->jumps(v);  // a copy: later steps may grow the automaton's tables
+  }
+  bool in_accepting_part(std::uint32_t v) const {
+    return v != automata::LtlAutomaton::kRejecting && automaton_->in_accepting_component(v);
+  }
+  std::uint32_t marks(std::uint32_t v) const { return automaton_->marks(v); }
+  std::uint32_t all_marks(std::uint32_t v) const { return automaton_->all_marks(v); }
 
   // After the path's first state t; after t, from v (commit: the row's committing copy).
   std::uint32_t start(std::uint32_t t) {
@@ -154,6 +178,7 @@ class ObjectiveTracker {
   bool limit_negated_ = false;                         // tracked over !phi
   std::vector<std::uint64_t> letters_;
   bool flipped_ = false;
+  bool omega_ = false;  // automaton_ is the path's limit-deterministic automaton, jumps and all
 };
 
 // The model paired with every objective's tracker value (the values of one pair
@@ -163,7 +188,9 @@ struct StatusProduct {
   std::vector<std::uint32_t> model_state;  // per pair
   std::vector<std::vector<char>> met;      // per objective, per pair
   std::vector<std::vector<char>> earns;    // per objective, per pair: its rewards still count
-  PodVector<std::uint64_t> model_row;      // per product row: the model's, or LtlProduct::kNoRow (a stop)
+  std::vector<std::vector<std::uint32_t>> tracked;  // per objective, per pair: its tracker's value
+  PodVector<std::uint64_t> model_row;      // per product row: the model's, or LtlProduct::kNoRow (a stop, a jump)
+  std::vector<char> jump;                  // per product row: an automaton's jump, which earns nothing
 };
 
 class StatusProductBuilder {
@@ -187,6 +214,7 @@ class StatusProductBuilder {
         values.push_back(1.0);
         p.mdp.row_starts.push_back(p.mdp.columns.size());
         p.model_row.push_back(LtlProduct::kNoRow);
+        p.jump.push_back(0);
         p.mdp.row_group_starts.push_back(p.mdp.row_starts.size() - 1);
         continue;
       }
@@ -209,26 +237,46 @@ class StatusProductBuilder {
           }
           p.mdp.row_starts.push_back(p.mdp.columns.size());
           p.model_row.push_back(r);
+          p.jump.push_back(0);
         }
       }
+      add_jumps(s, status, p, values);
       p.mdp.row_group_starts.push_back(p.mdp.row_starts.size() - 1);
     }
     p.mdp.values = CompactValues(std::move(values));
     p.mdp.initial_states = {0};
     p.met.assign(trackers_.size(), std::vector<char>(pairs_.size(), 0));
     p.earns = p.met;
+    p.tracked.assign(trackers_.size(), std::vector<std::uint32_t>(pairs_.size(), 0));
     for (std::uint32_t i = 0; i < pairs_.size(); ++i) {
       p.model_state.push_back(pairs_[i].first);
       for (std::size_t o = 0; o < trackers_.size(); ++o) {
         const std::uint32_t v = statuses_[pairs_[i].second][o];
         p.met[o][i] = trackers_[o].met(v);
         p.earns[o][i] = trackers_[o].earns(v);
+        p.tracked[o][i] = v;
       }
     }
     return p;
   }
 
  private:
+  // The rows of the pair (s, status) that jump an objective's automaton (one objective
+  // each; the others jump on later rows, at the same model state).
+  void add_jumps(std::uint32_t s, std::uint32_t status, StatusProduct& p, PodVector<double>& values) {
+    for (std::size_t o = 0; o < trackers_.size(); ++o) {
+      for (const std::uint32_t target : trackers_[o].jumps(statuses_[status][o])) {
+        std::vector<std::uint32_t> after = statuses_[status];
+        after[o] = target;
+        p.mdp.columns.push_back(pair_of(s, status_of(after)));
+        values.push_back(1.0);
+        p.mdp.row_starts.push_back(p.mdp.columns.size());
+        p.model_row.push_back(LtlProduct::kNoRow);
+        p.jump.push_back(1);
+      }
+    }
+  }
+
   std::uint32_t status_of(const std::vector<std::uint32_t>& values) {
     auto [it, added] = status_numbers_.try_emplace(values, static_cast<std::uint32_t>(statuses_.size()));
     if (added) statuses_.push_back(values);
@@ -443,7 +491,8 @@ bool maximises(const MultiObjective& o) {
 }
 
 // Each reward objective's rewards on the product's rows (none for the others), 0 on
-// the rows of pairs where it no longer earns (past its step bound).
+// the rows of pairs where it no longer earns (past its step bound) and on jumps (no step
+// of the model: the state's reward is earned on the row that leaves it).
 std::vector<std::optional<RewardStructure>> lifted_rewards(const StatusProduct& product,
                                                            const std::vector<MultiObjective>& objectives) {
   std::vector<std::optional<RewardStructure>> lifted(objectives.size());
@@ -451,15 +500,13 @@ std::vector<std::optional<RewardStructure>> lifted_rewards(const StatusProduct& 
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (!objectives[i].reward) continue;
     RewardStructure on_pairs = rewards_on_pairs(*objectives[i].rewards, p, product.model_state, product.model_row);
-    if (objectives[i].reward_steps) {
-      PodVector<double> counted(p.num_choices());
-      for (std::uint32_t s = 0; s < p.num_states(); ++s) {
-        for (std::uint64_t r = p.row_group_starts[s]; r < p.row_group_starts[s + 1]; ++r) {
-          counted[r] = product.earns[i][s] ? on_pairs.choice_rewards[r] : 0.0;
-        }
+    PodVector<double> counted(p.num_choices());
+    for (std::uint32_t s = 0; s < p.num_states(); ++s) {
+      for (std::uint64_t r = p.row_group_starts[s]; r < p.row_group_starts[s + 1]; ++r) {
+        counted[r] = product.earns[i][s] && !product.jump[r] ? on_pairs.choice_rewards[r] : 0.0;
       }
-      on_pairs.choice_rewards = CompactValues(std::move(counted));
     }
+    on_pairs.choice_rewards = CompactValues(std::move(counted));
     lifted[i] = std::move(on_pairs);
   }
   return lifted;
@@ -514,6 +561,28 @@ StateSet rows_earning_nothing(const SparseMdp& p, const std::vector<std::optiona
   return rows;
 }
 
+// Per end component of mecs: whether objective i's path (tracked by its whole
+// automaton) is met by staying there: every pair in the automaton's accepting component
+// (one guess: a jump is never undone) and every mark of the guess seen.
+std::vector<char> components_accepting(const StatusProduct& product, std::size_t i, const ObjectiveTracker& tracker,
+                                       const graph::EndComponents& mecs) {
+  std::vector<char> outside(mecs.count, 0), accepting(mecs.count, 0);
+  std::vector<std::uint32_t> seen(mecs.count, 0), needed(mecs.count, 0);
+  for (std::uint32_t s = 0; s < product.mdp.num_states(); ++s) {
+    const std::uint32_t c = mecs.component_of[s];
+    if (c == graph::EndComponents::kNone) continue;
+    const std::uint32_t v = product.tracked[i][s];
+    if (!tracker.in_accepting_part(v)) {
+      outside[c] = 1;
+      continue;
+    }
+    seen[c] |= tracker.marks(v);
+    needed[c] = tracker.all_marks(v);
+  }
+  for (std::uint32_t c = 0; c < mecs.count; ++c) accepting[c] = !outside[c] && (seen[c] & needed[c]) == needed[c];
+  return accepting;
+}
+
 // Per end component of mecs: whether it holds a pair whose model state is a phi state
 // of tracker's G F phi. Staying in the component forever, a scheduler visits each of its
 // states infinitely often, so every such objective is met at once (Etessami et al.'s
@@ -552,11 +621,14 @@ QuotientProgram quotient_program(const StatusProduct& product, const std::vector
       for (std::uint64_t r = 0; r < q.num_choices(); ++r) e.coefficient[r] = collapsed.choice_rewards[r];
       continue;
     }
-    const std::vector<char> visiting = trackers[i].buchi() ? components_visiting(product, trackers[i], mecs)
-                                                           : std::vector<char>{};
+    // Where staying decides the path: the end components whose stops meet it.
+    const bool by_component = trackers[i].buchi() || trackers[i].omega();
+    const std::vector<char> credited = trackers[i].buchi()   ? components_visiting(product, trackers[i], mecs)
+                                       : trackers[i].omega() ? components_accepting(product, i, trackers[i], mecs)
+                                                             : std::vector<char>{};
     const auto met_by_stop = [&](std::uint32_t s) {
-      if (!trackers[i].buchi()) return product.met[i][s] != 0;
-      return mecs.component_of[s] != graph::EndComponents::kNone && visiting[mecs.component_of[s]] != 0;
+      if (!by_component) return product.met[i][s] != 0;
+      return mecs.component_of[s] != graph::EndComponents::kNone && credited[mecs.component_of[s]] != 0;
     };
     for (std::uint32_t s = 0; s < q.num_states(); ++s) {
       for (std::uint64_t r = q.row_group_starts[s]; r < q.row_group_starts[s + 1]; ++r) {
@@ -630,19 +702,13 @@ bool enters_where_it_earns(const StatusProduct& product, const std::vector<Objec
 // At most this many F G objectives (as tracked): each row has a copy per set of them.
 constexpr std::size_t kMostCommitting = 3;
 
-// G F and F G are answered beside no reward objective (every end component is then
-// collapsed, and staying in one visits all its states), and at most kMostCommitting
-// of them tracked as F G.
-void refuse_what_limits_cannot_answer(const std::vector<MultiObjective>& objectives,
-                                      const std::vector<ObjectiveTracker>& trackers) {
-  bool limit = false, reward = false;
+// At most kMostCommitting objectives tracked as F G. (Beside a reward objective, paths
+// met by staying are credited at the stops of end components that earn nothing: a path
+// that stays forever where something is earned costs infinitely much, which a bounded
+// or least cost never allows, and a greatest reward earned there is infinite anyway.)
+void refuse_what_limits_cannot_answer(const std::vector<ObjectiveTracker>& trackers) {
   std::size_t committing = 0;
-  for (std::size_t i = 0; i < objectives.size(); ++i) {
-    reward |= objectives[i].reward;
-    limit |= trackers[i].limit();
-    committing += trackers[i].limit() && !trackers[i].buchi();
-  }
-  if (limit && reward) throw std::runtime_error("not supported yet: G F or F G in multi(...) beside a reward objective");
+  for (const ObjectiveTracker& tracker : trackers) committing += tracker.limit() && !tracker.buchi();
   if (committing > kMostCommitting) {
     throw std::runtime_error("not supported yet: more than " + std::to_string(kMostCommitting) +
                              " objectives of multi(...) tracked as F G (F G to maximise, G F to minimise)");
@@ -671,7 +737,7 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
   }
   std::vector<ObjectiveTracker> trackers;
   for (const MultiObjective& o : objectives) trackers.emplace_back(o, mdp.num_states());
-  refuse_what_limits_cannot_answer(objectives, trackers);
+  refuse_what_limits_cannot_answer(trackers);
   const StatusProduct product = StatusProductBuilder(mdp, trackers).build(mdp.initial_states[0]);
   const SparseMdp& p = product.mdp;
   const std::vector<std::optional<RewardStructure>> lifted = lifted_rewards(product, objectives);

@@ -3,22 +3,25 @@
 // bounds at once (achievability), or the best value of one objective among the
 // schedulers that meet the others (numerical), or with two such objectives their Pareto
 // curve. Objectives are reachability probabilities (phi U psi, and G, W, R as their
-// complements), co-safe and safety LTL paths, G F phi and F G phi (phi a state formula,
-// beside no reward objective), and expected total rewards (R [ C ], and R [ C<=k ] with
-// a step counter in the product), each maximised or minimised.
+// complements), LTL paths (co-safe, safety, G F phi, F G phi, and any other through its
+// limit-deterministic automaton) and expected total rewards (R [ C ], and R [ C<=k ]
+// with a step counter in the product), each maximised or minimised.
 //
 // The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
 // ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
 // solved by GLPK: the model is paired with each objective's tracker (an until's status:
 // pending, met or failed; a co-safe path's state in its automaton's deterministic first
-// part), its maximal end components collapsed with a choice to stay forever
+// part; any other path's state in its limit-deterministic automaton, whose jumps are
+// the scheduler's choices), its maximal end components collapsed with a choice to stay
+// forever (beside a reward objective, those that earn nothing)
 // (engine/solve/end_component_quotient.h), after which every run stops somewhere; the
 // variables are each choice's expected number of uses, held to the flow of probability
 // from the initial state; a path's probability is the flow into stops where it is met
 // (G F phi: stops in end components with a phi state, where a scheduler that stays
 // visits every state infinitely often; F G phi: stops where the scheduler has committed
-// to phi states, each row having a committing copy), a total reward each choice's uses
-// times its reward.
+// to phi states, each row having a committing copy; another path: stops in end
+// components of its automaton's accepting part that see every mark of its guess), a
+// total reward each choice's uses times its reward.
 // The answer is exact up to the LP's floating point tolerance (no bound is claimed).
 #include "engine/model/path_formula.h"
 #include "engine/model/sparse_mdp.h"
@@ -60,8 +63,8 @@ struct MultiObjectiveAnswer {
 // std::runtime_error where the question has no answer here: several initial states,
 // a total reward to maximise that an end component earns beside other reward objectives
 // or queries, constraints no scheduler meets under a query, an unbounded optimum, more
-// than two queries, G F or F G beside a reward, or more than three objectives tracked as
-// F G (F G to maximise, G F to minimise). A scheduler may stay forever only in end components that earn no
+// than two queries, or more than three objectives tracked as F G (F G to maximise, G F
+// to minimise). A scheduler may stay forever only in end components that earn no
 // reward of any objective; a least reward that only a stay elsewhere could meet the
 // bounds with is infinite, and so is a greatest reward (the only reward objective, the
 // one query) that an end component earns which a scheduler meeting the bounds enters.
