@@ -183,7 +183,7 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "Write every state's value (with its valuation and bounds) of each property that is not a "
                     "filter ('-': standard output)");
   check->add_option("--export-pareto", args.export_pareto,
-                    "Write each multi(...) Pareto curve's vertices as CSV, one \"x,y\" line each after a "
+                    "Write each multi(...) Pareto front's vertices as CSV, one \"x,y\" (or \"x,y,z\", ...) line each after a "
                     "\"# property\" line ('-': standard output)");
   check->add_option("--export-scheduler", args.export_scheduler,
                     "Write an optimal scheduler of each Pmin/Pmax/Rmin/Rmax=? property of an unbounded F or U: "

@@ -2,13 +2,13 @@
 
 #include "engine/automata/ltl_automaton.h"
 #include "engine/check/ltl_product.h"
+#include "engine/check/pareto_front.h"
 #include "engine/solve/end_component_quotient.h"
 #include "graph/end_components.h"
 
 #include <glpk.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -428,62 +428,27 @@ class MultiObjectiveLp {
   bool loaded_ = false;
 };
 
-// The Pareto curve of two objectives (each to maximise where sign is 1, to minimise
-// where -1): its vertices, found by weighted sums. Each pair of known neighbours asks
-// for the best point in the direction normal to the segment between them; a point past
-// the segment is a new vertex between them (a classic 2-D convex hull refinement).
-class ParetoCurve {
- public:
-  ParetoCurve(MultiObjectiveLp& lp, const Linear& first, const Linear& second, double sign_first, double sign_second)
-      : lp_(lp), first_(first), second_(second), sign_{sign_first, sign_second} {}
-
-  std::vector<std::vector<double>> vertices() {
-    const std::optional<Point> a = best(1.0, kTieBreak), b = best(kTieBreak, 1.0);
-    if (!a || !b) throw std::runtime_error("multi(...): no scheduler meets its bounds, so the query has no value");
-    std::vector<Point> found{*a};
-    between(*a, *b, found, 0);
-    if (!same(*a, *b)) found.push_back(*b);
-    std::vector<std::vector<double>> points;
-    for (const Point& p : found) points.push_back({sign_[0] * p[0], sign_[1] * p[1]});
-    std::sort(points.begin(), points.end());
-    return points;
-  }
-
- private:
-  using Point = std::array<double, 2>;  // signed: both to maximise
-  static constexpr double kTieBreak = 1e-7;
-  static constexpr double kTolerance = 1e-9;
-  static constexpr int kMostDepth = 12;  // at most 2^12 vertices
-
-  std::optional<Point> best(double w0, double w1) {
-    std::vector<double> objective(first_.coefficient.size());
-    for (std::size_t r = 0; r < objective.size(); ++r) {
-      objective[r] = w0 * sign_[0] * first_.coefficient[r] + w1 * sign_[1] * second_.coefficient[r];
+// The Pareto front of the queried objectives (pareto_front.h), each's sign 1 where it
+// is to maximise and -1 where to minimise: its vertices, by weighted sums over lp.
+std::vector<std::vector<double>> pareto_front(MultiObjectiveLp& lp, const std::vector<const Linear*>& objectives,
+                                              const std::vector<double>& sign) {
+  const WeightedBest best = [&](const std::vector<double>& weights) -> std::optional<ParetoPoint> {
+    std::vector<double> coefficient(objectives[0]->coefficient.size(), 0.0);
+    for (std::size_t i = 0; i < objectives.size(); ++i) {
+      for (std::size_t r = 0; r < coefficient.size(); ++r) coefficient[r] += weights[i] * sign[i] * objectives[i]->coefficient[r];
     }
-    if (!lp_.run(objective, Optimization::maximize)) return std::nullopt;
-    return Point{sign_[0] * lp_.value_of(first_), sign_[1] * lp_.value_of(second_)};
+    if (!lp.run(coefficient, Optimization::maximize)) return std::nullopt;
+    ParetoPoint p(objectives.size());
+    for (std::size_t i = 0; i < objectives.size(); ++i) p[i] = sign[i] * lp.value_of(*objectives[i]);
+    return p;
+  };
+  std::vector<std::vector<double>> points = pareto_vertices(objectives.size(), best);
+  for (std::vector<double>& p : points) {
+    for (std::size_t i = 0; i < p.size(); ++i) p[i] *= sign[i];
   }
-
-  static bool same(const Point& p, const Point& q) {
-    return std::abs(p[0] - q[0]) <= kTolerance && std::abs(p[1] - q[1]) <= kTolerance;
-  }
-
-  // p is best on the first objective, q on the second.
-  void between(const Point& p, const Point& q, std::vector<Point>& found, int depth) {
-    const double w0 = q[1] - p[1], w1 = p[0] - q[0];
-    if (depth >= kMostDepth || w0 <= kTolerance || w1 <= kTolerance) return;
-    const std::optional<Point> r = best(w0, w1);
-    if (!r || w0 * (*r)[0] + w1 * (*r)[1] <= w0 * p[0] + w1 * p[1] + kTolerance) return;
-    between(p, *r, found, depth + 1);
-    found.push_back(*r);
-    between(*r, q, found, depth + 1);
-  }
-
-  MultiObjectiveLp& lp_;
-  const Linear& first_;
-  const Linear& second_;
-  double sign_[2];
-};
+  std::sort(points.begin(), points.end());
+  return points;
+}
 
 bool maximises(const MultiObjective& o) {
   if (o.query) return *o.query == Optimization::maximize;
@@ -778,10 +743,14 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
     }
   }
   MultiObjectiveAnswer answer;
-  if (queries.size() > 2) throw std::runtime_error("not supported yet: Pareto queries of more than two objectives");
-  if (queries.size() == 2) {
-    const auto sign = [&](std::size_t i) { return *objectives[i].query == Optimization::maximize ? 1.0 : -1.0; };
-    answer.pareto = ParetoCurve(lp, values[queries[0]], values[queries[1]], sign(queries[0]), sign(queries[1])).vertices();
+  if (queries.size() >= 2) {
+    std::vector<const Linear*> queried;
+    std::vector<double> sign;
+    for (std::size_t i : queries) {
+      queried.push_back(&values[i]);
+      sign.push_back(*objectives[i].query == Optimization::maximize ? 1.0 : -1.0);
+    }
+    answer.pareto = pareto_front(lp, queried, sign);
     return answer;
   }
   answer.numerical = queries.size() == 1;

@@ -1,11 +1,11 @@
 #pragma once
 // Multi-objective queries of MDPs, multi(...): whether one scheduler meets several
 // bounds at once (achievability), or the best value of one objective among the
-// schedulers that meet the others (numerical), or with two such objectives their Pareto
-// curve. Objectives are reachability probabilities (phi U psi, and G, W, R as their
-// complements), LTL paths (co-safe, safety, G F phi, F G phi, and any other through its
-// limit-deterministic automaton) and expected total rewards (R [ C ], and R [ C<=k ]
-// with a step counter in the product), each maximised or minimised.
+// schedulers that meet the others (numerical), or with two or more such objectives
+// their Pareto front. Objectives are reachability probabilities (phi U psi, and G, W,
+// R as their complements), LTL paths (co-safe, safety, G F phi, F G phi, and any other
+// through its limit-deterministic automaton) and expected total rewards (R [ C ], and
+// R [ C<=k ] with a step counter in the product), each maximised or minimised.
 //
 // The method is the linear program of Etessami, Kwiatkowska, Vardi and Yannakakis
 // ("Multi-objective model checking of Markov decision processes", LMCS 4(4), 2008),
@@ -52,19 +52,19 @@ struct MultiObjectiveAnswer {
   bool numerical = false;  // a value (one =?), else whether the bounds are achievable
   bool achievable = false;
   double value = 0.0;
-  // Two =?: the Pareto curve's vertices, each (first objective, second), in the order
-  // of the first (numerical is then false).
+  // Two =? or more: the Pareto front's vertices, each the queried objectives' values in
+  // their order, sorted (numerical is then false).
   std::vector<std::vector<double>> pareto;
 };
 
-// At the model's one initial state. At most two objectives have a query; with two, the
-// Pareto curve is found exactly, a vertex by each weighted sum that finds one (the
-// weights normal to the segment between two known vertices). Throws
-// std::runtime_error where the question has no answer here: several initial states,
-// a total reward to maximise that an end component earns beside other reward objectives
-// or queries, constraints no scheduler meets under a query, an unbounded optimum, more
-// than two queries, or more than three objectives tracked as F G (F G to maximise, G F
-// to minimise). A scheduler may stay forever only in end components that earn no
+// At the model's one initial state. With several queries, the Pareto front is found
+// exactly, a vertex by each weighted sum that finds one (engine/check/pareto_front.h:
+// the weights normal to the known vertices' facets). Throws std::runtime_error where
+// the question has no answer here: several initial states, a total reward to maximise
+// that an end component earns beside other reward objectives or queries, constraints
+// no scheduler meets under a query, an unbounded optimum, a front of more than 4096
+// vertices, or more than three objectives tracked as F G (F G to maximise, G F to
+// minimise). A scheduler may stay forever only in end components that earn no
 // reward of any objective; a least reward that only a stay elsewhere could meet the
 // bounds with is infinite, and so is a greatest reward (the only reward objective, the
 // one query) that an end component earns which a scheduler meeting the bounds enters.

@@ -29,7 +29,9 @@ std::string to_text(const PropertyValue& value) {
       return format_number(value.number);
     case PropertyValue::Kind::range: return "[" + format_number(value.number) + ", " + format_number(value.upper) + "]";
     case PropertyValue::Kind::pareto: {
-      std::string text = "Pareto curve:";
+      // Of two objectives a curve; of more, a front of facets.
+      const bool curve = value.points.empty() || value.points[0].size() <= 2;
+      std::string text = curve ? "Pareto curve:" : "Pareto front:";
       for (std::size_t i = 0; i < value.points.size(); ++i) {
         text += i == 0 ? " (" : ", (";
         for (std::size_t j = 0; j < value.points[i].size(); ++j) text += (j ? ", " : "") + format_number(value.points[i][j]);
