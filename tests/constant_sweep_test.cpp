@@ -78,5 +78,24 @@ TEST(OptionText, SolverChoicesByName) {
   EXPECT_THROW(system_storage_named(""), std::invalid_argument);
 }
 
+// --gpus: all, a count, or a list of distinct device indices; a list becomes the
+// CUDA_VISIBLE_DEVICES value that shows those devices, in its order, counting among the
+// devices visible now.
+TEST(OptionText, GpuChoices) {
+  EXPECT_EQ(gpus_named("all").count, 0u);
+  EXPECT_EQ(gpus_named("3").count, 3u);
+  EXPECT_TRUE(gpus_named("3").devices.empty());
+  const GpuChoice listed = gpus_named("2, 0");
+  EXPECT_EQ(listed.count, 2u);
+  EXPECT_EQ(listed.devices, (std::vector<std::uint32_t>{2, 0}));
+  for (const char* bad : {"0", "", "two", "1,1", "0,x", "2,", "-1", "1.5"}) {
+    EXPECT_THROW(gpus_named(bad), std::invalid_argument) << bad;
+  }
+  EXPECT_EQ(visible_devices_for({2, 0}, nullptr), "2,0");
+  EXPECT_EQ(visible_devices_for({1, 0}, "4,6,7"), "6,4");
+  EXPECT_EQ(visible_devices_for({1}, "GPU-aa, GPU-bb"), "GPU-bb");
+  EXPECT_THROW(visible_devices_for({0, 3}, "4,6,7"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace mdpvi::pipeline

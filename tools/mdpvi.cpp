@@ -8,6 +8,7 @@
 #include "engine/ranks/ranks.h"
 #include "gpu/device_info.h"
 #include "gpu/device_solver.h"
+#include "gpu/partitioned_sweeps.h"
 #include "io/parse_error.h"
 #include "tools/option_aliases.h"
 #include "tools/report.h"
@@ -90,6 +91,7 @@ const CLI::Validator positive_count(
 
 struct CheckArguments {
   mdpvi::pipeline::CheckOptions options;
+  std::string gpus = "all";
   std::string explicit_base;
   std::vector<std::string> constants;
   std::vector<std::string> properties;  // --prop, before splitting at ';'
@@ -202,12 +204,12 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--max-iters", args.max_iters,
                     "Sweeps per SCC (a GPU chunk of SCCs counts as one), CPU and GPU alike; reaching it is an error, with no result (default 1000000; 10000 with --method vi, as PRISM)")
       ->check(positive_count);
-  check->add_option("--gpus", args.options.device.gpus,
+  check->add_option("--gpus", args.gpus,
                     "GPUs an SCC too large for one GPU's memory is solved on, in parts that exchange what they read "
-                    "after each sweep (default: all; 1: the CPU solves it). N >= 2 given: the chunks of a system "
-                    "larger than one GPU also take turns over N GPUs, and a system built on the host that fits one "
-                    "GPU is put on each of them, each level's SCCs spread over them")
-      ->check(positive_count);
+                    "after each sweep: all (the default), a count (1: the CPU solves it), or device indices such as "
+                    "0,2 (those devices, the run starting on the first). Two or more given: the chunks of a system "
+                    "larger than one GPU also take turns over them, and a system built on the host that fits one "
+                    "GPU is put on each of them, each level's SCCs spread over them");
   check->add_option("--cpu-partitions", args.options.solver.partitions,
                     "Solve each SCC that the CPU iterates as N parts that exchange the values they read after each "
                     "sweep, the layout of a solve over several GPUs or MPI ranks; the answers are the same bit for "
@@ -317,6 +319,25 @@ int run_as_rank(mdpvi::Ranks& ranks, CheckArguments& args) {
   return 0;
 }
 
+// --gpus: a count, or a list of devices made the process's own (CUDA_VISIBLE_DEVICES,
+// before any CUDA call), each of which must exist. Throws std::invalid_argument where
+// the text is not such; false (said) where a device listed is not there.
+bool select_gpus(CheckArguments& args) {
+  const mdpvi::pipeline::GpuChoice choice = mdpvi::pipeline::gpus_named(args.gpus);
+  args.options.device.gpus = choice.count;
+  if (choice.devices.empty()) return true;
+  const std::string visible = mdpvi::pipeline::visible_devices_for(choice.devices, std::getenv("CUDA_VISIBLE_DEVICES"));
+  setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
+  // CUDA takes the listed devices up to the first that does not exist.
+  const int usable = mdpvi::gpu::usable_device_count();
+  if (usable < static_cast<int>(choice.devices.size())) {
+    spdlog::error("--gpus {}: {} of the {} devices listed {} usable CUDA devices here", args.gpus, usable,
+                  choice.devices.size(), usable == 1 ? "is a" : "are");
+    return false;
+  }
+  return true;
+}
+
 int run_check_command(CheckArguments& args) {
   using namespace mdpvi;
   auto& files = args.files;
@@ -343,6 +364,7 @@ int run_check_command(CheckArguments& args) {
   args.exports.scheduler = given(args.export_scheduler);
   args.exports.pareto = given(args.export_pareto);
   try {
+    if (!select_gpus(args)) return kBadInput;
     args.options.constants = pipeline::parse_constant_definitions(args.constants);
     args.options.inline_properties = pipeline::split_inline_properties(args.properties);
     if (!args.plot_path.empty()) args.plot_constant = tools::plotted_constant(args.options.constants, args.plot_path);

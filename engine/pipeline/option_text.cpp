@@ -1,5 +1,7 @@
 #include "engine/pipeline/option_text.h"
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -51,6 +53,66 @@ std::vector<std::string> split_inline_properties(const std::vector<std::string>&
     }
   }
   return properties;
+}
+
+namespace {
+
+// A whole number below 2^32 of decimal digits only, else nothing.
+std::optional<std::uint32_t> index_in(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return static_cast<std::uint32_t>(std::stoul(text));
+}
+
+std::vector<std::string> split_at_commas(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t from = 0;
+  for (std::size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', from)) {
+    items.push_back(trimmed(std::string_view(text).substr(from, comma - from)));
+    from = comma + 1;
+  }
+  items.push_back(trimmed(std::string_view(text).substr(from)));
+  return items;
+}
+
+}  // namespace
+
+GpuChoice gpus_named(const std::string& text) {
+  const std::string given = trimmed(text);
+  if (given == "all") return {};
+  if (given.find(',') == std::string::npos) {
+    const std::optional<std::uint32_t> count = index_in(given);
+    if (!count || *count == 0) {
+      throw std::invalid_argument("--gpus: expected all, a count above 0 or device indices such as 0,1, found '" +
+                                  text + "'");
+    }
+    return {*count, {}};
+  }
+  GpuChoice choice;
+  for (const std::string& item : split_at_commas(given)) {
+    const std::optional<std::uint32_t> index = index_in(item);
+    if (!index) throw std::invalid_argument("--gpus " + given + ": expected a device index, found '" + item + "'");
+    if (std::find(choice.devices.begin(), choice.devices.end(), *index) != choice.devices.end()) {
+      throw std::invalid_argument("--gpus " + given + ": device " + item + " is listed twice");
+    }
+    choice.devices.push_back(*index);
+  }
+  choice.count = static_cast<std::uint32_t>(choice.devices.size());
+  return choice;
+}
+
+std::string visible_devices_for(const std::vector<std::uint32_t>& devices, const char* visible) {
+  const std::vector<std::string> now =
+      visible != nullptr ? split_at_commas(visible) : std::vector<std::string>{};
+  std::string value;
+  for (const std::uint32_t d : devices) {
+    if (visible != nullptr && d >= now.size()) {
+      throw std::invalid_argument("--gpus: device " + std::to_string(d) + " is not among the " +
+                                  std::to_string(now.size()) + " that CUDA_VISIBLE_DEVICES=" + visible + " shows");
+    }
+    if (!value.empty()) value += ',';
+    value += visible != nullptr ? now[d] : std::to_string(d);
+  }
+  return value;
 }
 
 Method method_named(const std::string& name) {

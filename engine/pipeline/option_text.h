@@ -4,6 +4,7 @@
 // names of the solver's choices.
 #include "engine/solve/chunk_driver.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,21 @@ std::map<std::string, std::string> parse_constant_definitions(const std::vector<
 // Inline properties, each text possibly several separated by ';' (Storm's habit; a
 // ';' inside a quoted label does not separate), trimmed, empty ones dropped.
 std::vector<std::string> split_inline_properties(const std::vector<std::string>& texts);
+
+// --gpus: "all" (count 0: every device), a count N >= 1, or device indices separated
+// by commas ("0,2": those devices, the first the one the run starts on). Throws
+// std::invalid_argument naming what is wrong (an index twice, not a number, 0 devices).
+struct GpuChoice {
+  std::uint32_t count = 0;
+  std::vector<std::uint32_t> devices;  // a list's indices, in its order; empty for all or a count
+};
+GpuChoice gpus_named(const std::string& text);
+
+// The CUDA_VISIBLE_DEVICES value that makes the listed devices the process's devices 0,
+// 1, ... in the list's order. The indices count among the devices visible now: those
+// `visible` names (the variable's present value), or every device where it is null.
+// Throws std::invalid_argument where an index is past what `visible` names.
+std::string visible_devices_for(const std::vector<std::uint32_t>& devices, const char* visible);
 
 // The names the command's --method, --solver and --gpu-system take, as the Python
 // module's arguments do; std::invalid_argument naming the choices for any other.
