@@ -115,7 +115,7 @@ CASES = [
     ("gpus_zero", {"m.nm": MDP}, ["m.nm", "--gpus", "0"], 2, r"--gpus: expected all, a count above 0 or device indices such as 0,1, found '0'"),
     ("gpus_listed_twice", {"m.nm": MDP}, ["m.nm", "--gpus", "1,1"], 2, r"--gpus 1,1: device 1 is listed twice"),
     ("gpus_not_an_index", {"m.nm": MDP}, ["m.nm", "--gpus", "0,first"], 2, r"--gpus 0,first: expected a device index, found 'first'"),
-    ("gpus_listed_past_the_machine", {"m.nm": MDP}, ["m.nm", "--gpus", "0,99"], 2, r"--gpus 0,99: [0-9]+ of the 2 devices listed (is a|are) usable CUDA devices here"),
+    ("gpus_listed_past_the_machine", {"m.nm": MDP}, ["m.nm", "--gpus", "0,99"], 2, r"--gpus 0,99: [0-9]+ of the 2 devices listed (is a usable CUDA device|are usable CUDA devices) here"),
     ("gpus_past_the_machine", {"m.nm": MDP}, ["m.nm", "--gpus", "99"], 2, r"--gpus 99: this machine has [0-9]+ usable CUDA devices"),
     ("cpu_partitions_zero", {"m.nm": MDP}, ["m.nm", "--cpu-partitions", "0"], 2, r"--cpu-partitions: 0 must be a whole number above 0\n"),
     ("constant_given_twice", {"m.nm": MDP}, ["m.nm", "--const", "N=2,N=3"], 2, r"--const: N is given twice"),

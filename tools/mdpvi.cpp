@@ -331,8 +331,8 @@ bool select_gpus(CheckArguments& args) {
   // CUDA takes the listed devices up to the first that does not exist.
   const int usable = mdpvi::gpu::usable_device_count();
   if (usable < static_cast<int>(choice.devices.size())) {
-    spdlog::error("--gpus {}: {} of the {} devices listed {} usable CUDA devices here", args.gpus, usable,
-                  choice.devices.size(), usable == 1 ? "is a" : "are");
+    spdlog::error("--gpus {}: {} of the {} devices listed {} here", args.gpus, usable, choice.devices.size(),
+                  usable == 1 ? "is a usable CUDA device" : "are usable CUDA devices");
     return false;
   }
   return true;
