@@ -72,7 +72,8 @@ std::optional<std::vector<double>> upward_normal(std::vector<std::vector<double>
     sum = -sum;
   }
   for (double& x : w) {
-    if (x < -1e-12 * largest) return std::nullopt;  // a facet facing down some axis
+    // Below the linear program's rounding a component counts as 0, not as facing down.
+    if (x < -1e-9 * largest) return std::nullopt;  // a facet facing down some axis
     x = std::max(x, 0.0);
   }
   if (sum <= 1e-12 * largest) return std::nullopt;
