@@ -15,17 +15,31 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
 }
 
+// The items between commas, as they are ("a,,b," gives "a", "", "b", "").
+std::vector<std::string> split_at_commas(const std::string& text) {
+  std::vector<std::string> items;
+  std::size_t from = 0;
+  for (std::size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', from)) {
+    items.push_back(text.substr(from, comma - from));
+    from = comma + 1;
+  }
+  items.push_back(text.substr(from));
+  return items;
+}
+
+// A whole number below 2^32 of decimal digits only, else nothing.
+std::optional<std::uint32_t> index_in(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return static_cast<std::uint32_t>(std::stoul(text));
+}
+
 }  // namespace
 
 std::map<std::string, std::string> parse_constant_definitions(const std::vector<std::string>& texts) {
   std::map<std::string, std::string> constants;
   for (const std::string& text : texts) {
     if (trimmed(text).empty()) continue;  // nothing given
-    std::size_t start = 0;
-    while (start <= text.size()) {
-      std::size_t end = text.find(',', start);
-      if (end == std::string::npos) end = text.size();
-      const std::string item = text.substr(start, end - start);
+    for (const std::string& item : split_at_commas(text)) {
       const std::size_t eq = item.find('=');
       const std::string name = eq == std::string::npos ? std::string() : trimmed(std::string_view(item).substr(0, eq));
       const std::string value = eq == std::string::npos ? std::string() : trimmed(std::string_view(item).substr(eq + 1));
@@ -33,7 +47,6 @@ std::map<std::string, std::string> parse_constant_definitions(const std::vector<
         throw std::invalid_argument("--const: expected NAME=VALUE, found '" + item + "'");
       }
       if (!constants.emplace(name, value).second) throw std::invalid_argument("--const: " + name + " is given twice");
-      start = end + 1;
     }
   }
   return constants;
@@ -55,27 +68,6 @@ std::vector<std::string> split_inline_properties(const std::vector<std::string>&
   return properties;
 }
 
-namespace {
-
-// A whole number below 2^32 of decimal digits only, else nothing.
-std::optional<std::uint32_t> index_in(const std::string& text) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return static_cast<std::uint32_t>(std::stoul(text));
-}
-
-std::vector<std::string> split_at_commas(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t from = 0;
-  for (std::size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', from)) {
-    items.push_back(trimmed(std::string_view(text).substr(from, comma - from)));
-    from = comma + 1;
-  }
-  items.push_back(trimmed(std::string_view(text).substr(from)));
-  return items;
-}
-
-}  // namespace
-
 GpuChoice gpus_named(const std::string& text) {
   const std::string given = trimmed(text);
   if (given == "all") return {};
@@ -88,7 +80,8 @@ GpuChoice gpus_named(const std::string& text) {
     return {*count, {}};
   }
   GpuChoice choice;
-  for (const std::string& item : split_at_commas(given)) {
+  for (const std::string& raw : split_at_commas(given)) {
+    const std::string item = trimmed(raw);
     const std::optional<std::uint32_t> index = index_in(item);
     if (!index) throw std::invalid_argument("--gpus " + given + ": expected a device index, found '" + item + "'");
     if (std::find(choice.devices.begin(), choice.devices.end(), *index) != choice.devices.end()) {
@@ -101,8 +94,8 @@ GpuChoice gpus_named(const std::string& text) {
 }
 
 std::string visible_devices_for(const std::vector<std::uint32_t>& devices, const char* visible) {
-  const std::vector<std::string> now =
-      visible != nullptr ? split_at_commas(visible) : std::vector<std::string>{};
+  std::vector<std::string> now = visible != nullptr ? split_at_commas(visible) : std::vector<std::string>{};
+  for (std::string& item : now) item = trimmed(item);
   std::string value;
   for (const std::uint32_t d : devices) {
     if (visible != nullptr && d >= now.size()) {
