@@ -111,13 +111,8 @@ class FrontSearch {
     return best_(weights);
   }
 
-  double absolute_tolerance() const {
-    double scale = 1.0;
-    for (const ParetoPoint& p : points_) {
-      for (double x : p) scale = std::max(scale, std::abs(x));
-    }
-    return tolerance_ * scale;
-  }
+  // The points' largest coordinate (at least 1) times the tolerance, kept as points come.
+  double absolute_tolerance() const { return tolerance_ * scale_; }
 
   void add(const ParetoPoint& p) {
     const double tolerance = absolute_tolerance();
@@ -131,6 +126,7 @@ class FrontSearch {
                                " vertices");
     }
     points_.push_back(p);
+    for (double x : p) scale_ = std::max(scale_, std::abs(x));
   }
 
   // Asks for the best point in the facet's direction: past it, a new vertex; else the
@@ -218,6 +214,7 @@ class FrontSearch {
   std::size_t most_vertices_;
   double tolerance_;
   std::vector<ParetoPoint> points_;
+  double scale_ = 1.0;  // the points' largest coordinate, at least 1
   std::vector<Facet> settled_;
   double work_ = 0.0;
 };
