@@ -30,16 +30,12 @@ StateSet accepting_end_components(const LtlProduct& product, const graph::Search
   const StateSet rest = product.accepting_part - product.universal;
   if (rest.none()) return target;
   const graph::EndComponents mecs = graph::maximal_end_components(search, rest, all_states(p.num_choices()));
-  std::vector<std::uint32_t> seen(mecs.count, 0), needed(mecs.count, 0);
+  const std::vector<char> accepting = components_seeing_every_mark(
+      mecs, p.num_states(), [&](std::uint32_t i) { return product.accepting_part.test(i); },
+      [&](std::uint32_t i) { return product.marks[i]; }, [&](std::uint32_t i) { return product.all_marks[i]; });
   for (std::uint32_t i = 0; i < p.num_states(); ++i) {
     const std::uint32_t c = mecs.component_of[i];
-    if (c == graph::EndComponents::kNone) continue;
-    seen[c] |= product.marks[i];
-    needed[c] = product.all_marks[i];  // one guess per component: the jump is never undone
-  }
-  for (std::uint32_t i = 0; i < p.num_states(); ++i) {
-    const std::uint32_t c = mecs.component_of[i];
-    if (c != graph::EndComponents::kNone && seen[c] == needed[c]) target.set(i);
+    if (c != graph::EndComponents::kNone && accepting[c]) target.set(i);
   }
   return target;
 }

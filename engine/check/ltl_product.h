@@ -8,6 +8,7 @@
 // the threads ran), and their rows counted, then written.
 #include "engine/automata/ltl_automaton.h"
 #include "engine/model/sparse_mdp.h"
+#include "graph/end_components.h"
 
 #include <cstdint>
 #include <vector>
@@ -42,6 +43,31 @@ std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSe
 // model row's own, as choice rewards.
 RewardStructure rewards_on_pairs(const RewardStructure& rewards, const SparseMdp& product,
                                  const std::vector<std::uint32_t>& model_state, const PodVector<std::uint64_t>& model_row);
+
+// Per end component of components (over pairs 0 .. pairs - 1): whether staying there
+// meets its automaton's guess: every pair of it in the accepting component
+// (in_accepting(p)), and their marks (marks(p)) together every mark the guess needs
+// (all_marks(p); one guess per component: a jump is never undone). Shared by LTL's
+// accepting end components and multi(...)'s LTL objectives.
+template <typename InAccepting, typename Marks, typename AllMarks>
+std::vector<char> components_seeing_every_mark(const graph::EndComponents& components, std::uint32_t pairs,
+                                               const InAccepting& in_accepting, const Marks& marks,
+                                               const AllMarks& all_marks) {
+  std::vector<char> outside(components.count, 0), accepting(components.count, 0);
+  std::vector<std::uint32_t> seen(components.count, 0), needed(components.count, 0);
+  for (std::uint32_t p = 0; p < pairs; ++p) {
+    const std::uint32_t c = components.component_of[p];
+    if (c == graph::EndComponents::kNone) continue;
+    if (!in_accepting(p)) {
+      outside[c] = 1;
+      continue;
+    }
+    seen[c] |= marks(p);
+    needed[c] = all_marks(p);
+  }
+  for (std::uint32_t c = 0; c < components.count; ++c) accepting[c] = !outside[c] && (seen[c] & needed[c]) == needed[c];
+  return accepting;
+}
 
 // atoms[i]: where the automaton's state formula i holds. Throws std::runtime_error
 // where the product has 2^32 pairs or more.

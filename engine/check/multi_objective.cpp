@@ -527,25 +527,13 @@ StateSet rows_earning_nothing(const SparseMdp& p, const std::vector<std::optiona
 }
 
 // Per end component of mecs: whether objective i's path (tracked by its whole
-// automaton) is met by staying there: every pair in the automaton's accepting component
-// (one guess: a jump is never undone) and every mark of the guess seen.
+// automaton) is met by staying there.
 std::vector<char> components_accepting(const StatusProduct& product, std::size_t i, const ObjectiveTracker& tracker,
                                        const graph::EndComponents& mecs) {
-  std::vector<char> outside(mecs.count, 0), accepting(mecs.count, 0);
-  std::vector<std::uint32_t> seen(mecs.count, 0), needed(mecs.count, 0);
-  for (std::uint32_t s = 0; s < product.mdp.num_states(); ++s) {
-    const std::uint32_t c = mecs.component_of[s];
-    if (c == graph::EndComponents::kNone) continue;
-    const std::uint32_t v = product.tracked[i][s];
-    if (!tracker.in_accepting_part(v)) {
-      outside[c] = 1;
-      continue;
-    }
-    seen[c] |= tracker.marks(v);
-    needed[c] = tracker.all_marks(v);
-  }
-  for (std::uint32_t c = 0; c < mecs.count; ++c) accepting[c] = !outside[c] && (seen[c] & needed[c]) == needed[c];
-  return accepting;
+  const std::vector<std::uint32_t>& v = product.tracked[i];
+  return components_seeing_every_mark(
+      mecs, product.mdp.num_states(), [&](std::uint32_t p) { return tracker.in_accepting_part(v[p]); },
+      [&](std::uint32_t p) { return tracker.marks(v[p]); }, [&](std::uint32_t p) { return tracker.all_marks(v[p]); });
 }
 
 // Per end component of mecs: whether it holds a pair whose model state is a phi state
