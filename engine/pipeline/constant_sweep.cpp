@@ -1,6 +1,7 @@
 #include "engine/pipeline/constant_sweep.h"
 
 #include "engine/model/property_value.h"
+#include "engine/pipeline/option_text.h"
 
 #include <optional>
 #include <cstdio>
@@ -15,17 +16,6 @@ namespace mdpvi::pipeline {
 namespace {
 
 constexpr std::size_t kMostValues = 1'000'000;
-
-std::vector<std::string> split_at_colons(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t colon = text.find(':'); colon != std::string::npos; colon = text.find(':', start)) {
-    parts.push_back(text.substr(start, colon - start));
-    start = colon + 1;
-  }
-  parts.push_back(text.substr(start));
-  return parts;
-}
 
 bool is_integer(const std::string& text, long long& value) {
   const char* end = text.data() + text.size();
@@ -76,7 +66,7 @@ std::string in_decimals(double value, int places) {
 }  // namespace
 
 std::vector<std::string> expand_constant_range(const std::string& name, const std::string& text) {
-  std::vector<std::string> parts = split_at_colons(text);
+  std::vector<std::string> parts = split_at(text, ':');
   if (parts.size() == 1) return parts;
   if (parts.size() > 3) throw std::invalid_argument("--const " + name + "=" + text + ": expected a:b or a:step:b");
   const std::string step_text = parts.size() == 3 ? parts[1] : "1";

@@ -15,18 +15,6 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
 }
 
-// The items between commas, as they are ("a,,b," gives "a", "", "b", "").
-std::vector<std::string> split_at_commas(const std::string& text) {
-  std::vector<std::string> items;
-  std::size_t from = 0;
-  for (std::size_t comma = text.find(','); comma != std::string::npos; comma = text.find(',', from)) {
-    items.push_back(text.substr(from, comma - from));
-    from = comma + 1;
-  }
-  items.push_back(text.substr(from));
-  return items;
-}
-
 // A whole number below 2^32 of decimal digits only, else nothing.
 std::optional<std::uint32_t> index_in(const std::string& text) {
   if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
@@ -35,11 +23,22 @@ std::optional<std::uint32_t> index_in(const std::string& text) {
 
 }  // namespace
 
+std::vector<std::string> split_at(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  std::size_t from = 0;
+  for (std::size_t at = text.find(separator); at != std::string::npos; at = text.find(separator, from)) {
+    items.push_back(text.substr(from, at - from));
+    from = at + 1;
+  }
+  items.push_back(text.substr(from));
+  return items;
+}
+
 std::map<std::string, std::string> parse_constant_definitions(const std::vector<std::string>& texts) {
   std::map<std::string, std::string> constants;
   for (const std::string& text : texts) {
     if (trimmed(text).empty()) continue;  // nothing given
-    for (const std::string& item : split_at_commas(text)) {
+    for (const std::string& item : split_at(text, ',')) {
       const std::size_t eq = item.find('=');
       const std::string name = eq == std::string::npos ? std::string() : trimmed(std::string_view(item).substr(0, eq));
       const std::string value = eq == std::string::npos ? std::string() : trimmed(std::string_view(item).substr(eq + 1));
@@ -80,7 +79,7 @@ GpuChoice gpus_named(const std::string& text) {
     return {*count, {}};
   }
   GpuChoice choice;
-  for (const std::string& raw : split_at_commas(given)) {
+  for (const std::string& raw : split_at(given, ',')) {
     const std::string item = trimmed(raw);
     const std::optional<std::uint32_t> index = index_in(item);
     if (!index) throw std::invalid_argument("--gpus " + given + ": expected a device index, found '" + item + "'");
@@ -94,7 +93,7 @@ GpuChoice gpus_named(const std::string& text) {
 }
 
 std::string visible_devices_for(const std::vector<std::uint32_t>& devices, const char* visible) {
-  std::vector<std::string> now = visible != nullptr ? split_at_commas(visible) : std::vector<std::string>{};
+  std::vector<std::string> now = visible != nullptr ? split_at(visible, ',') : std::vector<std::string>{};
   for (std::string& item : now) item = trimmed(item);
   std::string value;
   for (const std::uint32_t d : devices) {

@@ -34,6 +34,9 @@ GpuChoice gpus_named(const std::string& text);
 // Throws std::invalid_argument where an index is past what `visible` names.
 std::string visible_devices_for(const std::vector<std::uint32_t>& devices, const char* visible);
 
+// The items of text between separators, as they are ("a,,b," at ',' gives "a", "", "b", "").
+std::vector<std::string> split_at(const std::string& text, char separator);
+
 // The names the command's --method, --solver and --gpu-system take, as the Python
 // module's arguments do; std::invalid_argument naming the choices for any other.
 Method method_named(const std::string& name);
