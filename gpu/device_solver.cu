@@ -159,15 +159,13 @@ class CudaDeviceSolver final : public DeviceSolver {
     check(cudaStreamSynchronize(compute_), "binding targets");
   }
 
-  LevelTargets bind_level_targets(int ticket, const LevelTargetInputs& inputs) override {
+  void bind_level_width_targets(int ticket, const LevelWidthTargets& levels) override {
     const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
-    wait_for(chunk);
     DeviceArray<double> targets(chunk.matrix.num_states());
-    LevelTargets result = detail::compute_level_targets(chunk.matrix.view(), inputs, targets.get(), compute_, sm_count_);
+    detail::fill_level_targets(levels, chunk.matrix.num_states(), targets.get(), compute_, sm_count_);
     v.d_targets = std::move(targets);
-    return result;
   }
 
   WindowRows window_rows(int ticket, std::uint64_t first, std::uint64_t end, bool with_squares) override {

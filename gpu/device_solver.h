@@ -191,20 +191,13 @@ struct ChunkImprovement {
   bool steps_to_leave = false;
 };
 
-// Interval iteration's width targets of a chunk that is the whole system, for
-// DeviceSolver::bind_level_targets: the SCCs (in solving order) and their height
-// levels (engine/solve/maybe_system.h), the first height level with cycles.
-struct LevelTargetInputs {  // host arrays
-  const std::uint64_t* scc_starts = nullptr;    // num_sccs + 1
-  std::size_t num_sccs = 0;
-  const std::uint64_t* level_starts = nullptr;  // num_levels + 1, SCC indices
+// Interval iteration's width targets one per height level (engine/solve/
+// solve_request.h's level_width_targets), for DeviceSolver::bind_level_width_targets:
+// the chunk's states [state_starts[h], state_starts[h + 1]) take targets[h].
+struct LevelWidthTargets {  // host arrays
+  const std::uint64_t* state_starts = nullptr;  // num_levels + 1, chunk-local, non-decreasing
+  const double* targets = nullptr;              // num_levels
   std::size_t num_levels = 0;
-  std::size_t first_cyclic = 0;                 // num_levels: none
-  double epsilon = 0.0;
-};
-struct LevelTargets {
-  std::uint32_t highest = 1;         // H: the most iterated SCCs on a chain (at least 1)
-  std::vector<std::uint32_t> least;  // per height level, its least positive level (0: none)
 };
 
 // One device, its streams and at most two resident chunks: one iterating while the
@@ -274,11 +267,9 @@ class DeviceSolver {
   // The bound vectors' width targets (num_states), where bind had none: they may be
   // computed while the iterates upload. Pre: bind.
   virtual void bind_targets(int ticket, const double* targets) = 0;
-  // The width targets computed on the device instead (gpu/level_targets.cuh), for a
-  // chunk that is the whole system: per state 2 * epsilon * level / H, as
-  // engine/solve/interval_iteration.cpp's scc_width_targets gives per SCC (which takes
-  // the host a pass over the matrix a height level at a time).
-  virtual LevelTargets bind_level_targets(int ticket, const LevelTargetInputs& inputs) = 0;
+  // The width targets filled in on the device from one per height level
+  // (gpu/level_targets.cuh), where bind_targets would copy one per state. Pre: bind.
+  virtual void bind_level_width_targets(int ticket, const LevelWidthTargets& levels) = 0;
   // The bound iterates into lower and upper (num_states each; upper none: not read).
   virtual void read_bound(int ticket, double* lower, double* upper) = 0;
   // States [first, end) of both bound iterates into to's bound iterates of to_ticket,

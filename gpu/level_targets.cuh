@@ -1,15 +1,13 @@
 #pragma once
-// Interval iteration's width targets computed on the device, where the chunk is the
-// whole system: the same chain levels as engine/solve/interval_iteration.cpp's
-// scc_width_targets (per SCC there, per state here), a height level at a time.
-// Internal to gpu/.
+// Interval iteration's width targets filled in on the device from one per height
+// level (engine/solve/solve_request.h's level_width_targets). Internal to gpu/.
 #include "gpu/cuda_support.cuh"
 
 namespace mdpvi::gpu::detail {
 
-// Per state of the chunk, 2 * epsilon * level / H into d_targets; returns H and each
-// height level's least positive level (gpu/device_solver.h's LevelTargets).
-LevelTargets compute_level_targets(const DeviceChunk& m, const LevelTargetInputs& in, double* d_targets,
-                                   cudaStream_t stream, int sm_count);
+// Each of the chunk's num_states states its level's target, into d_targets.
+// Pre: levels.state_starts covers [0, num_states).
+void fill_level_targets(const LevelWidthTargets& levels, std::uint64_t num_states, double* d_targets,
+                        cudaStream_t stream, int sm_count);
 
 }  // namespace mdpvi::gpu::detail

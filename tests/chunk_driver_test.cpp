@@ -317,37 +317,109 @@ TEST(SccWidthTargets, LevelParallelIsEquivalentToRef) {
                                       test::layered_system(5, 33, 5, /*cycles=*/false), mixed_system(),
                                       test::random_system(0, 1), test::random_system(1, 2), system_with_a_large_scc()};
   for (const MaybeSystem& system : systems) {
-    EXPECT_EQ(scc_width_targets(system, cyclic_levels(system), 1e-6), scc_width_targets_reference(system, 1e-6))
+    EXPECT_EQ(scc_width_targets_by_rows(system, cyclic_levels(system), 1e-6), scc_width_targets_reference(system, 1e-6))
         << system.num_states() << " states";
   }
 }
 
-// The width targets computed on the device for a chunk that is the whole system
-// (gpu/level_targets.cu, per state) equal the serial reference's per SCC, and each
-// height level's least positive level gives its least positive target: wide levels
-// with 3-state cycles and self-loops, rows longer than a warp, a long chain, an
-// acyclic system, one state.
-TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
-  std::vector<MaybeSystem> systems = {test::layered_system(7, 9001, 3), test::layered_system(3001, 1, 4),
-                                      test::layered_system(5, 33, 5, /*cycles=*/false), mixed_system(),
-                                      test::random_system(1, 2)};
+// What interval iteration's argument needs of any targets (interval_iteration.cpp):
+// an iterated SCC's target lies strictly above every target it reads, a trivial one's
+// at or above, and none passes 2 * epsilon.
+void expect_targets_bound_every_chain(const MaybeSystem& system, const PodVector<double>& targets, double epsilon) {
+  ASSERT_EQ(targets.size(), system.num_sccs());
+  std::vector<std::uint32_t> scc_of(system.num_states());
+  for (std::size_t c = 0; c < system.num_sccs(); ++c) {
+    std::fill(scc_of.begin() + system.scc_starts[c], scc_of.begin() + system.scc_starts[c + 1], static_cast<std::uint32_t>(c));
+  }
+  for (std::size_t c = 0; c < system.num_sccs(); ++c) {
+    ASSERT_GE(targets[c], 0.0);
+    ASSERT_LE(targets[c], 2.0 * epsilon);
+    const bool trivial = is_trivial_scc(system, c);
+    for (std::uint64_t s = system.scc_starts[c]; s < system.scc_starts[c + 1]; ++s) {
+      for (std::uint64_t k = system.row_starts[system.row_group_starts[s]]; k < system.row_starts[system.row_group_starts[s + 1]]; ++k) {
+        const std::uint32_t d = scc_of[system.columns[k]];
+        if (d == c) continue;
+        if (trivial) {
+          ASSERT_LE(targets[d], targets[c]) << "trivial SCC " << c << " reads SCC " << d;
+        } else {
+          ASSERT_LT(targets[d], targets[c]) << "iterated SCC " << c << " reads SCC " << d;
+        }
+      }
+    }
+  }
+}
+
+// The targets from the height levels alone (level_width_targets) bound every chain,
+// the highest level with cycles at 2 * epsilon: layered systems (wide levels, cycles,
+// self-loops, rows longer than a warp, an acyclic one), a long chain of one SCC per
+// level, random blocks, one state, one with an SCC read on all cores. (mixed_system,
+// with 501 levels of cycles, takes the rows': ManyCyclicLevelsTakeTheRows.)
+TEST(SccWidthTargets, ByHeightLevelsBoundEveryChain) {
+  std::vector<MaybeSystem> systems = {test::layered_system(7, 9001, 3), test::layered_system(200, 1, 4),
+                                      test::layered_system(5, 33, 5, /*cycles=*/false),
+                                      test::random_system(1, 2), test::random_system(2000, 5, {3, 1500, 1, 496}),
+                                      system_with_a_large_scc()};
   const double epsilon = 1e-6;
   for (const MaybeSystem& system : systems) {
     SCOPED_TRACE(std::to_string(system.num_states()) + " states");
-    const PodVector<double> expected = scc_width_targets_reference(system, epsilon);
     const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+    const std::vector<double> by_level = level_width_targets(system, cyclic, epsilon);
+    ASSERT_EQ(by_level.size(), system.num_levels());
+    const PodVector<double> targets = scc_width_targets(system, cyclic, epsilon);
+    expect_targets_bound_every_chain(system, targets, epsilon);
+    for (std::size_t c = 0; c < system.num_sccs(); ++c) ASSERT_EQ(targets[c], by_level[level_of(system, c)]);
+    const bool any_cycle = std::count(cyclic.begin(), cyclic.end(), 1) > 0;
+    EXPECT_EQ(*std::max_element(by_level.begin(), by_level.end()), any_cycle ? 2.0 * epsilon : 0.0);
+  }
+}
+
+// Past kMostCyclicLevelsForLevelTargets levels with cycles (each of a 300-level
+// system's has one), or without height levels, the targets are the rows'.
+TEST(SccWidthTargets, ManyCyclicLevelsTakeTheRows) {
+  const MaybeSystem system = test::layered_system(kMostCyclicLevelsForLevelTargets + 44, 7, 6);
+  const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+  ASSERT_GT(static_cast<std::size_t>(std::count(cyclic.begin(), cyclic.end(), 1)), kMostCyclicLevelsForLevelTargets);
+  EXPECT_TRUE(level_width_targets(system, cyclic, 1e-6).empty());
+  const PodVector<double> targets = scc_width_targets(system, cyclic, 1e-6);
+  EXPECT_EQ(targets, scc_width_targets_reference(system, 1e-6));
+  expect_targets_bound_every_chain(system, targets, 1e-6);
+  MaybeSystem without_levels = test::layered_system(3, 50, 7);
+  without_levels.level_starts.clear();
+  EXPECT_TRUE(level_width_targets(without_levels, {}, 1e-6).empty());
+}
+
+// Each height level's states within a chunk, chunk-local: a chunk that starts and
+// ends inside levels, the whole system, and an empty chunk.
+TEST(SccWidthTargets, LevelStateStartsAreChunkLocal) {
+  const MaybeSystem system = test::layered_system(4, 10, 8);  // levels of 10 states
+  EXPECT_EQ(level_state_starts(system, {0, 40}), (std::vector<std::uint64_t>{0, 10, 20, 30, 40}));
+  EXPECT_EQ(level_state_starts(system, {15, 33}), (std::vector<std::uint64_t>{0, 0, 5, 15, 18}));
+  EXPECT_EQ(level_state_starts(system, {40, 40}), (std::vector<std::uint64_t>{0, 0, 0, 0, 0}));
+}
+
+// The width targets filled in on the device from one per height level
+// (gpu/level_targets.cu, per state) equal the host's per SCC: wide levels with 3-state
+// cycles and self-loops, rows longer than a warp, a long chain, an acyclic system,
+// random blocks, one state.
+TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  std::vector<MaybeSystem> systems = {test::layered_system(7, 9001, 3), test::layered_system(200, 1, 4),
+                                      test::layered_system(5, 33, 5, /*cycles=*/false),
+                                      test::random_system(2000, 5, {3, 1500, 1, 496}), test::random_system(1, 2)};
+  const double epsilon = 1e-6;
+  for (const MaybeSystem& system : systems) {
+    SCOPED_TRACE(std::to_string(system.num_states()) + " states");
+    const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+    const PodVector<double> expected = scc_width_targets(system, cyclic, epsilon);
+    const std::vector<double> by_level = level_width_targets(system, cyclic, epsilon);
+    const std::vector<std::uint64_t> starts = level_state_starts(system, {0, system.num_states()});
     const gpu::ChunkMatrix matrix{system.num_states(),       system.num_rows(),     system.columns.size(),
                                   system.row_group_starts.data(), system.row_starts.data(), system.columns.data(),
                                   device_view(system.values)};
     const int ticket = device->upload(matrix);
     device->bind(ticket, {system.row_constants.data(), system.row_constants.data()});
-    const gpu::LevelTargetInputs inputs{system.scc_starts.data(), system.num_sccs(), system.level_starts.data(),
-                                        system.num_levels(),
-                                        first_cyclic_level(cyclic),
-                                        epsilon};
-    const gpu::LevelTargets levels = device->bind_level_targets(ticket, inputs);
+    device->bind_level_width_targets(ticket, {starts.data(), by_level.data(), by_level.size()});
     std::vector<double> actual(system.num_states(), -1.0);
     device->read_bound_targets(ticket, actual.data());
     device->release(ticket);
@@ -355,14 +427,6 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
       for (std::uint64_t s = system.scc_starts[c]; s < system.scc_starts[c + 1]; ++s) {
         ASSERT_EQ(actual[s], expected[c]) << "state " << s << " of SCC " << c;
       }
-    }
-    ASSERT_EQ(levels.least.size(), system.num_levels());
-    for (std::size_t h = 0; h < system.num_levels(); ++h) {
-      double least = 0.0;
-      for (std::size_t c = system.level_starts[h]; c < system.level_starts[h + 1]; ++c) {
-        if (expected[c] > 0.0 && (least == 0.0 || expected[c] < least)) least = expected[c];
-      }
-      EXPECT_EQ(2.0 * epsilon * levels.least[h] / levels.highest, least) << "height level " << h;
     }
   }
 }

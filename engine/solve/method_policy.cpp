@@ -359,6 +359,14 @@ std::size_t level_of(const MaybeSystem& system, std::size_t scc) {
                                   system.level_starts.begin()) - 1;
 }
 
+std::vector<std::uint64_t> level_state_starts(const MaybeSystem& system, StateRange chunk) {
+  std::vector<std::uint64_t> starts(system.num_levels() + 1);
+  for (std::size_t h = 0; h < starts.size(); ++h) {
+    starts[h] = std::clamp(system.scc_starts[system.level_starts[h]], chunk.begin, chunk.end) - chunk.begin;
+  }
+  return starts;
+}
+
 bool touches_cyclic_level(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, std::size_t first_scc,
                           std::size_t end_scc) {
   if (first_scc >= end_scc) return false;

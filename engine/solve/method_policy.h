@@ -127,6 +127,10 @@ gpu::ChunkSolveStats pass_acyclic_segment(const DeviceChunkJob& job, const Level
 // The height level of SCC scc (the first h with level_starts[h + 1] > scc).
 std::size_t level_of(const MaybeSystem& system, std::size_t scc);
 
+// Where each height level's states begin within chunk (num_levels + 1 offsets,
+// chunk-local: levels outside it are empty at its ends).
+std::vector<std::uint64_t> level_state_starts(const MaybeSystem& system, StateRange chunk);
+
 // Whether any level that SCCs [first_scc, end_scc) touch has cycles.
 bool touches_cyclic_level(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, std::size_t first_scc,
                           std::size_t end_scc);

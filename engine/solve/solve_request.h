@@ -96,10 +96,27 @@ struct SolverOptions {
 };
 
 // The width each SCC of the system must reach so that every state ends within
-// 2*epsilon of the truth under interval iteration (the argument is in the .cpp).
+// 2*epsilon of the truth under interval iteration (the argument is in the .cpp):
+// level_width_targets' where it applies, else scc_width_targets_by_rows'.
 // cyclic: per height level, whether it holds an SCC that is not trivial
 // (cyclic_levels, which the chunk driver has made already where a device runs).
 PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, double epsilon);
+
+// Height levels with cycles past which level_width_targets gives none: each is a
+// factor on how much tighter its targets may be than the rows' (bench/NOTES.md,
+// session 19).
+constexpr std::size_t kMostCyclicLevelsForLevelTargets = 256;
+// One target per height level, from the height levels alone (no pass over the rows):
+// an SCC's count of iterated SCCs on a chain is bounded by the height levels with
+// cycles at or below its own. Empty where the system has no height levels or more
+// than kMostCyclicLevelsForLevelTargets of them have cycles.
+std::vector<double> level_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
+                                        double epsilon);
+
+// The tighter targets of each SCC's own count, from a pass over the rows a height
+// level at a time (in parallel).
+PodVector<double> scc_width_targets_by_rows(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
+                                            double epsilon);
 // The same, one SCC after another in solving order: the reference the level-parallel
 // version above is tested against.
 PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double epsilon);
