@@ -207,14 +207,18 @@ TEST(SolveChunked, OnTheCpuEqualsTheUnchunkedSolveWithAnyBudget) {
 }
 
 // Two forms of one system solved on the CPU under each method, both directions: the
-// same values, bit for bit, and the same count (stat) in their reports.
+// same values, bit for bit, and the same count (stat) in their reports. Forms with
+// different height levels take the rows' width targets (targets_from_levels false),
+// which do not depend on the levels.
 void expect_same_cpu_solves(const MaybeSystem& a, const MaybeSystem& b, const std::vector<Method>& methods,
-                            std::uint64_t SolveStats::*stat) {
+                            std::uint64_t SolveStats::*stat, bool targets_from_levels = true) {
   for (Method method : methods) {
     for (auto direction : {Optimization::minimize, Optimization::maximize}) {
       SCOPED_TRACE(to_string(method));
-      const SolveResult x = solve(request_for(a, direction, method), {SolverKind::cpu});
-      const SolveResult y = solve(request_for(b, direction, method), {SolverKind::cpu});
+      SolveRequest for_a = request_for(a, direction, method), for_b = request_for(b, direction, method);
+      for_a.options.stop.targets_from_levels = for_b.options.stop.targets_from_levels = targets_from_levels;
+      const SolveResult x = solve(for_a, {SolverKind::cpu});
+      const SolveResult y = solve(for_b, {SolverKind::cpu});
       EXPECT_EQ(x.lower, y.lower);
       EXPECT_EQ(x.upper, y.upper);
       EXPECT_EQ(x.report.stats.*stat, y.report.stats.*stat);
@@ -242,7 +246,8 @@ TEST(SolveByLevels, OnTheCpuEqualsOneSccAtATime) {
   MaybeSystem one_by_one = levelled;
   set_one_level_per_scc(one_by_one);
   ASSERT_LT(levelled.num_levels(), one_by_one.num_levels());
-  expect_same_cpu_solves(levelled, one_by_one, {std::begin(kMethods), std::end(kMethods)}, &SolveStats::iterated_sccs);
+  expect_same_cpu_solves(levelled, one_by_one, {std::begin(kMethods), std::end(kMethods)}, &SolveStats::iterated_sccs,
+                         /*targets_from_levels=*/false);
 }
 
 // A chunk's level segments cover its SCCs in order, each acyclic exactly when all its

@@ -627,7 +627,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   // Whether the device fills in the chunk's width targets from one per height level
   // (level_width_targets applies), rather than copying the host's per SCC.
   bool device_targets_apply(const DeviceChunkJob& job) {
-    if (job.cyclic == nullptr) return false;
+    if (job.cyclic == nullptr || !r_.options.stop.targets_from_levels) return false;
     if (!level_targets_) level_targets_ = level_width_targets(r_.system, *job.cyclic, r_.options.stop.epsilon);
     return !level_targets_->empty();
   }
@@ -768,7 +768,11 @@ class IntervalIterationPolicy final : public MethodPolicy {
   // device chunk's job), else made here.
   const PodVector<double>& targets(const std::vector<std::uint8_t>* cyclic = nullptr) {
     if (!targets_) {
-      targets_ = scc_width_targets(r_.system, cyclic ? *cyclic : cyclic_levels(r_.system), r_.options.stop.epsilon);
+      const std::vector<std::uint8_t> made = cyclic ? std::vector<std::uint8_t>{} : cyclic_levels(r_.system);
+      const std::vector<std::uint8_t>& levels = cyclic ? *cyclic : made;
+      const double epsilon = r_.options.stop.epsilon;
+      targets_ = r_.options.stop.targets_from_levels ? scc_width_targets(r_.system, levels, epsilon)
+                                                     : scc_width_targets_by_rows(r_.system, levels, epsilon);
     }
     return *targets_;
   }

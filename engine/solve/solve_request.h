@@ -61,6 +61,10 @@ struct StopRule {
   // Step-bounded properties: exactly max_sweeps sweeps from the start vector, no
   // convergence test. Pre: the system is one SCC (the steps do not decompose).
   bool fixed_sweeps = false;
+  // Interval iteration's width targets from the height levels where they apply
+  // (level_width_targets); false: always from the rows (scc_width_targets_by_rows),
+  // which do not depend on how the SCCs are grouped into levels.
+  bool targets_from_levels = true;
 
   static StopRule exactly(std::uint64_t sweeps) {
     StopRule rule;
