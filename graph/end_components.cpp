@@ -47,6 +47,17 @@ RowReach row_reach(const SparseMdp& mdp, std::uint64_t r, std::uint32_t s, const
   return reach;
 }
 
+// Whether one of s's rows in rows has every successor s itself.
+bool has_row_back_to_itself(const SparseMdp& mdp, std::uint32_t s, const StateSet& rows) {
+  for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
+    if (!rows.test(r)) continue;
+    bool back = true;
+    for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1] && back; ++k) back = mdp.columns[k] == s;
+    if (back) return true;
+  }
+  return false;
+}
+
 // labels(states, rows): graph/scc.h's scc_labels of the sub-MDP.
 template <typename SccLabels>
 EndComponents refine_to_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows, SccLabels labels) {
@@ -133,6 +144,16 @@ EndComponents maximal_end_components(const SearchBackend& search, StateSet state
   return refine_to_end_components(mdp, std::move(states), std::move(enabled_rows), [&](const StateSet& s, const StateSet& rows) {
     return scc_labels(search, mdp, s, &rows);
   });
+}
+
+StateSet end_component_candidates(const SparseMdp& mdp, const SccDecomposition& sccs, const StateSet& rows) {
+  BitWords candidates(mdp.num_states());  // claimed in parallel: SCCs' members share words
+  oneapi::tbb::parallel_for(std::size_t{0}, sccs.num_sccs(), [&](std::size_t c) {
+    const std::uint64_t first = sccs.scc_starts[c], end = sccs.scc_starts[c + 1];
+    if (end - first == 1 && !has_row_back_to_itself(mdp, sccs.order[first], rows)) return;
+    for (std::uint64_t i = first; i < end; ++i) candidates.claim(sccs.order[i]);
+  });
+  return candidates.to_set(mdp.num_states());
 }
 
 }  // namespace mdpvi::graph

@@ -5,6 +5,7 @@
 // (zero-reward ones for Rmin, all of them for an upper Pmax iterate), so they are
 // found here and collapsed by the caller.
 #include "engine/model/sparse_mdp.h"
+#include "graph/scc_decomposition.h"
 #include "graph/search_backend.h"
 
 #include <cstdint>
@@ -19,6 +20,15 @@ struct EndComponents {
   StateSet internal_rows;                   // per choice row: it stays inside its state's MEC
   std::uint32_t count = 0;
 };
+
+// The states of `states` that can lie in an end component of the sub-MDP restricted
+// to rows: members of SCCs of two or more states, and states with a row of rows that
+// returns only to themselves. An end component is strongly connected through its own
+// rows, so it lies within one SCC of any decomposition of `states` over all their
+// rows (sccs: such a decomposition, as maybe_state_sccs makes it); the candidates are
+// all a search for the end components needs (leader's: a fifth of its states).
+// Pre: sccs decomposes states; rows has num_choices bits.
+StateSet end_component_candidates(const SparseMdp& mdp, const SccDecomposition& sccs, const StateSet& rows);
 
 // The MECs of the sub-MDP of `states` restricted to `enabled_rows`: the usual
 // refinement, SCCs, then dropping every row that can leave its SCC and every state

@@ -243,6 +243,60 @@ TEST(EndComponents, ACascadeDownALongRingIsEquivalentToRef) {
   }
 }
 
+// The rows of the states in some component.
+StateSet rows_of_members(const SparseMdp& mdp, const graph::EndComponents& components) {
+  StateSet rows(mdp.num_choices());
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    if (components.component_of[s] == graph::EndComponents::kNone) continue;
+    for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) rows.set(r);
+  }
+  return rows;
+}
+
+// The end components among the candidates alone (end_component_candidates: members of
+// SCCs of two or more states, single states with a row back to themselves only) are
+// those among all the states, with the same internal rows of their states, on random
+// MDPs and sets (odd sizes, one state; sets
+// from sparse to full; rows from half to all enabled), the SCCs from either backend;
+// and on a small MDP whose single-state SCCs hold two end components and a state with
+// a self-loop that is none.
+TEST(EndComponents, AmongTheCandidatesAreThoseAmongAllStates) {
+  std::uint64_t pruned = 0;
+  for (std::uint32_t n : {1u, 31u, 33u, 1025u, 20011u}) {
+    SparseMdp mdp = test::random_mdp(n, n + 5);
+    for (std::uint32_t seed = 0; seed < 4; ++seed) {
+      const StateSet states = test::random_set(n, 0.4 + 0.2 * seed, seed + 3);
+      const StateSet rows = test::random_set(mdp.num_choices(), 0.5 + 0.15 * seed, seed + 13);
+      const graph::EndComponents expected = graph::maximal_end_components(mdp, states, rows, graph::SearchKind::reference);
+      for (graph::SearchKind kind : {graph::SearchKind::reference, graph::SearchKind::cpu_parallel}) {
+        SCOPED_TRACE(testing::Message() << "n = " << n << ", seed " << seed << ", " << graph::to_string(kind));
+        const StateSet candidates = graph::end_component_candidates(mdp, graph::maybe_state_sccs(kind, mdp, states), rows);
+        ASSERT_TRUE(candidates.is_subset_of(states));
+        pruned += states.count() - candidates.count();
+        const graph::EndComponents actual = graph::maximal_end_components(mdp, candidates, rows, graph::SearchKind::reference);
+        EXPECT_EQ(actual.count, expected.count);
+        EXPECT_EQ(actual.component_of, expected.component_of);
+        // (Rows of states outside the set searched are left as given: compare the
+        // members' rows, which is all a collapse reads.)
+        const StateSet members_rows = rows_of_members(mdp, expected);
+        EXPECT_EQ(actual.internal_rows & members_rows, expected.internal_rows & members_rows);
+      }
+    }
+  }
+  EXPECT_GT(pruned, 0u);  // the candidates leave states out
+  // 0: a self-loop alone, or on to 1; 1: on to 2; 2: back to itself or on to 3 in one
+  // row (a self-loop, no end component); 3: a self-loop alone.
+  const SparseMdp small = test::make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{2, 1.0}}}, {{{2, 0.5}, {3, 0.5}}}, {{{3, 1.0}}}}, {});
+  StateSet all(4), rows(small.num_choices());
+  all.set();
+  rows.set();
+  const StateSet candidates =
+      graph::end_component_candidates(small, graph::maybe_state_sccs(graph::SearchKind::reference, small, all), rows);
+  EXPECT_EQ(candidates.count(), 2u);
+  EXPECT_TRUE(candidates.test(0) && candidates.test(3));
+  EXPECT_EQ(graph::maximal_end_components(small, candidates, rows).count, 2u);
+}
+
 // Maximal end components from the parallel partition against those from Tarjan's: the
 // same components (up to their numbering) and the same internal rows.
 TEST(ParallelSccs, EndComponentsAreEquivalentToRef) {

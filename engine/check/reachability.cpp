@@ -2,6 +2,7 @@
 
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
+#include "engine/check/collapsed_sccs.h"
 #include "engine/solve/end_component_quotient.h"
 #include "engine/solve/method_requirements.h"
 #include "graph/qualitative.h"
@@ -116,13 +117,14 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
 
   start = std::chrono::steady_clock::now();
   const MethodRequirements needs = requirements_of(options.method);
-  std::optional<CollapsedModel> collapsed;
+  CollapsedSccs decomposed;
   if (needs.end_components_collapsed_when_maximizing && direction == Optimization::maximize) {
-    graph::EndComponents components = graph::maximal_end_components(search, partition.maybe, all_states(mdp.num_choices()));
-    if (components.count > 0) collapsed = collapse_end_components(mdp, components);
+    decomposed = sccs_after_collapsing(search, mdp, partition.maybe, all_states(mdp.num_choices()));
+  } else {
+    decomposed.sccs = graph::maybe_state_sccs(search, mdp, partition.maybe);
   }
-  const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(search, model, partition.maybe);
+  const SparseMdp& model = decomposed.model(mdp);
+  graph::SccDecomposition sccs = std::move(decomposed.sccs);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   const char* sccs_ran_on = sccs.ran_on;
   const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {

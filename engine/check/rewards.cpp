@@ -1,5 +1,6 @@
 #include "engine/check/rewards.h"
 
+#include "engine/check/collapsed_sccs.h"
 #include "engine/solve/end_component_quotient.h"
 #include "engine/model/bit_words.h"
 #include "engine/model/property_value.h"
@@ -28,10 +29,9 @@ namespace {
 // choices among the finite states, collecting 0 without reaching the target. Value
 // iteration from 0 would take that as the minimum, but only schedulers that reach
 // the target almost surely count; collapsing those components removes the option.
-// nullopt when there are none (as in all of PRISM's benchmarks).
-std::optional<CollapsedModel> without_zero_reward_end_components(const graph::SearchBackend& search, const SparseMdp& mdp,
-                                                                 const RewardStructure& rewards,
-                                                                 const StateSet& maybe) {
+// These are the rows such components may use (as in all of PRISM's benchmarks, they
+// hold none).
+StateSet zero_reward_rows(const SparseMdp& mdp, const RewardStructure& rewards, const StateSet& maybe) {
   BitWords zero(mdp.num_choices());  // in parallel: two states' rows may share a word
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
     if (!maybe.test(s) || (!rewards.state_rewards.empty() && rewards.state_rewards[s] != 0.0)) return;
@@ -39,11 +39,7 @@ std::optional<CollapsedModel> without_zero_reward_end_components(const graph::Se
       if (rewards.choice_rewards.empty() || rewards.choice_rewards[r] == 0.0) zero.claim(r);
     }
   });
-  StateSet zero_rows = zero.to_set(mdp.num_choices());
-  if (zero_rows.none()) return std::nullopt;
-  graph::EndComponents components = graph::maximal_end_components(search, maybe, std::move(zero_rows));
-  if (components.count == 0) return std::nullopt;
-  return collapse_end_components(mdp, components, &rewards);
+  return zero.to_set(mdp.num_choices());
 }
 
 // The first index of values that is negative, NaN or infinite; values.size() if none.
@@ -105,13 +101,16 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
 
   result.values = numbers_on(finite, 0.0, std::numeric_limits<double>::infinity());
   start = std::chrono::steady_clock::now();
-  std::optional<CollapsedModel> collapsed;
+  CollapsedSccs decomposed;
   if (direction == Optimization::minimize) {
-    collapsed = without_zero_reward_end_components(search, mdp, rewards, maybe);
-    spdlog::debug("zero-reward end components: {}, {:.3f} s", collapsed ? "collapsed" : "none", seconds_since(start));
+    decomposed = sccs_after_collapsing(search, mdp, maybe, zero_reward_rows(mdp, rewards, maybe), &rewards);
+    spdlog::debug("zero-reward end components: {}", decomposed.collapsed ? "collapsed" : "none");
+  } else {
+    decomposed.sccs = graph::maybe_state_sccs(search, mdp, maybe);
   }
-  const SparseMdp& model = collapsed ? collapsed->mdp : mdp;
-  graph::SccDecomposition sccs = graph::maybe_state_sccs(search, model, maybe);
+  const std::optional<CollapsedModel>& collapsed = decomposed.collapsed;
+  const SparseMdp& model = decomposed.model(mdp);
+  graph::SccDecomposition sccs = std::move(decomposed.sccs);
   spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
   // For Rmax no choice of a finite state can reach an infinite one (it would be
   // infinite itself); for Rmin such choices get b = infinity and are left out.
