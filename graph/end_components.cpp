@@ -5,6 +5,7 @@
 #include "graph/leaving_cascade.h"
 #include "graph/scc.h"
 
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
@@ -146,12 +147,19 @@ EndComponents maximal_end_components(const SearchBackend& search, StateSet state
   });
 }
 
-StateSet end_component_candidates(const SparseMdp& mdp, const SccDecomposition& sccs, const StateSet& rows) {
+StateSet end_component_candidates(const SparseMdp& mdp, const StateSet& states, const SccDecomposition& sccs,
+                                  const StateSet& rows) {
   BitWords candidates(mdp.num_states());  // claimed in parallel: SCCs' members share words
   oneapi::tbb::parallel_for(std::size_t{0}, sccs.num_sccs(), [&](std::size_t c) {
-    const std::uint64_t first = sccs.scc_starts[c], end = sccs.scc_starts[c + 1];
-    if (end - first == 1 && !has_row_back_to_itself(mdp, sccs.order[first], rows)) return;
-    for (std::uint64_t i = first; i < end; ++i) candidates.claim(sccs.order[i]);
+    if (sccs.scc_starts[c + 1] - sccs.scc_starts[c] < 2) return;
+    for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) candidates.claim(sccs.order[i]);
+  });
+  // The single states in index order, not the SCCs' (their rows read in the model's
+  // order: a pass over leader9's 136M single states in the SCCs' order took 0.7 s).
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint32_t>(0, mdp.num_states(), 1 << 14), [&](const auto& part) {
+    for (std::uint32_t s = part.begin(); s < part.end(); ++s) {
+      if (states.test(s) && !candidates.test_now(s) && has_row_back_to_itself(mdp, s, rows)) candidates.claim(s);
+    }
   });
   return candidates.to_set(mdp.num_states());
 }

@@ -28,7 +28,8 @@ struct EndComponents {
 // rows (sccs: such a decomposition, as maybe_state_sccs makes it); the candidates are
 // all a search for the end components needs (leader's: a fifth of its states).
 // Pre: sccs decomposes states; rows has num_choices bits.
-StateSet end_component_candidates(const SparseMdp& mdp, const SccDecomposition& sccs, const StateSet& rows);
+StateSet end_component_candidates(const SparseMdp& mdp, const StateSet& states, const SccDecomposition& sccs,
+                                  const StateSet& rows);
 
 // The MECs of the sub-MDP of `states` restricted to `enabled_rows`: the usual
 // refinement, SCCs, then dropping every row that can leave its SCC and every state

@@ -270,7 +270,7 @@ TEST(EndComponents, AmongTheCandidatesAreThoseAmongAllStates) {
       const graph::EndComponents expected = graph::maximal_end_components(mdp, states, rows, graph::SearchKind::reference);
       for (graph::SearchKind kind : {graph::SearchKind::reference, graph::SearchKind::cpu_parallel}) {
         SCOPED_TRACE(testing::Message() << "n = " << n << ", seed " << seed << ", " << graph::to_string(kind));
-        const StateSet candidates = graph::end_component_candidates(mdp, graph::maybe_state_sccs(kind, mdp, states), rows);
+        const StateSet candidates = graph::end_component_candidates(mdp, states, graph::maybe_state_sccs(kind, mdp, states), rows);
         ASSERT_TRUE(candidates.is_subset_of(states));
         pruned += states.count() - candidates.count();
         const graph::EndComponents actual = graph::maximal_end_components(mdp, candidates, rows, graph::SearchKind::reference);
@@ -291,7 +291,7 @@ TEST(EndComponents, AmongTheCandidatesAreThoseAmongAllStates) {
   all.set();
   rows.set();
   const StateSet candidates =
-      graph::end_component_candidates(small, graph::maybe_state_sccs(graph::SearchKind::reference, small, all), rows);
+      graph::end_component_candidates(small, all, graph::maybe_state_sccs(graph::SearchKind::reference, small, all), rows);
   EXPECT_EQ(candidates.count(), 2u);
   EXPECT_TRUE(candidates.test(0) && candidates.test(3));
   EXPECT_EQ(graph::maximal_end_components(small, candidates, rows).count, 2u);

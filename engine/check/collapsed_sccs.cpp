@@ -16,7 +16,7 @@ CollapsedSccs sccs_after_collapsing(const graph::SearchBackend& search, const Sp
   CollapsedSccs result;
   result.sccs = graph::maybe_state_sccs(search, mdp, maybe);
   if (rows.none()) return result;
-  const StateSet candidates = graph::end_component_candidates(mdp, result.sccs, rows);
+  const StateSet candidates = graph::end_component_candidates(mdp, maybe, result.sccs, rows);
   const double sccs_s = seconds_since(start);
   if (candidates.none()) {
     spdlog::debug("end components: none possible (no SCC of two states or row back to itself), {:.3f} s", sccs_s);
