@@ -6,6 +6,7 @@
 #endif
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <string>
 
@@ -25,6 +26,19 @@ std::size_t cgroup_limit(const char* path) {
   }
 }
 
+// The most resident_bytes or peak_resident_bytes has said. The kernel's counts are
+// approximate (each CPU's or thread's share is folded in now and then), so a peak read
+// after a resident count could fall below it by a few hundred kilobytes (it did once:
+// Pipeline.ReportsThePeakOfEachStage); peaks reported never fall below what was seen.
+std::atomic<std::size_t> most_seen{0};
+
+std::size_t noted(std::size_t bytes) {
+  std::size_t seen = most_seen.load(std::memory_order_relaxed);
+  while (seen < bytes && !most_seen.compare_exchange_weak(seen, bytes, std::memory_order_relaxed)) {
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::size_t usable_memory_bytes() {
@@ -41,13 +55,15 @@ std::size_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
   std::size_t pages = 0, resident = 0;
   statm >> pages >> resident;
-  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return noted(resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)));
 }
 
 std::size_t peak_resident_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+  noted(static_cast<std::size_t>(usage.ru_maxrss) * 1024);  // kilobytes on Linux
+  (void)resident_bytes();
+  return most_seen.load(std::memory_order_relaxed);
 }
 
 std::size_t unused_memory_bytes() {

@@ -8,7 +8,8 @@ namespace mdpvi {
 // Resident memory now (0 where /proc is missing).
 std::size_t resident_bytes();
 
-// The peak resident memory so far.
+// The peak resident memory so far: never below an earlier answer of this or of
+// resident_bytes() (the kernel's counts are approximate).
 std::size_t peak_resident_bytes();
 
 // The bytes of memory the process can have: physical memory, or its container's
