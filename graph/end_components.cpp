@@ -154,8 +154,8 @@ StateSet end_component_candidates(const SparseMdp& mdp, const StateSet& states, 
     if (sccs.scc_starts[c + 1] - sccs.scc_starts[c] < 2) return;
     for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) candidates.claim(sccs.order[i]);
   });
-  // The single states in index order, not the SCCs' (their rows read in the model's
-  // order: a pass over leader9's 136M single states in the SCCs' order took 0.7 s).
+  // The single states in index order, not the SCCs': their rows are then read in the
+  // model's order, not at random.
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint32_t>(0, mdp.num_states(), 1 << 14), [&](const auto& part) {
     for (std::uint32_t s = part.begin(); s < part.end(); ++s) {
       if (states.test(s) && !candidates.test_now(s) && has_row_back_to_itself(mdp, s, rows)) candidates.claim(s);

@@ -26,7 +26,7 @@ struct EndComponents {
 // returns only to themselves. An end component is strongly connected through its own
 // rows, so it lies within one SCC of any decomposition of `states` over all their
 // rows (sccs: such a decomposition, as maybe_state_sccs makes it); the candidates are
-// all a search for the end components needs (leader's: a fifth of its states).
+// all a search for the end components needs.
 // Pre: sccs decomposes states; rows has num_choices bits.
 StateSet end_component_candidates(const SparseMdp& mdp, const StateSet& states, const SccDecomposition& sccs,
                                   const StateSet& rows);

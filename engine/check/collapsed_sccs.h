@@ -2,10 +2,9 @@
 // The maybe-states' SCCs for a system whose end components of some rows are collapsed
 // first (Rmin's zero-reward ones, an upper Pmax iterate's all): the SCCs come first,
 // and the end components are looked for only among the states that can hold one
-// (graph/end_components.h's end_component_candidates), which is none or few on most
-// models, where a search over every maybe-state took as long as the SCCs (leader9:
-// 2.6 s beside 3.8 s on the GPU). Where components are found, the model is collapsed
-// and its SCCs found again.
+// (graph/end_components.h's end_component_candidates), which are few where the SCCs
+// are mostly single states, as on leader (bench/NOTES.md, session 19). Where
+// components are found, the model is collapsed and its SCCs found again.
 #include "engine/solve/end_component_quotient.h"
 #include "graph/scc_decomposition.h"
 #include "graph/search_backend.h"

@@ -82,10 +82,10 @@ PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double 
 // 2*epsilon*count(h)/H'. By induction on the levels, every state of level h ends with
 // width at most that: an iterated SCC reads widths at most 2*epsilon*(count(h)-1)/H'
 // (its level has cycles), strictly below its target, and a trivial one passes on what
-// it reads. The targets are up to H'/H tighter than the rows' (a few per cent more
-// sweeps on leader, bench/NOTES.md session 19) and cost nothing to make, where the
-// rows' take a pass over the system (leader9: 0.6 s on 16 cores, before a chunked
-// solve's first chunk).
+// it reads. The targets are up to H'/H tighter than the rows' (more sweeps by about
+// log(H'/H) / log(1/epsilon) of a level's: bench/NOTES.md, session 19) and cost
+// nothing to make, where the rows' take a pass over the system before a chunked
+// solve's first chunk.
 std::vector<double> level_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
                                         double epsilon) {
   const std::size_t with_cycles = static_cast<std::size_t>(std::count(cyclic.begin(), cyclic.end(), 1));
@@ -431,8 +431,8 @@ struct DeviceChunkVectors {
 };
 
 // A device chunk's width targets as its windows need them on the host: each
-// window's tightest positive target. Computed on the host (per SCC), or on the
-// device (per state there, and here each height level's least positive level).
+// window's tightest positive target. Per SCC where the host made them (and copied
+// them to the device per state), per height level where the device filled them in.
 struct WindowTargets {
   const PodVector<double>* per_scc = nullptr;
   const std::vector<double>* per_level = nullptr;  // level_width_targets', where they apply
