@@ -386,7 +386,7 @@ std::vector<LevelSegment> level_segments(const MaybeSystem& system, const std::v
     const std::size_t end = std::min<std::size_t>(end_scc, system.level_starts[h + 1]);
     // A level cut by the chunk's edge may have its cycles outside the chunk: its part
     // here is then checked SCC by SCC (iterating trivial SCCs alone would not do:
-    // interval iteration's targets are 0 for them, met by the exact pass only).
+    // the rows' width targets are 0 for them, met by the exact pass only).
     const bool cut = begin != system.level_starts[h] || end != system.level_starts[h + 1];
     const bool acyclic = !cyclic[h] || (cut && all_trivial(system, begin, end));
     if (acyclic && !segments.empty() && segments.back().acyclic) {
