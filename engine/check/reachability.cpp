@@ -43,17 +43,11 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
 }
 
 // A system built on the host takes up to 16 bytes a row (its offset and b), 12 an
-// entry and 16 a state of the model (every state a maybe-state). Where that passes
-// half the memory still unused, the searches' own predecessor graph goes first (the
-// next search makes it again).
+// entry and 16 a state of the model (every state a maybe-state).
 void make_room_for_host_system(const graph::SearchBackend& search, const SparseMdp& model) {
   const std::uint64_t estimate =
       model.num_choices() * 16 + model.num_transitions() * 12 + std::uint64_t{model.num_states()} * 16;
-  const std::size_t unused = unused_memory_bytes();
-  if (estimate <= unused / 2) return;
-  spdlog::debug("the searches' host graph released: the system may take {:.1f} GB of the {:.1f} GB unused",
-                estimate / 1e9, unused / 1e9);
-  search.release_search_memory();
+  graph::make_room_for(search, estimate, "the system");
 }
 
 }  // namespace
@@ -125,7 +119,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   }
   const SparseMdp& model = decomposed.model(mdp);
   graph::SccDecomposition sccs = std::move(decomposed.sccs);
-  spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
+  spdlog::debug("SCCs of {} maybe-states: {:.3f} s; {}", sccs.order.size(), seconds_since(start), memory_so_far());
   const char* sccs_ran_on = sccs.ran_on;
   const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
     MaybeSystem built = build_maybe_system(model, partition, std::move(decomposition), host_system_values(device));
@@ -133,8 +127,8 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
     return built;
   };
   MaybeSystem system = build_system(search, model, std::move(sccs), options, device, {partition.yes, 1.0, 0.0}, nullptr, on_host);
-  spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began", system.num_rows(),
-                system.on_device ? "on the GPU" : "on the host", seconds_since(start));
+  spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began; {}", system.num_rows(),
+                system.on_device ? "on the GPU" : "on the host", seconds_since(start), memory_so_far());
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
 
   solve_system_into(

@@ -1,5 +1,7 @@
 #include "engine/check/rewards.h"
 
+#include "engine/model/process_memory.h"
+
 #include "engine/check/collapsed_sccs.h"
 #include "engine/solve/end_component_quotient.h"
 #include "engine/model/bit_words.h"
@@ -111,7 +113,7 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   const std::optional<CollapsedModel>& collapsed = decomposed.collapsed;
   const SparseMdp& model = decomposed.model(mdp);
   graph::SccDecomposition sccs = std::move(decomposed.sccs);
-  spdlog::debug("SCCs of {} maybe-states: {:.3f} s", sccs.order.size(), seconds_since(start));
+  spdlog::debug("SCCs of {} maybe-states: {:.3f} s; {}", sccs.order.size(), seconds_since(start), memory_so_far());
   // For Rmax no choice of a finite state can reach an infinite one (it would be
   // infinite itself); for Rmin such choices get b = infinity and are left out.
   const char* sccs_ran_on = sccs.ran_on;
@@ -125,8 +127,8 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   // Outside the system: 0 on the targets, infinity on the other states (not finite).
   const TwoValuedOutside outside{target, 0.0, std::numeric_limits<double>::infinity()};
   MaybeSystem system = build_system(search, model, std::move(sccs), options, device, outside, model_rewards, on_host);
-  spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began", system.num_rows(),
-                system.on_device ? "on the GPU" : "on the host", seconds_since(start));
+  spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began; {}", system.num_rows(),
+                system.on_device ? "on the GPU" : "on the host", seconds_since(start), memory_so_far());
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
   // No known upper bound: the upper iterate's start is guessed and verified.
   solve_system_into(

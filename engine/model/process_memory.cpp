@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -76,6 +77,12 @@ void return_large_frees_to_the_kernel() {
   constexpr int kOwnMappingBytes = 4 << 20;  // chosen in bench/NOTES.md, session 11
   mallopt(M_MMAP_THRESHOLD, kOwnMappingBytes);
 #endif
+}
+
+std::string memory_so_far() {
+  char text[64];
+  std::snprintf(text, sizeof text, "peak %.3f GB, resident %.3f GB", peak_resident_bytes() / 1e9, resident_bytes() / 1e9);
+  return text;
 }
 
 }  // namespace mdpvi

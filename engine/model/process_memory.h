@@ -2,6 +2,7 @@
 // The process's memory as the kernel counts it (Linux): what the out-of-memory killer
 // judges, and what the benchmark reports.
 #include <cstddef>
+#include <string>
 
 namespace mdpvi {
 
@@ -11,6 +12,10 @@ std::size_t resident_bytes();
 // The peak resident memory so far: never below an earlier answer of this or of
 // resident_bytes() (the kernel's counts are approximate).
 std::size_t peak_resident_bytes();
+
+// "peak P GB, resident R GB": for the log at a stage's end, so that a run's peak can
+// be placed in the stage that made it.
+std::string memory_so_far();
 
 // The bytes of memory the process can have: physical memory, or its container's
 // limit (cgroup v2 memory.max, v1 memory.limit_in_bytes) where that is smaller.
