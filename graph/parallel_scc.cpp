@@ -17,6 +17,7 @@
 // single states.
 #include "graph/parallel_scc.h"
 
+#include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "graph/level_loop.h"
 
@@ -79,25 +80,36 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) { local_of[g.states[v]] = v; });
   g.out_offsets.assign(n + 1, 0);
   g.in_offsets.assign(n + 1, 0);
+  // In-degrees counted at w itself, then summed inclusively: in_offsets[w] is where
+  // w's in-edges end, and the fill below moves it down to where they start. No copy of
+  // the offsets to fill from (8 bytes a state at the SCCs' peak: 12 GB on leader10).
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
     each_edge(mdp, g, local_of, enabled_rows, v, [&](std::uint32_t w) {
       ++g.out_offsets[v + 1];
-      atomic(g.in_offsets[w + 1]).fetch_add(1, std::memory_order_relaxed);
+      atomic(g.in_offsets[w]).fetch_add(1, std::memory_order_relaxed);
     });
   });
   std::partial_sum(g.out_offsets.begin(), g.out_offsets.end(), g.out_offsets.begin());
-  std::partial_sum(g.in_offsets.begin(), g.in_offsets.end(), g.in_offsets.begin());
+  std::partial_sum(g.in_offsets.begin(), g.in_offsets.end() - 1, g.in_offsets.begin());
+  g.in_offsets[n] = n == 0 ? 0 : g.in_offsets[n - 1];
   g.out.resize(g.out_offsets[n]);
   g.in.resize(g.in_offsets[n]);
-  std::vector<std::uint64_t> in_fill(g.in_offsets.begin(), g.in_offsets.end() - 1);
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
     std::uint64_t k = g.out_offsets[v];
     each_edge(mdp, g, local_of, enabled_rows, v, [&](std::uint32_t w) {
       g.out[k++] = w;
-      g.in[atomic(in_fill[w]).fetch_add(1, std::memory_order_relaxed)] = v;
+      g.in[atomic(g.in_offsets[w]).fetch_sub(1, std::memory_order_relaxed) - 1] = v;
     });
   });
   return g;
+}
+
+// The edges' memory back, once nothing reads them (the SCCs' order needs the states only).
+void release_edges(LocalGraph& g) {
+  g.out = Adjacency();
+  g.in = Adjacency();
+  std::vector<std::uint64_t>().swap(g.out_offsets);
+  std::vector<std::uint64_t>().swap(g.in_offsets);
 }
 
 // The decomposition under way: each vertex's SCC, by representative (kNone while live).
@@ -369,17 +381,27 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
   result.scc_starts.assign(1, 0);
   result.ran_on = to_string(SearchKind::cpu_parallel);
   auto start = std::chrono::steady_clock::now();
-  const LocalGraph g = local_graph(mdp, maybe, enabled_rows);
+  LocalGraph g = local_graph(mdp, maybe, enabled_rows);
   if (g.size() == 0) return result;
   const double graph_s = seconds_since(start);
-  Decomposer decomposer(g);
-  decomposer.run();
-  const double decompose_s = seconds_since(start) - graph_s;
+  // Each array goes as soon as nothing reads it: on leader10 (1.5e9 states) these
+  // steps hold 4-12 GB an array, and the run's peak is here (bench/NOTES.md, session 20).
   std::uint32_t count = 0;
-  const std::vector<std::uint32_t> scc_of = dense_numbers(decomposer.representatives(), count);
+  int rounds = 0;
+  double decompose_s = 0.0;
+  std::vector<std::uint32_t> scc_of;
+  {
+    Decomposer decomposer(g);
+    decomposer.run();
+    rounds = decomposer.rounds();
+    decompose_s = seconds_since(start) - graph_s;
+    scc_of = dense_numbers(decomposer.representatives(), count);
+  }
   const SccMembers members = members_of(scc_of, count);
   const double members_s = seconds_since(start) - graph_s - decompose_s;
   const std::vector<std::uint32_t> height = heights(g, scc_of, count, members);
+  release_edges(g);
+  std::vector<std::uint32_t>().swap(scc_of);
   const double heights_s = seconds_since(start) - graph_s - decompose_s - members_s;
   const std::vector<std::uint32_t> ranked = by_height(height);
   result.scc_starts.resize(count + 1);
@@ -400,9 +422,9 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
     }
   });
   spdlog::debug("parallel SCCs of {} states: {} SCCs; graph {:.3f} s, {} rounds of trim and coloring {:.3f} s, "
-                "members {:.3f} s, heights {:.3f} s, order {:.3f} s",
-                g.size(), count, graph_s, decomposer.rounds(), decompose_s, members_s, heights_s,
-                seconds_since(start) - graph_s - decompose_s - members_s - heights_s);
+                "members {:.3f} s, heights {:.3f} s, order {:.3f} s; {}",
+                g.size(), count, graph_s, rounds, decompose_s, members_s, heights_s,
+                seconds_since(start) - graph_s - decompose_s - members_s - heights_s, memory_so_far());
   return result;
 }
 
