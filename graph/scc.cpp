@@ -2,6 +2,7 @@
 
 #include "graph/csr_digraph.h"
 #include "graph/parallel_scc.h"
+#include "graph/search_backend.h"
 
 #include <boost/graph/strong_components.hpp>
 #include <boost/graph/two_bit_color_map.hpp>
@@ -112,11 +113,25 @@ SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const S
   return parallel_maybe_state_sccs(mdp, maybe, enabled_rows);
 }
 
+namespace {
+
+// What graph/parallel_scc.cpp's decomposition of `states` holds at most: its graph's
+// offsets, the decomposition's arrays and the order's (about 60 bytes a state), and two
+// edges per entry of their rows (the model's entries in proportion to the states).
+std::uint64_t parallel_scc_bytes(const SparseMdp& mdp, const StateSet& states) {
+  const std::uint64_t n = states.count();
+  const double share = mdp.num_states() == 0 ? 0.0 : static_cast<double>(n) / mdp.num_states();
+  return n * 60 + static_cast<std::uint64_t>(share * static_cast<double>(mdp.num_transitions()) * 8);
+}
+
+}  // namespace
+
 SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows) {
   if (&mdp == &search.mdp()) {
     if (auto sccs = search.device_sccs(maybe, enabled_rows)) return std::move(*sccs);
   }
+  if (search.kind() != SearchKind::reference) make_room_for(search, parallel_scc_bytes(mdp, maybe), "the SCCs");
   return maybe_state_sccs(search.kind(), mdp, maybe, enabled_rows);
 }
 
@@ -125,6 +140,7 @@ std::vector<std::uint32_t> scc_labels(const SearchBackend& search, const SparseM
   if (&mdp == &search.mdp()) {
     if (auto labels = search.device_scc_labels(states, enabled_rows)) return std::move(*labels);
   }
+  if (search.kind() != SearchKind::reference) make_room_for(search, parallel_scc_bytes(mdp, states), "the SCCs");
   return scc_labels(search.kind(), mdp, states, enabled_rows);
 }
 

@@ -1,6 +1,7 @@
 #include "graph/search_backend.h"
 
 #include "engine/model/bit_words.h"
+#include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "graph/parallel_search.h"
 #include "graph/qualitative.h"
@@ -21,6 +22,14 @@ const char* to_string(SearchKind kind) {
     case SearchKind::gpu: return "gpu";
   }
   return "?";
+}
+
+void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char* what) {
+  const std::size_t unused = unused_memory_bytes();
+  if (bytes <= unused / 2) return;
+  spdlog::debug("the searches' host graph released: {} may take {:.1f} GB of the {:.1f} GB unused", what, bytes / 1e9,
+                unused / 1e9);
+  search.release_search_memory();
 }
 
 StateSet SearchBackend::stay_and_reach(const StateSet& targets, const StateSet& allowed, StateSet inside) const {

@@ -73,6 +73,12 @@ class SearchBackend {
   }
 };
 
+// Frees the searches' host memory (release_search_memory) where work about to run may
+// take `bytes` and that passes half the memory still unused, saying so with `what`,
+// the work's name. A run's largest steps (the SCCs on the CPU, a system built on the
+// host) take model-sized arrays beside the model; the searches' graph is as large.
+void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char* what);
+
 // The model's search graph in the kind asked for. A GPU backend needs a usable device
 // with room for the graph (it builds its own copy of the predecessors there); without
 // one this returns the oneTBB backend and says why in the log. Pre: graph was built

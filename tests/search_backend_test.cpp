@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace mdpvi {
 namespace {
 
@@ -331,6 +333,34 @@ TEST_P(SearchIsEquivalentToRef, ReferenceInstances) {
       EXPECT_EQ(a.value->truth, e.value->truth) << name << ": " << a.property;
     }
   }
+}
+
+// make_room_for frees the searches' memory only for work that may take more than half
+// of what is unused.
+TEST(MakeRoomFor, ReleasesOnlyPastHalfTheUnusedMemory) {
+  class CountingSearch : public graph::SearchBackend {
+   public:
+    CountingSearch(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& g) : inner_(mdp, g) {}
+    SearchKind kind() const override { return SearchKind::cpu_parallel; }
+    const SparseMdp& mdp() const override { return inner_.mdp(); }
+    void release_search_memory() const override { ++releases; }
+    StateSet backward_exists(const StateSet& s, const StateSet& a, const StateSet* r) const override {
+      return inner_.backward_exists(s, a, r);
+    }
+    StateSet backward_forall(const StateSet& s, const StateSet& a) const override { return inner_.backward_forall(s, a); }
+    StateSet rows_staying_in(const StateSet& inside) const override { return inner_.rows_staying_in(inside); }
+    mutable int releases = 0;
+
+   private:
+    graph::ReferenceSearch inner_;
+  };
+  const SparseMdp mdp = test::random_mdp(101, 104);
+  const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+  const CountingSearch search(mdp, g);
+  graph::make_room_for(search, 0, "nothing");
+  EXPECT_EQ(search.releases, 0);
+  graph::make_room_for(search, std::numeric_limits<std::uint64_t>::max(), "everything");
+  EXPECT_EQ(search.releases, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, SearchIsEquivalentToRef, ::testing::Values(SearchKind::cpu_parallel, SearchKind::gpu),
