@@ -47,69 +47,97 @@ std::atomic_ref<T> atomic(T& value) {
   return std::atomic_ref<T>(value);
 }
 
-// Forward and backward CSR of the maybe-states' graph, in local indices.
+// The maybe-states' graph in local indices: the backward edges stored (CSR), the
+// forward ones copied too or read from the model's rows through local_of. The copy
+// costs 4 bytes an entry and 8 a state (43 GB on leader10, where the SCCs made the
+// run's peak: bench/NOTES.md, session 20); reading the rows costs the trimming and
+// coloring about half again their time.
 struct LocalGraph {
-  Vertices states;  // local -> model state
-  std::vector<std::uint64_t> out_offsets, in_offsets;
-  Adjacency out, in;  // filled in parallel, no serial zeroing first
+  const SparseMdp* mdp = nullptr;
+  const StateSet* enabled_rows = nullptr;
+  Vertices states;                      // local -> model state
+  PodVector<std::uint32_t> local_of;    // model state -> local, kNone outside
+  std::vector<std::uint64_t> in_offsets, out_offsets;  // out_offsets empty: forward edges from the model
+  Adjacency in, out;  // filled in parallel, no serial zeroing first
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(states.size()); }
-};
 
-// emit(v, w) for every edge of local state v; the same walk counts and fills.
-template <typename Emit>
-void each_edge(const SparseMdp& mdp, const LocalGraph& g, const PodVector<std::uint32_t>& local_of, const StateSet* enabled_rows,
-               std::uint32_t v, Emit emit) {
-  const std::uint32_t s = g.states[v];
-  for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-    if (enabled_rows && !enabled_rows->test(r)) continue;
-    for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-      const std::uint32_t w = local_of[mdp.columns[k]];
-      if (w != kNone) emit(w);
+  // emit(w) for every forward edge of local state v (one per entry, repeats included).
+  template <typename Emit>
+  void each_out(std::uint32_t v, Emit emit) const {
+    if (!out_offsets.empty()) {
+      for (std::uint64_t k = out_offsets[v]; k < out_offsets[v + 1]; ++k) emit(out[k]);
+      return;
+    }
+    each_row_edge(v, emit);
+  }
+  template <typename Emit>
+  void each_in(std::uint32_t v, Emit emit) const {
+    for (std::uint64_t k = in_offsets[v]; k < in_offsets[v + 1]; ++k) emit(in[k]);
+  }
+  template <typename Emit>
+  void each_row_edge(std::uint32_t v, Emit emit) const {
+    const std::uint32_t s = states[v];
+    for (std::uint64_t r = mdp->row_group_starts[s]; r < mdp->row_group_starts[s + 1]; ++r) {
+      if (enabled_rows && !enabled_rows->test(r)) continue;
+      for (std::uint64_t k = mdp->row_starts[r]; k < mdp->row_starts[r + 1]; ++k) {
+        const std::uint32_t w = local_of[mdp->columns[k]];
+        if (w != kNone) emit(w);
+      }
     }
   }
+};
+
+bool copy_forward_edges(const SparseMdp& mdp, const StateSet& states, ForwardEdges forward) {
+  if (forward != ForwardEdges::automatic) return forward == ForwardEdges::copied;
+  return parallel_scc_bytes(mdp, states) <= unused_memory_bytes() / 2;
 }
 
-LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows) {
+LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows, ForwardEdges forward) {
   LocalGraph g;
+  g.mdp = &mdp;
+  g.enabled_rows = enabled_rows;
   g.states.reserve(maybe.count());
   for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) g.states.push_back(static_cast<std::uint32_t>(s));
   const std::uint32_t n = g.size();
-  PodVector<std::uint32_t> local_of(mdp.num_states());
-  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { local_of[s] = kNone; });
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) { local_of[g.states[v]] = v; });
-  g.out_offsets.assign(n + 1, 0);
+  g.local_of.resize(mdp.num_states());
+  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { g.local_of[s] = kNone; });
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) { g.local_of[g.states[v]] = v; });
+  const bool copied = copy_forward_edges(mdp, maybe, forward);
+  if (copied) g.out_offsets.assign(n + 1, 0);
   g.in_offsets.assign(n + 1, 0);
   // In-degrees counted at w itself, then summed inclusively: in_offsets[w] is where
   // w's in-edges end, and the fill below moves it down to where they start. No copy of
   // the offsets to fill from (8 bytes a state at the SCCs' peak: 12 GB on leader10).
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
-    each_edge(mdp, g, local_of, enabled_rows, v, [&](std::uint32_t w) {
-      ++g.out_offsets[v + 1];
+    g.each_row_edge(v, [&](std::uint32_t w) {
+      if (copied) ++g.out_offsets[v + 1];
       atomic(g.in_offsets[w]).fetch_add(1, std::memory_order_relaxed);
     });
   });
-  std::partial_sum(g.out_offsets.begin(), g.out_offsets.end(), g.out_offsets.begin());
+  if (copied) std::partial_sum(g.out_offsets.begin(), g.out_offsets.end(), g.out_offsets.begin());
   std::partial_sum(g.in_offsets.begin(), g.in_offsets.end() - 1, g.in_offsets.begin());
   g.in_offsets[n] = n == 0 ? 0 : g.in_offsets[n - 1];
-  g.out.resize(g.out_offsets[n]);
   g.in.resize(g.in_offsets[n]);
+  if (copied) g.out.resize(g.out_offsets[n]);
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
-    std::uint64_t k = g.out_offsets[v];
-    each_edge(mdp, g, local_of, enabled_rows, v, [&](std::uint32_t w) {
-      g.out[k++] = w;
+    std::uint64_t k = copied ? g.out_offsets[v] : 0;
+    g.each_row_edge(v, [&](std::uint32_t w) {
+      if (copied) g.out[k++] = w;
       g.in[atomic(g.in_offsets[w]).fetch_sub(1, std::memory_order_relaxed) - 1] = v;
     });
   });
+  if (copied) g.local_of = PodVector<std::uint32_t>();  // the rows are not read again
   return g;
 }
 
 // The edges' memory back, once nothing reads them (the SCCs' order needs the states only).
 void release_edges(LocalGraph& g) {
-  g.out = Adjacency();
   g.in = Adjacency();
-  std::vector<std::uint64_t>().swap(g.out_offsets);
+  g.out = Adjacency();
+  g.local_of = PodVector<std::uint32_t>();
   std::vector<std::uint64_t>().swap(g.in_offsets);
+  std::vector<std::uint64_t>().swap(g.out_offsets);
 }
 
 // The decomposition under way: each vertex's SCC, by representative (kNone while live).
@@ -146,8 +174,8 @@ class Decomposer {
     std::vector<std::uint32_t> in_count(g_.size()), out_count(g_.size());
     oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) {
       const std::uint32_t v = live[i];
-      in_count[v] = live_neighbours(g_.in, g_.in_offsets, v);
-      out_count[v] = live_neighbours(g_.out, g_.out_offsets, v);
+      in_count[v] = live_neighbours(v, [&](auto f) { g_.each_in(v, f); });
+      out_count[v] = live_neighbours(v, [&](auto f) { g_.each_out(v, f); });
     });
     oneapi::tbb::enumerable_thread_specific<Vertices> parts;
     oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) {
@@ -157,25 +185,26 @@ class Decomposer {
     Vertices frontier;
     for (const Vertices& part : parts) frontier.insert(frontier.end(), part.begin(), part.end());
     level_by_level(std::move(frontier), [&](std::uint32_t v, Vertices& next) {
-      release(g_.out, g_.out_offsets, v, in_count, next);
-      release(g_.in, g_.in_offsets, v, out_count, next);
+      release(v, [&](auto f) { g_.each_out(v, f); }, in_count, next);
+      release(v, [&](auto f) { g_.each_in(v, f); }, out_count, next);
     });
   }
 
-  std::uint32_t live_neighbours(const Adjacency& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v) {
+  // each_neighbour(f) calls f(w) for each neighbour w of v on one side.
+  template <typename EachNeighbour>
+  std::uint32_t live_neighbours(std::uint32_t v, EachNeighbour each_neighbour) {
     std::uint32_t count = 0;
-    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) count += adjacent[k] != v && is_live(adjacent[k]);
+    each_neighbour([&](std::uint32_t w) { count += w != v && is_live(w); });
     return count;
   }
 
   // v has left: each live neighbour w loses one count; at 0 it is a singleton too.
-  void release(const Adjacency& adjacent, const std::vector<std::uint64_t>& offsets, std::uint32_t v,
-               std::vector<std::uint32_t>& counts, Vertices& next) {
-    for (std::uint64_t k = offsets[v]; k < offsets[v + 1]; ++k) {
-      const std::uint32_t w = adjacent[k];
-      if (w == v || !is_live(w)) continue;
+  template <typename EachNeighbour>
+  void release(std::uint32_t v, EachNeighbour each_neighbour, std::vector<std::uint32_t>& counts, Vertices& next) {
+    each_neighbour([&](std::uint32_t w) {
+      if (w == v || !is_live(w)) return;
       if (atomic(counts[w]).fetch_sub(1) == 1 && take_singleton(w)) next.push_back(w);
-    }
+    });
   }
 
   // Each live vertex's color: the largest live vertex that reaches it. Propagating
@@ -204,14 +233,13 @@ class Decomposer {
       }
       level_by_level(std::move(sources), [&](std::uint32_t v, Vertices& next) {
         const std::uint32_t c = atomic(color_[v]).load(std::memory_order_relaxed);
-        for (std::uint64_t k = g_.out_offsets[v]; k < g_.out_offsets[v + 1]; ++k) {
-          const std::uint32_t w = g_.out[k];
-          if (!is_live(w) || !claim_for(w, batch)) continue;
+        g_.each_out(v, [&](std::uint32_t w) {
+          if (!is_live(w) || !claim_for(w, batch)) return;
           std::uint32_t seen = atomic(color_[w]).load(std::memory_order_relaxed);
           while (seen < c && !atomic(color_[w]).compare_exchange_weak(seen, c)) {
           }
           if (seen < c) next.push_back(w);
-        }
+        });
       });
     }
   }
@@ -235,11 +263,10 @@ class Decomposer {
     for (std::uint32_t r : roots) scc_of_[r] = r;
     level_by_level(roots, [&](std::uint32_t v, Vertices& next) {
       const std::uint32_t scc = scc_of_[v];
-      for (std::uint64_t k = g_.in_offsets[v]; k < g_.in_offsets[v + 1]; ++k) {
-        const std::uint32_t u = g_.in[k];
+      g_.each_in(v, [&](std::uint32_t u) {
         std::uint32_t expected = kNone;
         if (color_[u] == color_[v] && atomic(scc_of_[u]).compare_exchange_strong(expected, scc)) next.push_back(u);
-      }
+      });
     });
   }
 
@@ -335,9 +362,9 @@ std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, 
                                    const SccMembers& members) {
   std::vector<std::uint32_t> outside(count, 0), height(count, 0);
   oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
-    for (std::uint64_t k = g.out_offsets[v]; k < g.out_offsets[v + 1]; ++k) {
-      if (scc_of[g.out[k]] != scc_of[v]) atomic(outside[scc_of[v]]).fetch_add(1, std::memory_order_relaxed);
-    }
+    g.each_out(v, [&](std::uint32_t w) {
+      if (scc_of[w] != scc_of[v]) atomic(outside[scc_of[v]]).fetch_add(1, std::memory_order_relaxed);
+    });
   });
   Vertices frontier;
   for (std::uint32_t c = 0; c < count; ++c) {
@@ -346,14 +373,14 @@ std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, 
   level_by_level(std::move(frontier), [&](std::uint32_t c, Vertices& next) {
     for (std::uint64_t i = members.starts[c]; i < members.starts[c + 1]; ++i) {
       const std::uint32_t v = members.vertices[i];
-      for (std::uint64_t k = g.in_offsets[v]; k < g.in_offsets[v + 1]; ++k) {
-        const std::uint32_t p = scc_of[g.in[k]];
-        if (p == c) continue;
+      g.each_in(v, [&](std::uint32_t u) {
+        const std::uint32_t p = scc_of[u];
+        if (p == c) return;
         if (atomic(outside[p]).fetch_sub(1) == 1) {
           height[p] = height[c] + 1;  // the last edge out of p to be released is from its highest successor's level
           next.push_back(p);
         }
-      }
+      });
     }
   });
   return height;
@@ -361,10 +388,16 @@ std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, 
 
 }  // namespace
 
+std::uint64_t parallel_scc_bytes(const SparseMdp& mdp, const StateSet& states) {
+  const std::uint64_t n = states.count();
+  const double share = mdp.num_states() == 0 ? 0.0 : static_cast<double>(n) / mdp.num_states();
+  return n * 60 + static_cast<std::uint64_t>(share * static_cast<double>(mdp.num_transitions()) * 8);
+}
+
 std::vector<std::uint32_t> parallel_scc_labels(const SparseMdp& mdp, const StateSet& states,
-                                               const StateSet* enabled_rows) {
+                                               const StateSet* enabled_rows, ForwardEdges forward) {
   std::vector<std::uint32_t> label(mdp.num_states(), kNone);
-  const LocalGraph g = local_graph(mdp, states, enabled_rows);
+  const LocalGraph g = local_graph(mdp, states, enabled_rows, forward);
   if (g.size() == 0) return label;
   Decomposer decomposer(g);
   decomposer.run();
@@ -376,12 +409,12 @@ std::vector<std::uint32_t> parallel_scc_labels(const SparseMdp& mdp, const State
 }
 
 SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, const StateSet* enabled_rows,
-                                           std::vector<std::uint32_t>* scc_heights) {
+                                           std::vector<std::uint32_t>* scc_heights, ForwardEdges forward) {
   SccDecomposition result;
   result.scc_starts.assign(1, 0);
   result.ran_on = to_string(SearchKind::cpu_parallel);
   auto start = std::chrono::steady_clock::now();
-  LocalGraph g = local_graph(mdp, maybe, enabled_rows);
+  LocalGraph g = local_graph(mdp, maybe, enabled_rows, forward);
   if (g.size() == 0) return result;
   const double graph_s = seconds_since(start);
   // Each array goes as soon as nothing reads it: on leader10 (1.5e9 states) these

@@ -113,19 +113,6 @@ SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const S
   return parallel_maybe_state_sccs(mdp, maybe, enabled_rows);
 }
 
-namespace {
-
-// What graph/parallel_scc.cpp's decomposition of `states` holds at most: its graph's
-// offsets, the decomposition's arrays and the order's (about 60 bytes a state), and two
-// edges per entry of their rows (the model's entries in proportion to the states).
-std::uint64_t parallel_scc_bytes(const SparseMdp& mdp, const StateSet& states) {
-  const std::uint64_t n = states.count();
-  const double share = mdp.num_states() == 0 ? 0.0 : static_cast<double>(n) / mdp.num_states();
-  return n * 60 + static_cast<std::uint64_t>(share * static_cast<double>(mdp.num_transitions()) * 8);
-}
-
-}  // namespace
-
 SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows) {
   if (&mdp == &search.mdp()) {

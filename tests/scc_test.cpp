@@ -133,11 +133,23 @@ TEST(ParallelSccs, AreEquivalentToRef) {
       StateSet rows = test::random_set(mdp.num_choices(), seed == 0 ? 1.0 : 0.6, seed + 3);
       graph::SccDecomposition expected = graph::maybe_state_sccs(mdp, maybe, &rows);
       std::vector<std::uint32_t> heights;
-      graph::SccDecomposition actual = graph::parallel_maybe_state_sccs(mdp, maybe, &rows, &heights);
+      graph::SccDecomposition actual =
+          graph::parallel_maybe_state_sccs(mdp, maybe, &rows, &heights, graph::ForwardEdges::copied);
       ASSERT_EQ(actual.num_sccs(), expected.num_sccs()) << "n = " << n;
       ASSERT_EQ(actual.order.size(), expected.order.size());
       EXPECT_EQ(smallest_in_scc(actual, n), smallest_in_scc(expected, n)) << "n = " << n;
       expect_successors_first(mdp, maybe, rows, actual, heights);
+      // Forward edges read from the model's rows: the same decomposition, order and heights.
+      std::vector<std::uint32_t> lean_heights;
+      const graph::SccDecomposition lean =
+          graph::parallel_maybe_state_sccs(mdp, maybe, &rows, &lean_heights, graph::ForwardEdges::from_model);
+      EXPECT_EQ(lean.order, actual.order) << "n = " << n;
+      EXPECT_EQ(lean.scc_starts, actual.scc_starts) << "n = " << n;
+      EXPECT_EQ(lean.level_starts, actual.level_starts) << "n = " << n;
+      EXPECT_EQ(lean_heights, heights) << "n = " << n;
+      EXPECT_EQ(graph::parallel_scc_labels(mdp, maybe, &rows, graph::ForwardEdges::from_model),
+                graph::parallel_scc_labels(mdp, maybe, &rows, graph::ForwardEdges::copied))
+          << "n = " << n;
     }
   }
 }
