@@ -7,6 +7,8 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <limits>
+#include <type_traits>
 #include <numeric>
 
 namespace mdpvi {
@@ -57,8 +59,8 @@ std::uint32_t CompactValuesBuilder::intern(std::uint64_t bits) {
 }
 
 void CompactValuesBuilder::append_wave(std::size_t n) {
-  const std::size_t before = indices_.size();
-  if (plain_mode_ || !index_into(scratch_.data(), n)) {
+  const std::size_t before = size();
+  if (plain_mode_ || !index_wave(scratch_.data(), n)) {
     if (!plain_mode_) switch_to_plain(before);
     plain_.insert(plain_.end(), scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(n));
   }
@@ -66,14 +68,31 @@ void CompactValuesBuilder::append_wave(std::size_t n) {
 
 std::optional<CompactValues> CompactValuesBuilder::indexed(const double* values, std::size_t n) {
   CompactValuesBuilder builder;
-  if (!builder.index_into(values, n)) return std::nullopt;
+  if (!builder.index_wave(values, n)) return std::nullopt;
   return builder.finish();
 }
 
-bool CompactValuesBuilder::index_into(const double* values, std::size_t n) {
-  const std::size_t before = indices_.size();
-  indices_.resize(before + n);
-  std::atomic<bool> full{false};
+bool CompactValuesBuilder::index_wave(const double* values, std::size_t n) {
+  const std::size_t before = size();
+  Indexed done = index_into(values, n);
+  if (done == Indexed::needs_wide) {
+    switch_to_wide(before);
+    done = index_into(values, n);
+  }
+  return done == Indexed::all;
+}
+
+CompactValuesBuilder::Indexed CompactValuesBuilder::index_into(const double* values, std::size_t n) {
+  return wide_mode_ ? index_into(wide_, values, n) : index_into(narrow_, values, n);
+}
+
+template <typename Index>
+CompactValuesBuilder::Indexed CompactValuesBuilder::index_into(PodVector<Index>& indices, const double* values,
+                                                                std::size_t n) {
+  constexpr std::uint32_t kMostIndex = std::numeric_limits<Index>::max();
+  const std::size_t before = indices.size();
+  indices.resize(before + n);
+  std::atomic<bool> full{false}, needs_wide{false};
   auto intern = [this](std::uint64_t bits) { return this->intern(bits); };
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, std::size_t{1} << 14), [&](const auto& part) {
     LocalIndexCache cache;
@@ -83,10 +102,26 @@ bool CompactValuesBuilder::index_into(const double* values, std::size_t n) {
         full.store(true, std::memory_order_relaxed);
         return;
       }
-      indices_[before + i] = static_cast<std::uint16_t>(index);
+      if (index > kMostIndex) {
+        needs_wide.store(true, std::memory_order_relaxed);
+        return;
+      }
+      indices[before + i] = static_cast<Index>(index);
     }
   });
-  return !full.load();
+  if (full.load() || needs_wide.load()) indices.resize(before);
+  return full.load() ? Indexed::full : needs_wide.load() ? Indexed::needs_wide : Indexed::all;
+}
+
+// The indices so far in 2 bytes each; the 1-byte ones go.
+void CompactValuesBuilder::switch_to_wide(std::size_t indexed) {
+  reserve_address_space(wide_);
+  wide_.resize(indexed);
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, indexed, std::size_t{1} << 16), [&](const auto& part) {
+    for (std::size_t i = part.begin(); i < part.end(); ++i) wide_[i] = narrow_[i];
+  });
+  narrow_ = PodVector<std::uint8_t>();
+  wide_mode_ = true;
 }
 
 // The waves before, indexed, as doubles; from now on every wave is kept plain.
@@ -94,17 +129,18 @@ void CompactValuesBuilder::switch_to_plain(std::size_t indexed) {
   reserve_address_space(plain_);
   plain_.resize(indexed);
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, indexed, std::size_t{1} << 16), [&](const auto& part) {
-    for (std::size_t i = part.begin(); i < part.end(); ++i) plain_[i] = table_[indices_[i]];
+    for (std::size_t i = part.begin(); i < part.end(); ++i) plain_[i] = value_at(i);
   });
-  indices_ = PodVector<std::uint16_t>();
+  narrow_ = PodVector<std::uint8_t>();
+  wide_ = PodVector<std::uint16_t>();
   table_ = {};
   index_of_ = {};
   plain_mode_ = true;
 }
 
 std::size_t CompactValuesBuilder::bytes() const {
-  return indices_.size() * sizeof(std::uint16_t) + plain_.size() * sizeof(double) + scratch_.size() * sizeof(double) +
-         table_.size() * sizeof(double);
+  return narrow_.size() + wide_.size() * sizeof(std::uint16_t) + plain_.size() * sizeof(double) +
+         scratch_.size() * sizeof(double) + table_.size() * sizeof(double);
 }
 
 CompactValues CompactValuesBuilder::finish() {
@@ -114,7 +150,8 @@ CompactValues CompactValuesBuilder::finish() {
     clear();
     return values;
   }
-  // The table sorted by value (then bits), and the indices renumbered to match.
+  // The table sorted by value (then bits), and the indices renumbered to match, in
+  // place: 1 byte each where at most 256 are distinct (then they were made so), else 2.
   std::vector<std::uint32_t> order(table_.size());
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(),
@@ -125,34 +162,41 @@ CompactValues CompactValuesBuilder::finish() {
     renumbered[order[rank]] = static_cast<std::uint16_t>(rank);
     sorted[rank] = table_[order[rank]];
   }
-  const bool one_byte = sorted.size() <= 256;
-  PodVector<std::uint8_t> narrow(one_byte ? indices_.size() : 0);
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, indices_.size(), std::size_t{1} << 16), [&](const auto& part) {
-    if (one_byte) {
-      for (std::size_t i = part.begin(); i < part.end(); ++i) narrow[i] = static_cast<std::uint8_t>(renumbered[indices_[i]]);
-    } else {
-      for (std::size_t i = part.begin(); i < part.end(); ++i) indices_[i] = renumbered[indices_[i]];
-    }
-  });
-  PodVector<std::uint16_t> wide = one_byte ? PodVector<std::uint16_t>() : std::move(indices_);
-  CompactValues values = CompactValues::indexed(std::move(narrow), std::move(wide), std::move(sorted));
+  const auto renumber = [&](auto& indices) {
+    using Index = std::remove_reference_t<decltype(indices[0])>;
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, indices.size(), std::size_t{1} << 16), [&](const auto& part) {
+      for (std::size_t i = part.begin(); i < part.end(); ++i) indices[i] = static_cast<Index>(renumbered[indices[i]]);
+    });
+  };
+  CompactValues values;
+  if (wide_mode_) {
+    renumber(wide_);
+    values = CompactValues::indexed({}, std::move(wide_), std::move(sorted));
+  } else {
+    renumber(narrow_);
+    values = CompactValues::indexed(std::move(narrow_), {}, std::move(sorted));
+  }
   clear();
   return values;
 }
 
 void CompactValuesBuilder::clear() {
   scratch_ = PodVector<double>();
-  indices_ = PodVector<std::uint16_t>();
+  narrow_ = PodVector<std::uint8_t>();
+  wide_ = PodVector<std::uint16_t>();
   plain_ = PodVector<double>();
+  wide_mode_ = false;
   plain_mode_ = false;
   table_ = {};
   index_of_ = {};
 }
 
-void CompactValuesBuilder::reserve() { reserve_address_space(indices_); }
+void CompactValuesBuilder::reserve() { reserve_address_space(narrow_); }
 
 PageRange CompactValuesBuilder::room_ahead(std::size_t count) const {
-  return plain_mode_ ? mdpvi::room_ahead(plain_, count) : mdpvi::room_ahead(indices_, count);
+  return plain_mode_ ? mdpvi::room_ahead(plain_, count)
+         : wide_mode_ ? mdpvi::room_ahead(wide_, count)
+                      : mdpvi::room_ahead(narrow_, count);
 }
 
 }  // namespace mdpvi

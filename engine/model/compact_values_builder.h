@@ -1,10 +1,12 @@
 #pragma once
 // A CompactValues made wave by wave, as the model builder makes its arrays: each
 // wave's values are written plain into a scratch array the size of the wave, then
-// indexed (2 bytes a value) into the growing array, so that a build never holds the
-// whole model's probabilities as doubles (with the choice rewards, the largest part
-// of a large build's peak: bench/NOTES.md, issue 39). From the wave that would make
-// them more than kMostDistinct distinct, the values are kept plain.
+// indexed into the growing array, so that a build never holds the whole model's
+// probabilities as doubles (with the choice rewards, the largest part of a large
+// build's peak: bench/NOTES.md, issue 39). The indices take 1 byte while at most 256
+// values are distinct, as the finished form does (no second array at the end), and 2
+// from the wave that makes more; from the wave that would make them more than
+// kMostDistinct distinct, the values are kept plain.
 #include "engine/model/compact_values.h"
 
 #include <cstddef>
@@ -22,7 +24,7 @@ class CompactValuesBuilder {
   double* wave_scratch(std::size_t n);
   // Takes the scratch's n values (as wave_scratch(n) asked), indexing them on all cores.
   void append_wave(std::size_t n);
-  std::size_t size() const { return plain_mode_ ? plain_.size() : indices_.size(); }
+  std::size_t size() const { return plain_mode_ ? plain_.size() : wide_mode_ ? wide_.size() : narrow_.size(); }
   // What the arrays hold now (for the builder's memory accounting).
   std::size_t bytes() const;
   // Address space for the growing array to grow into without moving, and the pages
@@ -44,16 +46,27 @@ class CompactValuesBuilder {
   // The index of value (by its bits), added to the table where new; kFull where the
   // table holds kMostDistinct values and this one is not among them.
   std::uint32_t intern(std::uint64_t bits);
-  // values[0, n) indexed after the indices so far, on all cores; false where the table
-  // would pass kMostDistinct (the new indices are then not all written).
-  bool index_into(const double* values, std::size_t n);
+  // values[0, n) indexed after the indices so far, on all cores: all of them, or none
+  // kept because an index needs 2 bytes while they take 1 (needs_wide), or because the
+  // table would pass kMostDistinct (full).
+  enum class Indexed { all, needs_wide, full };
+  Indexed index_into(const double* values, std::size_t n);
+  // index_into, the indices widened to 2 bytes and the wave indexed again where needed;
+  // false where the table is full.
+  bool index_wave(const double* values, std::size_t n);
+  template <typename Index>
+  Indexed index_into(PodVector<Index>& indices, const double* values, std::size_t n);
+  void switch_to_wide(std::size_t indexed);
   void switch_to_plain(std::size_t indexed);
+  double value_at(std::size_t i) const { return table_[wide_mode_ ? wide_[i] : narrow_[i]]; }
   void clear();
 
   static constexpr std::uint32_t kFull = ~std::uint32_t{0};
   PodVector<double> scratch_;
-  PodVector<std::uint16_t> indices_;
+  PodVector<std::uint8_t> narrow_;  // the indices while at most 256 values are distinct
+  PodVector<std::uint16_t> wide_;   // the indices after
   PodVector<double> plain_;
+  bool wide_mode_ = false;
   bool plain_mode_ = false;
   std::vector<double> table_;
   std::unordered_map<std::uint64_t, std::uint32_t> index_of_;
