@@ -161,6 +161,10 @@ TEST(HostSystem, KeepsTheModelsValueFormWhereAsked) {
       EXPECT_EQ(plain.values.index_bytes(), 0u);
       EXPECT_TRUE(kept.values == plain.values);
       EXPECT_EQ(as_vector<std::uint32_t>(kept.columns), as_vector<std::uint32_t>(plain.columns));
+      // The estimate a run checks against its unused memory bounds each form's system
+      // and the map it is built with, taken for every state.
+      EXPECT_GE(host_system_bytes(mdp, SystemValues::as_model, n), host_system_bytes(kept) + 4 * n);
+      EXPECT_GE(host_system_bytes(mdp, SystemValues::plain, n), host_system_bytes(plain) + 4 * n);
     }
   }
 }

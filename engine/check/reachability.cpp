@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 
 namespace mdpvi {
 
@@ -42,12 +43,20 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
                        : device.schedule != DeviceSchedule::whole;
 }
 
-// A system built on the host takes up to 16 bytes a row (its offset and b), 12 an
-// entry and 16 a state of the model (every state a maybe-state).
-void make_room_for_host_system(const graph::SearchBackend& search, const SparseMdp& model) {
-  const std::uint64_t estimate =
-      model.num_choices() * 16 + model.num_transitions() * 12 + std::uint64_t{model.num_states()} * 16;
+// The searches' graph goes first where the system would take more than half the
+// unused memory; a system that still cannot fit is refused with the numbers, before
+// the kernel's out-of-memory killer would end the run without a word.
+void make_room_for_host_system(const graph::SearchBackend& search, const SparseMdp& model, SystemValues kept,
+                               std::uint64_t states) {
+  const std::uint64_t estimate = host_system_bytes(model, kept, states);
   graph::make_room_for(search, estimate, "the system");
+  const std::size_t unused = unused_memory_bytes();
+  if (estimate > unused) {
+    throw std::runtime_error(fmt::format(
+        "the maybe-state system would take up to {:.1f} GB of host memory, and {:.1f} GB are unused beside the "
+        "{:.1f} GB this run holds: too large for this machine",
+        estimate / 1e9, unused / 1e9, resident_bytes() / 1e9));
+  }
 }
 
 }  // namespace
@@ -66,7 +75,7 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
       return std::move(*built);
     }
   }
-  make_room_for_host_system(search, model);
+  make_room_for_host_system(search, model, host_system_values(device), sccs.order.size());
   return build_on_host(std::move(sccs));
 }
 

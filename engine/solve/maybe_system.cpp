@@ -143,6 +143,22 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
   }
 }
 
+std::uint64_t host_system_bytes(const SparseMdp& mdp, SystemValues kept, std::uint64_t states) {
+  const bool indexed = kept == SystemValues::as_model && mdp.values.index_bytes() != 0;
+  const std::uint64_t value_bytes = indexed ? mdp.values.index_bytes() : 8;
+  const std::uint64_t table_bytes = indexed ? mdp.values.table().size() * 8 : 0;
+  const double share = mdp.num_states() == 0 ? 0.0 : static_cast<double>(states) / mdp.num_states();
+  const double rows = share * static_cast<double>(mdp.num_choices());
+  const double entries = share * static_cast<double>(mdp.num_transitions());
+  return static_cast<std::uint64_t>(rows * 16 + entries * static_cast<double>(4 + value_bytes)) + states * 20 +
+         std::uint64_t{mdp.num_states()} * 4 + table_bytes;
+}
+
+std::uint64_t host_system_bytes(const MaybeSystem& system) {
+  return system.row_group_starts.size() * 8 + system.row_starts.size() * 8 + system.columns.size() * 4 +
+         system.values.bytes() + system.row_constants.size() * 8 + system.model_states.size() * 4;
+}
+
 void remove_self_loops(MaybeSystem& system) {
   const std::uint32_t n = system.num_states();
   if (system.on_device || system.num_rows() != n) return;

@@ -68,6 +68,16 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition scc
                                const StateNumbers& outside_values, const RewardStructure* rewards = nullptr,
                                SystemValues kept = SystemValues::plain);
 
+// What build_maybe_system takes on the host for a system of `states` of mdp's states
+// in the form kept, as they would if their rows and entries were the model's average
+// (every one of them kept: 16 bytes a row, its offset and b; 4 an entry and its
+// value's bytes), 12 bytes a state, and what it builds with (8 bytes a state of entry
+// offsets, a 4-byte map of the model's states). At most that with every state.
+std::uint64_t host_system_bytes(const SparseMdp& mdp, SystemValues kept, std::uint64_t states);
+
+// The bytes a built host system holds (its arrays' sizes; none for one on the device).
+std::uint64_t host_system_bytes(const MaybeSystem& system);
+
 // Values outside a system that take two values: on_set on a set of model states,
 // elsewhere on the others (reachability probabilities: 1 on the yes-states, else 0;
 // expected rewards: 0 on the targets, else infinity).
