@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <utility>
 
 namespace mdpvi::graph {
 
@@ -140,11 +141,24 @@ EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, Stat
                                   [&](const StateSet& s, const StateSet& rows) { return scc_labels(kind, mdp, s, &rows); });
 }
 
-EndComponents maximal_end_components(const SearchBackend& search, StateSet states, StateSet enabled_rows) {
+EndComponents maximal_end_components(const SearchBackend& search, StateSet states, StateSet enabled_rows,
+                                     std::vector<std::uint32_t> first_labels) {
   const SparseMdp& mdp = search.mdp();
   return refine_to_end_components(mdp, std::move(states), std::move(enabled_rows), [&](const StateSet& s, const StateSet& rows) {
+    if (!first_labels.empty()) return std::exchange(first_labels, {});
     return scc_labels(search, mdp, s, &rows);
   });
+}
+
+std::vector<std::uint32_t> scc_labels_within(const SccDecomposition& sccs, const StateSet& states,
+                                             std::uint32_t num_states) {
+  std::vector<std::uint32_t> label(num_states, EndComponents::kNone);
+  oneapi::tbb::parallel_for(std::size_t{0}, sccs.num_sccs(), [&](std::size_t c) {
+    const std::uint32_t first = sccs.order[sccs.scc_starts[c]];
+    if (!states.test(first)) return;
+    for (std::uint64_t i = sccs.scc_starts[c]; i < sccs.scc_starts[c + 1]; ++i) label[sccs.order[i]] = first;
+  });
+  return label;
 }
 
 StateSet end_component_candidates(const SparseMdp& mdp, const StateSet& states, const SccDecomposition& sccs,

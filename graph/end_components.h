@@ -39,6 +39,16 @@ StateSet end_component_candidates(const SparseMdp& mdp, const StateSet& states, 
 EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, StateSet enabled_rows,
                                      SearchKind kind = SearchKind::reference);
 // The same on the search backend's model, its SCCs on its device where it has one.
-EndComponents maximal_end_components(const SearchBackend& search, StateSet states, StateSet enabled_rows);
+// first_labels, where not empty: the first round's SCC labels of states over
+// enabled_rows, known already (scc_labels_within), in place of a labelling.
+EndComponents maximal_end_components(const SearchBackend& search, StateSet states, StateSet enabled_rows,
+                                     std::vector<std::uint32_t> first_labels = {});
+
+// The SCC labels of `states` over every row, as graph/scc.h's scc_labels gives them, from
+// a decomposition (sccs) of a set that holds them, where states is a union of its SCCs
+// (end_component_candidates are): the first state of each member's SCC; kNone outside
+// states. The SCCs of a union of SCCs are those SCCs: no cycle leaves its SCC.
+std::vector<std::uint32_t> scc_labels_within(const SccDecomposition& sccs, const StateSet& states,
+                                             std::uint32_t num_states);
 
 }  // namespace mdpvi::graph

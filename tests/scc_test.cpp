@@ -1,6 +1,7 @@
 #include "graph/end_components.h"
 #include "graph/parallel_scc.h"
 #include "graph/scc.h"
+#include "graph/search_backend.h"
 #include "random_mdps.h"
 #include "test_models.h"
 
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 
 namespace mdpvi {
@@ -307,6 +309,36 @@ TEST(EndComponents, AmongTheCandidatesAreThoseAmongAllStates) {
   EXPECT_EQ(candidates.count(), 2u);
   EXPECT_TRUE(candidates.test(0) && candidates.test(3));
   EXPECT_EQ(graph::maximal_end_components(small, candidates, rows).count, 2u);
+}
+
+// Over every row, the candidates' first labelling taken from the decomposition that
+// found them gives the same end components as labelling them afresh.
+TEST(EndComponents, FirstLabelsFromTheDecompositionAreThoseFoundAfresh) {
+  for (std::uint32_t n : {1u, 31u, 33u, 1025u, 20011u}) {
+    const SparseMdp mdp = test::random_mdp(n, n + 5);
+    const std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, graph::SearchKind::cpu_parallel);
+    for (std::uint32_t seed = 0; seed < 3; ++seed) {
+      SCOPED_TRACE(testing::Message() << "n = " << n << ", seed " << seed);
+      const StateSet states = test::random_set(n, 0.5 + 0.2 * seed, seed + 7);
+      const StateSet rows = all_states(mdp.num_choices());
+      const graph::SccDecomposition sccs = graph::maybe_state_sccs(*search, mdp, states);
+      const StateSet candidates = graph::end_component_candidates(mdp, states, sccs, rows);
+      const std::vector<std::uint32_t> given = graph::scc_labels_within(sccs, candidates, n);
+      // The same partition of the candidates as a fresh labelling, nothing outside them.
+      const std::vector<std::uint32_t> fresh = graph::scc_labels(graph::SearchKind::reference, mdp, candidates, &rows);
+      for (std::uint32_t s = 0; s < n; ++s) {
+        ASSERT_EQ(given[s] == graph::EndComponents::kNone, !candidates.test(s)) << "state " << s;
+        for (std::uint32_t t : {0u, s / 2, n - 1}) {
+          if (candidates.test(s) && candidates.test(t)) ASSERT_EQ(given[s] == given[t], fresh[s] == fresh[t]) << s << ", " << t;
+        }
+      }
+      const graph::EndComponents expected = graph::maximal_end_components(*search, candidates, rows);
+      const graph::EndComponents actual = graph::maximal_end_components(*search, candidates, rows, given);
+      EXPECT_EQ(actual.count, expected.count);
+      EXPECT_EQ(actual.component_of, expected.component_of);
+      EXPECT_EQ(actual.internal_rows, expected.internal_rows);
+    }
+  }
 }
 
 // Maximal end components from the parallel partition against those from Tarjan's: the

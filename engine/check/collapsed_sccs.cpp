@@ -23,7 +23,12 @@ CollapsedSccs sccs_after_collapsing(const graph::SearchBackend& search, const Sp
     return result;
   }
   const std::size_t searched = candidates.count();
-  const graph::EndComponents components = graph::maximal_end_components(search, candidates, std::move(rows));
+  // Over every row, the candidates' SCCs are the decomposition's (they are whole SCCs
+  // of it): the search's first labelling is known (1.0 s on coin8_2's G F product).
+  std::vector<std::uint32_t> first_labels;
+  if (rows.all()) first_labels = graph::scc_labels_within(result.sccs, candidates, mdp.num_states());
+  const graph::EndComponents components =
+      graph::maximal_end_components(search, candidates, std::move(rows), std::move(first_labels));
   spdlog::debug("end components: {} among {} of {} maybe-states, {:.3f} s after the SCCs' {:.3f} s", components.count,
                 searched, maybe.count(), seconds_since(start) - sccs_s, sccs_s);
   if (components.count == 0) return result;
