@@ -1,10 +1,9 @@
 #include "engine/check/rewards.h"
 
-#include "engine/model/process_memory.h"
-
 #include "engine/check/collapsed_sccs.h"
 #include "engine/solve/end_component_quotient.h"
 #include "engine/model/bit_words.h"
+#include "engine/model/process_memory.h"
 #include "engine/model/property_value.h"
 #include "engine/model/stopwatch.h"
 #include "graph/qualitative.h"
