@@ -113,12 +113,22 @@ SccDecomposition maybe_state_sccs(SearchKind kind, const SparseMdp& mdp, const S
   return parallel_maybe_state_sccs(mdp, maybe, enabled_rows);
 }
 
+namespace {
+
+// Before the SCCs of `states` on the cores: the searches' graph goes where they may
+// take half the unused memory (Boost's reference is for tests, and keeps it).
+void make_room_for_cpu_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& states) {
+  if (search.kind() != SearchKind::reference) make_room_for(search, parallel_scc_bytes(mdp, states), "the SCCs");
+}
+
+}  // namespace
+
 SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows) {
   if (&mdp == &search.mdp()) {
     if (auto sccs = search.device_sccs(maybe, enabled_rows)) return std::move(*sccs);
   }
-  if (search.kind() != SearchKind::reference) make_room_for(search, parallel_scc_bytes(mdp, maybe), "the SCCs");
+  make_room_for_cpu_sccs(search, mdp, maybe);
   return maybe_state_sccs(search.kind(), mdp, maybe, enabled_rows);
 }
 
@@ -127,7 +137,7 @@ std::vector<std::uint32_t> scc_labels(const SearchBackend& search, const SparseM
   if (&mdp == &search.mdp()) {
     if (auto labels = search.device_scc_labels(states, enabled_rows)) return std::move(*labels);
   }
-  if (search.kind() != SearchKind::reference) make_room_for(search, parallel_scc_bytes(mdp, states), "the SCCs");
+  make_room_for_cpu_sccs(search, mdp, states);
   return scc_labels(search.kind(), mdp, states, enabled_rows);
 }
 
