@@ -44,7 +44,7 @@ SccDecomposition maybe_state_sccs(const SparseMdp& mdp, const StateSet& maybe, c
       }
     }
   });
-  local_of = {};
+  local_of = std::vector<Vertex>();  // freed: "= {}" would keep the capacity
 
   // Boost's Tarjan numbers an SCC when it is finished, and an SCC finishes only after
   // every SCC it reaches: component numbers are already successors-first.

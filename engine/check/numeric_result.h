@@ -48,9 +48,10 @@ struct NumericResult {
 
   // The per-state vectors released: what a report keeps.
   NumericResult summary() && {
-    values = {};
-    lower = {};
-    upper = {};
+    // New arrays: "= {}" would keep their capacity, and so their pages.
+    values = StateNumbers();
+    lower = StateNumbers();
+    upper = StateNumbers();
     return std::move(*this);
   }
 };
