@@ -84,10 +84,11 @@ TEST(CompactValues, EqualityIsBitwiseAndWritingAfterCompressionThrows) {
 
 // Made wave by wave (the builder's way) against the plain array read back, and alike
 // to the whole array compressed in one go (form and table): waves of odd sizes and
-// empty ones; one byte, two, and past kMostDistinct in a later wave (plain from
-// there, the earlier waves expanded).
+// empty ones; one bit (2 distinct), one byte (from bits in a wave that starts mid-word
+// with 3), two, and past kMostDistinct in a later wave (plain from there, the earlier
+// waves expanded).
 TEST(CompactValuesBuilder, WaveByWaveIsEquivalentToRef) {
-  for (std::size_t distinct : {1u, 200u, 256u, 257u, 5000u, 65536u, 70000u}) {
+  for (std::size_t distinct : {1u, 2u, 3u, 200u, 256u, 257u, 5000u, 65536u, 70000u}) {
     SCOPED_TRACE("distinct=" + std::to_string(distinct));
     const std::size_t n = 3 * distinct + 1'000'003;
     // Reversed: each value's one sure occurrence is in the last wave, where the
@@ -113,6 +114,34 @@ TEST(CompactValuesBuilder, WaveByWaveIsEquivalentToRef) {
     expect_reads_alike(made, plain);
     EXPECT_EQ(builder.size(), 0u) << "finish leaves the builder empty";
   }
+}
+
+// While at most two values are distinct the builder holds a bit a value (a leader
+// model's probabilities, 0.5 and 1, and a per-choice reward of 0 or 1: the largest
+// arrays at a large build's peak), whatever the waves' sizes; a third value widens it.
+TEST(CompactValuesBuilder, TwoValuesTakeABitEach) {
+  constexpr std::size_t kWave = 10'007, kWaves = 500;
+  CompactValuesBuilder builder;
+  builder.reserve();
+  PodVector<double> all;
+  std::mt19937 rng(7);
+  for (std::size_t w = 0; w < kWaves; ++w) {
+    double* scratch = builder.wave_scratch(kWave);
+    for (std::size_t i = 0; i < kWave; ++i) all.push_back(scratch[i] = rng() % 3 == 0 ? 0.5 : 1.0);
+    builder.append_wave(kWave);
+  }
+  const std::size_t n = kWave * kWaves;
+  EXPECT_LE(builder.bytes(), n / 8 + 8 + kWave * sizeof(double) + 2 * sizeof(double))
+      << "the indices, the last wave's scratch and the table";
+  std::copy_n(all.begin(), kWave, builder.wave_scratch(kWave));
+  builder.wave_scratch(kWave)[kWave / 2] = 0.25;
+  all.insert(all.end(), all.begin(), all.begin() + kWave);
+  all[n + kWave / 2] = 0.25;
+  builder.append_wave(kWave);
+  EXPECT_GE(builder.bytes(), n + kWave) << "a byte a value from the third";
+  const CompactValues made = builder.finish();
+  EXPECT_EQ(made.index_bytes(), 1u);
+  expect_reads_alike(made, all);
 }
 
 // Every state's value, bounds and answer of every property, per run.
