@@ -1,12 +1,16 @@
 // The maybe-state system built on the device from the graph searches' copy of the
 // model (gpu/device_system.h), against the host's build_maybe_system; and the
 // reachability solve that adopts it, against the same solve from the host's system.
-// Skipped without a device.
+// Also the host's view of a system (maybe_system.h's SystemView) against its copy.
+// The device's tests are skipped without a device.
 #include "engine/solve/method_requirements.h"
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
 #include "engine/model/bit_words.h"
 #include "engine/solve/maybe_system.h"
+#include "engine/solve/prepared_chunk.h"
+#include "engine/pipeline/check_run.h"
+#include "reference_instances.h"
 #include "gpu/allocation_faults.h"
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
@@ -167,6 +171,119 @@ TEST(HostSystem, KeepsTheModelsValueFormWhereAsked) {
       EXPECT_GE(host_system_bytes(mdp, SystemValues::plain, n), host_system_bytes(plain) + 4 * n);
     }
   }
+}
+
+// A view's arrays and each chunk copied from the model against the copy's (built in
+// the model's form, as a copy for a device is): the same kept rows, offsets, self-loops,
+// chunk rows, entries inside and before the chunk, and b for any final values, bit for
+// bit. random_mdp's shapes (one-choice and 40-choice states, rows longer than a warp,
+// self-loops, a long chain), odd sizes, values plain and indexed; chunks of one state,
+// empty ones, and more chunk edges than states; probabilities, and rewards with rows
+// into infinity left out (but a state's last).
+TEST(HostSystemView, ChunksAreEquivalentToTheCopysChunks) {
+  const double infinity = std::numeric_limits<double>::infinity();
+  for (auto [n, form] : {std::pair{1u, ValueForm::one_byte}, {7u, ValueForm::plain}, {33u, ValueForm::two_bytes},
+                         {1000u, ValueForm::one_byte}, {4099u, ValueForm::plain}}) {
+    const SparseMdp mdp = in_form(test::random_mdp(n, n + 19), form, n);
+    graph::QualitativePartition partition;
+    partition.yes = test::random_set(n, 0.2, n + 1);
+    partition.maybe = test::random_set(n, 0.7, n + 2) - partition.yes;
+    partition.no = ~(partition.yes | partition.maybe);
+    const RewardStructure rewards = random_rewards(mdp, n);
+    for (const bool with_rewards : {false, true}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + (with_rewards ? " rewards" : " probabilities"));
+      const TwoValuedOutside outside{partition.yes, with_rewards ? 0.0 : 1.0, with_rewards ? infinity : 0.0};
+      const MaybeSystem copy =
+          with_rewards ? build_maybe_system(mdp, shuffled_order(partition.maybe, n), numbers_on(partition.yes, 0.0, infinity),
+                                            &rewards, SystemValues::as_model)
+                       : build_maybe_system(mdp, partition, shuffled_order(partition.maybe, n), SystemValues::as_model);
+      const MaybeSystem view =
+          build_system_view(mdp, shuffled_order(partition.maybe, n), outside, with_rewards ? &rewards : nullptr);
+      ASSERT_TRUE(view.view);
+      EXPECT_TRUE(view.columns.empty() && view.row_constants.empty()) << "nothing copied";
+      EXPECT_EQ(as_vector<std::uint64_t>(view.row_group_starts), as_vector<std::uint64_t>(copy.row_group_starts));
+      EXPECT_EQ(view.num_rows(), copy.num_rows());
+      const std::uint32_t states = copy.num_states();
+      for (std::uint32_t i = 0; i <= states; ++i) ASSERT_EQ(entries_before(view, i), entries_before(copy, i)) << i;
+      for (std::size_t scc = 0; scc < copy.num_sccs(); ++scc) {
+        ASSERT_EQ(is_trivial_scc(view, scc), is_trivial_scc(copy, scc)) << "SCC " << scc;
+      }
+      std::vector<std::uint64_t> edges{0, 1, 1, states / 3, states / 2 + 1, states};
+      for (std::uint64_t e = 0; e < std::min<std::uint64_t>(states, 9); ++e) edges.push_back(e);  // chunks of one state
+      std::sort(edges.begin(), edges.end());
+      std::mt19937 rng(n);
+      StateNumbers final(states);
+      for (double& v : final) v = std::uniform_real_distribution<double>(0.0, 3.0)(rng);
+      for (std::size_t c = 0; c + 1 < edges.size(); ++c) {
+        const std::uint64_t first = std::min<std::uint64_t>(edges[c], states), end = std::min<std::uint64_t>(edges[c + 1], states);
+        const Chunk chunk{first, end, first, end, 0, true};
+        SCOPED_TRACE("chunk [" + std::to_string(first) + ", " + std::to_string(end) + ")");
+        const PreparedChunk from_copy = prepare_chunk(copy, chunk), from_view = prepare_chunk(view, chunk);
+        EXPECT_EQ(as_vector<std::uint64_t>(from_view.row_group_starts), as_vector<std::uint64_t>(from_copy.row_group_starts));
+        EXPECT_EQ(as_vector<std::uint64_t>(from_view.row_starts), as_vector<std::uint64_t>(from_copy.row_starts));
+        EXPECT_EQ(as_vector<std::uint32_t>(from_view.columns), as_vector<std::uint32_t>(from_copy.columns));
+        EXPECT_TRUE(from_view.values == from_copy.values);
+        EXPECT_EQ(as_vector<std::uint64_t>(from_view.outside_starts), as_vector<std::uint64_t>(from_copy.outside_starts));
+        EXPECT_EQ(as_vector<std::uint32_t>(from_view.outside_columns), as_vector<std::uint32_t>(from_copy.outside_columns));
+        EXPECT_EQ(as_vector<double>(from_view.outside_values), as_vector<double>(from_copy.outside_values));
+        PodVector<double> b_copy, b_view, b_view_reference;
+        from_copy.row_constants(copy, chunk, final.data(), b_copy);
+        from_view.row_constants(view, chunk, final.data(), b_view);
+        from_view.row_constants_reference(view, chunk, final.data(), b_view_reference);
+        EXPECT_EQ(as_vector<double>(b_view), as_vector<double>(b_copy));
+        EXPECT_EQ(as_vector<double>(b_view_reference), as_vector<double>(b_copy));
+      }
+      EXPECT_GE(system_view_bytes(mdp, states) + 8 * (states + 1), host_system_bytes(view) - 4 * states)
+          << "the estimate bounds what the view holds beside its state map";
+    }
+  }
+}
+
+// A view has no rows for the CPU's methods: asked for where no GPU solves it, it is
+// refused by name, and the property with it (not answered from a copy behind the
+// user's back).
+TEST(HostSystemView, WithoutAGpuIsRefusedByName) {
+  pipeline::CheckOptions options;
+  options.model_file = std::string(MDPVI_SOURCE_DIR) + "/models/resend/resend.nm";
+  options.inline_properties = {"Pmax=? [ F delivered ]"};
+  options.device.solver = SolverKind::cpu;
+  options.device.host_system = gpu::SystemStorage::view;
+  const pipeline::CheckReport report = pipeline::run_check(options);
+  ASSERT_EQ(report.properties.size(), 1u);
+  EXPECT_FALSE(report.properties[0].value);
+  EXPECT_NE(report.properties[0].error.find("--host-system view: needs a GPU"), std::string::npos)
+      << report.properties[0].error;
+}
+
+// Solved through the chunk driver on the device, in chunks of a small budget, a view
+// answers as the copy does: the reference instances' properties, each against the
+// same run with the host's copy (no system built on the device in either).
+TEST(HostSystemView, SolvedOnTheDeviceAnswersAsTheCopy) {
+  if (!gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  if (!test::have_shared()) GTEST_SKIP() << "no shared benchmarks";
+  int compared = 0;
+  for (const auto& [name, instance] : test::reference().items()) {
+    SCOPED_TRACE(name);
+    pipeline::CheckOptions options = test::reference_check(instance);
+    options.solver.method = Method::automatic;
+    options.solver.stop.epsilon = 1e-8;
+    options.device.systems_on_device = false;
+    options.device.memory_limit_bytes = 2'000'000;
+    options.device.host_system = gpu::SystemStorage::copy;
+    const pipeline::CheckReport copied = pipeline::run_check(options);
+    options.device.host_system = gpu::SystemStorage::view;
+    const pipeline::CheckReport viewed = pipeline::run_check(options);
+    ASSERT_EQ(copied.properties.size(), viewed.properties.size());
+    for (std::size_t i = 0; i < copied.properties.size(); ++i) {
+      const pipeline::PropertyOutcome &a = copied.properties[i], &b = viewed.properties[i];
+      SCOPED_TRACE(a.property);
+      ASSERT_EQ(a.value.has_value(), b.value.has_value()) << a.error << " / " << b.error;
+      if (!a.value || a.value->kind != PropertyValue::Kind::number) continue;
+      EXPECT_NEAR(b.value->number, a.value->number, 1e-7 * std::max(1.0, std::abs(a.value->number)));
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
 }
 
 // random_mdp's shapes: one-choice and 40-choice states, rows longer than a warp,

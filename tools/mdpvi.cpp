@@ -120,6 +120,7 @@ struct CheckArguments {
   std::string format;  // empty: from the extension
   std::string gpu_schedule = "auto";
   std::string gpu_system = "auto";
+  std::string host_system = "auto";
   std::string gpu_chunk_cut = "device";
   std::string gpu_lanes_over = "entries";
   std::optional<std::uint64_t> parts_from;  // --parts-from
@@ -273,6 +274,11 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "view), copy (its own matrix: the sweeps read the fewest bytes) or view (read from the GPU's one "
                     "copy of the model: 8 bytes a state)")
       ->check(CLI::IsMember({"auto", "copy", "view"}));
+  check->add_option("--host-system", args.host_system,
+                    "How a maybe-state system built on the host is kept there: auto (a copy where it fits the host's "
+                    "memory, else a view), copy (its own matrix in solving order) or view (none: each chunk is copied "
+                    "from the model's rows as it goes to the GPU; GPU only)")
+      ->check(CLI::IsMember({"auto", "copy", "view"}));
   check->add_option("--gpu-chunk-cut", args.gpu_chunk_cut,
                     "Where the chunks after the first of a system built on the host are cut, for measurements: "
                     "device (their rows uploaded as they are) or host (each copied there first)")
@@ -387,6 +393,7 @@ int run_check_command(CheckArguments& args) {
   args.options.device.group.over_rows = args.gpu_lanes_over == "rows";
   if (args.gpu_schedule == "whole") args.options.device.schedule = DeviceSchedule::whole;
   args.options.device.system_storage = pipeline::system_storage_named(args.gpu_system);
+  args.options.device.host_system = pipeline::system_storage_named(args.host_system);
   args.options.device.chunks_cut_on_device = args.gpu_chunk_cut == "device";
   if (args.graph == "gpu") args.options.search = graph::SearchKind::gpu;
   if (args.graph == "cpu") args.options.search = graph::SearchKind::cpu_parallel;

@@ -26,6 +26,10 @@ graph::QualitativePartition qualitative_partition(const graph::SearchBackend& se
 
 namespace {
 
+// What solving a view takes (view_solvable), for its errors.
+constexpr const char* kViewNeeds =
+    "needs a GPU, a method that solves by levels (not --method pi or bicgstab) and no fixed number of sweeps";
+
 // build_system's rule for the device. A system with an SCC of
 // several states goes there whatever its size, as the chunk driver sends a host-built chunk with one; one
 // of single states by the driver's rule for acyclic chunks (those with self-loops
@@ -43,20 +47,41 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
                        : device.schedule != DeviceSchedule::whole;
 }
 
-// The searches' graph goes first where the system would take more than half the
-// unused memory; a system that still cannot fit is refused with the numbers, before
-// the kernel's out-of-memory killer would end the run without a word.
-void make_room_for_host_system(const graph::SearchBackend& search, const SparseMdp& model, SystemValues kept,
-                               std::uint64_t states) {
-  const std::uint64_t estimate = host_system_bytes(model, kept, states);
+// Whether the chunk driver can solve a view of the system (maybe_system.h's
+// SystemView): on a GPU (a view has no rows for the CPU's methods), by a method that
+// runs there chunk by chunk, over the model's own rows (not a CTMC's embedded chain,
+// whose rows the host divides).
+bool view_solvable(const SparseMdp& model, const SolverOptions& options, const DeviceOptions& device) {
+  return gpu_may_solve(device) && model.uniformisation_rate == 0.0 &&
+         requirements_of(options.method).solves_by_levels && !options.stop.fixed_sweeps;
+}
+
+// The host's copy of the system, where it fits the unused memory (the searches' graph
+// released first where the copy would take more than half of it) or is asked for;
+// else a view where one can be solved (or is asked for). A copy that cannot fit and
+// cannot be a view is refused with the numbers, before the kernel's out-of-memory
+// killer would end the run without a word.
+bool host_system_is_view(const graph::SearchBackend& search, const SparseMdp& model, const SolverOptions& options,
+                         const DeviceOptions& device, std::uint64_t states) {
+  const bool solvable = view_solvable(model, options, device);
+  if (device.host_system == gpu::SystemStorage::view) {
+    if (!solvable) throw std::runtime_error("--host-system view: " + std::string(kViewNeeds));
+    return true;
+  }
+  const std::uint64_t estimate = host_system_bytes(model, host_system_values(device), states);
   graph::make_room_for(search, estimate, "the system");
   const std::size_t unused = unused_memory_bytes();
-  if (estimate > unused) {
-    throw std::runtime_error(fmt::format(
-        "the maybe-state system would take up to {:.1f} GB of host memory, and {:.1f} GB are unused beside the "
-        "{:.1f} GB this run holds: too large for this machine",
-        estimate / 1e9, unused / 1e9, resident_bytes() / 1e9));
+  if (estimate <= unused) return false;
+  const std::string numbers =
+      fmt::format("the maybe-state system would take up to {:.1f} GB of host memory, and {:.1f} GB are unused beside "
+                  "the {:.1f} GB this run holds",
+                  estimate / 1e9, unused / 1e9, resident_bytes() / 1e9);
+  if (device.host_system == gpu::SystemStorage::copy || !solvable) {
+    throw std::runtime_error(numbers + ": too large for this machine" +
+                             (device.host_system == gpu::SystemStorage::copy ? "" : " (a view over the model instead " + std::string(kViewNeeds) + ")"));
   }
+  spdlog::info("{}: a view over the model instead, each chunk copied from it as it goes to the GPU", numbers);
+  return true;
 }
 
 }  // namespace
@@ -75,8 +100,9 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
       return std::move(*built);
     }
   }
-  make_room_for_host_system(search, model, host_system_values(device), sccs.order.size());
-  return build_on_host(std::move(sccs));
+  if (!host_system_is_view(search, model, options, device, sccs.order.size())) return build_on_host(std::move(sccs));
+  graph::make_room_for(search, system_view_bytes(model, sccs.order.size()), "the system's view");
+  return build_system_view(model, std::move(sccs), outside, rewards);
 }
 
 void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(const MaybeSystem&)>& request_for,
@@ -137,7 +163,7 @@ NumericResult compute_until_probabilities(const SparseMdp& mdp, const graph::Sea
   };
   MaybeSystem system = build_system(search, model, std::move(sccs), options, device, {partition.yes, 1.0, 0.0}, nullptr, on_host);
   spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began; {}", system.num_rows(),
-                system.on_device ? "on the GPU" : "on the host", seconds_since(start), memory_so_far());
+                where_kept(system), seconds_since(start), memory_so_far());
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
 
   solve_system_into(

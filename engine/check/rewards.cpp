@@ -127,7 +127,7 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   const TwoValuedOutside outside{target, 0.0, std::numeric_limits<double>::infinity()};
   MaybeSystem system = build_system(search, model, std::move(sccs), options, device, outside, model_rewards, on_host);
   spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began; {}", system.num_rows(),
-                system.on_device ? "on the GPU" : "on the host", seconds_since(start), memory_so_far());
+                where_kept(system), seconds_since(start), memory_so_far());
   result.sccs = {system.num_sccs(), seconds_since(start), sccs_ran_on};
   // No known upper bound: the upper iterate's start is guessed and verified.
   solve_system_into(

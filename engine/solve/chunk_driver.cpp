@@ -28,7 +28,7 @@ std::size_t scc_footprint(const MaybeSystem& system, std::size_t first_scc, std:
                           const MethodPolicy& method) {
   std::uint64_t first = system.scc_starts[first_scc], end = system.scc_starts[end_scc];
   std::uint64_t rows = system.row_group_starts[end] - system.row_group_starts[first];
-  std::uint64_t entries = system.row_starts[system.row_group_starts[end]] - system.row_starts[system.row_group_starts[first]];
+  std::uint64_t entries = entries_before(system, end) - entries_before(system, first);
   return method.footprint_bytes(end - first, rows, entries);
 }
 
@@ -115,6 +115,11 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 // traffic over the vectors decides on both sides (the measured solves, device
 // against CPU: bench/NOTES.md, issue 22).
 constexpr std::uint64_t kAcyclicOnDeviceFrom = 4'000'000;
+
+// Why a view's chunk cannot go to the CPU instead.
+constexpr const char* kViewOnTheDeviceOnly =
+    "the maybe-state system is a view over the model (its copy does not fit the host's memory), and only a GPU "
+    "solves one";
 }  // namespace
 
 bool device_worth_starting(std::uint64_t states, const DeviceOptions& device) {
@@ -161,8 +166,12 @@ bool acyclic_goes_to_device(std::uint64_t states, DeviceSchedule schedule) {
   return states >= kAcyclicOnDeviceFrom || schedule == DeviceSchedule::levels;
 }
 
+bool gpu_may_solve(const DeviceOptions& device) {
+  return device.solver != SolverKind::cpu && gpu::usable_device_count() > 0;
+}
+
 SystemValues host_system_values(const DeviceOptions& device) {
-  return device.solver != SolverKind::cpu && gpu::usable_device_count() > 0 ? SystemValues::as_model : SystemValues::plain;
+  return gpu_may_solve(device) ? SystemValues::as_model : SystemValues::plain;
 }
 
 namespace {
@@ -170,6 +179,7 @@ namespace {
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
                 const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
+  if (system.view) return true;  // it has no rows for the CPU
   // No level it touches has cycles: all trivial, at no cost; else it is checked.
   const bool acyclic = !touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc) ||
                        all_trivial(system, chunk.first_scc, chunk.end_scc);
@@ -226,8 +236,7 @@ ChunkReport report_for(const MaybeSystem& system, const Chunk& chunk, SolveStats
   std::uint64_t rows = built_there ? system.on_device->num_rows()
                                    : system.row_group_starts[chunk.end_state] - system.row_group_starts[chunk.first_state];
   std::uint64_t entries = built_there ? system.on_device->num_entries()
-                                      : system.row_starts[system.row_group_starts[chunk.end_state]] -
-                                            system.row_starts[system.row_group_starts[chunk.first_state]];
+                                      : entries_before(system, chunk.end_state) - entries_before(system, chunk.first_state);
   report.bytes_per_sweep = is_view(system) ? view_sweep_bytes(*system.on_device)
                                            : plain_sweep_bytes(report.states, rows, entries) - indexed_savings(system, entries);
   report.rows = rows;
@@ -507,7 +516,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   // turns on them, or a whole system's levels are spread over them. Not by default:
   // neither was faster than one GPU where measured (bench/NOTES.md, session 15), and
   // each device opened makes every copy's page locking dearer.
-  const bool replicas_asked = plan.size() == 1 && options.gpus >= 2 && method->solves_by_levels();
+  const bool replicas_asked = plan.size() == 1 && options.gpus >= 2 && method->solves_by_levels() && !system.view;
   const bool turns_asked = plan.size() > 1 && options.gpus >= 2;
   std::vector<std::unique_ptr<gpu::DeviceSolver>> other_devices;
   if (device && (turns_asked || replicas_asked)) other_devices = open_other_devices(options.gpus);
@@ -554,12 +563,14 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
         spdlog::debug("solve: chunk {} solved, {:.3f} s", index, seconds_since(start));
         done = true;
       } catch (const gpu::DeviceError& error) {
+        if (system.view) throw std::runtime_error(fmt::format("{}; {}", error.what(), kViewOnTheDeviceOnly));
         spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
         feeder->drop();
         x.restart(request, {chunk.first_state, chunk.end_state});
       }
     }
     if (!done) {
+      if (system.view) throw std::runtime_error(std::string(device ? "an SCC larger than the GPU's budget: " : "no GPU: ") + kViewOnTheDeviceOnly);
       const std::uint64_t before = report.stats.iterations;
       x.make_second_buffers();
       MethodPolicy& on_cpu = spread_method && !chunk.fits ? *spread_method : *method;

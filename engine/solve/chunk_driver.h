@@ -45,6 +45,11 @@ struct DeviceOptions {
   // How a maybe-state system built on the device is kept there (gpu/device_system.h);
   // with a chunk budget, automatic is a view (solved whole where it fits the budget).
   gpu::SystemStorage system_storage = gpu::SystemStorage::automatic;
+  // How a maybe-state system built on the host is kept there: copy (its own matrix in
+  // solving order), view (maybe_system.h's SystemView: each chunk copied from the
+  // model's rows as it goes to the device; solved on a GPU only), or automatic: a copy
+  // where it fits the host's unused memory, else a view where one can be solved.
+  gpu::SystemStorage host_system = gpu::SystemStorage::automatic;
   // false: every system is built on the host and uploaded in chunks (for comparisons).
   bool systems_on_device = true;
   // false: a host-built system's chunks after the first are copied on the host and
@@ -91,6 +96,9 @@ struct DeviceRun {
   std::size_t device_bytes = 0, in_use_bytes = 0;
 };
 void add_device_run(SolveReport& report, const DeviceRun& run);
+
+// Whether the options let a GPU solve and one is usable.
+bool gpu_may_solve(const DeviceOptions& device);
 
 // How a system built on the host keeps its values: as the model does where a device
 // will take it (in chunks, 1 or 2 bytes an entry), else plain for the CPU's sweeps.

@@ -96,13 +96,13 @@ void ChunkFeeder::drop() {
 // are), where the raw rows and the cut together fit the chunk's footprint (they are
 // on the device before its vectors).
 bool ChunkFeeder::cut_on_device(std::size_t index) const {
-  return cuts_ && index > 0 && cut_peak_bytes(system_, plan_[index]) <= plan_[index].footprint_bytes;
+  return cuts_ && index > 0 && !system_.view && cut_peak_bytes(system_, plan_[index]) <= plan_[index].footprint_bytes;
 }
 
-// Chunk 0 and a cut need no copy; another is taken from its preparation under way,
-// else made now.
+// Chunk 0 (but a view's, which has no rows of its own) and a cut need no copy; another
+// is taken from its preparation under way, else made now.
 std::unique_ptr<PreparedChunk> ChunkFeeder::prepared(std::size_t index) {
-  if (index == 0 || cut_on_device(index)) return nullptr;
+  if ((index == 0 && !system_.view) || cut_on_device(index)) return nullptr;
   if (preparing_.valid() && preparing_index_ == index) return preparing_.get();
   if (preparing_.valid()) preparing_.wait();  // another one's: not needed after all
   return std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[index]));

@@ -89,7 +89,9 @@ PodVector<double> scc_width_targets_reference(const MaybeSystem& system, double 
 std::vector<double> level_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
                                         double epsilon) {
   const std::size_t with_cycles = static_cast<std::size_t>(std::count(cyclic.begin(), cyclic.end(), 1));
-  if (system.level_starts.empty() || cyclic.size() != system.num_levels() || with_cycles > kMostCyclicLevelsForLevelTargets) {
+  // A view has no rows at hand for the rows' targets: its levels' apply however many.
+  const bool capped = !system.view && with_cycles > kMostCyclicLevelsForLevelTargets;
+  if (system.level_starts.empty() || cyclic.size() != system.num_levels() || capped) {
     return {};
   }
   std::vector<double> targets(cyclic.size());
@@ -771,8 +773,8 @@ class IntervalIterationPolicy final : public MethodPolicy {
       const std::vector<std::uint8_t> made = cyclic ? std::vector<std::uint8_t>{} : cyclic_levels(r_.system);
       const std::vector<std::uint8_t>& levels = cyclic ? *cyclic : made;
       const double epsilon = r_.options.stop.epsilon;
-      targets_ = r_.options.stop.targets_from_levels ? scc_width_targets(r_.system, levels, epsilon)
-                                                     : scc_width_targets_by_rows(r_.system, levels, epsilon);
+      targets_ = r_.options.stop.targets_from_levels || r_.system.view ? scc_width_targets(r_.system, levels, epsilon)
+                                                                       : scc_width_targets_by_rows(r_.system, levels, epsilon);
     }
     return *targets_;
   }

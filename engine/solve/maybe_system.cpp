@@ -1,6 +1,7 @@
 #include "engine/solve/maybe_system.h"
 
 #include "engine/model/bit_words.h"
+#include "engine/solve/kept_rows.h"
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
 
@@ -16,59 +17,15 @@ namespace mdpvi {
 
 namespace {
 
-// The rows of one state as the system keeps them: emit(r, b) for each kept row r of
-// the model with its constant. The same walk counts (first pass) and fills (second
-// pass), so the two cannot disagree on which rows are kept.
-// probability(k): the model's value of entry k (CompactValues::visit's reader).
-template <typename Probability, typename OutsideValue, typename Emit>
-void kept_rows(const SparseMdp& mdp, const Probability& probability, std::uint32_t s,
-               const PodVector<std::uint32_t>& local_of, const OutsideValue& outside_value,
-               const RewardStructure* rewards, Emit emit) {
-  constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
-  bool kept_any = false;
-  for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-    double constant = rewards ? rewards->row_reward(s, r) : 0.0;
-    for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-      std::uint32_t t = mdp.columns[k];
-      if (local_of[t] == kOutside) constant += probability(k) * outside_value(t);
-    }
-    bool last_chance = r + 1 == mdp.row_group_starts[s + 1] && !kept_any;
-    if (std::isinf(constant) && constant > 0 && !last_chance) continue;
-    kept_any = true;
-    emit(r, constant);
-  }
-}
-
 // outside_value(t): the value of model state t outside the system.
 template <typename Probability, typename OutsideValue>
 MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, graph::SccDecomposition&& sccs,
                          const OutsideValue& outside_value, const RewardStructure* rewards, SystemValues kept) {
-  constexpr std::uint32_t kOutside = std::numeric_limits<std::uint32_t>::max();
   MaybeSystem system = system_of_sccs(std::move(sccs));
   const std::uint32_t n = system.num_states();
-  PodVector<std::uint32_t> local_of(mdp.num_states());
-  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) { local_of[s] = kOutside; });
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t i) { local_of[system.model_states[i]] = i; });
-
-  // First pass, in parallel: rows and entries kept per state; then their offsets.
-  PodVector<std::uint64_t> entries_of(n + 1);
-  system.row_group_starts.resize(n + 1);
-  system.row_group_starts[0] = entries_of[0] = 0;
-  // Both passes walk the model in its own order, which reads its arrays front to back,
-  // and write each state's slice where the solving order puts it.
-  oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
-    const std::uint32_t i = local_of[s];
-    if (i == kOutside) return;
-    std::uint64_t rows = 0, entries = 0;
-    kept_rows(mdp, probability, s, local_of, outside_value, rewards, [&](std::uint64_t r, double) {
-      ++rows;
-      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) entries += local_of[mdp.columns[k]] != kOutside;
-    });
-    system.row_group_starts[i + 1] = rows;
-    entries_of[i + 1] = entries;
-  });
-  std::partial_sum(system.row_group_starts.begin(), system.row_group_starts.end(), system.row_group_starts.begin());
-  std::partial_sum(entries_of.begin(), entries_of.end(), entries_of.begin());
+  const PodVector<std::uint32_t> local_of = local_indices(mdp.num_states(), system.model_states);
+  const PodVector<std::uint64_t> entries_of =
+      count_kept_rows(mdp, probability, n, local_of, outside_value, rewards, system.row_group_starts);
 
   // Second pass, in parallel: each state fills its own slices (and commits their pages).
   const PodVector<std::uint64_t>& rows_of = system.row_group_starts;
@@ -80,12 +37,12 @@ MaybeSystem build_system(const SparseMdp& mdp, const Probability& probability, g
   system.row_starts[0] = 0;
   oneapi::tbb::parallel_for(std::uint32_t{0}, mdp.num_states(), [&](std::uint32_t s) {
     const std::uint32_t i = local_of[s];
-    if (i == kOutside) return;
+    if (i == kOutsideSystem) return;
     std::uint64_t row = rows_of[i], entry = entries_of[i];
     kept_rows(mdp, probability, s, local_of, outside_value, rewards, [&](std::uint64_t r, double constant) {
       for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
         std::uint32_t t = local_of[mdp.columns[k]];
-        if (t == kOutside) continue;
+        if (t == kOutsideSystem) continue;
         system.columns[entry] = t;
         values.copy(entry, k);
         ++entry;
@@ -155,8 +112,11 @@ std::uint64_t host_system_bytes(const SparseMdp& mdp, SystemValues kept, std::ui
 }
 
 std::uint64_t host_system_bytes(const MaybeSystem& system) {
+  const std::uint64_t view = system.view ? system.view->local_of.size() * 4 + system.view->entry_starts.size() * 8 +
+                                                 system.num_states() / 8
+                                           : 0;
   return system.row_group_starts.size() * 8 + system.row_starts.size() * 8 + system.columns.size() * 4 +
-         system.values.bytes() + system.row_constants.size() * 8 + system.model_states.size() * 4;
+         system.values.bytes() + system.row_constants.size() * 8 + system.model_states.size() * 4 + view;
 }
 
 void remove_self_loops(MaybeSystem& system) {

@@ -4,6 +4,7 @@
 // yes-states are folded into a per-row constant b(r); entries into no-states vanish.
 // A solver then needs nothing but this struct, which is also what a chunk uploaded
 // to the GPU is cut from.
+#include "engine/model/bit_words.h"
 #include "engine/model/sparse_mdp.h"
 #include "engine/model/state_numbers.h"
 #include "graph/qualitative_sets.h"
@@ -20,6 +21,23 @@ class DeviceGraphSearch;
 }
 
 namespace mdpvi {
+
+// A system as a view over the model, for one whose copy would not fit the host
+// (leader10's: about 160 GB beside its 72 GB model): its rows are the model's kept
+// rows (kept_rows.h) read through a map of model states to local ones, and each
+// chunk's rows are copied from the model as it goes to the device (prepare_chunk).
+// MaybeSystem::row_group_starts holds the kept rows' offsets, as a copy's; the
+// matrix, b and row offsets are not made. The chunk driver solves a view on the
+// device only. The model, the outside set and the rewards must outlive it.
+struct SystemView {
+  const SparseMdp* model = nullptr;
+  PodVector<std::uint32_t> local_of;      // per model state: its local index, or kOutsideSystem
+  PodVector<std::uint64_t> entry_starts;  // per local state + 1: the kept entries into the system before it
+  BitWords self_loops;                    // per local state
+  const StateSet* outside_set = nullptr;  // the outside's values: on_set there, elsewhere on the rest
+  double on_set = 1.0, elsewhere = 0.0;
+  const RewardStructure* rewards = nullptr;
+};
 
 struct MaybeSystem {
   // PodVector: filled in parallel after one resize, with no serial zeroing first
@@ -40,9 +58,14 @@ struct MaybeSystem {
   // arrays above then empty but for the SCC and level ranges and model_states. The
   // chunk driver's device adopts them: solved there or not at all (no CPU fallback).
   std::shared_ptr<gpu::DeviceSystem> on_device;  // shared by copies (tests copy systems)
+  // Or a view over the model (SystemView): row_group_starts, the SCC and level ranges
+  // and model_states as a copy has them, the other host arrays empty.
+  std::shared_ptr<const SystemView> view;
 
   std::uint32_t num_states() const { return static_cast<std::uint32_t>(model_states.size()); }
-  std::uint64_t num_rows() const { return on_device ? on_device->num_rows() : row_constants.size(); }
+  std::uint64_t num_rows() const {
+    return on_device ? on_device->num_rows() : view ? row_group_starts.back() : row_constants.size();
+  }
   std::size_t num_sccs() const { return scc_starts.empty() ? 0 : scc_starts.size() - 1; }
   std::size_t num_levels() const { return level_starts.empty() ? 0 : level_starts.size() - 1; }
 };
@@ -75,8 +98,17 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition scc
 // offsets, a 4-byte map of the model's states). At most that with every state.
 std::uint64_t host_system_bytes(const SparseMdp& mdp, SystemValues kept, std::uint64_t states);
 
-// The bytes a built host system holds (its arrays' sizes; none for one on the device).
+// The bytes a built host system holds (its arrays' sizes, a view's included; none for
+// one on the device).
 std::uint64_t host_system_bytes(const MaybeSystem& system);
+
+// Where the system's rows are, for the log: "on the GPU", "on the host" or "a view
+// over the model".
+const char* where_kept(const MaybeSystem& system);
+
+// The entries of the system's rows before local state s: a copy's row offset there, a
+// view's count.
+std::uint64_t entries_before(const MaybeSystem& system, std::uint64_t state);
 
 // Values outside a system that take two values: on_set on a set of model states,
 // elsewhere on the others (reachability probabilities: 1 on the yes-states, else 0;
@@ -86,6 +118,17 @@ struct TwoValuedOutside {
   double on_set = 1.0;
   double elsewhere = 0.0;
 };
+
+// The system of the general form (build_maybe_system's, with outside's values) as a
+// view over mdp (SystemView): its rows counted, nothing copied. mdp, outside.set and
+// rewards must outlive it.
+MaybeSystem build_system_view(const SparseMdp& mdp, graph::SccDecomposition&& sccs, const TwoValuedOutside& outside,
+                              const RewardStructure* rewards = nullptr);
+
+// What build_system_view holds for a system of `states` of mdp's states: a 4-byte
+// local index per model state, per state 8 bytes of row offsets and 8 of entry
+// offsets (and the decomposition's arrays, which any system keeps).
+std::uint64_t system_view_bytes(const SparseMdp& mdp, std::uint64_t states);
 
 // The system of the general form built on the device, from the graph searches' copy
 // of mdp (gpu/graph_search.h): on_device set, the host's matrix arrays empty (the

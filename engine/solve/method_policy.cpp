@@ -224,6 +224,7 @@ namespace {
 
 bool has_self_loop(const MaybeSystem& system, std::uint64_t state) {
   if (system.on_device) return system.on_device->has_self_loop(static_cast<std::uint32_t>(state));
+  if (system.view) return system.view->self_loops.test(state);
   for (std::uint64_t k = system.row_starts[system.row_group_starts[state]];
        k < system.row_starts[system.row_group_starts[state + 1]]; ++k) {
     if (system.columns[k] == state) return true;

@@ -58,6 +58,7 @@ PreparedChunk prepare_chunk_reference(const MaybeSystem& system, const Chunk& ch
 }
 
 PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
+  if (system.view) return prepare_chunk_from_view(system, chunk);
   PreparedChunk p;
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
   const std::uint64_t rows = system.row_group_starts[chunk.end_state] - first_row;
@@ -114,7 +115,7 @@ void PreparedChunk::row_constants_reference(const MaybeSystem& system, const Chu
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
   b.resize(row_starts.size() - 1);
   for (std::size_t r = 0; r < b.size(); ++r) {
-    b[r] = system.row_constants[first_row + r];
+    b[r] = own_b.empty() ? system.row_constants[first_row + r] : own_b[r];
     for (std::uint64_t k = outside_starts[r]; k < outside_starts[r + 1]; ++k) {
       b[r] += outside_values[k] * final[outside_columns[k]];
     }
@@ -126,7 +127,7 @@ void PreparedChunk::row_constants(const MaybeSystem& system, const Chunk& chunk,
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
   b.resize(row_starts.size() - 1);
   parallel_indices(0, b.size(), 1 << 14, [&](std::size_t r) {
-    double sum = system.row_constants[first_row + r];
+    double sum = own_b.empty() ? system.row_constants[first_row + r] : own_b[r];
     for (std::uint64_t k = outside_starts[r]; k < outside_starts[r + 1]; ++k) sum += outside_values[k] * final[outside_columns[k]];
     b[r] = sum;
   });

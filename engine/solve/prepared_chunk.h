@@ -24,13 +24,16 @@ struct PreparedChunk {
   PodVector<std::uint64_t> outside_starts;  // per row + 1, into outside_*
   PodVector<std::uint32_t> outside_columns;  // states of the system, before the chunk
   PodVector<double> outside_values;
+  // b of the rows, where the system has none to read it from (a view's chunk: made
+  // with the rows, prepare_chunk_from_view); else empty.
+  PodVector<double> own_b;
 
   gpu::ChunkMatrix view() const {
     return {static_cast<std::uint32_t>(row_group_starts.size() - 1), row_starts.size() - 1, columns.size(),
             row_group_starts.data(), row_starts.data(), columns.data(), device_view(values)};
   }
 
-  // b of the chunk's rows: the system's, plus each entry into an earlier chunk times
+  // b of the chunk's rows: the system's (or own_b), plus each entry into an earlier chunk times
   // that state's final value. Pre: the states before the chunk are final in `final`.
   // On all cores, into a vector not zeroed first (its pages fault in on every core);
   // each row sums in the reference's order (bit-identical).
@@ -62,7 +65,11 @@ RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chu
 // The chunk's rows rebased, entries in the system's order, inside and outside apart.
 // On all cores (counts per block of rows, their running totals, then each block
 // fills its part); prepare_chunk_reference is the serial pass it is tested against.
+// A view's chunk is prepare_chunk_from_view's.
 PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk);
+// The same chunk copied from the model's rows through a view (MaybeSystem::view), with
+// its b (own_b): what prepare_chunk makes of the system's copy, array for array.
+PreparedChunk prepare_chunk_from_view(const MaybeSystem& system, const Chunk& chunk);
 PreparedChunk prepare_chunk_reference(const MaybeSystem& system, const Chunk& chunk);
 
 }  // namespace mdpvi

@@ -112,8 +112,8 @@ PodVector<double> scc_width_targets(const MaybeSystem& system, const std::vector
 constexpr std::size_t kMostCyclicLevelsForLevelTargets = 256;
 // One target per height level, from the height levels alone (no pass over the rows):
 // an SCC's count of iterated SCCs on a chain is bounded by the height levels with
-// cycles at or below its own. Empty where the system has no height levels or more
-// than kMostCyclicLevelsForLevelTargets of them have cycles.
+// cycles at or below its own. Empty where the system has no height levels or, but for
+// a view (MaybeSystem::view), more than kMostCyclicLevelsForLevelTargets of them have cycles.
 std::vector<double> level_width_targets(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic,
                                         double epsilon);
 
