@@ -236,10 +236,16 @@ CompactValues CompactValuesBuilder::finish() {
       for (std::size_t i = part.begin(); i < part.end(); ++i) indices[i] = static_cast<Index>(renumbered[indices[i]]);
     });
   };
-  if (form_ == Form::bits) {
+  if (form_ == Form::bits) {  // a word of bits at a time, each bit to its renumbered byte
     narrow_.resize(bit_count_);
-    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, bit_count_, std::size_t{1} << 16), [&](const auto& part) {
-      for (std::size_t i = part.begin(); i < part.end(); ++i) narrow_[i] = static_cast<std::uint8_t>(renumbered[index_at(i)]);
+    const std::uint8_t as_byte[2] = {static_cast<std::uint8_t>(renumbered.empty() ? 0 : renumbered[0]),
+                                     static_cast<std::uint8_t>(renumbered.size() < 2 ? 0 : renumbered[1])};
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, bits_.size(), 1 << 10), [&](const auto& part) {
+      for (std::size_t w = part.begin(); w < part.end(); ++w) {
+        const std::size_t end = std::min(bit_count_, w * 64 + 64);
+        std::uint64_t word = bits_[w];
+        for (std::size_t i = w * 64; i < end; ++i, word >>= 1) narrow_[i] = as_byte[word & 1u];
+      }
     });
     bits_ = PodVector<std::uint64_t>();
   }
