@@ -78,12 +78,15 @@ std::optional<SolveRequest> spread_over_devices(const SolveRequest& request, con
 }
 
 // Each chunk after the first is copied on the host (PreparedChunk) while another
-// runs, so a chunk may take at most a third of the memory still unused there: the
-// device's budget alone would let a 139 GB card's chunks outgrow the host.
-std::size_t host_capped(std::size_t device_budget) {
-  const std::size_t cap = unused_memory_bytes() / 3;
+// runs, so a chunk may take at most a third of the memory still unused there once
+// the solve's host iterates (made after the plan: lower and upper, host_vector_bytes)
+// are counted: the device's budget alone would let a 139 GB card's chunks outgrow the
+// host (a view's chunks of leader10 came within 10 GB of it: bench/NOTES.md, session 21).
+std::size_t host_capped(std::size_t device_budget, std::size_t host_vector_bytes) {
+  const std::size_t unused = unused_memory_bytes();
+  const std::size_t cap = unused > host_vector_bytes ? (unused - host_vector_bytes) / 3 : 0;
   if (cap >= device_budget) return device_budget;
-  spdlog::info("chunks of {:.1f} GB (a third of the host's unused memory), not the device's {:.1f} GB", cap / 1e9,
+  spdlog::info("chunks of {:.1f} GB (a third of the host's unused memory beside the iterates), not the device's {:.1f} GB", cap / 1e9,
                device_budget / 1e9);
   return cap;
 }
@@ -96,7 +99,8 @@ std::vector<Chunk> plan_for(const MaybeSystem& system, const MethodPolicy& metho
   const std::size_t whole = scc_footprint(system, 0, system.num_sccs(), method);
   std::optional<std::size_t> budget = device_budget(options, device);
   if (!budget || whole <= *budget) return {{0, system.num_sccs(), 0, system.num_states(), whole, true}};
-  return plan_chunks(system, std::max<std::size_t>(host_capped(*budget), 1), method);
+  const std::size_t iterates = std::size_t{2} * sizeof(double) * system.num_states();
+  return plan_chunks(system, std::max<std::size_t>(host_capped(*budget, iterates), 1), method);
 }
 
 // Whether the device solves the chunk level by level. Iterated as a whole, a chunk
