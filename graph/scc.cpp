@@ -3,6 +3,11 @@
 #include "graph/csr_digraph.h"
 #include "graph/parallel_scc.h"
 #include "graph/search_backend.h"
+#include "engine/model/process_memory.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <spdlog/spdlog.h>
 
 #include <boost/graph/strong_components.hpp>
 #include <boost/graph/two_bit_color_map.hpp>
@@ -123,13 +128,60 @@ void make_room_for_cpu_sccs(const SearchBackend& search, const SparseMdp& mdp, c
 
 }  // namespace
 
-SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
-                                  const StateSet* enabled_rows) {
+namespace {
+
+SccDecomposition decomposed_now(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
+                                const StateSet* enabled_rows) {
   if (&mdp == &search.mdp()) {
     if (auto sccs = search.device_sccs(maybe, enabled_rows)) return std::move(*sccs);
   }
   make_room_for_cpu_sccs(search, mdp, maybe);
   return maybe_state_sccs(search.kind(), mdp, maybe, enabled_rows);
+}
+
+// A copy on all cores (a large model's decomposition is gigabytes).
+template <typename T>
+std::vector<T> copied(const std::vector<T>& from) {
+  std::vector<T> to(from.size());
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, from.size(), 1 << 20), [&](const auto& part) {
+    std::copy(from.begin() + part.begin(), from.begin() + part.end(), to.begin() + part.begin());
+  });
+  return to;
+}
+
+SccDecomposition copied(const SccDecomposition& sccs) {
+  SccDecomposition copy;
+  copy.order = copied(sccs.order);
+  copy.scc_starts = copied(sccs.scc_starts);
+  copy.level_starts = sccs.level_starts;
+  copy.ran_on = sccs.ran_on;
+  return copy;
+}
+
+std::uint64_t bytes_of(const SccDecomposition& sccs, const StateSet& states) {
+  return sccs.order.size() * 4 + sccs.scc_starts.size() * 8 + sccs.level_starts.size() * 8 + states.size() / 8;
+}
+
+}  // namespace
+
+// Decomposed over every row of the backend's model, the SCCs are kept for the next
+// property with the same states (SearchBackend::remember_sccs_while), where a copy
+// takes at most a quarter of the unused memory.
+SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
+                                  const StateSet* enabled_rows) {
+  const bool rememberable = &mdp == &search.mdp() && enabled_rows == nullptr;
+  if (rememberable) {
+    if (const SccDecomposition* known = search.remembered_sccs(maybe)) {
+      spdlog::debug("SCCs of {} states: those an earlier property found", maybe.count());
+      return copied(*known);
+    }
+  }
+  SccDecomposition sccs = decomposed_now(search, mdp, maybe, enabled_rows);
+  if (rememberable && search.remembering_sccs()) {
+    search.forget_sccs();
+    if (bytes_of(sccs, maybe) <= unused_memory_bytes() / 4) search.remember_sccs(maybe, copied(sccs));
+  }
+  return sccs;
 }
 
 std::vector<std::uint32_t> scc_labels(const SearchBackend& search, const SparseMdp& mdp, const StateSet& states,

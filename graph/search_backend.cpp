@@ -30,6 +30,20 @@ void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char*
   spdlog::debug("the searches' host graph released: {} may take {:.1f} GB of the {:.1f} GB unused", what, bytes / 1e9,
                 unused / 1e9);
   search.release_search_memory();
+  search.forget_sccs();
+}
+
+void SearchBackend::remember_sccs_while(bool more_to_come) const {
+  remembering_ = more_to_come;
+  if (!more_to_come) forget_sccs();
+}
+
+const SccDecomposition* SearchBackend::remembered_sccs(const StateSet& states) const {
+  return remembered_ && remembered_->states == states ? &remembered_->sccs : nullptr;
+}
+
+void SearchBackend::remember_sccs(const StateSet& states, SccDecomposition sccs) const {
+  remembered_.emplace(RememberedSccs{states, std::move(sccs)});
 }
 
 StateSet SearchBackend::stay_and_reach(const StateSet& targets, const StateSet& allowed, StateSet inside) const {

@@ -71,6 +71,25 @@ class SearchBackend {
                                                                       const StateSet* /*enabled_rows*/) const {
     return std::nullopt;
   }
+
+  // A decomposition of the model's states over every row, kept for a later property
+  // that decomposes the same states (a file's Pmin and Pmax, Rmin and Rmax, often do):
+  // graph/scc.h's maybe_state_sccs keeps one while remembering is on (the pipeline
+  // turns it on while more properties follow) and the memory allows, and finds it.
+  // make_room_for forgets it, as it frees the searches' memory.
+  void remember_sccs_while(bool more_to_come) const;
+  bool remembering_sccs() const { return remembering_; }
+  const SccDecomposition* remembered_sccs(const StateSet& states) const;
+  void remember_sccs(const StateSet& states, SccDecomposition sccs) const;
+  void forget_sccs() const { remembered_.reset(); }
+
+ private:
+  struct RememberedSccs {
+    StateSet states;
+    SccDecomposition sccs;
+  };
+  mutable bool remembering_ = false;
+  mutable std::optional<RememberedSccs> remembered_;
 };
 
 // Frees the searches' host memory (release_search_memory) where work about to run may

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <filesystem>
+
 #include <string>
 #include <vector>
 
@@ -65,6 +68,28 @@ TEST(NumericResultSummary, KeepsNoPerStateMemory) {
   result.upper = filled(100'000, 0.75);
   const NumericResult summary = std::move(result).summary();
   EXPECT_EQ(summary.values.capacity() + summary.lower.capacity() + summary.upper.capacity(), 0u);
+}
+
+// A property answers alone as it does after another on the same states, whose SCCs it
+// then takes (SearchBackend::remember_sccs_while): the same value, bit for bit.
+TEST(Pipeline, AnswersAloneAsAfterAnotherPropertyOnTheSameStates) {
+  const std::string leader4 = std::string(MDPVI_SHARED_DIR) + "/benchmarks/prism/mdps/leader_async/leader4.nm";
+  if (!std::filesystem::exists(leader4)) GTEST_SKIP() << "no shared benchmarks";
+  const std::vector<std::string> properties{"Rmin=? [ F \"elected\" ]", "Rmax=? [ F \"elected\" ]"};
+  CheckOptions options;
+  options.model_file = leader4;
+  options.device.solver = SolverKind::cpu;
+  options.inline_properties = properties;
+  const CheckReport both = run_check(options);
+  ASSERT_EQ(both.properties.size(), 2u);
+  for (std::size_t i = 0; i < properties.size(); ++i) {
+    options.inline_properties = {properties[i]};
+    const CheckReport alone = run_check(options);
+    ASSERT_TRUE(alone.properties[0].value && both.properties[i].value) << properties[i];
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(alone.properties[0].value->number),
+              std::bit_cast<std::uint64_t>(both.properties[i].value->number))
+        << properties[i];
+  }
 }
 
 // Each stage's peak is the process's peak at its end: they never fall, stage by

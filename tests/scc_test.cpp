@@ -341,6 +341,46 @@ TEST(EndComponents, FirstLabelsFromTheDecompositionAreThoseFoundAfresh) {
   }
 }
 
+// While remembering is on, a decomposition over every row of the backend's model is
+// kept and given again, array for array, to the next call for the same states; not for
+// other states, other rows, another model, or with remembering off; and forgotten
+// where room is made (make_room_for), as the searches' memory is.
+TEST(MaybeStateSccs, RememberedForTheSameStatesOnly) {
+  for (std::uint32_t n : {1u, 33u, 4099u}) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    const SparseMdp mdp = test::random_mdp(n, n + 3);
+    const std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, graph::SearchKind::cpu_parallel);
+    const StateSet states = test::random_set(n, 0.6, n), others = test::random_set(n, 0.4, n + 1);
+    const graph::SccDecomposition fresh = graph::maybe_state_sccs(graph::SearchKind::reference, mdp, states);
+    graph::maybe_state_sccs(*search, mdp, states);
+    EXPECT_EQ(search->remembered_sccs(states), nullptr) << "remembering is off";
+    search->remember_sccs_while(true);
+    const graph::SccDecomposition first = graph::maybe_state_sccs(*search, mdp, states);
+    ASSERT_NE(search->remembered_sccs(states), nullptr);
+    EXPECT_EQ(search->remembered_sccs(others), nullptr);
+    const graph::SccDecomposition again = graph::maybe_state_sccs(*search, mdp, states);
+    EXPECT_EQ(again.order, first.order);
+    EXPECT_EQ(again.scc_starts, first.scc_starts);
+    EXPECT_EQ(again.level_starts, first.level_starts);
+    EXPECT_EQ(again.num_sccs(), fresh.num_sccs());
+    const StateSet rows = all_states(mdp.num_choices());
+    graph::maybe_state_sccs(*search, mdp, others, &rows);
+    EXPECT_NE(search->remembered_sccs(states), nullptr) << "a decomposition over given rows is not kept";
+    const SparseMdp copy = mdp;
+    graph::maybe_state_sccs(*search, copy, others);
+    EXPECT_EQ(search->remembered_sccs(others), nullptr) << "nor one of another model";
+    graph::maybe_state_sccs(*search, mdp, others);
+    EXPECT_NE(search->remembered_sccs(others), nullptr);
+    EXPECT_EQ(search->remembered_sccs(states), nullptr) << "one at a time: the last";
+    graph::make_room_for(*search, ~std::uint64_t{0}, "a test");
+    EXPECT_EQ(search->remembered_sccs(others), nullptr);
+    search->remember_sccs_while(true);
+    graph::maybe_state_sccs(*search, mdp, states);
+    search->remember_sccs_while(false);
+    EXPECT_EQ(search->remembered_sccs(states), nullptr) << "forgotten when no property follows";
+  }
+}
+
 // Maximal end components from the parallel partition against those from Tarjan's: the
 // same components (up to their numbering) and the same internal rows.
 TEST(ParallelSccs, EndComponentsAreEquivalentToRef) {

@@ -248,6 +248,7 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       // depends on (the model's, and the property constants it reaches).
       const ConstantSetting relevant = sweep ? relevant_part(setting, source.constants, depends_on[i]) : ConstantSetting{};
       if (sweep && !checked.insert({i, relevant}).second) continue;
+      current->search->remember_sccs_while(i + 1 < parsed.entries.size());  // a later property may share them
       Answer answered =
           answer(current->model.mdp, scope, *current->search, current->stationary, parsed.entries[i], fixed);
       answered.outcome.constants = relevant;
