@@ -173,7 +173,9 @@ SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& 
   if (rememberable) {
     if (const SccDecomposition* known = search.remembered_sccs(maybe)) {
       spdlog::debug("SCCs of {} states: those an earlier property found", maybe.count());
-      return copied(*known);
+      SccDecomposition sccs = copied(*known);
+      sccs.ran_on = "remembered";
+      return sccs;
     }
   }
   SccDecomposition sccs = decomposed_now(search, mdp, maybe, enabled_rows);

@@ -11,7 +11,8 @@ struct SccDecomposition {
   std::vector<std::uint32_t> order;
   // SCC i is order[scc_starts[i] .. scc_starts[i+1]); size num_sccs + 1.
   std::vector<std::uint64_t> scc_starts;
-  // Where the decomposition ran: "gpu", "cpu-parallel" or "cpu-reference".
+  // Where the decomposition ran: "gpu", "cpu-parallel" or "cpu-reference"; or
+  // "remembered", an earlier property's (SearchBackend::remember_sccs_while).
   const char* ran_on = "cpu-reference";
   // The SCCs by height in the SCC DAG (0: reaches no other SCC, else one more than
   // the highest it reaches), which the order sorts by: level h is SCCs

@@ -33,10 +33,7 @@ void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char*
   search.forget_sccs();
 }
 
-void SearchBackend::remember_sccs_while(bool more_to_come) const {
-  remembering_ = more_to_come;
-  if (!more_to_come) forget_sccs();
-}
+void SearchBackend::remember_sccs_while(bool more_to_come) const { remembering_ = more_to_come; }
 
 const SccDecomposition* SearchBackend::remembered_sccs(const StateSet& states) const {
   return remembered_ && remembered_->states == states ? &remembered_->sccs : nullptr;

@@ -75,8 +75,9 @@ class SearchBackend {
   // A decomposition of the model's states over every row, kept for a later property
   // that decomposes the same states (a file's Pmin and Pmax, Rmin and Rmax, often do):
   // graph/scc.h's maybe_state_sccs keeps one while remembering is on (the pipeline
-  // turns it on while more properties follow) and the memory allows, and finds it.
-  // make_room_for forgets it, as it frees the searches' memory.
+  // turns it on while more properties follow) and the memory allows, and finds it
+  // (remembering on or off). make_room_for forgets it, as it frees the searches'
+  // memory, and so does the pipeline after the model's last property.
   void remember_sccs_while(bool more_to_come) const;
   bool remembering_sccs() const { return remembering_; }
   const SccDecomposition* remembered_sccs(const StateSet& states) const;

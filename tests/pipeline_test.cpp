@@ -82,6 +82,8 @@ TEST(Pipeline, AnswersAloneAsAfterAnotherPropertyOnTheSameStates) {
   options.inline_properties = properties;
   const CheckReport both = run_check(options);
   ASSERT_EQ(both.properties.size(), 2u);
+  ASSERT_TRUE(both.properties[1].computation);
+  EXPECT_EQ(both.properties[1].computation->sccs.ran_on, "remembered") << "the same maybe-states as the first's";
   for (std::size_t i = 0; i < properties.size(); ++i) {
     options.inline_properties = {properties[i]};
     const CheckReport alone = run_check(options);

@@ -343,8 +343,9 @@ TEST(EndComponents, FirstLabelsFromTheDecompositionAreThoseFoundAfresh) {
 
 // While remembering is on, a decomposition over every row of the backend's model is
 // kept and given again, array for array, to the next call for the same states; not for
-// other states, other rows, another model, or with remembering off; and forgotten
-// where room is made (make_room_for), as the searches' memory is.
+// other states, other rows, another model, or with remembering off (then kept as it
+// is, for the last property); and forgotten where room is made (make_room_for), as the
+// searches' memory is.
 TEST(MaybeStateSccs, RememberedForTheSameStatesOnly) {
   for (std::uint32_t n : {1u, 33u, 4099u}) {
     SCOPED_TRACE(testing::Message() << "n = " << n);
@@ -377,7 +378,11 @@ TEST(MaybeStateSccs, RememberedForTheSameStatesOnly) {
     search->remember_sccs_while(true);
     graph::maybe_state_sccs(*search, mdp, states);
     search->remember_sccs_while(false);
-    EXPECT_EQ(search->remembered_sccs(states), nullptr) << "forgotten when no property follows";
+    EXPECT_NE(search->remembered_sccs(states), nullptr) << "still there for the last property";
+    graph::maybe_state_sccs(*search, mdp, others);
+    EXPECT_NE(search->remembered_sccs(states), nullptr) << "and not replaced while not remembering";
+    search->forget_sccs();
+    EXPECT_EQ(search->remembered_sccs(states), nullptr);
   }
 }
 

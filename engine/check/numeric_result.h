@@ -31,7 +31,7 @@ struct QualitativeSummary {
 struct SccPlanSummary {
   std::size_t num_sccs = 0;
   double time_s = 0.0;
-  std::string ran_on{};  // "gpu", "cpu-parallel" or "cpu-reference" (graph/scc.h)
+  std::string ran_on{};  // "gpu", "cpu-parallel", "cpu-reference" or "remembered" (graph/scc.h)
   std::size_t peak_host_bytes = peak_resident_bytes();
 };
 

@@ -248,9 +248,11 @@ CheckReport run_check(const CheckOptions& options, CheckListener* listener) {
       // depends on (the model's, and the property constants it reaches).
       const ConstantSetting relevant = sweep ? relevant_part(setting, source.constants, depends_on[i]) : ConstantSetting{};
       if (sweep && !checked.insert({i, relevant}).second) continue;
-      current->search->remember_sccs_while(i + 1 < parsed.entries.size());  // a later property may share them
+      const bool last = i + 1 == parsed.entries.size();
+      current->search->remember_sccs_while(!last);  // a later property may decompose the same states
       Answer answered =
           answer(current->model.mdp, scope, *current->search, current->stationary, parsed.entries[i], fixed);
+      if (last) current->search->forget_sccs();
       answered.outcome.constants = relevant;
       if (listener && answered.outcome.error.empty()) {
         listener->property_results(answered.outcome.property, answered.result, current->model.mdp);
