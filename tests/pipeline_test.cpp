@@ -3,6 +3,7 @@
 #include "engine/pipeline/check_run.h"
 #include "engine/check/numeric_result.h"
 #include "engine/model/state_numbers.h"
+#include "reference_instances.h"
 
 #include <gtest/gtest.h>
 
@@ -73,7 +74,7 @@ TEST(NumericResultSummary, KeepsNoPerStateMemory) {
 // A property answers alone as it does after another on the same states, whose SCCs it
 // then takes (SearchBackend::remember_sccs_while): the same value, bit for bit.
 TEST(Pipeline, AnswersAloneAsAfterAnotherPropertyOnTheSameStates) {
-  const std::string leader4 = std::string(MDPVI_SHARED_DIR) + "/benchmarks/prism/mdps/leader_async/leader4.nm";
+  const std::string leader4 = (test::kShared / "benchmarks/prism/mdps/leader_async/leader4.nm").string();
   if (!std::filesystem::exists(leader4)) GTEST_SKIP() << "no shared benchmarks";
   const std::vector<std::string> properties{"Rmin=? [ F \"elected\" ]", "Rmax=? [ F \"elected\" ]"};
   CheckOptions options;
