@@ -15,12 +15,8 @@ namespace {
 constexpr std::uint64_t kRowsPerBlock = 1 << 14;
 
 // Entries of a range of the chunk's rows that stay inside the chunk and that go before it.
-struct Counts {
-  std::uint64_t inside = 0, outside = 0;
-};
-
-Counts count_rows(const MaybeSystem& system, std::uint64_t first_state, std::uint64_t first_row, std::uint64_t end_row) {
-  Counts c;
+ChunkEntryCounts count_rows(const MaybeSystem& system, std::uint64_t first_state, std::uint64_t first_row, std::uint64_t end_row) {
+  ChunkEntryCounts c;
   for (std::uint64_t k = system.row_starts[first_row]; k < system.row_starts[end_row]; ++k) {
     if (system.columns[k] >= first_state) {
       ++c.inside;
@@ -57,6 +53,20 @@ PreparedChunk prepare_chunk_reference(const MaybeSystem& system, const Chunk& ch
   return p;
 }
 
+void size_for_blocks(PreparedChunk& p, std::uint64_t rows, std::vector<ChunkEntryCounts>& at) {
+  for (std::size_t b = 0; b + 1 < at.size(); ++b) {
+    at[b + 1].inside += at[b].inside;
+    at[b + 1].outside += at[b].outside;
+  }
+  p.row_starts.resize(rows + 1);
+  p.outside_starts.resize(rows + 1);
+  p.columns.resize(at.back().inside);
+  p.outside_columns.resize(at.back().outside);
+  p.outside_values.resize(at.back().outside);
+  p.row_starts[0] = 0;
+  p.outside_starts[0] = 0;
+}
+
 PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
   if (system.view) return prepare_chunk_from_view(system, chunk);
   PreparedChunk p;
@@ -70,23 +80,13 @@ PreparedChunk prepare_chunk(const MaybeSystem& system, const Chunk& chunk) {
   // Per block of rows, its entries inside and outside; their running totals are where
   // each block writes.
   const std::uint64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  std::vector<Counts> at(blocks + 1);
+  std::vector<ChunkEntryCounts> at(blocks + 1);
   parallel_indices(0, blocks, 1, [&](std::size_t b) {
     const std::uint64_t begin = first_row + b * kRowsPerBlock;
     at[b + 1] = count_rows(system, chunk.first_state, begin, std::min(begin + kRowsPerBlock, first_row + rows));
   });
-  for (std::uint64_t b = 0; b < blocks; ++b) {
-    at[b + 1].inside += at[b].inside;
-    at[b + 1].outside += at[b].outside;
-  }
-  p.row_starts.resize(rows + 1);
-  p.outside_starts.resize(rows + 1);
-  p.columns.resize(at[blocks].inside);
+  size_for_blocks(p, rows, at);
   CompactValuesCopy values(system.values, at[blocks].inside);  // in the system's form
-  p.outside_columns.resize(at[blocks].outside);
-  p.outside_values.resize(at[blocks].outside);
-  p.row_starts[0] = 0;
-  p.outside_starts[0] = 0;
   parallel_indices(0, blocks, 1, [&](std::size_t b) {
     std::uint64_t inside = at[b].inside, outside = at[b].outside;
     const std::uint64_t begin = b * kRowsPerBlock, end = std::min(begin + kRowsPerBlock, rows);

@@ -42,6 +42,16 @@ struct PreparedChunk {
                                PodVector<double>& b) const;
 };
 
+// Entries of a block of a chunk's rows that stay inside the chunk, and that go before it.
+struct ChunkEntryCounts {
+  std::uint64_t inside = 0, outside = 0;
+};
+
+// A chunk's arrays sized for its rows, given per block its counts (at[b + 1], at[0]
+// zero), which become running totals: where each block writes. The first offsets set;
+// the values are the caller's (their form is its source's).
+void size_for_blocks(PreparedChunk& p, std::uint64_t rows, std::vector<ChunkEntryCounts>& at);
+
 // The first chunk as the system's own arrays: its rows are a prefix of the system's,
 // and nothing before it can be referenced (successors come first in the SCC order).
 gpu::ChunkMatrix prefix_view(const MaybeSystem& system, const Chunk& chunk);

@@ -35,9 +35,6 @@ void view_rows(const MaybeSystem& system, const Probability& probability, std::u
 // States a block of a chunk's parallel passes takes.
 constexpr std::uint64_t kStatesPerBlock = 1 << 12;
 
-struct Counts {
-  std::uint64_t inside = 0, outside = 0;
-};
 
 }  // namespace
 
@@ -99,11 +96,11 @@ PreparedChunk prepare_chunk_from_view(const MaybeSystem& system, const Chunk& ch
   // Per block of states, its entries inside the chunk and into earlier ones; their
   // running totals are where each block writes.
   const std::uint64_t blocks = (states + kStatesPerBlock - 1) / kStatesPerBlock;
-  std::vector<Counts> at(blocks + 1);
+  std::vector<ChunkEntryCounts> at(blocks + 1);
   with_probabilities(view, [&](const auto& probability) {
     parallel_indices(0, blocks, 1, [&](std::size_t b) {
       const std::uint64_t end = std::min(states, (b + 1) * kStatesPerBlock);
-      Counts c;
+      ChunkEntryCounts c;
       for (std::uint64_t s = b * kStatesPerBlock; s < end; ++s) {
         view_rows(system, probability, first + s, [&](std::uint64_t r, double) {
           for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
@@ -116,19 +113,9 @@ PreparedChunk prepare_chunk_from_view(const MaybeSystem& system, const Chunk& ch
       at[b + 1] = c;
     });
   });
-  for (std::uint64_t b = 0; b < blocks; ++b) {
-    at[b + 1].inside += at[b].inside;
-    at[b + 1].outside += at[b].outside;
-  }
-  p.row_starts.resize(rows + 1);
-  p.outside_starts.resize(rows + 1);
+  size_for_blocks(p, rows, at);
   p.own_b.resize(rows);
-  p.columns.resize(at[blocks].inside);
   CompactValuesCopy values(mdp.values, at[blocks].inside);  // in the model's form
-  p.outside_columns.resize(at[blocks].outside);
-  p.outside_values.resize(at[blocks].outside);
-  p.row_starts[0] = 0;
-  p.outside_starts[0] = 0;
   with_probabilities(view, [&](const auto& probability) {
     parallel_indices(0, blocks, 1, [&](std::size_t b) {
       std::uint64_t inside = at[b].inside, outside = at[b].outside;
