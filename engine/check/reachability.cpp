@@ -76,9 +76,10 @@ bool host_system_is_view(const graph::SearchBackend& search, const SparseMdp& mo
       fmt::format("the maybe-state system would take up to {:.1f} GB of host memory, and {:.1f} GB are unused beside "
                   "the {:.1f} GB this run holds",
                   estimate / 1e9, unused / 1e9, resident_bytes() / 1e9);
-  if (device.host_system == gpu::SystemStorage::copy || !solvable) {
-    throw std::runtime_error(numbers + ": too large for this machine" +
-                             (device.host_system == gpu::SystemStorage::copy ? "" : " (a view over the model instead " + std::string(kViewNeeds) + ")"));
+  if (device.host_system == gpu::SystemStorage::copy) throw std::runtime_error(numbers + ": too large for this machine");
+  if (!solvable) {
+    throw std::runtime_error(numbers + ": too large for this machine (a view over the model instead " +
+                             std::string(kViewNeeds) + ")");
   }
   spdlog::info("{}: a view over the model instead, each chunk copied from it as it goes to the GPU", numbers);
   return true;

@@ -63,7 +63,7 @@ void StateTable::add_room(std::uint64_t new_states) {
 
 PodVector<std::uint64_t> StateTable::release_states() {
   // A new array, not "= {}": assigning an empty list keeps the capacity, and so the
-  // pages (a quarter of leader10's build peak was held through the run so).
+  // pages, which the builder's last step (the model's values) then had beside it.
   slots_ = PodVector<std::uint32_t>();
   mask_ = 0;
   size_ = 0;

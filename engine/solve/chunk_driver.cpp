@@ -81,13 +81,13 @@ std::optional<SolveRequest> spread_over_devices(const SolveRequest& request, con
 // runs, so a chunk may take at most a third of the memory still unused there once
 // the solve's host iterates (made after the plan: lower and upper, host_vector_bytes)
 // are counted: the device's budget alone would let a 139 GB card's chunks outgrow the
-// host (a view's chunks of leader10 came within 10 GB of it: bench/NOTES.md, session 21).
+// host (bench/NOTES.md, session 21: leader10's view).
 std::size_t host_capped(std::size_t device_budget, std::size_t host_vector_bytes) {
   const std::size_t unused = unused_memory_bytes();
   const std::size_t cap = unused > host_vector_bytes ? (unused - host_vector_bytes) / 3 : 0;
   if (cap >= device_budget) return device_budget;
-  spdlog::info("chunks of {:.1f} GB (a third of the host's unused memory beside the iterates), not the device's {:.1f} GB", cap / 1e9,
-               device_budget / 1e9);
+  spdlog::info("chunks of {:.1f} GB (a third of the host's unused memory beside the iterates), not the device's {:.1f} GB",
+               cap / 1e9, device_budget / 1e9);
   return cap;
 }
 
@@ -574,7 +574,10 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
       }
     }
     if (!done) {
-      if (system.view) throw std::runtime_error(std::string(device ? "an SCC larger than the GPU's budget: " : "no GPU: ") + kViewOnTheDeviceOnly);
+      if (system.view) {
+        throw std::runtime_error(std::string(device ? "an SCC larger than the GPU's budget: " : "no GPU: ") +
+                                 kViewOnTheDeviceOnly);
+      }
       const std::uint64_t before = report.stats.iterations;
       x.make_second_buffers();
       MethodPolicy& on_cpu = spread_method && !chunk.fits ? *spread_method : *method;
