@@ -39,6 +39,13 @@ const SccDecomposition* SearchBackend::remembered_sccs(const StateSet& states) c
   return remembered_ && remembered_->states == states ? &remembered_->sccs : nullptr;
 }
 
+std::optional<SccDecomposition> SearchBackend::take_remembered_sccs(const StateSet& states) const {
+  if (!remembered_sccs(states)) return std::nullopt;
+  std::optional<SccDecomposition> taken(std::move(remembered_->sccs));
+  remembered_.reset();
+  return taken;
+}
+
 void SearchBackend::remember_sccs(const StateSet& states, SccDecomposition sccs) const {
   remembered_.emplace(RememberedSccs{states, std::move(sccs)});
 }

@@ -82,6 +82,8 @@ class SearchBackend {
   bool remembering_sccs() const { return remembering_; }
   const SccDecomposition* remembered_sccs(const StateSet& states) const;
   void remember_sccs(const StateSet& states, SccDecomposition sccs) const;
+  // The one remembered for exactly these states, moved out (none kept after).
+  std::optional<SccDecomposition> take_remembered_sccs(const StateSet& states) const;
   void forget_sccs() const { remembered_.reset(); }
 
  private:
