@@ -2,6 +2,7 @@
 // Which of a model state's rows a maybe-state system keeps, and each one's constant
 // b: shared by the system's copy (maybe_system.cpp) and its view (system_view.cpp),
 // so that the two cannot disagree on a row.
+#include "engine/model/bit_words.h"
 #include "engine/model/pod_vector.h"
 #include "engine/model/sparse_mdp.h"
 
@@ -54,11 +55,13 @@ inline PodVector<std::uint32_t> local_indices(std::uint32_t model_states, const 
 // The rows kept per local state (n of them), as offsets into row_group_starts (n + 1),
 // and returned, the kept entries into the system per local state, as offsets. In
 // parallel, walking the model in its own order (its arrays front to back) and writing
-// each state's counts where the local order puts it.
+// each state's counts where the local order puts it. Where self_loops is given (n
+// bits), the same walk marks each local state with a kept entry to itself.
 template <typename Probability, typename OutsideValue>
 PodVector<std::uint64_t> count_kept_rows(const SparseMdp& mdp, const Probability& probability, std::uint32_t n,
                                          const PodVector<std::uint32_t>& local_of, const OutsideValue& outside_value,
-                                         const RewardStructure* rewards, PodVector<std::uint64_t>& row_group_starts) {
+                                         const RewardStructure* rewards, PodVector<std::uint64_t>& row_group_starts,
+                                         BitWords* self_loops = nullptr) {
   PodVector<std::uint64_t> entries_of(n + 1);
   row_group_starts.resize(n + 1);
   row_group_starts[0] = entries_of[0] = 0;
@@ -66,10 +69,15 @@ PodVector<std::uint64_t> count_kept_rows(const SparseMdp& mdp, const Probability
     const std::uint32_t i = local_of[s];
     if (i == kOutsideSystem) return;
     std::uint64_t rows = 0, entries = 0;
+    bool loops = false;
     kept_rows(mdp, probability, s, local_of, outside_value, rewards, [&](std::uint64_t r, double) {
       ++rows;
-      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) entries += local_of[mdp.columns[k]] != kOutsideSystem;
+      for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
+        entries += local_of[mdp.columns[k]] != kOutsideSystem;
+        loops = loops || mdp.columns[k] == s;
+      }
     });
+    if (self_loops && loops) self_loops->claim(i);
     row_group_starts[i + 1] = rows;
     entries_of[i + 1] = entries;
   });

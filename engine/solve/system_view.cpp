@@ -49,22 +49,12 @@ MaybeSystem build_system_view(const SparseMdp& mdp, graph::SccDecomposition&& sc
   view->rewards = rewards;
   const std::uint32_t n = system.num_states();
   view->local_of = local_indices(mdp.num_states(), system.model_states);
-  with_probabilities(*view, [&](const auto& probability) {
-    view->entry_starts = count_kept_rows(mdp, probability, n, view->local_of, OutsideOfView{*view}, rewards,
-                                         system.row_group_starts);
-  });
   view->self_loops = BitWords(n);
-  system.view = view;
-  with_probabilities(*view, [&](const auto& probability) {
-    parallel_indices(0, n, 1 << 14, [&](std::size_t s) {
-      const std::uint32_t model_state = system.model_states[s];
-      view_rows(system, probability, s, [&](std::uint64_t r, double) {
-        for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) {
-          if (mdp.columns[k] == model_state) view->self_loops.claim(s);
-        }
-      });
-    });
+  with_probabilities(*view, [&](const auto& probability) {  // the counts and the self-loops in one walk
+    view->entry_starts = count_kept_rows(mdp, probability, n, view->local_of, OutsideOfView{*view}, rewards,
+                                         system.row_group_starts, &view->self_loops);
   });
+  system.view = view;
   return system;
 }
 
