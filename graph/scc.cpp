@@ -170,11 +170,10 @@ std::uint64_t bytes_of(const SccDecomposition& sccs, const StateSet& states) {
 SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows) {
   const bool rememberable = &mdp == &search.mdp() && enabled_rows == nullptr;
-  if (rememberable && search.remembered_sccs(maybe)) {
+  if (const SccDecomposition* known = rememberable ? search.remembered_sccs(maybe) : nullptr) {
     spdlog::debug("SCCs of {} states: those an earlier property found", maybe.count());
     // The last property that may want them takes them; another gets a copy.
-    SccDecomposition sccs =
-        search.remembering_sccs() ? copied(*search.remembered_sccs(maybe)) : *search.take_remembered_sccs(maybe);
+    SccDecomposition sccs = search.remembering_sccs() ? copied(*known) : std::move(*search.take_remembered_sccs(maybe));
     sccs.ran_on = "remembered";
     return sccs;
   }
