@@ -513,6 +513,13 @@ void expect_corrections_make(const MaybeSystem& system, const Chunk& chunk, cons
     reading += reads;
   }
   EXPECT_EQ(c.rows.size(), reading);
+  // Found apart from the values (the chunk feeder finds them before the earlier chunks
+  // are final), the same rows, and the same b from them.
+  const PodVector<std::uint64_t> found = rows_reading_earlier(system, chunk);
+  EXPECT_TRUE(std::equal(found.begin(), found.end(), c.rows.begin(), c.rows.end()));
+  const RowCorrections apart = corrections_of_rows(system, chunk, found, final.data(), halves.data());
+  EXPECT_TRUE(std::equal(apart.lower.begin(), apart.lower.end(), c.lower.begin(), c.lower.end()));
+  EXPECT_TRUE(std::equal(apart.upper.begin(), apart.upper.end(), c.upper.begin(), c.upper.end()));
   // An upper iterate's b is there even where no row is corrected (the first chunk).
   EXPECT_TRUE(c.view().with_upper);
   const RowCorrections lower_only = corrections_from_rows(system, chunk, final.data(), nullptr);

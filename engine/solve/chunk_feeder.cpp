@@ -28,6 +28,7 @@ ChunkFeeder::ChunkFeeder(const MaybeSystem& system, const std::vector<Chunk>& pl
 
 ChunkFeeder::~ChunkFeeder() {
   if (preparing_.valid()) preparing_.wait();
+  if (finding_rows_.valid()) finding_rows_.wait();
   release(current_);
   release(ahead_);
 }
@@ -41,6 +42,7 @@ void ChunkFeeder::start() {
     spdlog::warn("{}; the first chunk will be uploaded when it is solved", error.what());
   }
   prepare_after(first);
+  find_reading_rows_after(first);
 }
 
 DeviceChunkJob ChunkFeeder::take(std::size_t index) {
@@ -58,6 +60,9 @@ DeviceChunkJob ChunkFeeder::take(std::size_t index) {
                   current_.cut ? "its rows' upload and cut started" : "uploaded", seconds_since(start) - waited_s);
   }
   if (devices_.size() > 1) spdlog::debug("solve: chunk {} on GPU {}", index, current_.turn);
+  if (current_.cut && rows_b_ && finding_rows_.valid() && finding_rows_index_ == index) {
+    current_.reading_rows = std::move(finding_rows_);
+  }
   send_ahead(index);
   const Chunk& chunk = plan_[index];
   const PreparedChunk* prepared = current_.prepared.get();
@@ -75,8 +80,14 @@ DeviceChunkJob ChunkFeeder::take(std::size_t index) {
     return static_cast<const double*>(storage.data());
   };
   if (cut && rows_b_) {
-    job.corrections = [this, &chunk](const double* lower, const double* upper) {
-      return corrections_from_rows(system_, chunk, lower, upper);
+    // The next chunk's rows are looked for once these corrections are made: both
+    // are passes on all cores.
+    job.corrections = [this, &chunk, index](const double* lower, const double* upper) {
+      RowCorrections made = current_.reading_rows.valid()
+                                ? corrections_of_rows(system_, chunk, current_.reading_rows.get(), lower, upper)
+                                : corrections_from_rows(system_, chunk, lower, upper);
+      find_reading_rows_after(index);
+      return made;
     };
   }
   return job;
@@ -161,6 +172,27 @@ void ChunkFeeder::prepare_after(std::size_t index) {
     auto prepared = std::make_unique<PreparedChunk>(prepare_chunk(system_, plan_[next]));
     spdlog::debug("solve: chunk {} copied on the host in {:.3f} s (beside the device)", next, seconds_since(start));
     return prepared;
+  });
+}
+
+// The rows of the next chunk cut on a device after index that read earlier chunks,
+// found on a thread of their own while index is solved (from the first chunk's
+// start, or once index's own corrections are made): they depend on the rows
+// alone, and finding them is a pass over all of the chunk's rows, where its b's
+// corrections then read only those rows (leader9's chunks: 11-17 million of 160
+// million; bench/NOTES.md, session 22).
+void ChunkFeeder::find_reading_rows_after(std::size_t index) {
+  const std::size_t next = next_on_device(index + 1);
+  if (!rows_b_ || next == plan_.size() || !cut_on_device(next)) return;
+  if (finding_rows_.valid() && finding_rows_index_ == next) return;  // on its way
+  if (finding_rows_.valid()) finding_rows_.wait();  // another one's, not taken
+  finding_rows_index_ = next;
+  finding_rows_ = std::async(std::launch::async, [this, next] {
+    const auto start = std::chrono::steady_clock::now();
+    PodVector<std::uint64_t> rows = rows_reading_earlier(system_, plan_[next]);
+    spdlog::debug("solve: chunk {}'s {} rows that read earlier chunks found in {:.3f} s (beside the device)", next,
+                  rows.size(), seconds_since(start));
+    return rows;
   });
 }
 

@@ -58,6 +58,9 @@ class ChunkFeeder {
     int ticket = -1;
     std::unique_ptr<PreparedChunk> prepared;  // null for chunk 0 (the system's arrays) and for a cut
     bool cut = false;                         // cut on the device from the system's rows
+    // A cut chunk's rows that read earlier chunks (rows_reading_earlier), where their
+    // search was started beside the chunk before; else none (found when b is made).
+    std::future<PodVector<std::uint64_t>> reading_rows;
   };
 
   bool cut_on_device(std::size_t index) const;
@@ -66,6 +69,7 @@ class ChunkFeeder {
   std::size_t next_on_device(std::size_t first) const;
   void send_ahead(std::size_t index);
   void prepare_after(std::size_t index);
+  void find_reading_rows_after(std::size_t index);
   void release(Resident& r);
 
   const MaybeSystem& system_;
@@ -78,6 +82,8 @@ class ChunkFeeder {
   Resident current_, ahead_;  // ahead_: the next chunk, uploaded before take asks for it
   std::future<std::unique_ptr<PreparedChunk>> preparing_;
   std::size_t preparing_index_ = 0;
+  std::future<PodVector<std::uint64_t>> finding_rows_;  // of the next cut chunk, beside the device
+  std::size_t finding_rows_index_ = 0;
 };
 
 }  // namespace mdpvi

@@ -193,8 +193,7 @@ void row_constants_from_rows(const MaybeSystem& system, const Chunk& chunk, cons
   parallel_indices(0, b.size(), 1 << 14, [&](std::size_t r) { b[r] = row_b(system, chunk.first_state, first_row + r, final); });
 }
 
-RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* lower_final,
-                                     const double* upper_final) {
+PodVector<std::uint64_t> rows_reading_earlier(const MaybeSystem& system, const Chunk& chunk) {
   const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
   const std::uint64_t rows = system.row_group_starts[chunk.end_state] - first_row;
   // Per block of rows, those that read earlier chunks; their running totals are where
@@ -206,23 +205,35 @@ RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chu
     for (std::uint64_t r = b * kRowsPerBlock; r < end; ++r) at[b + 1] += reads_earlier(system, chunk.first_state, first_row + r);
   });
   for (std::uint64_t b = 0; b < blocks; ++b) at[b + 1] += at[b];
-  RowCorrections c;
-  c.with_upper = upper_final != nullptr;
-  c.rows.resize(at[blocks]);
-  c.lower.resize(at[blocks]);
-  if (upper_final) c.upper.resize(at[blocks]);
+  PodVector<std::uint64_t> reading(at[blocks]);
   parallel_indices(0, blocks, 1, [&](std::size_t b) {
     std::uint64_t i = at[b];
     const std::uint64_t end = std::min((b + 1) * kRowsPerBlock, rows);
     for (std::uint64_t r = b * kRowsPerBlock; r < end; ++r) {
-      if (!reads_earlier(system, chunk.first_state, first_row + r)) continue;
-      c.rows[i] = r;
-      c.lower[i] = row_b(system, chunk.first_state, first_row + r, lower_final);
-      if (upper_final) c.upper[i] = row_b(system, chunk.first_state, first_row + r, upper_final);
-      ++i;
+      if (reads_earlier(system, chunk.first_state, first_row + r)) reading[i++] = r;
     }
   });
+  return reading;
+}
+
+RowCorrections corrections_of_rows(const MaybeSystem& system, const Chunk& chunk, PodVector<std::uint64_t> rows,
+                                   const double* lower_final, const double* upper_final) {
+  const std::uint64_t first_row = system.row_group_starts[chunk.first_state];
+  RowCorrections c;
+  c.with_upper = upper_final != nullptr;
+  c.rows = std::move(rows);
+  c.lower.resize(c.rows.size());
+  if (upper_final) c.upper.resize(c.rows.size());
+  parallel_indices(0, c.rows.size(), 1 << 12, [&](std::size_t i) {
+    c.lower[i] = row_b(system, chunk.first_state, first_row + c.rows[i], lower_final);
+    if (upper_final) c.upper[i] = row_b(system, chunk.first_state, first_row + c.rows[i], upper_final);
+  });
   return c;
+}
+
+RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* lower_final,
+                                     const double* upper_final) {
+  return corrections_of_rows(system, chunk, rows_reading_earlier(system, chunk), lower_final, upper_final);
 }
 
 }  // namespace mdpvi

@@ -71,6 +71,13 @@ void row_constants_from_rows(const MaybeSystem& system, const Chunk& chunk, cons
 // (leader9's later chunks: 5-17 million rows corrected of their tens of millions).
 RowCorrections corrections_from_rows(const MaybeSystem& system, const Chunk& chunk, const double* lower_final,
                                      const double* upper_final);
+// The same in two steps: the chunk-local rows with an entry into an earlier chunk,
+// increasing, which the chunk's rows alone decide (so they may be found before the
+// earlier chunks are final: the chunk feeder finds them beside the solve of the chunk
+// before), then those rows' b from the final values.
+PodVector<std::uint64_t> rows_reading_earlier(const MaybeSystem& system, const Chunk& chunk);
+RowCorrections corrections_of_rows(const MaybeSystem& system, const Chunk& chunk, PodVector<std::uint64_t> rows,
+                                   const double* lower_final, const double* upper_final);
 
 // The chunk's rows rebased, entries in the system's order, inside and outside apart.
 // On all cores (counts per block of rows, their running totals, then each block
