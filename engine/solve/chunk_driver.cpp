@@ -537,6 +537,9 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     feeder->start();
   }
   Iterates x(request, method->has_upper_iterate());
+  // Chunks store their values a chunk at a time; a whole system's come back in one
+  // copy, which locks its pieces as it goes at the same cost (bench/NOTES.md, session 22).
+  if (feeder && plan.size() > 1) x.lock_for_devices();
   spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];

@@ -164,6 +164,16 @@ void Iterates::sync(StateRange range) {
   parallel_copy(upper.data() + range.begin, range.size(), upper_next.data() + range.begin);
 }
 
+void Iterates::lock_for_devices() {
+  lock_ = std::make_unique<gpu::HostLock>();
+  lock_->lock(lower.data(), lower.size() * sizeof(double));
+  lock_->lock(upper.data(), upper.size() * sizeof(double));
+}
+
+void Iterates::await_lock() const {
+  if (lock_) lock_->wait();
+}
+
 std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
   return (states + 1) * sizeof(std::uint64_t) + (rows + 1) * sizeof(std::uint64_t) +
          entries * (sizeof(std::uint32_t) + sizeof(double));

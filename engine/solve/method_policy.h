@@ -8,6 +8,7 @@
 #include "engine/solve/solve_request.h"
 #include "engine/model/state_numbers.h"
 #include "gpu/device_solver.h"
+#include "gpu/host_lock.h"
 
 #include <functional>
 #include <memory>
@@ -49,6 +50,17 @@ struct Iterates {
   IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
   // Copies the range of each iterate into its second buffer, where there is one.
   void sync(StateRange range);
+  // Starts locking the first buffers for the devices' copies (gpu/host_lock.h), on
+  // threads of their own: a solve on a device brings every state's values back, a
+  // chunk at a time, into them.
+  void lock_for_devices();
+  // Before the device's values are copied back into the first buffers: the locking
+  // done (the copies are as correct without it, only slower).
+  void await_lock() const;
+
+ private:
+  // Last: unlocked before the buffers are freed.
+  std::unique_ptr<gpu::HostLock> lock_;
 };
 
 // A chunk resident on the device, as a method solves it.
