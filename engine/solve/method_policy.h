@@ -11,6 +11,7 @@
 #include "gpu/host_lock.h"
 
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -31,9 +32,9 @@ struct Iterates {
   // solved still holds it: the device fills it rather than copying it).
   std::optional<double> lower_start, upper_start;
 
-  // upper_unwritten: the upper iterate sized, not written (a pass saved), for a
-  // system built on the device, which starts its own there and brings back the lower
-  // one alone.
+  // upper_unwritten: the upper iterate sized, not written here, for a system built
+  // on the device, which starts its own there: the driver has it written beside the
+  // device's solve (prepare_copies_back), before the values come back into it.
   Iterates(const SolveRequest& request, bool with_upper, bool upper_unwritten = false);
   // The device's inputs for binding the iterates of states [first, ...): the host's
   // values, or where they start at a constant, that constant.
@@ -50,17 +51,19 @@ struct Iterates {
   IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
   // Copies the range of each iterate into its second buffer, where there is one.
   void sync(StateRange range);
-  // Starts locking the first buffers for the devices' copies (gpu/host_lock.h), on
-  // threads of their own: a solve on a device brings every state's values back, a
-  // chunk at a time, into them.
-  void lock_for_devices();
-  // Before the device's values are copied back into the first buffers: the locking
+  // Before a device solve brings its values back into the first buffers, started on
+  // threads of their own so that the copies back neither fault pages in nor lock them
+  // a piece at a time: write_upper, an unwritten upper iterate written (its start) on
+  // all cores; lock, both locked for the devices' copies (gpu/host_lock.h).
+  void prepare_copies_back(bool write_upper, bool lock);
+  // Before the device's values are copied back into the first buffers: that work
   // done (the copies are as correct without it, only slower).
-  void await_lock() const;
+  void await_copies_prepared() const;
 
  private:
-  // Last: unlocked before the buffers are freed.
+  // Last: unlocked before the buffers are freed, after the work under way ends.
   std::unique_ptr<gpu::HostLock> lock_;
+  std::shared_future<void> ready_;
 };
 
 // A chunk resident on the device, as a method solves it.

@@ -89,7 +89,7 @@ class ValueIterationPolicy final : public MethodPolicy {
                                      stop_.epsilon});
       }
     }
-    x.await_lock();
+    x.await_copies_prepared();
     job.device.read_bound(job.ticket, x.lower.data() + job.states.begin, nullptr);
     total.converged = stats.converged;
     return total;
