@@ -2,7 +2,6 @@
 // solves everything on the CPU.
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
-#include "gpu/host_lock.h"
 #include "gpu/partitioned_sweeps.h"
 #include "gpu/resident_chain.h"
 #include "gpu/stationary_sweeps.h"
@@ -25,9 +24,6 @@ std::optional<PowerSweeps> lazy_power_sweeps(const TransposedChain&, std::uint64
 std::unique_ptr<ResidentChain> make_resident_chain(const ChainRows&, std::size_t) { return nullptr; }
 double measure_copy_bandwidth(std::size_t) { throw DeviceError("mdpvi was built without CUDA"); }
 int usable_device_count() { return 0; }
-bool lock_host_pages(void*, std::size_t) noexcept { return false; }
-void unlock_host_pages(void*) noexcept {}
-bool host_pages_locked(const void*) noexcept { return false; }
 HostSystemArrays cut_on_device(const SystemRows&) { throw DeviceError("mdpvi was built without CUDA"); }
 std::unique_ptr<PartitionedDeviceSweeps> open_partitioned_sweeps(const std::vector<PartArrays>&,
                                                                  const std::vector<std::vector<PartBlock>>&, bool) {

@@ -1,7 +1,6 @@
 // Locked-piece copies (gpu/host_copies.cuh).
 #include "gpu/cuda_support.cuh"
 #include "gpu/host_copies.cuh"
-#include "gpu/host_lock.h"
 
 #include <unistd.h>
 
@@ -84,21 +83,3 @@ void HostCopies::unlock() noexcept {
 }
 
 }  // namespace mdpvi::gpu::detail
-
-namespace mdpvi::gpu {
-
-// Portable: locked for every device's context, as chunks taking turns over several
-// devices copy from it.
-bool lock_host_pages(void* data, std::size_t bytes) noexcept {
-  if (cudaHostRegister(data, bytes, cudaHostRegisterPortable) == cudaSuccess) return true;
-  cudaGetLastError();  // refused (no device, locked already, or too much locked): copies go as before
-  return false;
-}
-
-void unlock_host_pages(void* data) noexcept {
-  if (cudaHostUnregister(data) != cudaSuccess) cudaGetLastError();
-}
-
-bool host_pages_locked(const void* data) noexcept { return detail::already_pinned(data); }
-
-}  // namespace mdpvi::gpu

@@ -93,6 +93,27 @@ TEST(Bicgstab, IsEquivalentToRef) {
   }
 }
 
+// An upper iterate left unwritten and written beside holds its start everywhere once
+// waited for, at any size (one state, and several blocks of the pass); without an
+// upper iterate there is nothing to write or wait for.
+TEST(Iterates, UpperWrittenBesideHoldsItsStart) {
+  for (std::uint32_t n : {1u, 7u, 200003u}) {
+    const MaybeSystem system = test::random_system(n, 5);
+    SolveRequest request = request_for(system, Optimization::minimize, Method::interval_iteration);
+    request.known_upper_bound = 3.5;
+    Iterates x(request, /*with_upper=*/true, /*upper_unwritten=*/true);
+    x.write_upper_beside();
+    x.await_written();
+    x.await_written();
+    ASSERT_EQ(x.upper.size(), n);
+    EXPECT_TRUE(std::all_of(x.upper.begin(), x.upper.end(), [](double v) { return v == 3.5; }));
+    Iterates lower_only(request, /*with_upper=*/false);
+    lower_only.write_upper_beside();
+    lower_only.await_written();
+    EXPECT_TRUE(lower_only.upper.empty());
+  }
+}
+
 // On the device each chunk is one linear system: whole, and cut into many chunks
 // (the big block then goes to the CPU), against value iteration on the CPU.
 TEST(Bicgstab, OnTheDeviceIsEquivalentToRef) {

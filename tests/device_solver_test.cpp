@@ -5,8 +5,6 @@
 #include "engine/solve/bellman.h"
 #include "engine/solve/krylov_system.h"
 #include "gpu/device_solver.h"
-#include "gpu/host_lock.h"
-#include "gpu/partitioned_sweeps.h"
 #include "random_systems.h"
 
 #include <gtest/gtest.h>
@@ -437,30 +435,3 @@ TEST(DeviceKrylov, RefusesAChunkWithChoices) {
 
 }  // namespace
 }  // namespace mdpvi
-
-// A lock holds whole arrays from the first byte to the last while it lives, leaves
-// small ones as they are, and unlocks at its end; without a device nothing is locked
-// and nothing fails.
-TEST(HostLock, LocksWholeArraysWhileItLives) {
-  namespace gpu = mdpvi::gpu;
-  const bool device = gpu::usable_device_count() > 0;
-  std::vector<double> large(gpu::HostLock::kLockFrom / sizeof(double) * 3 + 5), small(1000);
-  {
-    gpu::HostLock lock;
-    lock.lock(large.data(), large.size() * sizeof(double));
-    lock.lock(small.data(), small.size() * sizeof(double));
-    lock.lock(nullptr, 0);
-    lock.wait();
-    lock.wait();  // again: nothing left to wait for
-    EXPECT_EQ(gpu::host_pages_locked(large.data()), device);
-    EXPECT_EQ(gpu::host_pages_locked(large.data() + large.size() / 2), device);
-    EXPECT_EQ(gpu::host_pages_locked(&large.back()), device);
-    EXPECT_FALSE(gpu::host_pages_locked(small.data()));
-  }
-  EXPECT_FALSE(gpu::host_pages_locked(large.data()));
-  {
-    gpu::HostLock never_waited;  // its end waits for the locking itself
-    never_waited.lock(large.data(), large.size() * sizeof(double));
-  }
-  EXPECT_FALSE(gpu::host_pages_locked(large.data()));
-}

@@ -491,9 +491,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     }
     ChunkReport chunk_report = report_for(system, whole, report.stats);
     Iterates x(request, method->has_upper_iterate(), /*upper_unwritten=*/true);
-    // Its upper iterate written beside the device's solve, not faulted in by the copy
-    // back; not locked, which stalls the device's calls meanwhile (bench/NOTES.md, session 22).
-    if (device) x.prepare_copies_back(/*write_upper=*/true, /*lock=*/false);
+    if (device) x.write_upper_beside();
     spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
     record_device_run(
         solve_built_on_device(request, options, *method, device.get(), x, report.stats, report.device_in_use_bytes),
@@ -540,9 +538,6 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
     feeder->start();
   }
   Iterates x(request, method->has_upper_iterate());
-  // Chunks store their values a chunk at a time; a whole system's come back in one
-  // copy, which locks its pieces as it goes at the same cost (bench/NOTES.md, session 22).
-  if (feeder && plan.size() > 1) x.prepare_copies_back(/*write_upper=*/false, /*lock=*/true);
   spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];

@@ -423,7 +423,7 @@ struct DeviceChunkVectors {
   }
 
   static void store(const DeviceChunkJob& job, Iterates& x) {
-    x.await_copies_prepared();
+    x.await_written();
     job.device.read_bound(job.ticket, x.lower.data() + job.states.begin, x.upper.data() + job.states.begin);
     x.sync(job.states);
   }

@@ -165,21 +165,15 @@ void Iterates::sync(StateRange range) {
   parallel_copy(upper.data() + range.begin, range.size(), upper_next.data() + range.begin);
 }
 
-void Iterates::prepare_copies_back(bool write_upper, bool lock) {
-  if (lock) lock_ = std::make_unique<gpu::HostLock>();
-  ready_ = std::async(std::launch::async, [this, write_upper] {
-             if (write_upper && !upper.empty()) {
-               parallel_indices(0, upper.size(), 1 << 16, [&](std::size_t i) { upper[i] = upper_start.value_or(0.0); });
-             }
-             if (!lock_) return;
-             lock_->lock(lower.data(), lower.size() * sizeof(double));
-             lock_->lock(upper.data(), upper.size() * sizeof(double));
-             lock_->wait();
-           }).share();
+void Iterates::write_upper_beside() {
+  if (upper.empty()) return;
+  upper_written_ = std::async(std::launch::async, [this] {
+                     parallel_indices(0, upper.size(), 1 << 16, [&](std::size_t i) { upper[i] = upper_start.value_or(0.0); });
+                   }).share();
 }
 
-void Iterates::await_copies_prepared() const {
-  if (ready_.valid()) ready_.wait();
+void Iterates::await_written() const {
+  if (upper_written_.valid()) upper_written_.wait();
 }
 
 std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {

@@ -8,7 +8,6 @@
 #include "engine/solve/solve_request.h"
 #include "engine/model/state_numbers.h"
 #include "gpu/device_solver.h"
-#include "gpu/host_lock.h"
 
 #include <functional>
 #include <future>
@@ -34,7 +33,7 @@ struct Iterates {
 
   // upper_unwritten: the upper iterate sized, not written here, for a system built
   // on the device, which starts its own there: the driver has it written beside the
-  // device's solve (prepare_copies_back), before the values come back into it.
+  // device's solve (write_upper_beside), before the values come back into it.
   Iterates(const SolveRequest& request, bool with_upper, bool upper_unwritten = false);
   // The device's inputs for binding the iterates of states [first, ...): the host's
   // values, or where they start at a constant, that constant.
@@ -51,19 +50,16 @@ struct Iterates {
   IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
   // Copies the range of each iterate into its second buffer, where there is one.
   void sync(StateRange range);
-  // Before a device solve brings its values back into the first buffers, started on
-  // threads of their own so that the copies back neither fault pages in nor lock them
-  // a piece at a time: write_upper, an unwritten upper iterate written (its start) on
-  // all cores; lock, both locked for the devices' copies (gpu/host_lock.h).
-  void prepare_copies_back(bool write_upper, bool lock);
-  // Before the device's values are copied back into the first buffers: that work
-  // done (the copies are as correct without it, only slower).
-  void await_copies_prepared() const;
+  // Writes an upper iterate left unwritten (its start) on all cores, on a thread of
+  // its own: beside the device's solve of a system built there, so that the copy back
+  // of its values faults no pages in (bench/NOTES.md, session 22).
+  void write_upper_beside();
+  // Before a device's values are copied back into the first buffers: that writing done.
+  void await_written() const;
 
  private:
-  // Last: unlocked before the buffers are freed, after the work under way ends.
-  std::unique_ptr<gpu::HostLock> lock_;
-  std::shared_future<void> ready_;
+  // Last: done before the buffers are freed.
+  std::shared_future<void> upper_written_;
 };
 
 // A chunk resident on the device, as a method solves it.

@@ -89,7 +89,7 @@ class ValueIterationPolicy final : public MethodPolicy {
                                      stop_.epsilon});
       }
     }
-    x.await_copies_prepared();
+    x.await_written();
     job.device.read_bound(job.ticket, x.lower.data() + job.states.begin, nullptr);
     total.converged = stats.converged;
     return total;
