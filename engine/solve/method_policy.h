@@ -52,7 +52,8 @@ struct Iterates {
   void sync(StateRange range);
   // Writes an upper iterate left unwritten (its start) on all cores, on a thread of
   // its own: beside the device's solve of a system built there, so that the copy back
-  // of its values faults no pages in (bench/NOTES.md, session 22).
+  // of its values faults no pages in (bench/NOTES.md, session 22). Pre: nothing reads
+  // or writes the upper iterate's host values until await_written().
   void write_upper_beside();
   // Before a device's values are copied back into the first buffers: that writing done.
   void await_written() const;
