@@ -33,6 +33,10 @@ void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char*
   search.forget_sccs();
 }
 
+void release_for_the_last_system(const SearchBackend& search) {
+  if (!search.remembering_sccs()) search.release_search_memory();
+}
+
 void SearchBackend::remember_sccs_while(bool more_to_come) const { remembering_ = more_to_come; }
 
 const SccDecomposition* SearchBackend::remembered_sccs(const StateSet& states) const {

@@ -100,6 +100,11 @@ class SearchBackend {
 // the work's name. A run's largest steps (the SCCs on the CPU, a system built on the
 // host) take model-sized arrays beside the model; the searches' graph is as large.
 void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char* what);
+// Before the system of the model's last property (remembering off: the pipeline says
+// no property follows): the searches' host memory released whatever the memory
+// unused, as no later property reads it; a search of this property after its system
+// (a nested operator's) makes it again. The system and the solve are a CPU run's peak.
+void release_for_the_last_system(const SearchBackend& search);
 
 // The model's search graph in the kind asked for. A GPU backend needs a usable device
 // with room for the graph (it builds its own copy of the predecessors there); without

@@ -336,31 +336,47 @@ TEST_P(SearchIsEquivalentToRef, ReferenceInstances) {
   }
 }
 
+// A search that counts its releases.
+class CountingSearch : public graph::SearchBackend {
+ public:
+  CountingSearch(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& g) : inner_(mdp, g) {}
+  SearchKind kind() const override { return SearchKind::cpu_parallel; }
+  const SparseMdp& mdp() const override { return inner_.mdp(); }
+  void release_search_memory() const override { ++releases; }
+  StateSet backward_exists(const StateSet& s, const StateSet& a, const StateSet* r) const override {
+    return inner_.backward_exists(s, a, r);
+  }
+  StateSet backward_forall(const StateSet& s, const StateSet& a) const override { return inner_.backward_forall(s, a); }
+  StateSet rows_staying_in(const StateSet& inside) const override { return inner_.rows_staying_in(inside); }
+  mutable int releases = 0;
+
+ private:
+  graph::ReferenceSearch inner_;
+};
+
 // make_room_for frees the searches' memory only for work that may take more than half
 // of what is unused.
 TEST(MakeRoomFor, ReleasesOnlyPastHalfTheUnusedMemory) {
-  class CountingSearch : public graph::SearchBackend {
-   public:
-    CountingSearch(const SparseMdp& mdp, const graph::ChoicePredecessorGraph& g) : inner_(mdp, g) {}
-    SearchKind kind() const override { return SearchKind::cpu_parallel; }
-    const SparseMdp& mdp() const override { return inner_.mdp(); }
-    void release_search_memory() const override { ++releases; }
-    StateSet backward_exists(const StateSet& s, const StateSet& a, const StateSet* r) const override {
-      return inner_.backward_exists(s, a, r);
-    }
-    StateSet backward_forall(const StateSet& s, const StateSet& a) const override { return inner_.backward_forall(s, a); }
-    StateSet rows_staying_in(const StateSet& inside) const override { return inner_.rows_staying_in(inside); }
-    mutable int releases = 0;
-
-   private:
-    graph::ReferenceSearch inner_;
-  };
   const SparseMdp mdp = test::random_mdp(101, 104);
   const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
   const CountingSearch search(mdp, g);
   graph::make_room_for(search, 0, "nothing");
   EXPECT_EQ(search.releases, 0);
   graph::make_room_for(search, std::numeric_limits<std::uint64_t>::max(), "everything");
+  EXPECT_EQ(search.releases, 1);
+}
+
+// Only the last property's system releases the searches' memory: while the pipeline
+// says more follow, the graph stays for them.
+TEST(ReleaseForTheLastSystem, ReleasesOnlyWhenNoPropertyFollows) {
+  const SparseMdp mdp = test::random_mdp(101, 104);
+  const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+  const CountingSearch search(mdp, g);
+  search.remember_sccs_while(true);
+  graph::release_for_the_last_system(search);
+  EXPECT_EQ(search.releases, 0);
+  search.remember_sccs_while(false);
+  graph::release_for_the_last_system(search);
   EXPECT_EQ(search.releases, 1);
 }
 
