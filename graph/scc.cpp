@@ -173,7 +173,7 @@ SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& 
   if (const SccDecomposition* known = rememberable ? search.remembered_sccs(maybe) : nullptr) {
     spdlog::debug("SCCs of {} states: those an earlier property found", maybe.count());
     // The last property that may want them takes them; another gets a copy.
-    SccDecomposition sccs = search.remembering_sccs() ? copied(*known) : std::move(*search.take_remembered_sccs(maybe));
+    SccDecomposition sccs = search.remembering_sccs() ? copied(*known) : search.take_remembered_sccs();
     sccs.ran_on = "remembered";
     return sccs;
   }

@@ -43,9 +43,8 @@ const SccDecomposition* SearchBackend::remembered_sccs(const StateSet& states) c
   return remembered_ && remembered_->states == states ? &remembered_->sccs : nullptr;
 }
 
-std::optional<SccDecomposition> SearchBackend::take_remembered_sccs(const StateSet& states) const {
-  if (!remembered_sccs(states)) return std::nullopt;
-  std::optional<SccDecomposition> taken(std::move(remembered_->sccs));
+SccDecomposition SearchBackend::take_remembered_sccs() const {
+  SccDecomposition taken = std::move(remembered_.value().sccs);
   remembered_.reset();
   return taken;
 }

@@ -82,8 +82,9 @@ class SearchBackend {
   bool remembering_sccs() const { return remembering_; }
   const SccDecomposition* remembered_sccs(const StateSet& states) const;
   void remember_sccs(const StateSet& states, SccDecomposition sccs) const;
-  // The one remembered for exactly these states, moved out (none kept after).
-  std::optional<SccDecomposition> take_remembered_sccs(const StateSet& states) const;
+  // The one remembered, moved out (none kept after). Pre: remembered_sccs found it,
+  // which compared the states already.
+  SccDecomposition take_remembered_sccs() const;
   void forget_sccs() const { remembered_.reset(); }
 
  private:

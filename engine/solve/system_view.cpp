@@ -35,7 +35,6 @@ void view_rows(const MaybeSystem& system, const Probability& probability, std::u
 // States a block of a chunk's parallel passes takes.
 constexpr std::uint64_t kStatesPerBlock = 1 << 12;
 
-
 }  // namespace
 
 MaybeSystem build_system_view(const SparseMdp& mdp, graph::SccDecomposition&& sccs, const TwoValuedOutside& outside,
