@@ -21,6 +21,7 @@
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "graph/level_loop.h"
+#include "graph/parallel_select.h"
 
 #include <spdlog/spdlog.h>
 
@@ -28,6 +29,7 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <atomic>
@@ -41,8 +43,29 @@ namespace mdpvi::graph {
 namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-using Vertices = std::vector<std::uint32_t>;
+using Vertices = std::vector<std::uint32_t>;   // lists of vertices: frontiers, the live ones
 using Adjacency = PodVector<std::uint32_t>;
+// One value per vertex (or per SCC): mapped with huge pages, where the random reads of
+// a billion-state model's arrays would otherwise miss the TLB at almost every read,
+// and filled on all cores, not zeroed by one thread first.
+using VertexArray = PodVector<std::uint32_t>;
+using Offsets = PodVector<std::uint64_t>;
+
+VertexArray filled(std::size_t n, std::uint32_t value) {
+  VertexArray array(n);
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const auto& range) {
+    std::fill(array.begin() + range.begin(), array.begin() + range.end(), value);
+  });
+  return array;
+}
+
+Offsets filled_offsets(std::size_t n) {
+  Offsets offsets(n);
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const auto& range) {
+    std::fill(offsets.begin() + range.begin(), offsets.begin() + range.end(), 0);
+  });
+  return offsets;
+}
 
 template <typename T>
 std::atomic_ref<T> atomic(T& value) {
@@ -85,7 +108,7 @@ struct LocalGraph {
   const StateSet* enabled_rows = nullptr;
   Vertices states;                      // local -> model state
   LocalIndex local_of;                  // model state -> local, kNone outside
-  std::vector<std::uint64_t> in_offsets, out_offsets;  // out_offsets empty: forward edges from the model
+  Offsets in_offsets, out_offsets;  // out_offsets empty: forward edges from the model
   Adjacency in, out;  // filled in parallel, no serial zeroing first
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(states.size()); }
@@ -131,13 +154,13 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
   LocalGraph g;
   g.mdp = &mdp;
   g.enabled_rows = enabled_rows;
-  g.states.reserve(maybe.count());
-  for (auto s = maybe.find_first(); s != StateSet::npos; s = maybe.find_next(s)) g.states.push_back(static_cast<std::uint32_t>(s));
+  g.states = parallel_select(
+      maybe.size(), [&](std::size_t s) { return maybe.test(s); }, [](std::size_t s) { return static_cast<std::uint32_t>(s); });
   const std::uint32_t n = g.size();
   g.local_of = LocalIndex(maybe);
   const bool copied = copy_forward_edges(mdp, maybe, forward);
-  if (copied) g.out_offsets.assign(n + 1, 0);
-  g.in_offsets.assign(n + 1, 0);
+  if (copied) g.out_offsets = filled_offsets(n + 1);
+  g.in_offsets = filled_offsets(n + 1);
   // In-degrees counted at w itself, then summed inclusively: in_offsets[w] is where
   // w's in-edges end, and the fill below moves it down to where they start. No copy of
   // the offsets to fill from (8 bytes a state at the SCCs' peak: 12 GB on leader10).
@@ -147,8 +170,8 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
       atomic(g.in_offsets[w]).fetch_add(1, std::memory_order_relaxed);
     });
   });
-  if (copied) std::partial_sum(g.out_offsets.begin(), g.out_offsets.end(), g.out_offsets.begin());
-  std::partial_sum(g.in_offsets.begin(), g.in_offsets.end() - 1, g.in_offsets.begin());
+  if (copied) parallel_running_sum(g.out_offsets.data(), g.out_offsets.size());
+  parallel_running_sum(g.in_offsets.data(), n);
   g.in_offsets[n] = n == 0 ? 0 : g.in_offsets[n - 1];
   g.in.resize(g.in_offsets[n]);
   if (copied) g.out.resize(g.out_offsets[n]);
@@ -168,29 +191,39 @@ void release_edges(LocalGraph& g) {
   g.in = Adjacency();
   g.out = Adjacency();
   g.local_of = LocalIndex();
-  std::vector<std::uint64_t>().swap(g.in_offsets);
-  std::vector<std::uint64_t>().swap(g.out_offsets);
+  g.in_offsets = Offsets();
+  g.out_offsets = Offsets();
 }
 
 // The decomposition under way: each vertex's SCC, by representative (kNone while live).
 class Decomposer {
  public:
-  explicit Decomposer(const LocalGraph& g) : g_(g), scc_of_(g.size(), kNone), color_(g.size()), batch_of_(g.size()) {}
+  // color_, batch_of_ and the trim's counts are written for the live vertices before
+  // they are read, every round: no filling.
+  explicit Decomposer(const LocalGraph& g)
+      : g_(g), scc_of_(filled(g.size(), kNone)), color_(g.size()), batch_of_(g.size()), in_count_(g.size()),
+        out_count_(g.size()) {}
 
   void run() {
     Vertices live(g_.size());
     std::iota(live.begin(), live.end(), 0u);
     while (!live.empty()) {
       ++rounds_;
+      const auto start = std::chrono::steady_clock::now();
       trim(live);
       live = still_live(live);
+      trim_s_ += seconds_since(start);
+      const auto trimmed = std::chrono::steady_clock::now();
       color_and_peel(live);
       live = still_live(live);
+      color_s_ += seconds_since(trimmed);
     }
   }
 
-  const Vertices& representatives() const { return scc_of_; }
+  const VertexArray& representatives() const { return scc_of_; }
   int rounds() const { return rounds_; }
+  double trim_seconds() const { return trim_s_; }
+  double coloring_seconds() const { return color_s_; }
 
  private:
   bool is_live(std::uint32_t v) { return atomic(scc_of_[v]).load(std::memory_order_relaxed) == kNone; }
@@ -203,7 +236,8 @@ class Decomposer {
   // Counts the live neighbours other than itself, in and out; vertices with none on
   // either side are singletons, and so, in turn, are those they leave without any.
   void trim(const Vertices& live) {
-    std::vector<std::uint32_t> in_count(g_.size()), out_count(g_.size());
+    VertexArray& in_count = in_count_;
+    VertexArray& out_count = out_count_;
     oneapi::tbb::parallel_for(std::size_t{0}, live.size(), [&](std::size_t i) {
       const std::uint32_t v = live[i];
       in_count[v] = live_neighbours(v, [&](auto f) { g_.each_in(v, f); });
@@ -232,7 +266,7 @@ class Decomposer {
 
   // v has left: each live neighbour w loses one count; at 0 it is a singleton too.
   template <typename EachNeighbour>
-  void release(std::uint32_t v, EachNeighbour each_neighbour, std::vector<std::uint32_t>& counts, Vertices& next) {
+  void release(std::uint32_t v, EachNeighbour each_neighbour, VertexArray& counts, Vertices& next) {
     each_neighbour([&](std::uint32_t w) {
       if (w == v || !is_live(w)) return;
       if (atomic(counts[w]).fetch_sub(1) == 1 && take_singleton(w)) next.push_back(w);
@@ -288,69 +322,81 @@ class Decomposer {
   void color_and_peel(const Vertices& live) {
     if (live.empty()) return;
     color_by_largest_first(live);
-    Vertices roots;
-    for (std::uint32_t v : live) {
-      if (color_[v] == v) roots.push_back(v);
-    }
-    for (std::uint32_t r : roots) scc_of_[r] = r;
-    level_by_level(roots, [&](std::uint32_t v, Vertices& next) {
+    Vertices roots = parallel_select_from(live, [&](std::uint32_t v) { return color_[v] == v; });
+    oneapi::tbb::parallel_for(std::size_t{0}, roots.size(), [&](std::size_t i) { scc_of_[roots[i]] = roots[i]; });
+    level_by_level(std::move(roots), [&](std::uint32_t v, Vertices& next) {
       const std::uint32_t scc = scc_of_[v];
       g_.each_in(v, [&](std::uint32_t u) {
-        std::uint32_t expected = kNone;
-        if (color_[u] == color_[v] && atomic(scc_of_[u]).compare_exchange_strong(expected, scc)) next.push_back(u);
+        std::uint32_t expected = kNone;  // u's color is read only while u is live: it was colored this round
+        if (is_live(u) && color_[u] == color_[v] && atomic(scc_of_[u]).compare_exchange_strong(expected, scc)) {
+          next.push_back(u);
+        }
       });
     });
   }
 
   Vertices still_live(const Vertices& live) const {
-    Vertices left;
-    for (std::uint32_t v : live) {
-      if (scc_of_[v] == kNone) left.push_back(v);
-    }
-    return left;
+    return parallel_select_from(live, [&](std::uint32_t v) { return scc_of_[v] == kNone; });
   }
 
   const LocalGraph& g_;
-  Vertices scc_of_;
-  Vertices color_;
-  Vertices batch_of_;  // the coloring batch that reached each vertex first; 0: none yet
+  VertexArray scc_of_;
+  VertexArray color_;
+  VertexArray batch_of_;  // the coloring batch that reached each vertex first; 0: none yet
+  VertexArray in_count_, out_count_;  // the trim's live neighbours of each live vertex
   int rounds_ = 0;
+  double trim_s_ = 0.0, color_s_ = 0.0;
 };
 
 // SCC numbers 0, 1, ... in increasing order of representative, per vertex, and how many.
-std::vector<std::uint32_t> dense_numbers(const Vertices& representative, std::uint32_t& count) {
+VertexArray dense_numbers(const VertexArray& representative, std::uint32_t& count) {
   const std::uint32_t n = static_cast<std::uint32_t>(representative.size());
-  Vertices number(n, kNone);
-  count = 0;
-  for (std::uint32_t v = 0; v < n; ++v) {
-    if (representative[v] == v) number[v] = count++;
-  }
-  Vertices scc_of(n);
-  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) { scc_of[v] = number[representative[v]]; });
-  return scc_of;
+  VertexArray number(n);  // read at representatives only, each written first
+  parallel_for_each_kept(
+      n, [&](std::size_t v) { return representative[v] == v; },
+      [&](std::size_t kept) { count = static_cast<std::uint32_t>(kept); },
+      [&](std::size_t v, std::size_t k) { number[v] = static_cast<std::uint32_t>(k); });
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
+    if (representative[v] != v) number[v] = number[representative[v]];
+  });
+  return number;
 }
 
 // The vertices of each SCC, in increasing order: vertices[starts[c] .. starts[c+1]).
 struct SccMembers {
-  std::vector<std::uint64_t> starts;
-  Vertices vertices;
+  Offsets starts;
+  VertexArray vertices;
 };
 
-SccMembers members_of(const Vertices& scc_of, std::uint32_t count) {
+SccMembers members_of(const VertexArray& scc_of, std::uint32_t count) {
   const std::uint32_t n = static_cast<std::uint32_t>(scc_of.size());
-  SccMembers m{std::vector<std::uint64_t>(count + 1, 0), Vertices(n)};
+  SccMembers m{filled_offsets(std::size_t{count} + 1), VertexArray(n)};
   if (count == n) {  // every SCC a single state (acyclic, as csma's): the inverse permutation
     oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
       m.starts[scc_of[v] + 1] = 1;
       m.vertices[scc_of[v]] = v;
     });
-  } else {  // a stable counting sort
-    for (std::uint32_t v = 0; v < n; ++v) ++m.starts[scc_of[v] + 1];
-    std::vector<std::uint64_t> fill(m.starts.begin(), m.starts.end() - 1);
-    std::partial_sum(fill.begin(), fill.end(), fill.begin());
-    for (std::uint32_t v = 0; v < n; ++v) m.vertices[fill[scc_of[v]]++] = v;
+    parallel_running_sum(m.starts.data(), m.starts.size());
+    return m;
   }
-  std::partial_sum(m.starts.begin(), m.starts.end(), m.starts.begin());
+  // A counting sort: sizes counted, each vertex put at its SCC's next free place (in any
+  // order, on all cores), then each SCC of several vertices sorted.
+  oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
+    atomic(m.starts[scc_of[v] + 1]).fetch_add(1, std::memory_order_relaxed);
+  });
+  parallel_running_sum(m.starts.data(), m.starts.size());
+  {
+    Offsets next(count);
+    oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t c) { next[c] = m.starts[c]; });
+    oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
+      m.vertices[atomic(next[scc_of[v]]).fetch_add(1, std::memory_order_relaxed)] = v;
+    });
+  }
+  oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t c) {
+    if (m.starts[c + 1] - m.starts[c] > 1) {
+      oneapi::tbb::parallel_sort(m.vertices.begin() + m.starts[c], m.vertices.begin() + m.starts[c + 1]);
+    }
+  });
   return m;
 }
 
@@ -359,7 +405,7 @@ SccMembers members_of(const Vertices& scc_of, std::uint32_t count) {
 // blocks of consecutive numbers counts its heights; the counts' running total in
 // (height, block) order is where each block puts its SCCs of each height. Fewer blocks
 // where the heights are many (a long chain), so that the counts stay within 4n.
-Vertices by_height(const std::vector<std::uint32_t>& height) {
+Vertices by_height(const VertexArray& height) {
   using Range = oneapi::tbb::blocked_range<std::size_t>;
   const std::size_t n = height.size();
   if (n == 0) return {};
@@ -390,18 +436,15 @@ Vertices by_height(const std::vector<std::uint32_t>& height) {
 
 // Each SCC's height: 0 without edges to other SCCs, else one more than the highest it
 // reaches. Kahn's algorithm backwards from the SCCs of height 0, a level at a time.
-std::vector<std::uint32_t> heights(const LocalGraph& g, const Vertices& scc_of, std::uint32_t count,
-                                   const SccMembers& members) {
-  std::vector<std::uint32_t> outside(count, 0), height(count, 0);
+VertexArray heights(const LocalGraph& g, const VertexArray& scc_of, std::uint32_t count, const SccMembers& members) {
+  VertexArray outside = filled(count, 0), height = filled(count, 0);
   oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
     g.each_out(v, [&](std::uint32_t w) {
       if (scc_of[w] != scc_of[v]) atomic(outside[scc_of[v]]).fetch_add(1, std::memory_order_relaxed);
     });
   });
-  Vertices frontier;
-  for (std::uint32_t c = 0; c < count; ++c) {
-    if (outside[c] == 0) frontier.push_back(c);
-  }
+  Vertices frontier = parallel_select(
+      count, [&](std::size_t c) { return outside[c] == 0; }, [](std::size_t c) { return static_cast<std::uint32_t>(c); });
   level_by_level(std::move(frontier), [&](std::uint32_t c, Vertices& next) {
     for (std::uint64_t i = members.starts[c]; i < members.starts[c + 1]; ++i) {
       const std::uint32_t v = members.vertices[i];
@@ -433,7 +476,7 @@ std::vector<std::uint32_t> parallel_scc_labels(const SparseMdp& mdp, const State
   if (g.size() == 0) return label;
   Decomposer decomposer(g);
   decomposer.run();
-  const Vertices& representative = decomposer.representatives();
+  const VertexArray& representative = decomposer.representatives();
   oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
     label[g.states[v]] = g.states[representative[v]];
   });
@@ -453,20 +496,22 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
   // steps hold 4-12 GB an array, and the run's peak is here (bench/NOTES.md, session 20).
   std::uint32_t count = 0;
   int rounds = 0;
-  double decompose_s = 0.0;
-  std::vector<std::uint32_t> scc_of;
+  double decompose_s = 0.0, trim_s = 0.0, coloring_s = 0.0;
+  VertexArray scc_of;
   {
     Decomposer decomposer(g);
     decomposer.run();
     rounds = decomposer.rounds();
+    trim_s = decomposer.trim_seconds();
+    coloring_s = decomposer.coloring_seconds();
     decompose_s = seconds_since(start) - graph_s;
     scc_of = dense_numbers(decomposer.representatives(), count);
   }
   const SccMembers members = members_of(scc_of, count);
   const double members_s = seconds_since(start) - graph_s - decompose_s;
-  const std::vector<std::uint32_t> height = heights(g, scc_of, count, members);
+  const VertexArray height = heights(g, scc_of, count, members);
   release_edges(g);
-  std::vector<std::uint32_t>().swap(scc_of);
+  scc_of = VertexArray();
   const double heights_s = seconds_since(start) - graph_s - decompose_s - members_s;
   const std::vector<std::uint32_t> ranked = by_height(height);
   result.scc_starts.resize(count + 1);
@@ -477,7 +522,7 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
     result.scc_starts[i + 1] = members.starts[c + 1] - members.starts[c];
     sorted_heights[i] = height[c];
   });
-  std::partial_sum(result.scc_starts.begin(), result.scc_starts.end(), result.scc_starts.begin());
+  parallel_running_sum(result.scc_starts.data(), result.scc_starts.size());
   result.level_starts = level_starts_of(sorted_heights);
   if (scc_heights) *scc_heights = std::move(sorted_heights);
   oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t i) {
@@ -486,9 +531,10 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
       result.order[result.scc_starts[i] + (k - members.starts[c])] = g.states[members.vertices[k]];
     }
   });
-  spdlog::debug("parallel SCCs of {} states: {} SCCs; graph {:.3f} s, {} rounds of trim and coloring {:.3f} s, "
+  spdlog::debug("parallel SCCs of {} states: {} SCCs; graph {:.3f} s, {} rounds of trim and coloring {:.3f} s "
+                "(trim {:.3f}, coloring {:.3f}), "
                 "members {:.3f} s, heights {:.3f} s, order {:.3f} s; {}",
-                g.size(), count, graph_s, rounds, decompose_s, members_s, heights_s,
+                g.size(), count, graph_s, rounds, decompose_s, trim_s, coloring_s, members_s, heights_s,
                 seconds_since(start) - graph_s - decompose_s - members_s - heights_s, memory_so_far());
   return result;
 }

@@ -1,5 +1,6 @@
 #include "graph/end_components.h"
 #include "graph/parallel_scc.h"
+#include "graph/parallel_select.h"
 #include "graph/scc.h"
 #include "graph/search_backend.h"
 #include "random_mdps.h"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <random>
 
 namespace mdpvi {
@@ -410,6 +412,38 @@ TEST(ParallelSccs, EndComponentsAreEquivalentToRef) {
       }
     }
   }
+}
+
+// Selections and running sums against plain loops: empty, one index, sizes around a
+// block's and many blocks' worth, more blocks than kept indices, none kept and all kept.
+TEST(ParallelSelectAndSums, AreEquivalentToRef) {
+  std::mt19937 rng(11);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{32767}, std::size_t{32768},
+                        std::size_t{100003}, (std::size_t{1} << 20) + 3}) {
+    for (unsigned one_in : {0u, 1u, 2u, 1000u}) {  // 0: none kept
+      std::vector<std::uint8_t> kept(n);
+      for (auto& k : kept) k = one_in != 0 && rng() % one_in == 0;
+      std::vector<std::uint32_t> ref;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (kept[i]) ref.push_back(static_cast<std::uint32_t>(3 * i + 1));
+      }
+      EXPECT_EQ(graph::parallel_select(
+                    n, [&](std::size_t i) { return kept[i] != 0; },
+                    [](std::size_t i) { return static_cast<std::uint32_t>(3 * i + 1); }),
+                ref)
+          << n << " indices, one in " << one_in;
+    }
+  }
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{32769}, (std::size_t{1} << 20) + 3}) {
+    std::vector<std::uint64_t> values(n), ref(n);
+    for (auto& v : values) v = rng() % 5;
+    std::partial_sum(values.begin(), values.end(), ref.begin());
+    graph::parallel_running_sum(values.data(), n);
+    EXPECT_EQ(values, ref) << n << " values";
+  }
+  const std::vector<std::uint32_t> from = {9, 2, 7, 4, 4, 1};
+  EXPECT_EQ(graph::parallel_select_from(from, [](std::uint32_t v) { return v % 2 == 0; }),
+            (std::vector<std::uint32_t>{2, 4, 4}));
 }
 
 }  // namespace
