@@ -5,8 +5,6 @@
 #include "graph/search_backend.h"
 #include "engine/model/process_memory.h"
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/graph/strong_components.hpp>
@@ -139,48 +137,27 @@ SccDecomposition decomposed_now(const SearchBackend& search, const SparseMdp& md
   return maybe_state_sccs(search.kind(), mdp, maybe, enabled_rows);
 }
 
-// A copy on all cores (a large model's decomposition is gigabytes).
-template <typename T>
-std::vector<T> copied(const std::vector<T>& from) {
-  std::vector<T> to(from.size());
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, from.size(), 1 << 20), [&](const auto& part) {
-    std::copy(from.begin() + part.begin(), from.begin() + part.end(), to.begin() + part.begin());
-  });
-  return to;
-}
-
-SccDecomposition copied(const SccDecomposition& sccs) {
-  SccDecomposition copy;
-  copy.order = copied(sccs.order);
-  copy.scc_starts = copied(sccs.scc_starts);
-  copy.level_starts = sccs.level_starts;
-  copy.ran_on = sccs.ran_on;
-  return copy;
-}
-
-std::uint64_t bytes_of(const SccDecomposition& sccs, const StateSet& states) {
-  return sccs.order.size() * 4 + sccs.scc_starts.size() * 8 + sccs.level_starts.size() * 8 + states.size() / 8;
-}
-
 }  // namespace
 
 // Decomposed over every row of the backend's model, the SCCs are kept for the next
-// property with the same states (SearchBackend::remember_sccs_while), where a copy
-// takes at most a quarter of the unused memory.
+// property with the same states (SearchBackend::remember_sccs_while), where a kept
+// copy (graph/kept_sccs.h) takes at most a quarter of the unused memory.
 SccDecomposition maybe_state_sccs(const SearchBackend& search, const SparseMdp& mdp, const StateSet& maybe,
                                   const StateSet* enabled_rows) {
   const bool rememberable = &mdp == &search.mdp() && enabled_rows == nullptr;
-  if (const SccDecomposition* known = rememberable ? search.remembered_sccs(maybe) : nullptr) {
+  if (const KeptSccs* known = rememberable ? search.remembered_sccs(maybe) : nullptr) {
     spdlog::debug("SCCs of {} states: those an earlier property found", maybe.count());
     // The last property that may want them takes them; another gets a copy.
-    SccDecomposition sccs = search.remembering_sccs() ? copied(*known) : search.take_remembered_sccs();
+    SccDecomposition sccs = search.remembering_sccs() ? known->copy() : search.take_remembered_sccs();
     sccs.ran_on = "remembered";
     return sccs;
   }
   SccDecomposition sccs = decomposed_now(search, mdp, maybe, enabled_rows);
   if (rememberable && search.remembering_sccs()) {
     search.forget_sccs();
-    if (bytes_of(sccs, maybe) <= unused_memory_bytes() / 4) search.remember_sccs(maybe, copied(sccs));
+    if (KeptSccs::bytes_for(sccs) + maybe.size() / 8 <= unused_memory_bytes() / 4) {
+      search.remember_sccs(maybe, KeptSccs::copy_of(sccs));
+    }
   }
   return sccs;
 }

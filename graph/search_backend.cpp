@@ -25,12 +25,21 @@ const char* to_string(SearchKind kind) {
 }
 
 void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char* what) {
-  const std::size_t unused = unused_memory_bytes();
+  std::size_t unused = unused_memory_bytes();
   if (bytes <= unused / 2) return;
   spdlog::debug("the searches' host graph released: {} may take {:.1f} GB of the {:.1f} GB unused", what, bytes / 1e9,
                 unused / 1e9);
   search.release_search_memory();
-  search.forget_sccs();
+  unused = unused_memory_bytes();
+  if (forgetting_sccs_makes_room(bytes, unused, search.remembered_sccs_bytes())) {
+    spdlog::debug("the remembered SCCs forgotten: {} may take {:.1f} GB of the {:.1f} GB unused", what, bytes / 1e9,
+                  unused / 1e9);
+    search.forget_sccs();
+  }
+}
+
+bool forgetting_sccs_makes_room(std::uint64_t bytes, std::uint64_t unused, std::uint64_t kept) {
+  return kept > 0 && bytes > unused / 2 && bytes <= (unused + kept) / 2;
 }
 
 void release_for_the_last_system(const SearchBackend& search) {
@@ -39,17 +48,17 @@ void release_for_the_last_system(const SearchBackend& search) {
 
 void SearchBackend::remember_sccs_while(bool more_to_come) const { remembering_ = more_to_come; }
 
-const SccDecomposition* SearchBackend::remembered_sccs(const StateSet& states) const {
+const KeptSccs* SearchBackend::remembered_sccs(const StateSet& states) const {
   return remembered_ && remembered_->states == states ? &remembered_->sccs : nullptr;
 }
 
 SccDecomposition SearchBackend::take_remembered_sccs() const {
-  SccDecomposition taken = std::move(remembered_.value().sccs);
+  SccDecomposition taken = std::move(remembered_.value().sccs).take();
   remembered_.reset();
   return taken;
 }
 
-void SearchBackend::remember_sccs(const StateSet& states, SccDecomposition sccs) const {
+void SearchBackend::remember_sccs(const StateSet& states, KeptSccs sccs) const {
   remembered_.emplace(RememberedSccs{states, std::move(sccs)});
 }
 

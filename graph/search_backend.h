@@ -7,6 +7,7 @@
 // (tests/search_backend_test.cpp).
 #include "engine/model/sparse_mdp.h"
 #include "graph/qualitative_sets.h"
+#include "graph/kept_sccs.h"
 #include "graph/scc_decomposition.h"
 
 #include <cstdint>
@@ -80,17 +81,20 @@ class SearchBackend {
   // memory, and so does the pipeline after the model's last property.
   void remember_sccs_while(bool more_to_come) const;
   bool remembering_sccs() const { return remembering_; }
-  const SccDecomposition* remembered_sccs(const StateSet& states) const;
-  void remember_sccs(const StateSet& states, SccDecomposition sccs) const;
+  const KeptSccs* remembered_sccs(const StateSet& states) const;
+  void remember_sccs(const StateSet& states, KeptSccs sccs) const;
   // The one remembered, moved out (none kept after). Pre: remembered_sccs found it,
   // which compared the states already.
   SccDecomposition take_remembered_sccs() const;
   void forget_sccs() const { remembered_.reset(); }
+  std::uint64_t remembered_sccs_bytes() const {
+    return remembered_ ? remembered_->sccs.bytes() + remembered_->states.num_blocks() * 8 : 0;
+  }
 
  private:
   struct RememberedSccs {
     StateSet states;
-    SccDecomposition sccs;
+    KeptSccs sccs;
   };
   mutable bool remembering_ = false;
   mutable std::optional<RememberedSccs> remembered_;
@@ -98,9 +102,14 @@ class SearchBackend {
 
 // Frees the searches' host memory (release_search_memory) where work about to run may
 // take `bytes` and that passes half the memory still unused, saying so with `what`,
-// the work's name. A run's largest steps (the SCCs on the CPU, a system built on the
+// the work's name; the remembered SCCs too, but only where that makes the room (the
+// next property would take minutes to find them again on a billion states). A run's largest steps (the SCCs on the CPU, a system built on the
 // host) take model-sized arrays beside the model; the searches' graph is as large.
 void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char* what);
+// make_room_for's rule for the remembered SCCs (`kept` bytes), the searches' memory
+// released already: work of `bytes` does not fit half the `unused` memory, but would
+// without them.
+bool forgetting_sccs_makes_room(std::uint64_t bytes, std::uint64_t unused, std::uint64_t kept);
 // Before the system of the model's last property (remembering off: the pipeline says
 // no property follows): the searches' host memory released whatever the memory
 // unused, as no later property reads it; a search of this property after its system

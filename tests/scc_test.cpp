@@ -1,4 +1,5 @@
 #include "graph/end_components.h"
+#include "graph/kept_sccs.h"
 #include "graph/parallel_scc.h"
 #include "graph/parallel_select.h"
 #include "graph/scc.h"
@@ -347,7 +348,7 @@ TEST(EndComponents, FirstLabelsFromTheDecompositionAreThoseFoundAfresh) {
 // kept and given again, array for array, to the next call for the same states; not for
 // other states, other rows, another model, or with remembering off (then kept as it
 // is, for the last property, which takes it rather than a copy); and forgotten where
-// room is made (make_room_for), as the searches' memory is.
+// making room (make_room_for) needs its memory, not where even that would not do.
 TEST(MaybeStateSccs, RememberedForTheSameStatesOnly) {
   for (std::uint32_t n : {1u, 33u, 4099u}) {
     SCOPED_TRACE(testing::Message() << "n = " << n);
@@ -376,7 +377,12 @@ TEST(MaybeStateSccs, RememberedForTheSameStatesOnly) {
     EXPECT_NE(search->remembered_sccs(others), nullptr);
     EXPECT_EQ(search->remembered_sccs(states), nullptr) << "one at a time: the last";
     graph::make_room_for(*search, ~std::uint64_t{0}, "a test");
-    EXPECT_EQ(search->remembered_sccs(others), nullptr);
+    EXPECT_NE(search->remembered_sccs(others), nullptr) << "forgetting would not make the room";
+    EXPECT_TRUE(graph::forgetting_sccs_makes_room(60, 100, 20));
+    EXPECT_FALSE(graph::forgetting_sccs_makes_room(50, 100, 20)) << "room without forgetting";
+    EXPECT_FALSE(graph::forgetting_sccs_makes_room(61, 100, 20)) << "no room even so";
+    EXPECT_FALSE(graph::forgetting_sccs_makes_room(60, 100, 0)) << "nothing remembered";
+    search->forget_sccs();
     search->remember_sccs_while(true);
     graph::maybe_state_sccs(*search, mdp, states);
     search->remember_sccs_while(false);
@@ -387,6 +393,35 @@ TEST(MaybeStateSccs, RememberedForTheSameStatesOnly) {
     EXPECT_EQ(last.order, first.order);
     EXPECT_EQ(last.scc_starts, first.scc_starts);
     EXPECT_EQ(search->remembered_sccs(states), nullptr) << "the last property takes it, no copy left behind";
+  }
+}
+
+// A kept decomposition gives back the decomposition it was made of, copied or taken:
+// none, single states only, an SCC of many states between single ones, and SCCs past
+// a 64-bit word of the start bits.
+TEST(KeptSccs, GiveBackTheirDecomposition) {
+  std::vector<graph::SccDecomposition> cases(4);
+  cases[0].scc_starts = {0};
+  cases[1].order = {5, 3, 9};
+  cases[1].scc_starts = {0, 1, 2, 3};
+  cases[1].level_starts = {0, 2, 3};
+  cases[2].order = {7, 1, 2, 3, 0};
+  cases[2].scc_starts = {0, 1, 4, 5};
+  cases[2].level_starts = {0, 1, 2, 3};
+  for (std::uint32_t s = 0; s < 200; ++s) cases[3].order.push_back(199 - s);
+  for (std::uint64_t start = 0; start < 200; start += 1 + start % 7) cases[3].scc_starts.push_back(start);
+  cases[3].scc_starts.push_back(200);
+  cases[3].level_starts = {0, cases[3].scc_starts.size() - 1};
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE(testing::Message() << "case " << c);
+    graph::KeptSccs kept = graph::KeptSccs::copy_of(cases[c]);
+    const graph::SccDecomposition copy = kept.copy();
+    const graph::SccDecomposition taken = std::move(kept).take();
+    for (const graph::SccDecomposition* back : {&copy, &taken}) {
+      EXPECT_EQ(back->order, cases[c].order);
+      EXPECT_EQ(back->scc_starts, cases[c].scc_starts);
+      EXPECT_EQ(back->level_starts, cases[c].level_starts);
+    }
   }
 }
 
