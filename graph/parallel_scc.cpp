@@ -86,6 +86,7 @@ class LocalIndex {
     }
     before_[words_.size()] = count;
   }
+  Vertices members() const { return parallel_set_bits(words_.data(), words_.size()); }
   std::uint32_t operator[](std::uint32_t t) const {
     const std::uint64_t word = words_.data()[t >> 6];
     const unsigned bit = t & 63;
@@ -95,7 +96,7 @@ class LocalIndex {
 
  private:
   BitWords words_{0};
-  std::vector<std::uint32_t> before_;
+  PodVector<std::uint32_t> before_;
 };
 
 // The maybe-states' graph in local indices: the backward edges stored (CSR), the
@@ -154,10 +155,9 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
   LocalGraph g;
   g.mdp = &mdp;
   g.enabled_rows = enabled_rows;
-  g.states = parallel_select(
-      maybe.size(), [&](std::size_t s) { return maybe.test(s); }, [](std::size_t s) { return static_cast<std::uint32_t>(s); });
-  const std::uint32_t n = g.size();
   g.local_of = LocalIndex(maybe);
+  g.states = g.local_of.members();
+  const std::uint32_t n = g.size();
   const bool copied = copy_forward_edges(mdp, maybe, forward);
   if (copied) g.out_offsets = filled_offsets(n + 1);
   g.in_offsets = filled_offsets(n + 1);

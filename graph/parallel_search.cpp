@@ -5,6 +5,7 @@
 
 #include "engine/model/bit_words.h"
 #include "graph/level_loop.h"
+#include "graph/parallel_select.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -20,10 +21,8 @@ namespace {
 using Frontier = std::vector<std::uint32_t>;
 
 Frontier members(const StateSet& set) {
-  Frontier states;
-  states.reserve(set.count());
-  for (auto s = set.find_first(); s != StateSet::npos; s = set.find_next(s)) states.push_back(static_cast<std::uint32_t>(s));
-  return states;
+  const BitWords words = BitWords::of(set);
+  return parallel_set_bits(words.data(), words.size());
 }
 
 }  // namespace
@@ -52,7 +51,7 @@ StateSet ParallelSearch::backward_forall(const StateSet& sources, const StateSet
   BitWords attracted = BitWords::of(sources);
   const BitWords allowed = BitWords::of(allowed_states);
   BitWords row_hit(mdp_.num_choices());
-  std::vector<std::uint32_t> rows_missing(n);
+  PodVector<std::uint32_t> rows_missing(n);  // written in full below
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t s) {
     rows_missing[s] = static_cast<std::uint32_t>(mdp_.row_group_starts[s + 1] - mdp_.row_group_starts[s]);
   });

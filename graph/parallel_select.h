@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -72,6 +73,29 @@ void parallel_running_sum(T* values, std::size_t n) {
     T sum = before[b];
     for (std::size_t i = blocks.first_of(b); i < blocks.first_of(b + 1); ++i) values[i] = sum += values[i];
   });
+}
+
+// The indices of the set bits of words[0 .. num_words), in increasing order: blocks of
+// words count theirs, then write them.
+inline std::vector<std::uint32_t> parallel_set_bits(const std::uint64_t* words, std::size_t num_words) {
+  const detail::Blocks blocks(num_words);
+  std::vector<std::size_t> at(blocks.count + 1, 0);
+  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
+    std::size_t bits = 0;
+    for (std::size_t w = blocks.first_of(b); w < blocks.first_of(b + 1); ++w) bits += std::popcount(words[w]);
+    at[b + 1] = bits;
+  });
+  std::partial_sum(at.begin(), at.end(), at.begin());
+  std::vector<std::uint32_t> set(at[blocks.count]);
+  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
+    std::size_t k = at[b];
+    for (std::size_t w = blocks.first_of(b); w < blocks.first_of(b + 1); ++w) {
+      for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+        set[k++] = static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits)));
+      }
+    }
+  });
+  return set;
 }
 
 // The elements of `from` for which keep(element) holds, in their order.

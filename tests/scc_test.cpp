@@ -476,6 +476,16 @@ TEST(ParallelSelectAndSums, AreEquivalentToRef) {
     graph::parallel_running_sum(values.data(), n);
     EXPECT_EQ(values, ref) << n << " values";
   }
+  for (std::size_t words : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{40000}}) {
+    for (unsigned one_in : {0u, 1u, 3u, 5000u}) {  // 0: no bit set
+      std::vector<std::uint64_t> bits(words, 0);
+      std::vector<std::uint32_t> ref;
+      for (std::size_t i = 0; i < words * 64; ++i) {
+        if (one_in != 0 && rng() % one_in == 0) bits[i / 64] |= std::uint64_t{1} << (i % 64), ref.push_back(static_cast<std::uint32_t>(i));
+      }
+      EXPECT_EQ(graph::parallel_set_bits(bits.data(), words), ref) << words << " words, one bit in " << one_in;
+    }
+  }
   const std::vector<std::uint32_t> from = {9, 2, 7, 4, 4, 1};
   EXPECT_EQ(graph::parallel_select_from(from, [](std::uint32_t v) { return v % 2 == 0; }),
             (std::vector<std::uint32_t>{2, 4, 4}));
