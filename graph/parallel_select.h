@@ -27,7 +27,7 @@ struct Blocks {
 
 // visit(i, k) for every i in [0, n) with keep(i), where k is how many kept indices come
 // before i; sized(count) is called first, once the kept indices are counted. keep is
-// called twice per index.
+// called twice per index, and must answer the same both times (no claiming in it).
 template <typename Keep, typename Sized, typename Visit>
 void parallel_for_each_kept(std::size_t n, Keep keep, Sized sized, Visit visit) {
   const detail::Blocks blocks(n);
