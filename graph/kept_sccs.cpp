@@ -38,8 +38,9 @@ KeptSccs KeptSccs::copy_of(const SccDecomposition& sccs) {
   KeptSccs kept;
   kept.order_ = copied(sccs.order);
   kept.starts_ = BitWords(sccs.order.size());
-  // Each SCC's start in a word of its own thread's claiming: several SCCs start in a word.
-  oneapi::tbb::parallel_for(std::size_t{0}, sccs.num_sccs(), [&](std::size_t c) { kept.starts_.claim(sccs.scc_starts[c]); });
+  // Set with an atomic claim: several SCCs start within one 64-bit word.
+  oneapi::tbb::parallel_for(std::size_t{0}, sccs.num_sccs(),
+                            [&](std::size_t c) { kept.starts_.claim(sccs.scc_starts[c]); });
   kept.level_starts_ = sccs.level_starts;
   kept.ran_on_ = sccs.ran_on;
   return kept;

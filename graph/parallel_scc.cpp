@@ -51,20 +51,13 @@ using Adjacency = PodVector<std::uint32_t>;
 using VertexArray = PodVector<std::uint32_t>;
 using Offsets = PodVector<std::uint64_t>;
 
-VertexArray filled(std::size_t n, std::uint32_t value) {
-  VertexArray array(n);
+template <typename T>
+PodVector<T> filled(std::size_t n, T value) {
+  PodVector<T> array(n);
   oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const auto& range) {
     std::fill(array.begin() + range.begin(), array.begin() + range.end(), value);
   });
   return array;
-}
-
-Offsets filled_offsets(std::size_t n) {
-  Offsets offsets(n);
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, n, 1 << 16), [&](const auto& range) {
-    std::fill(offsets.begin() + range.begin(), offsets.begin() + range.end(), 0);
-  });
-  return offsets;
 }
 
 template <typename T>
@@ -159,8 +152,8 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
   g.states = g.local_of.members();
   const std::uint32_t n = g.size();
   const bool copied = copy_forward_edges(mdp, maybe, forward);
-  if (copied) g.out_offsets = filled_offsets(n + 1);
-  g.in_offsets = filled_offsets(n + 1);
+  if (copied) g.out_offsets = filled<std::uint64_t>(n + 1, 0);
+  g.in_offsets = filled<std::uint64_t>(n + 1, 0);
   // In-degrees counted at w itself, then summed inclusively: in_offsets[w] is where
   // w's in-edges end, and the fill below moves it down to where they start. No copy of
   // the offsets to fill from (8 bytes a state at the SCCs' peak: 12 GB on leader10).
@@ -201,8 +194,8 @@ class Decomposer {
   // color_, batch_of_ and the trim's counts are written for the live vertices before
   // they are read, every round: no filling.
   explicit Decomposer(const LocalGraph& g)
-      : g_(g), scc_of_(filled(g.size(), kNone)), color_(g.size()), batch_of_(g.size()), in_count_(g.size()),
-        out_count_(g.size()) {}
+      : g_(g), scc_of_(filled<std::uint32_t>(g.size(), kNone)), color_(g.size()), batch_of_(g.size()),
+        in_count_(g.size()), out_count_(g.size()) {}
 
   void run() {
     Vertices live(g_.size());
@@ -370,7 +363,7 @@ struct SccMembers {
 
 SccMembers members_of(const VertexArray& scc_of, std::uint32_t count) {
   const std::uint32_t n = static_cast<std::uint32_t>(scc_of.size());
-  SccMembers m{filled_offsets(std::size_t{count} + 1), VertexArray(n)};
+  SccMembers m{filled<std::uint64_t>(std::size_t{count} + 1, 0), VertexArray(n)};
   if (count == n) {  // every SCC a single state (acyclic, as csma's): the inverse permutation
     oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
       m.starts[scc_of[v] + 1] = 1;
@@ -437,7 +430,7 @@ Vertices by_height(const VertexArray& height) {
 // Each SCC's height: 0 without edges to other SCCs, else one more than the highest it
 // reaches. Kahn's algorithm backwards from the SCCs of height 0, a level at a time.
 VertexArray heights(const LocalGraph& g, const VertexArray& scc_of, std::uint32_t count, const SccMembers& members) {
-  VertexArray outside = filled(count, 0), height = filled(count, 0);
+  VertexArray outside = filled<std::uint32_t>(count, 0), height = filled<std::uint32_t>(count, 0);
   oneapi::tbb::parallel_for(std::uint32_t{0}, g.size(), [&](std::uint32_t v) {
     g.each_out(v, [&](std::uint32_t w) {
       if (scc_of[w] != scc_of[v]) atomic(outside[scc_of[v]]).fetch_add(1, std::memory_order_relaxed);

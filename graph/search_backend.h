@@ -6,8 +6,8 @@
 // the model's structure. Each is tested equivalent to the reference
 // (tests/search_backend_test.cpp).
 #include "engine/model/sparse_mdp.h"
-#include "graph/qualitative_sets.h"
 #include "graph/kept_sccs.h"
+#include "graph/qualitative_sets.h"
 #include "graph/scc_decomposition.h"
 
 #include <cstdint>
@@ -77,8 +77,8 @@ class SearchBackend {
   // that decomposes the same states (a file's Pmin and Pmax, Rmin and Rmax, often do):
   // graph/scc.h's maybe_state_sccs keeps one while remembering is on (the pipeline
   // turns it on while more properties follow) and the memory allows, and finds it
-  // (remembering on or off). make_room_for forgets it, as it frees the searches'
-  // memory, and so does the pipeline after the model's last property.
+  // (remembering on or off), kept compact (graph/kept_sccs.h). make_room_for forgets it
+  // where the room it makes needs that, and the pipeline after the model's last property.
   void remember_sccs_while(bool more_to_come) const;
   bool remembering_sccs() const { return remembering_; }
   const KeptSccs* remembered_sccs(const StateSet& states) const;
@@ -103,8 +103,9 @@ class SearchBackend {
 // Frees the searches' host memory (release_search_memory) where work about to run may
 // take `bytes` and that passes half the memory still unused, saying so with `what`,
 // the work's name; the remembered SCCs too, but only where that makes the room (the
-// next property would take minutes to find them again on a billion states). A run's largest steps (the SCCs on the CPU, a system built on the
-// host) take model-sized arrays beside the model; the searches' graph is as large.
+// next property would take minutes to find them again on a billion states). A run's
+// largest steps (the SCCs on the CPU, a system built on the host) take model-sized
+// arrays beside the model; the searches' graph is as large.
 void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char* what);
 // make_room_for's rule for the remembered SCCs (`kept` bytes), the searches' memory
 // released already: work of `bytes` does not fit half the `unused` memory, but would
