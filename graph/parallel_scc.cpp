@@ -45,9 +45,9 @@ namespace {
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 using Vertices = std::vector<std::uint32_t>;   // lists of vertices: frontiers, the live ones
 using Adjacency = PodVector<std::uint32_t>;
-// One value per vertex (or per SCC): mapped with huge pages, where the random reads of
-// a billion-state model's arrays would otherwise miss the TLB at almost every read,
-// and filled on all cores, not zeroed by one thread first.
+// One value per vertex (or per SCC): filled on all cores, or written before it is read,
+// never zeroed by one thread first (which takes seconds an array on leader10's 1.5e9
+// states).
 using VertexArray = PodVector<std::uint32_t>;
 using Offsets = PodVector<std::uint64_t>;
 

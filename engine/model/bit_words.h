@@ -2,7 +2,6 @@
 // A StateSet's 64-bit blocks as a plain array: bit i is bit i%64 of word i/64, the
 // layout of boost::dynamic_bitset's blocks and of the device's bit sets. Threads
 // claim bits with an atomic fetch_or on the word.
-#include "engine/model/pod_vector.h"
 #include "engine/model/state_set.h"
 
 #include <atomic>
@@ -53,10 +52,7 @@ class BitWords {
   std::size_t size() const { return words_.size(); }
 
  private:
-  // In huge pages where large (PodVector): the searches and the SCCs test a bit at
-  // every edge's end, at random over a set of up to 190 MB (leader10's states), where
-  // 4 KB pages would miss the TLB at almost every test.
-  PodVector<std::uint64_t> words_;
+  std::vector<std::uint64_t> words_;
 };
 
 }  // namespace mdpvi
