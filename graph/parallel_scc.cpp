@@ -18,6 +18,7 @@
 #include "graph/parallel_scc.h"
 
 #include "engine/model/bit_words.h"
+#include "engine/model/parallel_indices.h"
 #include "engine/model/process_memory.h"
 #include "engine/model/stopwatch.h"
 #include "graph/level_loop.h"
@@ -163,8 +164,8 @@ LocalGraph local_graph(const SparseMdp& mdp, const StateSet& maybe, const StateS
       atomic(g.in_offsets[w]).fetch_add(1, std::memory_order_relaxed);
     });
   });
-  if (copied) parallel_running_sum(g.out_offsets.data(), g.out_offsets.size());
-  parallel_running_sum(g.in_offsets.data(), n);
+  if (copied) parallel_running_totals(g.out_offsets.data(), g.out_offsets.size());
+  parallel_running_totals(g.in_offsets.data(), n);
   g.in_offsets[n] = n == 0 ? 0 : g.in_offsets[n - 1];
   g.in.resize(g.in_offsets[n]);
   if (copied) g.out.resize(g.out_offsets[n]);
@@ -369,7 +370,7 @@ SccMembers members_of(const VertexArray& scc_of, std::uint32_t count) {
       m.starts[scc_of[v] + 1] = 1;
       m.vertices[scc_of[v]] = v;
     });
-    parallel_running_sum(m.starts.data(), m.starts.size());
+    parallel_running_totals(m.starts.data(), m.starts.size());
     return m;
   }
   // A counting sort: sizes counted, each vertex put at its SCC's next free place (in any
@@ -377,7 +378,7 @@ SccMembers members_of(const VertexArray& scc_of, std::uint32_t count) {
   oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t v) {
     atomic(m.starts[scc_of[v] + 1]).fetch_add(1, std::memory_order_relaxed);
   });
-  parallel_running_sum(m.starts.data(), m.starts.size());
+  parallel_running_totals(m.starts.data(), m.starts.size());
   {
     Offsets next(count);
     oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t c) { next[c] = m.starts[c]; });
@@ -515,7 +516,7 @@ SccDecomposition parallel_maybe_state_sccs(const SparseMdp& mdp, const StateSet&
     result.scc_starts[i + 1] = members.starts[c + 1] - members.starts[c];
     sorted_heights[i] = height[c];
   });
-  parallel_running_sum(result.scc_starts.data(), result.scc_starts.size());
+  parallel_running_totals(result.scc_starts.data(), result.scc_starts.size());
   result.level_starts = level_starts_of(sorted_heights);
   if (scc_heights) *scc_heights = std::move(sorted_heights);
   oneapi::tbb::parallel_for(std::uint32_t{0}, count, [&](std::uint32_t i) {

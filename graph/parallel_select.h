@@ -1,9 +1,9 @@
 #pragma once
-// Order-keeping selection and running sums on all cores, for the graph algorithms'
-// arrays of one entry per state: on leader10 (1.5e9 states) one serial pass over such
-// an array takes seconds, and an SCC decomposition made a dozen. Both work in blocks of
-// consecutive indices: each block sums its own part, a running total over the blocks
-// says where each block starts, and each block then writes its own part.
+// Order-keeping selection on all cores, for the graph algorithms' arrays of one entry
+// per state: on leader10 (1.5e9 states) one serial pass over such an array takes
+// seconds, and an SCC decomposition made a dozen (running sums: parallel_indices.h).
+// In blocks of consecutive indices: each block counts what it keeps, a running total
+// over the blocks says where each block starts, and each block then writes its own.
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -55,24 +55,6 @@ std::vector<std::uint32_t> parallel_select(std::size_t n, Keep keep, Value value
       n, keep, [&](std::size_t count) { selected.resize(count); },
       [&](std::size_t i, std::size_t k) { selected[k] = value(i); });
   return selected;
-}
-
-// Each element replaced by the sum of itself and those before it (std::partial_sum
-// in place).
-template <typename T>
-void parallel_running_sum(T* values, std::size_t n) {
-  const detail::Blocks blocks(n);
-  std::vector<T> before(blocks.count + 1, 0);  // before[b + 1]: block b's sum, then the sum up to its end
-  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
-    T sum = 0;
-    for (std::size_t i = blocks.first_of(b); i < blocks.first_of(b + 1); ++i) sum += values[i];
-    before[b + 1] = sum;
-  });
-  std::partial_sum(before.begin(), before.end(), before.begin());
-  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
-    T sum = before[b];
-    for (std::size_t i = blocks.first_of(b); i < blocks.first_of(b + 1); ++i) values[i] = sum += values[i];
-  });
 }
 
 // The indices of the set bits of words[0 .. num_words), in increasing order: blocks of

@@ -2,6 +2,7 @@
 #include "graph/kept_sccs.h"
 #include "graph/parallel_scc.h"
 #include "graph/parallel_select.h"
+#include "engine/model/parallel_indices.h"
 #include "graph/scc.h"
 #include "graph/search_backend.h"
 #include "random_mdps.h"
@@ -473,7 +474,7 @@ TEST(ParallelSelectAndSums, AreEquivalentToRef) {
     std::vector<std::uint64_t> values(n), ref(n);
     for (auto& v : values) v = rng() % 5;
     std::partial_sum(values.begin(), values.end(), ref.begin());
-    graph::parallel_running_sum(values.data(), n);
+    parallel_running_totals(values.data(), n);
     EXPECT_EQ(values, ref) << n << " values";
   }
   for (std::size_t words : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{40000}}) {

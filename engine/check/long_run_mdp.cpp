@@ -2,7 +2,7 @@
 
 #include "engine/model/stopwatch.h"
 #include "engine/solve/end_component_quotient.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "graph/end_components.h"
 #include "graph/scc.h"
 

@@ -1,6 +1,6 @@
 #include "engine/check/ltl_product.h"
 
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 

@@ -3,7 +3,7 @@
 #include "engine/solve/bottom_solver.h"
 #include "engine/model/stopwatch.h"
 #include "engine/solve/chunk_driver.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "graph/scc.h"
 
 #include <spdlog/spdlog.h>

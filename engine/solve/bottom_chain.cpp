@@ -1,7 +1,7 @@
 #include "engine/solve/bottom_chain.h"
 
 #include "engine/solve/chunk_driver.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "gpu/stationary_sweeps.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>

@@ -5,7 +5,7 @@
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/krylov_system.h"
 #include "engine/solve/maybe_system.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "gpu/resident_chain.h"
 
 #include <spdlog/spdlog.h>

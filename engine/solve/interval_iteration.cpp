@@ -12,7 +12,7 @@
 // first (engine/solve/end_component_quotient.h).
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/method_policy.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "engine/solve/scc_sweeps.h"
 #include "engine/solve/solve_progress.h"
 #include "engine/solve/spread_levels.h"

@@ -1,5 +1,5 @@
 #include "engine/solve/method_policy.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 
 #include "engine/solve/scc_sweeps.h"
 

@@ -37,7 +37,7 @@
 // verification), the SCC starts again under optimistic value iteration.
 #include "engine/solve/krylov_system.h"
 #include "engine/solve/method_policy.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "engine/solve/policy_steps.h"
 #include "engine/solve/solve_progress.h"
 #include "engine/numeric/bicgstab_steps.h"

@@ -1,6 +1,6 @@
 #include "engine/solve/prepared_chunk.h"
 
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>

@@ -2,7 +2,7 @@
 // its chunks copied from the model's rows (prepared_chunk.h).
 #include "engine/solve/kept_rows.h"
 #include "engine/solve/maybe_system.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "engine/solve/prepared_chunk.h"
 
 #include <algorithm>

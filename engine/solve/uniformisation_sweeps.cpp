@@ -1,7 +1,7 @@
 #include "engine/solve/uniformisation_sweeps.h"
 
 #include "engine/solve/bellman.h"
-#include "engine/solve/parallel_indices.h"
+#include "engine/model/parallel_indices.h"
 #include "gpu/partitioned_sweeps.h"
 #include "gpu/uniformisation_steps.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // body(i) for every i in [first, end), on all cores, in blocks of at least grain
-// indices: the loop the solver's parallel passes share.
+// indices: the loop the solver's and the checks' parallel passes share.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_scan.h>
