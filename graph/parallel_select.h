@@ -23,6 +23,20 @@ struct Blocks {
   std::size_t n, count;
 };
 
+// count(first, end) for each block of [0, n), then sized(total), then
+// write(first, end, written_before) for each block: what the selections below share.
+template <typename Count, typename Sized, typename Write>
+void in_counted_blocks(std::size_t n, Count count, Sized sized, Write write) {
+  const Blocks blocks(n);
+  std::vector<std::size_t> at(blocks.count + 1, 0);  // at[b + 1]: block b's count, then where it ends
+  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count,
+                            [&](std::size_t b) { at[b + 1] = count(blocks.first_of(b), blocks.first_of(b + 1)); });
+  std::partial_sum(at.begin(), at.end(), at.begin());
+  sized(at[blocks.count]);
+  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count,
+                            [&](std::size_t b) { write(blocks.first_of(b), blocks.first_of(b + 1), at[b]); });
+}
+
 }  // namespace detail
 
 // visit(i, k) for every i in [0, n) with keep(i), where k is how many kept indices come
@@ -30,21 +44,19 @@ struct Blocks {
 // called twice per index, and must answer the same both times (no claiming in it).
 template <typename Keep, typename Sized, typename Visit>
 void parallel_for_each_kept(std::size_t n, Keep keep, Sized sized, Visit visit) {
-  const detail::Blocks blocks(n);
-  std::vector<std::size_t> at(blocks.count + 1, 0);  // at[b + 1]: block b's count, then where it ends
-  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
-    std::size_t kept = 0;
-    for (std::size_t i = blocks.first_of(b); i < blocks.first_of(b + 1); ++i) kept += keep(i) ? 1 : 0;
-    at[b + 1] = kept;
-  });
-  std::partial_sum(at.begin(), at.end(), at.begin());
-  sized(at[blocks.count]);
-  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
-    std::size_t k = at[b];
-    for (std::size_t i = blocks.first_of(b); i < blocks.first_of(b + 1); ++i) {
-      if (keep(i)) visit(i, k++);
-    }
-  });
+  detail::in_counted_blocks(
+      n,
+      [&](std::size_t first, std::size_t end) {
+        std::size_t kept = 0;
+        for (std::size_t i = first; i < end; ++i) kept += keep(i) ? 1 : 0;
+        return kept;
+      },
+      sized,
+      [&](std::size_t first, std::size_t end, std::size_t k) {
+        for (std::size_t i = first; i < end; ++i) {
+          if (keep(i)) visit(i, k++);
+        }
+      });
 }
 
 // value(i) for the indices i in [0, n) with keep(i), in increasing order of i.
@@ -57,26 +69,24 @@ std::vector<std::uint32_t> parallel_select(std::size_t n, Keep keep, Value value
   return selected;
 }
 
-// The indices of the set bits of words[0 .. num_words), in increasing order: blocks of
-// words count theirs, then write them.
+// The indices of the set bits of words[0 .. num_words), in increasing order.
 inline std::vector<std::uint32_t> parallel_set_bits(const std::uint64_t* words, std::size_t num_words) {
-  const detail::Blocks blocks(num_words);
-  std::vector<std::size_t> at(blocks.count + 1, 0);
-  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
-    std::size_t bits = 0;
-    for (std::size_t w = blocks.first_of(b); w < blocks.first_of(b + 1); ++w) bits += std::popcount(words[w]);
-    at[b + 1] = bits;
-  });
-  std::partial_sum(at.begin(), at.end(), at.begin());
-  std::vector<std::uint32_t> set(at[blocks.count]);
-  oneapi::tbb::parallel_for(std::size_t{0}, blocks.count, [&](std::size_t b) {
-    std::size_t k = at[b];
-    for (std::size_t w = blocks.first_of(b); w < blocks.first_of(b + 1); ++w) {
-      for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-        set[k++] = static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits)));
-      }
-    }
-  });
+  std::vector<std::uint32_t> set;
+  detail::in_counted_blocks(
+      num_words,
+      [&](std::size_t first, std::size_t end) {
+        std::size_t bits = 0;
+        for (std::size_t w = first; w < end; ++w) bits += static_cast<std::size_t>(std::popcount(words[w]));
+        return bits;
+      },
+      [&](std::size_t count) { set.resize(count); },
+      [&](std::size_t first, std::size_t end, std::size_t k) {
+        for (std::size_t w = first; w < end; ++w) {
+          for (std::uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+            set[k++] = static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(std::countr_zero(bits)));
+          }
+        }
+      });
   return set;
 }
 
