@@ -4,6 +4,7 @@
 #include "engine/check/ctl.h"
 #include "engine/model/uniformisation.h"
 #include "engine/check/fairness.h"
+#include "engine/check/recurrence.h"
 #include "engine/check/filter.h"
 #include "engine/check/long_run_mdp.h"
 #include "engine/automata/step_bounds.h"
@@ -608,12 +609,23 @@ class Checker {
           return compute_ltl_reward(mdp, dir, reward_structure(f), ltl_path(f), ltl_atoms(f), solver, c_.device,
                                     c_.search.kind());
         }
-        return compute_ltl_probabilities(mdp, dir, ltl_path(f), ltl_atoms(f), solver, c_.device, c_.search.kind());
+        return ltl_probabilities(f, dir, solver);
       case Path::eventually_always:
       case Path::always_eventually:  // the parser gives them to E and A only
         fail(f.position, "not supported yet: LTL (F G and G F are read inside E and A only)");
     }
     return {};
+  }
+
+  // P [ G F phi ] and [ F G phi ] on the model's own end components
+  // (engine/check/recurrence.h), other paths through an automaton's product.
+  NumericResult ltl_probabilities(const Formula& f, Optimization dir, const SolverOptions& solver) {
+    const PathFormula& path = ltl_path(f);
+    std::vector<StateSet> atoms = ltl_atoms(f);
+    if (const std::optional<Recurrence> recurrence = recurrence_of(path, atoms)) {
+      return compute_recurrence_probabilities(c_.mdp, c_.search, dir, *recurrence, solver, c_.device);
+    }
+    return compute_ltl_probabilities(c_.mdp, dir, path, atoms, solver, c_.device, c_.search.kind());
   }
 
   // --fair changes an MDP's minimum only (engine/check/fairness.h).

@@ -28,20 +28,12 @@ StateSet zero_reward_rows(const SparseMdp& mdp, const RewardStructure& rewards) 
   return rows.to_set(mdp.num_choices());
 }
 
-StateSet states_in_components(const graph::EndComponents& components) {
-  StateSet in(components.component_of.size());
-  for (std::size_t s = 0; s < components.component_of.size(); ++s) {
-    if (components.component_of[s] != graph::EndComponents::kNone) in.set(s);
-  }
-  return in;
-}
-
 NumericResult minimal_total_reward(const SparseMdp& mdp, const graph::SearchBackend& search,
                                    const RewardStructure& rewards, const SolverOptions& options,
                                    const DeviceOptions& device) {
   const StateSet all = all_states(mdp.num_states());
   const StateSet zero_reward_components =
-      states_in_components(graph::maximal_end_components(search, all, zero_reward_rows(mdp, rewards)));
+      graph::states_in_components(graph::maximal_end_components(search, all, zero_reward_rows(mdp, rewards)));
   return compute_reachability_reward(mdp, search, Optimization::minimize, rewards, zero_reward_components, options,
                                      device);
 }

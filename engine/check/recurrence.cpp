@@ -1,0 +1,103 @@
+#include "engine/check/recurrence.h"
+
+#include "engine/check/reachability.h"
+#include "engine/model/stopwatch.h"
+#include "graph/end_components.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <utility>
+
+namespace mdpvi {
+
+namespace {
+
+using Op = PathFormula::Op;
+using Kind = Recurrence::Kind;
+
+// f's states, where it is a boolean combination of atoms; nullopt where it holds a
+// temporal operator.
+std::optional<StateSet> states_of(const PathFormula& f, const std::vector<StateSet>& atoms) {
+  switch (f.op) {
+    case Op::state: return atoms[f.state];
+    case Op::negation: {
+      std::optional<StateSet> a = states_of(f.operands[0], atoms);
+      if (a) a->flip();
+      return a;
+    }
+    case Op::conjunction:
+    case Op::disjunction: {
+      std::optional<StateSet> a = states_of(f.operands[0], atoms);
+      std::optional<StateSet> b = a ? states_of(f.operands[1], atoms) : std::nullopt;
+      if (!b) return std::nullopt;
+      return f.op == Op::conjunction ? (*a & *b) : (*a | *b);
+    }
+    default: return std::nullopt;
+  }
+}
+
+// f's operand, where f is an unbounded op.
+const PathFormula* unbounded_operand(const PathFormula& f, Op op) {
+  return f.op == op && !f.bounded() ? &f.operands[0] : nullptr;
+}
+
+// The other recurrence over the complement: !G F B is F G !B, and !F G B is G F !B.
+Recurrence negated(Recurrence path) {
+  path.kind = path.kind == Kind::infinitely_often ? Kind::eventually_forever : Kind::infinitely_often;
+  path.states.flip();
+  return path;
+}
+
+const char* text_of(Kind kind) { return kind == Kind::infinitely_often ? "G F" : "F G"; }
+
+// The states of the end components in which a scheduler that stays meets the path:
+// Pmax(path) = Pmax(F these).
+StateSet staying_states(const SparseMdp& mdp, const graph::SearchBackend& search, const Recurrence& path) {
+  const StateSet all_rows = all_states(mdp.num_choices());
+  if (path.kind == Kind::infinitely_often) {
+    const graph::EndComponents all = graph::maximal_end_components(search, all_states(mdp.num_states()), all_rows);
+    return graph::states_in_components_holding(all, path.states);
+  }
+  return graph::states_in_components(graph::maximal_end_components(search, path.states, all_rows));
+}
+
+NumericResult maximal_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search, const Recurrence& path,
+                                    const SolverOptions& options, const DeviceOptions& device) {
+  const auto start = std::chrono::steady_clock::now();
+  const StateSet target = staying_states(mdp, search, path);
+  spdlog::debug("{} on the model, no product: {} of {} states in end components that meet it, {:.3f} s",
+                text_of(path.kind), target.count(), mdp.num_states(), seconds_since(start));
+  return compute_until_probabilities(mdp, search, Optimization::maximize, all_states(mdp.num_states()), target,
+                                     options, device);
+}
+
+}  // namespace
+
+std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms) {
+  if (formula.op == Op::negation) {
+    std::optional<Recurrence> inner = recurrence_of(formula.operands[0], atoms);
+    if (inner) *inner = negated(std::move(*inner));
+    return inner;
+  }
+  const auto of_shape = [&](Op outer, Op inner, Kind kind) -> std::optional<Recurrence> {
+    const PathFormula* middle = unbounded_operand(formula, outer);
+    const PathFormula* phi = middle ? unbounded_operand(*middle, inner) : nullptr;
+    std::optional<StateSet> states = phi ? states_of(*phi, atoms) : std::nullopt;
+    if (!states) return std::nullopt;
+    return Recurrence{kind, std::move(*states)};
+  };
+  if (std::optional<Recurrence> path = of_shape(Op::always, Op::eventually, Kind::infinitely_often)) return path;
+  return of_shape(Op::eventually, Op::always, Kind::eventually_forever);
+}
+
+NumericResult compute_recurrence_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
+                                               Optimization direction, const Recurrence& path,
+                                               const SolverOptions& options, const DeviceOptions& device) {
+  if (has_one_choice_per_state(mdp.type) || direction == Optimization::maximize) {
+    return maximal_probabilities(mdp, search, path, options, device);
+  }
+  return complemented(maximal_probabilities(mdp, search, negated(path), options, device));
+}
+
+}  // namespace mdpvi

@@ -1,0 +1,143 @@
+// P [ G F phi ] and [ F G phi ] on the model's own end components (engine/check/recurrence.h)
+// against the general path through an automaton's product (engine/check/ltl.h), the
+// reference: on random MDPs and DTMCs (self-loops, one-choice states, chains), each
+// direction, phi an atom or a combination, negated or not, on each search backend (the
+// GPU's where there is a device). Then the shapes read as recurrences and those that are
+// not, and by hand through the property checker.
+#include "engine/check/ltl.h"
+#include "engine/check/property_checker.h"
+#include "engine/check/recurrence.h"
+#include "gpu/device_solver.h"
+#include "io/property_parser.h"
+#include "random_mdps.h"
+#include "search_backends.h"
+#include "test_models.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace mdpvi {
+namespace {
+
+using P = PathFormula;
+constexpr SolverOptions kSound{Method::optimistic_value_iteration, {ConvergenceCriterion::absolute, 1e-10, 1000000}};
+const DeviceOptions kCpu{SolverKind::cpu};
+
+P infinitely_often(P phi) { return P::unary(P::Op::always, P::unary(P::Op::eventually, std::move(phi))); }
+P eventually_forever(P phi) { return P::unary(P::Op::eventually, P::unary(P::Op::always, std::move(phi))); }
+P negation(P f) { return P::unary(P::Op::negation, std::move(f)); }
+
+// Each path compared: G F and F G of an atom and of combinations, and negations.
+std::vector<P> recurrences() {
+  const P a = P::atom(0), b = P::atom(1);
+  const P a_not_b = P::binary(P::Op::conjunction, a, negation(b));
+  return {infinitely_often(a),
+          eventually_forever(a),
+          negation(infinitely_often(b)),
+          negation(eventually_forever(a_not_b)),
+          infinitely_often(P::binary(P::Op::disjunction, a, b)),
+          eventually_forever(a_not_b)};
+}
+
+std::vector<StateSet> random_atoms(std::uint32_t n, std::mt19937& rng) {
+  std::vector<StateSet> atoms(2, StateSet(n));
+  for (StateSet& atom : atoms) {
+    for (std::uint32_t s = 0; s < n; ++s) {
+      if (rng() % 3 == 0) atom.set(s);
+    }
+  }
+  return atoms;
+}
+
+double lower_at(const NumericResult& r, std::uint32_t s) { return r.lower.empty() ? r.values[s] : r.lower[s]; }
+double upper_at(const NumericResult& r, std::uint32_t s) { return r.upper.empty() ? r.values[s] : r.upper[s]; }
+
+class RecurrenceIsEquivalentToRef : public ::testing::TestWithParam<graph::SearchKind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == graph::SearchKind::gpu && !gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+TEST_P(RecurrenceIsEquivalentToRef, OnRandomModels) {
+  std::mt19937 rng(17);
+  int compared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const bool chain = trial % 3 == 0;
+    const SparseMdp mdp = test::small_random_mdp(1 + trial % 9 + (trial % 5 == 0 ? 40 : 0), chain, rng);
+    const std::vector<StateSet> atoms = random_atoms(mdp.num_states(), rng);
+    const std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, GetParam());
+    for (const P& f : recurrences()) {
+      const std::optional<Recurrence> path = recurrence_of(f, atoms);
+      ASSERT_TRUE(path);
+      for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+        const NumericResult fast = compute_recurrence_probabilities(mdp, *search, direction, *path, kSound, kCpu);
+        const NumericResult product = compute_ltl_probabilities(mdp, direction, f, atoms, kSound, kCpu);
+        for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+          EXPECT_NEAR(fast.values[s], product.values[s], 1e-8) << "trial " << trial << " state " << s;
+          EXPECT_LE(lower_at(fast, s), upper_at(product, s) + 1e-12) << "trial " << trial << " state " << s;
+          EXPECT_GE(upper_at(fast, s), lower_at(product, s) - 1e-12) << "trial " << trial << " state " << s;
+        }
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 60 * 6 * 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, RecurrenceIsEquivalentToRef, test::every_search_backend(), test::search_backend_name);
+
+TEST(Recurrence, ReadsGFAndFGOfStateFormulasOnly) {
+  const StateSet a = test::random_set(5, 0.5, 1), b = test::random_set(5, 0.5, 2);
+  const std::vector<StateSet> atoms{a, b};
+  const std::optional<Recurrence> gf = recurrence_of(infinitely_often(P::atom(0)), atoms);
+  ASSERT_TRUE(gf);
+  EXPECT_EQ(gf->kind, Recurrence::Kind::infinitely_often);
+  EXPECT_EQ(gf->states, a);
+  const std::optional<Recurrence> not_fg = recurrence_of(negation(eventually_forever(P::atom(1))), atoms);
+  ASSERT_TRUE(not_fg);
+  EXPECT_EQ(not_fg->kind, Recurrence::Kind::infinitely_often);
+  EXPECT_EQ(not_fg->states, ~b);
+  const std::optional<Recurrence> fg_or =
+      recurrence_of(eventually_forever(P::binary(P::Op::disjunction, P::atom(0), negation(P::atom(1)))), atoms);
+  ASSERT_TRUE(fg_or);
+  EXPECT_EQ(fg_or->kind, Recurrence::Kind::eventually_forever);
+  EXPECT_EQ(fg_or->states, a | ~b);
+
+  P bounded = infinitely_often(P::atom(0));
+  bounded.operands[0].upper_bound = 0;  // G F<=k a
+  for (const P& other : {P::unary(P::Op::eventually, P::atom(0)), infinitely_often(P::unary(P::Op::next, P::atom(0))),
+                         eventually_forever(infinitely_often(P::atom(0))), bounded,
+                         P::binary(P::Op::conjunction, infinitely_often(P::atom(0)), infinitely_often(P::atom(1)))}) {
+    EXPECT_FALSE(recurrence_of(other, atoms));
+  }
+}
+
+double number(const SparseMdp& mdp, const std::string& text) {
+  io::PropertyEntry entry = io::parse_property(text, "p");
+  const test::ReferenceSearch searched(mdp);
+  CheckContext context{mdp, *searched.search, PropertyScope{"p", {}, {}, {}}, kSound, kCpu};
+  return check_property(*entry.formula, context).value.number;
+}
+
+// The MDP: 0 chooses between 1 ("a", which returns to 0) and 2 (absorbing, not "a"): a
+// scheduler that always picks 1 sees "a" infinitely often, one that picks 2 never
+// again. The DTMC: 0 tosses a coin between 1 ("a", absorbing) and 2 (absorbing).
+TEST(Recurrence, ByHandThroughTheChecker) {
+  const SparseMdp mdp = test::make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{0, 1.0}}}, {{{2, 1.0}}}}, {{"a", {1}}});
+  EXPECT_NEAR(number(mdp, "Pmax=? [ G F \"a\" ]"), 1.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmin=? [ G F \"a\" ]"), 0.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmax=? [ F G !\"a\" ]"), 1.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmin=? [ F G !\"a\" ]"), 0.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmax=? [ F G \"a\" ]"), 0.0, 1e-9);  // 1 always leaves "a"
+  const SparseMdp chain = test::make_mdp({{{{1, 0.5}, {2, 0.5}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {{"a", {1}}});
+  EXPECT_NEAR(number(chain, "P=? [ G F \"a\" ]"), 0.5, 1e-9);
+  EXPECT_NEAR(number(chain, "P=? [ F G \"a\" ]"), 0.5, 1e-9);
+  EXPECT_NEAR(number(chain, "P=? [ !(G F \"a\") ]"), 0.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace mdpvi
