@@ -34,12 +34,20 @@ P negation(P f) { return P::unary(P::Op::negation, std::move(f)); }
 std::vector<P> recurrences() {
   const P a = P::atom(0), b = P::atom(1);
   const P a_not_b = P::binary(P::Op::conjunction, a, negation(b));
+  const auto both = [](P f, P g) { return P::binary(P::Op::conjunction, std::move(f), std::move(g)); };
+  const auto either = [](P f, P g) { return P::binary(P::Op::disjunction, std::move(f), std::move(g)); };
   return {infinitely_often(a),
           eventually_forever(a),
           negation(infinitely_often(b)),
           negation(eventually_forever(a_not_b)),
-          infinitely_often(P::binary(P::Op::disjunction, a, b)),
-          eventually_forever(a_not_b)};
+          infinitely_often(either(a, b)),
+          eventually_forever(a_not_b),
+          both(infinitely_often(a), infinitely_often(b)),
+          negation(both(infinitely_often(a), infinitely_often(negation(b)))),
+          either(eventually_forever(a), eventually_forever(b)),
+          both(eventually_forever(either(a, b)), eventually_forever(negation(a))),
+          either(infinitely_often(a), infinitely_often(b)),
+          both(either(eventually_forever(a), eventually_forever(b)), eventually_forever(either(a, negation(b))))};
 }
 
 std::vector<StateSet> random_atoms(std::uint32_t n, std::mt19937& rng) {
@@ -85,7 +93,7 @@ TEST_P(RecurrenceIsEquivalentToRef, OnRandomModels) {
       }
     }
   }
-  EXPECT_EQ(compared, 60 * 6 * 2);
+  EXPECT_EQ(compared, 60 * 12 * 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RecurrenceIsEquivalentToRef, test::every_search_backend(), test::search_backend_name);
@@ -96,22 +104,43 @@ TEST(Recurrence, ReadsGFAndFGOfStateFormulasOnly) {
   const std::optional<Recurrence> gf = recurrence_of(infinitely_often(P::atom(0)), atoms);
   ASSERT_TRUE(gf);
   EXPECT_EQ(gf->kind, Recurrence::Kind::infinitely_often);
-  EXPECT_EQ(gf->states, a);
+  EXPECT_EQ(gf->sets, std::vector<StateSet>{a});
   const std::optional<Recurrence> not_fg = recurrence_of(negation(eventually_forever(P::atom(1))), atoms);
   ASSERT_TRUE(not_fg);
   EXPECT_EQ(not_fg->kind, Recurrence::Kind::infinitely_often);
-  EXPECT_EQ(not_fg->states, ~b);
+  EXPECT_EQ(not_fg->sets, std::vector<StateSet>{~b});
   const std::optional<Recurrence> fg_or =
       recurrence_of(eventually_forever(P::binary(P::Op::disjunction, P::atom(0), negation(P::atom(1)))), atoms);
   ASSERT_TRUE(fg_or);
   EXPECT_EQ(fg_or->kind, Recurrence::Kind::eventually_forever);
-  EXPECT_EQ(fg_or->states, a | ~b);
+  EXPECT_EQ(fg_or->sets, std::vector<StateSet>{a | ~b});
+  const P gf_a = infinitely_often(P::atom(0)), gf_b = infinitely_often(P::atom(1));
+  const std::optional<Recurrence> gf_and = recurrence_of(P::binary(P::Op::conjunction, gf_a, gf_b), atoms);
+  ASSERT_TRUE(gf_and);
+  EXPECT_EQ(gf_and->kind, Recurrence::Kind::infinitely_often);
+  EXPECT_EQ(gf_and->sets, (std::vector<StateSet>{a, b}));
+  const std::optional<Recurrence> gf_or = recurrence_of(P::binary(P::Op::disjunction, gf_a, gf_b), atoms);
+  ASSERT_TRUE(gf_or);
+  EXPECT_EQ(gf_or->sets, std::vector<StateSet>{a | b});
+  const std::optional<Recurrence> fg_and = recurrence_of(
+      P::binary(P::Op::conjunction, eventually_forever(P::atom(0)), eventually_forever(P::atom(1))), atoms);
+  ASSERT_TRUE(fg_and);
+  EXPECT_EQ(fg_and->kind, Recurrence::Kind::eventually_forever);
+  EXPECT_EQ(fg_and->sets, std::vector<StateSet>{a & b});
+  const std::optional<Recurrence> not_gf_and = recurrence_of(negation(P::binary(P::Op::conjunction, gf_a, gf_b)), atoms);
+  ASSERT_TRUE(not_gf_and);
+  EXPECT_EQ(not_gf_and->kind, Recurrence::Kind::eventually_forever);
+  EXPECT_EQ(not_gf_and->sets, (std::vector<StateSet>{~a, ~b}));
 
   P bounded = infinitely_often(P::atom(0));
   bounded.operands[0].upper_bound = 0;  // G F<=k a
   for (const P& other : {P::unary(P::Op::eventually, P::atom(0)), infinitely_often(P::unary(P::Op::next, P::atom(0))),
                          eventually_forever(infinitely_often(P::atom(0))), bounded,
-                         P::binary(P::Op::conjunction, infinitely_often(P::atom(0)), infinitely_often(P::atom(1)))}) {
+                         P::binary(P::Op::conjunction, infinitely_often(P::atom(0)), eventually_forever(P::atom(1))),
+                         P::binary(P::Op::disjunction,
+                                   P::binary(P::Op::conjunction, infinitely_often(P::atom(0)), infinitely_often(P::atom(1))),
+                                   infinitely_often(P::atom(0))),
+                         P::binary(P::Op::conjunction, infinitely_often(P::atom(0)), P::atom(1))}) {
     EXPECT_FALSE(recurrence_of(other, atoms));
   }
 }

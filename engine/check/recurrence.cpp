@@ -42,11 +42,35 @@ const PathFormula* unbounded_operand(const PathFormula& f, Op op) {
   return f.op == op && !f.bounded() ? &f.operands[0] : nullptr;
 }
 
-// The other recurrence over the complement: !G F B is F G !B, and !F G B is G F !B.
+// The other recurrence over the complements: !(G F B & G F D) is F G !B | F G !D.
 Recurrence negated(Recurrence path) {
   path.kind = path.kind == Kind::infinitely_often ? Kind::eventually_forever : Kind::infinitely_often;
-  path.states.flip();
+  for (StateSet& set : path.sets) set.flip();
   return path;
+}
+
+// At most this many sets: F G's conjunctions multiply them.
+constexpr std::size_t kMostSets = 64;
+
+// a & b or a | b (op) as one recurrence, where they make one.
+std::optional<Recurrence> joined(Op op, Recurrence a, Recurrence b) {
+  if (a.kind != b.kind) return std::nullopt;
+  const bool infinitely_often = a.kind == Kind::infinitely_often;
+  if (op == Op::conjunction ? infinitely_often : !infinitely_often) {
+    a.sets.insert(a.sets.end(), b.sets.begin(), b.sets.end());
+  } else if (infinitely_often) {  // G F B | G F D is G F (B | D); no more than that
+    if (a.sets.size() != 1 || b.sets.size() != 1) return std::nullopt;
+    a.sets[0] |= b.sets[0];
+  } else {  // F G C & F G D is F G (C & D): every pair's intersection
+    if (a.sets.size() * b.sets.size() > kMostSets) return std::nullopt;
+    std::vector<StateSet> pairs;
+    for (const StateSet& c : a.sets) {
+      for (const StateSet& d : b.sets) pairs.push_back(c & d);
+    }
+    a.sets = std::move(pairs);
+  }
+  if (a.sets.size() > kMostSets) return std::nullopt;
+  return a;
 }
 
 const char* text_of(Kind kind) { return kind == Kind::infinitely_often ? "G F" : "F G"; }
@@ -57,17 +81,23 @@ StateSet staying_states(const SparseMdp& mdp, const graph::SearchBackend& search
   const StateSet all_rows = all_states(mdp.num_choices());
   if (path.kind == Kind::infinitely_often) {
     const graph::EndComponents all = graph::maximal_end_components(search, all_states(mdp.num_states()), all_rows);
-    return graph::states_in_components_holding(all, path.states);
+    StateSet staying = graph::states_in_components(all);
+    for (const StateSet& set : path.sets) staying &= graph::states_in_components_holding(all, set);
+    return staying;
   }
-  return graph::states_in_components(graph::maximal_end_components(search, path.states, all_rows));
+  StateSet staying(mdp.num_states());
+  for (const StateSet& set : path.sets) {
+    staying |= graph::states_in_components(graph::maximal_end_components(search, set, all_rows));
+  }
+  return staying;
 }
 
 NumericResult maximal_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search, const Recurrence& path,
                                     const SolverOptions& options, const DeviceOptions& device) {
   const auto start = std::chrono::steady_clock::now();
   const StateSet target = staying_states(mdp, search, path);
-  spdlog::debug("{} on the model, no product: {} of {} states in end components that meet it, {:.3f} s",
-                text_of(path.kind), target.count(), mdp.num_states(), seconds_since(start));
+  spdlog::debug("{} of {} sets on the model, no product: {} of {} states in end components that meet it, {:.3f} s",
+                text_of(path.kind), path.sets.size(), target.count(), mdp.num_states(), seconds_since(start));
   return compute_until_probabilities(mdp, search, Optimization::maximize, all_states(mdp.num_states()), target,
                                      options, device);
 }
@@ -75,17 +105,27 @@ NumericResult maximal_probabilities(const SparseMdp& mdp, const graph::SearchBac
 }  // namespace
 
 std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms) {
-  if (formula.op == Op::negation) {
-    std::optional<Recurrence> inner = recurrence_of(formula.operands[0], atoms);
-    if (inner) *inner = negated(std::move(*inner));
-    return inner;
+  switch (formula.op) {
+    case Op::negation: {
+      std::optional<Recurrence> inner = recurrence_of(formula.operands[0], atoms);
+      if (inner) *inner = negated(std::move(*inner));
+      return inner;
+    }
+    case Op::conjunction:
+    case Op::disjunction: {
+      std::optional<Recurrence> a = recurrence_of(formula.operands[0], atoms);
+      std::optional<Recurrence> b = a ? recurrence_of(formula.operands[1], atoms) : std::nullopt;
+      if (!b) return std::nullopt;
+      return joined(formula.op, std::move(*a), std::move(*b));
+    }
+    default: break;
   }
   const auto of_shape = [&](Op outer, Op inner, Kind kind) -> std::optional<Recurrence> {
     const PathFormula* middle = unbounded_operand(formula, outer);
     const PathFormula* phi = middle ? unbounded_operand(*middle, inner) : nullptr;
     std::optional<StateSet> states = phi ? states_of(*phi, atoms) : std::nullopt;
     if (!states) return std::nullopt;
-    return Recurrence{kind, std::move(*states)};
+    return Recurrence{kind, {std::move(*states)}};
   };
   if (std::optional<Recurrence> path = of_shape(Op::always, Op::eventually, Kind::infinitely_often)) return path;
   return of_shape(Op::eventually, Op::always, Kind::eventually_forever);

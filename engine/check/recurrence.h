@@ -1,19 +1,22 @@
 #pragma once
-// P [ G F phi ] and P [ F G phi ] over a state formula phi, on the model itself: no
-// automaton and no product. The limit-deterministic automaton of G F phi has an initial
-// and an accepting component, so its product holds every model state twice, and its
-// accepting end components are a decomposition of that second copy; the model's own
-// maximal end components answer the same question on half the states.
+// P [ path ] where the path says only which end component a run stays in at last:
+// G F phi, F G phi over state formulas, conjunctions of G F, disjunctions of F G, and
+// their negations. These are answered on the model itself: no automaton and no product.
+// The limit-deterministic automaton of G F phi has an initial and an accepting
+// component, so its product holds every model state twice, and its accepting end
+// components are a decomposition of that second copy; the model's own maximal end
+// components answer the same question on half the states.
 //
-// For a finite MDP (de Alfaro's thesis, Stanford 1997, on end components; Baier and
-// Katoen, "Principles of Model Checking", MIT Press 2008, chapter 10, on the limiting
-// properties of MDPs: repeated reachability and persistence):
-//   Pmax(G F B) = Pmax(F U), U the states of the maximal end components that hold a
-//                 state of B (staying there, a scheduler visits each of their states
-//                 infinitely often);
-//   Pmax(F G B) = Pmax(F U), U the states of the maximal end components of the
-//                 sub-MDP of B's states (its choices that stay in B);
-//   Pmin of either is 1 - Pmax of the other over the complement of B.
+// Almost every run of a finite MDP ends in an end component, visiting each of its
+// states infinitely often (de Alfaro's thesis, Stanford 1997; Baier and Katoen,
+// "Principles of Model Checking", MIT Press 2008, chapter 10, on repeated reachability
+// and persistence), so:
+//   Pmax(G F B1 & ... & G F Bk) = Pmax(F U), U the states of the maximal end
+//                 components that meet every Bi;
+//   Pmax(F G C1 | ... | F G Cm) = Pmax(F U), U the states of the maximal end
+//                 components of the sub-MDPs of each Cj's states (their choices that
+//                 stay in Cj);
+//   Pmin of either is 1 - Pmax of the other over the complements.
 // A DTMC's end components are its bottom SCCs, so the maximum is its probability.
 #include "engine/check/numeric_result.h"
 #include "engine/model/path_formula.h"
@@ -28,16 +31,21 @@ namespace mdpvi {
 
 struct DeviceOptions;
 
-// A path G F B (infinitely_often) or F G B (eventually_forever), B a set of states.
+// The condition on the end component a run stays in at last.
 struct Recurrence {
-  enum class Kind { infinitely_often, eventually_forever };
+  enum class Kind {
+    infinitely_often,   // G F B for every B of sets: the component meets each
+    eventually_forever  // F G C for some C of sets: the component lies in one
+  };
   Kind kind;
-  StateSet states;
+  std::vector<StateSet> sets;
 };
 
-// formula as a recurrence, where it is G F phi or F G phi (unbounded) with phi a
-// boolean combination of atoms, or the negation of one (!G F phi is F G !phi);
-// nullopt for any other path. atoms[i]: where the formula's state formula i holds.
+// formula as a recurrence, where it is one: G F phi or F G phi (unbounded) with phi a
+// boolean combination of atoms; a conjunction of G Fs (or of F Gs: F G (C & D)); a
+// disjunction of F Gs (or of single G Fs: G F (B | D)); or the negation of one
+// (!G F phi is F G !phi). nullopt for any other path. atoms[i]: where the formula's state
+// formula i holds.
 std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms);
 
 // The path's probability from every state, maximal or minimal (a DTMC's direction is
