@@ -352,14 +352,18 @@ LtlProduct reference_product(const SparseMdp& mdp, automata::LtlAutomaton& a, co
 
 // The product on all cores against the plain one, on random MDPs with one-choice and
 // 40-choice states, rows longer than a warp, self-loops and long chains, and on odd
-// sizes down to one state.
+// sizes down to one state; the model's values plain and indexed (the product's then
+// indexed too, with the sums of successors that meet in the sink in its table).
 TEST(Ltl, TheProductIsEquivalentToRef) {
   for (std::uint32_t n : {1u, 2u, 7u, 333u, 2049u}) {
-    const SparseMdp mdp = test::random_mdp(n, n);
+    const SparseMdp plain = test::random_mdp(n, n);
+    SparseMdp indexed = plain;
+    ASSERT_TRUE(indexed.values.compress());
     std::mt19937 rng(n);
     const std::vector<StateSet> atoms = atom_sets(random_letters(n, rng), 2);
-    for (int trial = 0; trial < 4; ++trial) {
+    for (int trial = 0; trial < 8; ++trial) {
       const PathFormula f = random_formula(rng, 2 + trial % 2, 2);
+      const SparseMdp& mdp = trial % 2 == 0 ? plain : indexed;
       for (ProductChoices choices : {ProductChoices::model_and_jumps, ProductChoices::model_only}) {
         // One automaton for both: its states are numbered as they are first met.
         automata::LtlAutomaton automaton(f, 2);

@@ -59,9 +59,9 @@ NumericResult at_model_states(NumericResult on_pairs, const LtlProduct& product)
 
 // The product, its size and time said under -v.
 LtlProduct product_of(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
-                      ProductChoices choices) {
+                      ProductChoices choices, ModelRows model_rows = ModelRows::dropped) {
   const auto start = std::chrono::steady_clock::now();
-  LtlProduct product = build_ltl_product(mdp, automaton, atoms, choices);
+  LtlProduct product = build_ltl_product(mdp, automaton, atoms, choices, model_rows);
   spdlog::debug("LTL product: {} pairs of {} model states and {} automaton states, {} choices, {} entries: {:.3f} s",
                 product.mdp.num_states(), mdp.num_states(), automaton.num_states(), product.mdp.num_choices(),
                 product.mdp.num_transitions(), seconds_since(start));
@@ -111,7 +111,7 @@ NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, c
     throw std::runtime_error("a reward over an LTL path needs a co-safe path (X, U and F over state formulas, "
                              "negations pushed to them): the reward until it is satisfied");
   }
-  const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_only);
+  const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_only, ModelRows::kept);
   const auto search = graph::make_search_backend(product.mdp, kind);
   const RewardStructure lifted = rewards_on_pairs(rewards, product.mdp, product.model_state, product.model_row);
   return at_model_states(compute_reachability_reward(product.mdp, *search, direction, lifted, product.accepting_part,

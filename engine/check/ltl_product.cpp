@@ -72,11 +72,106 @@ AutomatonTable tabulate(LtlAutomaton& automaton, const std::vector<std::uint64_t
   return table;
 }
 
+// Equal as a table of distinct values tells them (engine/model/compact_values.h).
+bool same_value(double a, double b) { return !CompactValues::table_order(a, b) && !CompactValues::table_order(b, a); }
+
+// values sorted in the table's order, each once.
+void make_distinct(std::vector<double>& values) {
+  std::sort(values.begin(), values.end(), CompactValues::table_order);
+  values.erase(std::unique(values.begin(), values.end(), same_value), values.end());
+}
+
+// value into values, which are made distinct whenever their count reaches a power of
+// two past a few thousand.
+void add_distinct(std::vector<double>& values, double value) {
+  values.push_back(value);
+  if (values.size() >= 4096 && (values.size() & (values.size() - 1)) == 0) make_distinct(values);
+}
+
+// One entry of a product row: its column, its probability, and the model entry it
+// copies (kNoModelEntry for a 1 of a jump, an edge or the sink, and for the sum of
+// entries that meet in the sink).
+struct Entry {
+  static constexpr std::uint64_t kNoModelEntry = ~std::uint64_t{0};
+  std::uint32_t column;
+  double value;
+  std::uint64_t model_entry;
+  // Equal columns by value: the sums come out as they did from sorted pairs.
+  bool operator<(const Entry& other) const {
+    return column < other.column || (column == other.column && value < other.value);
+  }
+};
+using Entries = std::vector<Entry>;
+
+// The product's probabilities in the model's form: where the model's are indices, each
+// entry's index is its model entry's, mapped into the product's table (the model's
+// values, 1, and the sums of entries that meet in the sink), so that no plain array of
+// 8 bytes an entry is written and then indexed; else, or past CompactValues::kMostDistinct
+// values, plain. Written by entry on any thread (each entry once), then finished.
+class ProductValues {
+ public:
+  ProductValues(const CompactValues& model, std::vector<double> sums, std::size_t entries) : model_(model) {
+    if (model.index_bytes() != 0) index_like(model.table(), std::move(sums));
+    if (bytes_ == 0) plain_.resize(entries);
+    if (bytes_ == 1) narrow_.resize(entries);
+    if (bytes_ == 2) wide_.resize(entries);
+  }
+
+  void write(std::size_t at, const Entry& entry) {
+    if (bytes_ == 0) {
+      plain_[at] = entry.value;
+      return;
+    }
+    const std::uint16_t index = entry.model_entry == Entry::kNoModelEntry ? index_of(entry.value)
+                                                                          : from_model_[model_index(entry.model_entry)];
+    if (bytes_ == 1) {
+      narrow_[at] = static_cast<std::uint8_t>(index);
+    } else {
+      wide_[at] = index;
+    }
+  }
+
+  CompactValues finish() && {
+    if (bytes_ == 0) return CompactValues(std::move(plain_));
+    return CompactValues::indexed(std::move(narrow_), std::move(wide_), std::move(table_));
+  }
+
+ private:
+  void index_like(const std::vector<double>& model_table, std::vector<double> table) {
+    table.insert(table.end(), model_table.begin(), model_table.end());
+    table.push_back(1.0);
+    make_distinct(table);
+    if (table.size() > CompactValues::kMostDistinct) return;
+    table_ = std::move(table);
+    bytes_ = table_.size() <= 256 ? 1 : 2;
+    from_model_.resize(model_table.size());
+    for (std::size_t i = 0; i < model_table.size(); ++i) from_model_[i] = index_of(model_table[i]);
+  }
+
+  std::uint16_t index_of(double value) const {
+    return static_cast<std::uint16_t>(std::lower_bound(table_.begin(), table_.end(), value, CompactValues::table_order) -
+                                      table_.begin());
+  }
+
+  std::size_t model_index(std::uint64_t k) const {
+    const std::uint8_t* indices = model_.index_data();
+    return model_.index_bytes() == 1 ? indices[k] : reinterpret_cast<const std::uint16_t*>(indices)[k];
+  }
+
+  const CompactValues& model_;
+  unsigned bytes_ = 0;
+  std::vector<double> table_;
+  std::vector<std::uint16_t> from_model_;  // per model table index: the product's
+  PodVector<double> plain_;
+  PodVector<std::uint8_t> narrow_;
+  PodVector<std::uint16_t> wide_;
+};
+
 class ParallelProductBuilder {
  public:
   ParallelProductBuilder(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
-                         ProductChoices choices)
-      : mdp_(mdp), choices_(choices), words_((mdp.num_states() + 63) / 64) {
+                         ProductChoices choices, ModelRows model_rows)
+      : mdp_(mdp), choices_(choices), model_rows_(model_rows), words_((mdp.num_states() + 63) / 64) {
     std::vector<std::uint64_t> distinct = number_letters(atoms);
     table_ = tabulate(automaton, distinct, choices != ProductChoices::model_only);
     start_q_.resize(mdp.num_states());
@@ -228,18 +323,19 @@ class ParallelProductBuilder {
     return static_cast<std::uint32_t>(before_[w] + static_cast<std::uint64_t>(std::popcount(below)));
   }
 
-  // Pair p's rows, each as sorted (column, probability) entries with equal columns
-  // summed (successors that meet in the sink), and its model row.
+  // Pair p's rows, each as entries sorted by column with equal columns summed
+  // (successors that meet in the sink), and its model row.
   template <typename Row>
-  void rows_of(std::size_t p, std::vector<std::pair<std::uint32_t, double>>& entries, const Row& row) const {
+  void rows_of(std::size_t p, Entries& entries, const Row& row) const {
     const State q = pair_q_[p];
     const std::uint32_t s = pair_s_[p];
     const auto emit = [&](std::uint64_t model_row) {
       std::sort(entries.begin(), entries.end());
       std::size_t out = 0;
       for (std::size_t k = 0; k < entries.size(); ++k) {
-        if (out > 0 && entries[out - 1].first == entries[k].first) {
-          entries[out - 1].second += entries[k].second;
+        if (out > 0 && entries[out - 1].column == entries[k].column) {
+          entries[out - 1].value += entries[k].value;
+          entries[out - 1].model_entry = Entry::kNoModelEntry;
         } else {
           entries[out++] = entries[k];
         }
@@ -250,7 +346,7 @@ class ParallelProductBuilder {
     };
     entries.clear();
     if (q == LtlAutomaton::kRejecting) {
-      entries.emplace_back(static_cast<std::uint32_t>(p), 1.0);
+      entries.push_back({static_cast<std::uint32_t>(p), 1.0, Entry::kNoModelEntry});
       emit(LtlProduct::kNoRow);
       return;
     }
@@ -267,37 +363,40 @@ class ParallelProductBuilder {
       std::sort(targets.begin(), targets.end());
       targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
       for (std::uint32_t t : targets) {
-        entries.emplace_back(t, 1.0);
+        entries.push_back({t, 1.0, Entry::kNoModelEntry});
         emit(LtlProduct::kNoRow);
       }
     } else {
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
           const auto [qt, st] = successor(q, mdp_.columns[k]);
-          entries.emplace_back(number(qt, st), mdp_.values[k]);
+          entries.push_back({number(qt, st), mdp_.values[k], k});
         }
         emit(r);
       }
     }
     if (choices_ == ProductChoices::model_only) return;
     for (State j : table_.jumps[q]) {
-      entries.emplace_back(number(j, s), 1.0);
+      entries.push_back({number(j, s), 1.0, Entry::kNoModelEntry});
       emit(LtlProduct::kNoRow);
     }
   }
 
-  using Entries = std::vector<std::pair<std::uint32_t, double>>;
-
-  // Each pair's rows counted, then written where the running counts put them.
+  // Each pair's rows counted (and the sums met in the sink gathered), then written where
+  // the running counts put them.
   void write_rows(LtlProduct& product) {
     const std::size_t n = pair_q_.size();
     PodVector<std::uint64_t> rows(n), entries(n);
     oneapi::tbb::enumerable_thread_specific<Entries> scratch;
+    oneapi::tbb::enumerable_thread_specific<std::vector<double>> sums;
     parallel_indices(0, n, 1 << 10, [&](std::size_t p) {
       std::uint64_t row_count = 0, entry_count = 0;
       rows_of(p, scratch.local(), [&](const Entries& row, std::uint64_t) {
         ++row_count;
         entry_count += row.size();
+        for (const Entry& entry : row) {
+          if (entry.model_entry == Entry::kNoModelEntry && entry.value != 1.0) add_distinct(sums.local(), entry.value);
+        }
       });
       rows[p] = row_count;
       entries[p] = entry_count;
@@ -313,27 +412,31 @@ class ParallelProductBuilder {
     m.row_group_starts.set(0, 0);
     m.row_starts.set(0, 0);
     m.columns.resize(total_entries);
-    PodVector<double> values(total_entries);
-    product.model_row.resize(total_rows);
+    std::vector<double> all_sums;
+    for (const std::vector<double>& part : sums) all_sums.insert(all_sums.end(), part.begin(), part.end());
+    ProductValues values(mdp_.values, std::move(all_sums), total_entries);
+    const bool keep_model_rows = model_rows_ == ModelRows::kept;
+    if (keep_model_rows) product.model_row.resize(total_rows);
     parallel_indices(0, n, 1 << 10, [&](std::size_t p) {
       std::uint64_t row = p == 0 ? 0 : rows[p - 1], entry = p == 0 ? 0 : entries[p - 1];
       m.row_group_starts.set(p + 1, rows[p]);
       rows_of(p, scratch.local(), [&](const Entries& written, std::uint64_t model_row) {
-        for (const auto& [column, probability] : written) {
-          m.columns[entry] = column;
-          values[entry] = probability;
+        for (const Entry& written_entry : written) {
+          m.columns[entry] = written_entry.column;
+          values.write(entry, written_entry);
           ++entry;
         }
-        product.model_row[row] = model_row;
+        if (keep_model_rows) product.model_row[row] = model_row;
         m.row_starts.set(++row, entry);
       });
     });
-    m.values = CompactValues(std::move(values));
+    m.values = std::move(values).finish();
     compact_model(m);
   }
 
   const SparseMdp& mdp_;
   ProductChoices choices_;
+  ModelRows model_rows_;
   std::size_t words_;  // per automaton state: the model's states' bits
   AutomatonTable table_;
   std::vector<std::uint32_t> letter_;  // per model state: its letter's number
@@ -358,6 +461,9 @@ std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSe
 
 RewardStructure rewards_on_pairs(const RewardStructure& rewards, const SparseMdp& product,
                                  const std::vector<std::uint32_t>& model_state, const PodVector<std::uint64_t>& model_row) {
+  if (model_row.size() != product.num_choices()) {
+    throw std::logic_error("rewards on a product built without its model rows (ModelRows::kept)");
+  }
   PodVector<double> per_row(product.num_choices());
   for (std::uint32_t s = 0; s < product.num_states(); ++s) {
     const double state = rewards.state_rewards.empty() ? 0.0 : rewards.state_rewards[model_state[s]];
@@ -373,8 +479,8 @@ RewardStructure rewards_on_pairs(const RewardStructure& rewards, const SparseMdp
 }
 
 LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
-                             ProductChoices choices) {
-  return ParallelProductBuilder(mdp, automaton, atoms, choices).build();
+                             ProductChoices choices, ModelRows model_rows) {
+  return ParallelProductBuilder(mdp, automaton, atoms, choices, model_rows).build();
 }
 
 }  // namespace mdpvi

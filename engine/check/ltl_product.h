@@ -23,7 +23,7 @@ struct LtlProduct {
   StateSet universal;                // pairs whose automaton state accepts every continuation
   std::vector<std::uint32_t> marks, all_marks;  // per pair: its automaton state's
   std::vector<std::uint32_t> model_state;       // per pair
-  PodVector<std::uint64_t> model_row;           // per product row: the model's, or kNoRow (a jump, the sink)
+  PodVector<std::uint64_t> model_row;           // per product row (where kept): the model's, or kNoRow (a jump, the sink)
 };
 
 // How the product's choices are made.
@@ -69,9 +69,13 @@ std::vector<char> components_seeing_every_mark(const graph::EndComponents& compo
   return accepting;
 }
 
+// Whether the product keeps each row's model row (LtlProduct::model_row): rewards on
+// pairs need them, probabilities do not (8 bytes a product row, written once each).
+enum class ModelRows { dropped, kept };
+
 // atoms[i]: where the automaton's state formula i holds. Throws std::runtime_error
 // where the product has 2^32 pairs or more.
 LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
-                             ProductChoices choices);
+                             ProductChoices choices, ModelRows model_rows = ModelRows::dropped);
 
 }  // namespace mdpvi
