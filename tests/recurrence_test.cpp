@@ -96,6 +96,32 @@ TEST_P(RecurrenceIsEquivalentToRef, OnRandomModels) {
   EXPECT_EQ(compared, 60 * 12 * 2);
 }
 
+// The same where the sets reach few states (some of random_mdp's absorbing states, a
+// few others), so that the end components are looked for among what they reach.
+TEST_P(RecurrenceIsEquivalentToRef, WhereTheSetsReachFewStates) {
+  for (std::uint32_t n : {23u, 200u}) {
+    const SparseMdp mdp = test::random_mdp(n, n);
+    const std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, GetParam());
+    std::vector<StateSet> atoms(2, StateSet(n));
+    for (std::uint32_t s = n / 4; s < n; ++s) {
+      if (s % 22 == 5) atoms[0].set(s);  // absorbing: random_mdp's every 11th past its chain
+    }
+    atoms[1] = atoms[0];
+    atoms[1].set(n / 4 + 1);
+    for (const P& f : recurrences()) {
+      const std::optional<Recurrence> path = recurrence_of(f, atoms);
+      ASSERT_TRUE(path);
+      for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+        const NumericResult fast = compute_recurrence_probabilities(mdp, *search, direction, *path, kSound, kCpu);
+        const NumericResult product = compute_ltl_probabilities(mdp, direction, f, atoms, kSound, kCpu);
+        for (std::uint32_t s = 0; s < n; ++s) {
+          EXPECT_NEAR(fast.values[s], product.values[s], 1e-8) << "n " << n << " state " << s;
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RecurrenceIsEquivalentToRef, test::every_search_backend(), test::search_backend_name);
 
 TEST(Recurrence, ReadsGFAndFGOfStateFormulasOnly) {
@@ -166,6 +192,31 @@ TEST(Recurrence, ByHandThroughTheChecker) {
   EXPECT_NEAR(number(chain, "P=? [ G F \"a\" ]"), 0.5, 1e-9);
   EXPECT_NEAR(number(chain, "P=? [ F G \"a\" ]"), 0.5, 1e-9);
   EXPECT_NEAR(number(chain, "P=? [ !(G F \"a\") ]"), 0.5, 1e-9);
+}
+
+// Where "a" reaches few states, the end components are looked for among those alone
+// (recurrence.cpp's meeting_candidates: at most half the model). 0 chooses between 1
+// ("a", a loop), 10 ("a"), whose successors are the ring 2 .. 9 that never sees "a", and
+// the ring 11 .. 40, which "a" does not reach. So what "a" reaches holds an end component
+// that does not meet it, and the model one that "a" does not reach.
+TEST(Recurrence, ByHandWhereTheSetReachesFewStates) {
+  std::vector<test::StateChoices> states(41);
+  states[0] = {{{1, 1.0}}, {{10, 1.0}}, {{11, 1.0}}};
+  states[1] = {{{1, 1.0}}};
+  for (std::uint32_t s = 2; s <= 9; ++s) states[s] = {{{s < 9 ? s + 1 : 2, 1.0}}};
+  states[10] = {{{2, 1.0}}};
+  for (std::uint32_t s = 11; s <= 40; ++s) states[s] = {{{s < 40 ? s + 1 : 11, 1.0}}};
+  const SparseMdp mdp = test::make_mdp(states, {{"a", {1, 10}}});
+  EXPECT_NEAR(number(mdp, "Pmax=? [ G F \"a\" ]"), 1.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmin=? [ G F \"a\" ]"), 0.0, 1e-9);
+  EXPECT_NEAR(number(mdp, "Pmax=? [ F G !\"a\" ]"), 1.0, 1e-9);
+  std::vector<test::StateChoices> through(states);
+  through[0] = {{{10, 1.0}}};  // only through "a" into the ring
+  const SparseMdp ring = test::make_mdp(through, {{"a", {1, 10}}});
+  EXPECT_NEAR(number(ring, "P=? [ G F \"a\" ]"), 0.0, 1e-9);
+  EXPECT_NEAR(number(ring, "P=? [ F G !\"a\" ]"), 1.0, 1e-9);
+  through[10] = {{{1, 1.0}}};  // now into the loop of "a"
+  EXPECT_NEAR(number(test::make_mdp(through, {{"a", {1, 10}}}), "P=? [ G F \"a\" ]"), 1.0, 1e-9);
 }
 
 }  // namespace

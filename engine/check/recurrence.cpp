@@ -3,6 +3,7 @@
 #include "engine/check/reachability.h"
 #include "engine/model/stopwatch.h"
 #include "graph/end_components.h"
+#include "graph/forward_reach.h"
 
 #include <spdlog/spdlog.h>
 
@@ -75,14 +76,29 @@ std::optional<Recurrence> joined(Op op, Recurrence a, Recurrence b) {
 
 const char* text_of(Kind kind) { return kind == Kind::infinitely_often ? "G F" : "F G"; }
 
+// Where the maximal end components that meet every set of a G F path can lie: among
+// the states each set reaches (a component is strongly connected, so one that meets a
+// set is reached from it). Those are the maximal end components of these states, whose
+// choices that leave them are dropped: any end component inside them is one of the
+// model, and a model's that meets the sets lies inside them. A set that reaches more
+// than half the model prunes too little to pay for its search, and is skipped
+// (leader8: "elected" reaches 8 states of 18.7M).
+StateSet meeting_candidates(const SparseMdp& mdp, const Recurrence& path) {
+  StateSet candidates = all_states(mdp.num_states());
+  for (const StateSet& set : path.sets) {
+    if (std::optional<StateSet> reached = graph::forward_reachable(mdp, set, mdp.num_states() / 2)) candidates &= *reached;
+  }
+  return candidates;
+}
+
 // The states of the end components in which a scheduler that stays meets the path:
 // Pmax(path) = Pmax(F these).
 StateSet staying_states(const SparseMdp& mdp, const graph::SearchBackend& search, const Recurrence& path) {
   const StateSet all_rows = all_states(mdp.num_choices());
   if (path.kind == Kind::infinitely_often) {
-    const graph::EndComponents all = graph::maximal_end_components(search, all_states(mdp.num_states()), all_rows);
-    StateSet staying = graph::states_in_components(all);
-    for (const StateSet& set : path.sets) staying &= graph::states_in_components_holding(all, set);
+    const graph::EndComponents found = graph::maximal_end_components(search, meeting_candidates(mdp, path), all_rows);
+    StateSet staying = graph::states_in_components(found);
+    for (const StateSet& set : path.sets) staying &= graph::states_in_components_holding(found, set);
     return staying;
   }
   StateSet staying(mdp.num_states());
