@@ -1,12 +1,15 @@
 #include "engine/check/ltl_product.h"
 
 #include "engine/model/parallel_indices.h"
+#include "engine/model/stopwatch.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <stdexcept>
 #include <utility>
 
@@ -180,10 +183,16 @@ class ParallelProductBuilder {
   }
 
   LtlProduct build() {
+    auto start = std::chrono::steady_clock::now();
     find_pairs();
+    const double found_s = seconds_since(start);
+    start = std::chrono::steady_clock::now();
     number_pairs();
+    const double numbered_s = seconds_since(start);
     LtlProduct product;
     write_rows(product);
+    spdlog::debug("LTL product's steps: pairs found {:.3f} s, numbered {:.3f} s; rows counted {:.3f} s, written {:.3f} s",
+                  found_s, numbered_s, counted_s_, written_s_);
     product.start.resize(mdp_.num_states());
     parallel_indices(0, mdp_.num_states(), 1 << 14, [&](std::size_t s) {
       const auto [q, t] = pair_key(start_q_[s], static_cast<std::uint32_t>(s));
@@ -317,6 +326,12 @@ class ParallelProductBuilder {
     });
   }
 
+  // Within one pair's rows, the successor pairs of one automaton state (or the sink)
+  // differ in their model state alone, so the model state tells them apart as well as
+  // their number does, with no random reads of the bits and counts. (q, s) is a key
+  // (pair_key: the sink's s is 0).
+  static std::uint32_t counted_key(State q, std::uint32_t s) { return q == LtlAutomaton::kRejecting ? 0 : s + 1; }
+
   std::uint32_t number(State q, std::uint32_t s) const {
     const std::size_t w = q * words_ + s / 64;
     const std::uint64_t below = bits_[w].load(std::memory_order_relaxed) & ((std::uint64_t{1} << (s & 63)) - 1);
@@ -324,9 +339,11 @@ class ParallelProductBuilder {
   }
 
   // Pair p's rows, each as entries sorted by column with equal columns summed
-  // (successors that meet in the sink), and its model row.
-  template <typename Row>
-  void rows_of(std::size_t p, Entries& entries, const Row& row) const {
+  // (successors that meet in the sink), and its model row. column(q, s) numbers the pair
+  // (q, s): number for the rows written; where they are only counted, any numbering that
+  // tells the pairs of one row apart serves (counted_key, which reads no bit counts).
+  template <typename Row, typename Column>
+  void rows_of(std::size_t p, Entries& entries, const Row& row, const Column& column) const {
     const State q = pair_q_[p];
     const std::uint32_t s = pair_s_[p];
     const auto emit = [&](std::uint64_t model_row) {
@@ -356,10 +373,10 @@ class ParallelProductBuilder {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
           if (!(mdp_.values[k] > 0.0)) continue;
           const auto [qt, st] = successor(q, mdp_.columns[k]);
-          targets.push_back(number(qt, st));
+          targets.push_back(column(qt, st));
         }
       }
-      if (targets.empty()) targets.push_back(number(LtlAutomaton::kRejecting, 0));  // no path goes on
+      if (targets.empty()) targets.push_back(column(LtlAutomaton::kRejecting, 0));  // no path goes on
       std::sort(targets.begin(), targets.end());
       targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
       for (std::uint32_t t : targets) {
@@ -370,14 +387,14 @@ class ParallelProductBuilder {
       for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
         for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
           const auto [qt, st] = successor(q, mdp_.columns[k]);
-          entries.push_back({number(qt, st), mdp_.values[k], k});
+          entries.push_back({column(qt, st), mdp_.values[k], k});
         }
         emit(r);
       }
     }
     if (choices_ == ProductChoices::model_only) return;
     for (State j : table_.jumps[q]) {
-      entries.push_back({number(j, s), 1.0, Entry::kNoModelEntry});
+      entries.push_back({column(j, s), 1.0, Entry::kNoModelEntry});
       emit(LtlProduct::kNoRow);
     }
   }
@@ -389,18 +406,24 @@ class ParallelProductBuilder {
     PodVector<std::uint64_t> rows(n), entries(n);
     oneapi::tbb::enumerable_thread_specific<Entries> scratch;
     oneapi::tbb::enumerable_thread_specific<std::vector<double>> sums;
+    auto start = std::chrono::steady_clock::now();
     parallel_indices(0, n, 1 << 10, [&](std::size_t p) {
       std::uint64_t row_count = 0, entry_count = 0;
-      rows_of(p, scratch.local(), [&](const Entries& row, std::uint64_t) {
-        ++row_count;
-        entry_count += row.size();
-        for (const Entry& entry : row) {
-          if (entry.model_entry == Entry::kNoModelEntry && entry.value != 1.0) add_distinct(sums.local(), entry.value);
-        }
-      });
+      rows_of(
+          p, scratch.local(),
+          [&](const Entries& row, std::uint64_t) {
+            ++row_count;
+            entry_count += row.size();
+            for (const Entry& entry : row) {
+              if (entry.model_entry == Entry::kNoModelEntry && entry.value != 1.0) add_distinct(sums.local(), entry.value);
+            }
+          },
+          counted_key);
       rows[p] = row_count;
       entries[p] = entry_count;
     });
+    counted_s_ = seconds_since(start);
+    start = std::chrono::steady_clock::now();
     parallel_running_totals(rows.data(), n);
     parallel_running_totals(entries.data(), n);
     const std::uint64_t total_rows = n == 0 ? 0 : rows[n - 1], total_entries = n == 0 ? 0 : entries[n - 1];
@@ -420,20 +443,25 @@ class ParallelProductBuilder {
     parallel_indices(0, n, 1 << 10, [&](std::size_t p) {
       std::uint64_t row = p == 0 ? 0 : rows[p - 1], entry = p == 0 ? 0 : entries[p - 1];
       m.row_group_starts.set(p + 1, rows[p]);
-      rows_of(p, scratch.local(), [&](const Entries& written, std::uint64_t model_row) {
-        for (const Entry& written_entry : written) {
-          m.columns[entry] = written_entry.column;
-          values.write(entry, written_entry);
-          ++entry;
-        }
-        if (keep_model_rows) product.model_row[row] = model_row;
-        m.row_starts.set(++row, entry);
-      });
+      rows_of(
+          p, scratch.local(),
+          [&](const Entries& written, std::uint64_t model_row) {
+            for (const Entry& written_entry : written) {
+              m.columns[entry] = written_entry.column;
+              values.write(entry, written_entry);
+              ++entry;
+            }
+            if (keep_model_rows) product.model_row[row] = model_row;
+            m.row_starts.set(++row, entry);
+          },
+          [&](State q, std::uint32_t s) { return number(q, s); });
     });
     m.values = std::move(values).finish();
     compact_model(m);
+    written_s_ = seconds_since(start);
   }
 
+  double counted_s_ = 0.0, written_s_ = 0.0;
   const SparseMdp& mdp_;
   ProductChoices choices_;
   ModelRows model_rows_;
