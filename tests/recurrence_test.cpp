@@ -70,6 +70,29 @@ class RecurrenceIsEquivalentToRef : public ::testing::TestWithParam<graph::Searc
   }
 };
 
+// Every path of recurrences() both ways against the product: the values within 1e-8,
+// each interval meeting the other's. Returns how many were compared.
+int expect_as_the_product(const SparseMdp& mdp, const graph::SearchBackend& search, const std::vector<StateSet>& atoms,
+                          const std::string& what) {
+  int compared = 0;
+  for (const P& f : recurrences()) {
+    const std::optional<Recurrence> path = recurrence_of(f, atoms);
+    EXPECT_TRUE(path) << what;
+    if (!path) continue;
+    for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+      const NumericResult fast = compute_recurrence_probabilities(mdp, search, direction, *path, kSound, kCpu);
+      const NumericResult product = compute_ltl_probabilities(mdp, direction, f, atoms, kSound, kCpu);
+      for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+        EXPECT_NEAR(fast.values[s], product.values[s], 1e-8) << what << " state " << s;
+        EXPECT_LE(lower_at(fast, s), upper_at(product, s) + 1e-12) << what << " state " << s;
+        EXPECT_GE(upper_at(fast, s), lower_at(product, s) - 1e-12) << what << " state " << s;
+      }
+      ++compared;
+    }
+  }
+  return compared;
+}
+
 TEST_P(RecurrenceIsEquivalentToRef, OnRandomModels) {
   std::mt19937 rng(17);
   int compared = 0;
@@ -78,20 +101,7 @@ TEST_P(RecurrenceIsEquivalentToRef, OnRandomModels) {
     const SparseMdp mdp = test::small_random_mdp(1 + trial % 9 + (trial % 5 == 0 ? 40 : 0), chain, rng);
     const std::vector<StateSet> atoms = random_atoms(mdp.num_states(), rng);
     const std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, GetParam());
-    for (const P& f : recurrences()) {
-      const std::optional<Recurrence> path = recurrence_of(f, atoms);
-      ASSERT_TRUE(path);
-      for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
-        const NumericResult fast = compute_recurrence_probabilities(mdp, *search, direction, *path, kSound, kCpu);
-        const NumericResult product = compute_ltl_probabilities(mdp, direction, f, atoms, kSound, kCpu);
-        for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
-          EXPECT_NEAR(fast.values[s], product.values[s], 1e-8) << "trial " << trial << " state " << s;
-          EXPECT_LE(lower_at(fast, s), upper_at(product, s) + 1e-12) << "trial " << trial << " state " << s;
-          EXPECT_GE(upper_at(fast, s), lower_at(product, s) - 1e-12) << "trial " << trial << " state " << s;
-        }
-        ++compared;
-      }
-    }
+    compared += expect_as_the_product(mdp, *search, atoms, "trial " + std::to_string(trial));
   }
   EXPECT_EQ(compared, 60 * 12 * 2);
 }
@@ -108,17 +118,7 @@ TEST_P(RecurrenceIsEquivalentToRef, WhereTheSetsReachFewStates) {
     }
     atoms[1] = atoms[0];
     atoms[1].set(n / 4 + 1);
-    for (const P& f : recurrences()) {
-      const std::optional<Recurrence> path = recurrence_of(f, atoms);
-      ASSERT_TRUE(path);
-      for (Optimization direction : {Optimization::minimize, Optimization::maximize}) {
-        const NumericResult fast = compute_recurrence_probabilities(mdp, *search, direction, *path, kSound, kCpu);
-        const NumericResult product = compute_ltl_probabilities(mdp, direction, f, atoms, kSound, kCpu);
-        for (std::uint32_t s = 0; s < n; ++s) {
-          EXPECT_NEAR(fast.values[s], product.values[s], 1e-8) << "n " << n << " state " << s;
-        }
-      }
-    }
+    EXPECT_EQ(expect_as_the_product(mdp, *search, atoms, "n " + std::to_string(n)), 12 * 2);
   }
 }
 

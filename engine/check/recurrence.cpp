@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace mdpvi {
@@ -18,25 +19,34 @@ namespace {
 using Op = PathFormula::Op;
 using Kind = Recurrence::Kind;
 
-// f's states, where it is a boolean combination of atoms; nullopt where it holds a
-// temporal operator.
-std::optional<StateSet> states_of(const PathFormula& f, const std::vector<StateSet>& atoms) {
+// f read as a boolean combination: negate(value) and join(op, a, b) for its negations,
+// conjunctions and disjunctions, leaf(f) for anything else; nullopt where a leaf is.
+template <typename T, typename Leaf, typename Negate, typename Join>
+std::optional<T> fold_boolean(const PathFormula& f, const Leaf& leaf, const Negate& negate, const Join& join) {
   switch (f.op) {
-    case Op::state: return atoms[f.state];
     case Op::negation: {
-      std::optional<StateSet> a = states_of(f.operands[0], atoms);
-      if (a) a->flip();
-      return a;
+      std::optional<T> a = fold_boolean<T>(f.operands[0], leaf, negate, join);
+      if (!a) return std::nullopt;
+      return negate(std::move(*a));
     }
     case Op::conjunction:
     case Op::disjunction: {
-      std::optional<StateSet> a = states_of(f.operands[0], atoms);
-      std::optional<StateSet> b = a ? states_of(f.operands[1], atoms) : std::nullopt;
+      std::optional<T> a = fold_boolean<T>(f.operands[0], leaf, negate, join);
+      std::optional<T> b = a ? fold_boolean<T>(f.operands[1], leaf, negate, join) : std::nullopt;
       if (!b) return std::nullopt;
-      return f.op == Op::conjunction ? (*a & *b) : (*a | *b);
+      return join(f.op, std::move(*a), std::move(*b));
     }
-    default: return std::nullopt;
+    default: return leaf(f);
   }
+}
+
+// f's states, where it is a boolean combination of atoms; nullopt where it holds a
+// temporal operator.
+std::optional<StateSet> states_of(const PathFormula& f, const std::vector<StateSet>& atoms) {
+  return fold_boolean<StateSet>(
+      f, [&](const PathFormula& g) { return g.op == Op::state ? std::optional<StateSet>(atoms[g.state]) : std::nullopt; },
+      [](StateSet a) { return a.flip(); },
+      [](Op op, StateSet a, StateSet b) { return std::optional<StateSet>(op == Op::conjunction ? a & b : a | b); });
 }
 
 // f's operand, where f is an unbounded op.
@@ -127,30 +137,19 @@ NumericResult maximal_probabilities(const SparseMdp& mdp, const graph::SearchBac
 }  // namespace
 
 std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms) {
-  switch (formula.op) {
-    case Op::negation: {
-      std::optional<Recurrence> inner = recurrence_of(formula.operands[0], atoms);
-      if (inner) *inner = negated(std::move(*inner));
-      return inner;
+  // G F phi or F G phi, phi over atoms.
+  const auto leaf = [&](const PathFormula& f) -> std::optional<Recurrence> {
+    for (const auto& [outer, inner, kind] : {std::tuple{Op::always, Op::eventually, Kind::infinitely_often},
+                                             std::tuple{Op::eventually, Op::always, Kind::eventually_forever}}) {
+      const PathFormula* middle = unbounded_operand(f, outer);
+      const PathFormula* phi = middle ? unbounded_operand(*middle, inner) : nullptr;
+      if (std::optional<StateSet> states = phi ? states_of(*phi, atoms) : std::nullopt) {
+        return Recurrence{kind, {std::move(*states)}};
+      }
     }
-    case Op::conjunction:
-    case Op::disjunction: {
-      std::optional<Recurrence> a = recurrence_of(formula.operands[0], atoms);
-      std::optional<Recurrence> b = a ? recurrence_of(formula.operands[1], atoms) : std::nullopt;
-      if (!b) return std::nullopt;
-      return joined(formula.op, std::move(*a), std::move(*b));
-    }
-    default: break;
-  }
-  const auto of_shape = [&](Op outer, Op inner, Kind kind) -> std::optional<Recurrence> {
-    const PathFormula* middle = unbounded_operand(formula, outer);
-    const PathFormula* phi = middle ? unbounded_operand(*middle, inner) : nullptr;
-    std::optional<StateSet> states = phi ? states_of(*phi, atoms) : std::nullopt;
-    if (!states) return std::nullopt;
-    return Recurrence{kind, {std::move(*states)}};
+    return std::nullopt;
   };
-  if (std::optional<Recurrence> path = of_shape(Op::always, Op::eventually, Kind::infinitely_often)) return path;
-  return of_shape(Op::eventually, Op::always, Kind::eventually_forever);
+  return fold_boolean<Recurrence>(formula, leaf, negated, joined);
 }
 
 NumericResult compute_recurrence_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
