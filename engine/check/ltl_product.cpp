@@ -151,9 +151,12 @@ class ProductValues {
     for (std::size_t i = 0; i < model_table.size(); ++i) from_model_[i] = index_of(model_table[i]);
   }
 
+  // Every value written is in the table: the counting pass met each sum that the
+  // writing pass makes.
   std::uint16_t index_of(double value) const {
-    return static_cast<std::uint16_t>(std::lower_bound(table_.begin(), table_.end(), value, CompactValues::table_order) -
-                                      table_.begin());
+    const auto at = std::lower_bound(table_.begin(), table_.end(), value, CompactValues::table_order);
+    if (at == table_.end() || !same_value(*at, value)) throw std::logic_error("LTL product: a value missing from its table");
+    return static_cast<std::uint16_t>(at - table_.begin());
   }
 
   std::size_t model_index(std::uint64_t k) const {
