@@ -186,18 +186,22 @@ StateSet states_in_components(const EndComponents& components) {
   return in;
 }
 
+StateSet states_in_chosen_components(const EndComponents& components, const std::vector<char>& chosen) {
+  StateSet in(components.component_of.size());
+  for (std::size_t s = 0; s < components.component_of.size(); ++s) {
+    const std::uint32_t c = components.component_of[s];
+    if (c != EndComponents::kNone && chosen[c]) in.set(s);
+  }
+  return in;
+}
+
 StateSet states_in_components_holding(const EndComponents& components, const StateSet& marked) {
   std::vector<char> holding(components.count, 0);
   for (std::size_t s = marked.find_first(); s != StateSet::npos; s = marked.find_next(s)) {
     const std::uint32_t c = components.component_of[s];
     if (c != EndComponents::kNone) holding[c] = 1;
   }
-  StateSet in(components.component_of.size());
-  for (std::size_t s = 0; s < components.component_of.size(); ++s) {
-    const std::uint32_t c = components.component_of[s];
-    if (c != EndComponents::kNone && holding[c]) in.set(s);
-  }
-  return in;
+  return states_in_chosen_components(components, holding);
 }
 
 }  // namespace mdpvi::graph

@@ -44,8 +44,10 @@ EndComponents maximal_end_components(const SparseMdp& mdp, StateSet states, Stat
 EndComponents maximal_end_components(const SearchBackend& search, StateSet states, StateSet enabled_rows,
                                      std::vector<std::uint32_t> first_labels = {});
 
-// The states of every component; of those that hold a state of `marked`.
+// The states of every component; of those chosen (one flag a component); of those
+// that hold a state of `marked`.
 StateSet states_in_components(const EndComponents& components);
+StateSet states_in_chosen_components(const EndComponents& components, const std::vector<char>& chosen);
 StateSet states_in_components_holding(const EndComponents& components, const StateSet& marked);
 
 // The SCC labels of `states` over every row, as graph/scc.h's scc_labels gives them, from

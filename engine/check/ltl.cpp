@@ -33,11 +33,7 @@ StateSet accepting_end_components(const LtlProduct& product, const graph::Search
   const std::vector<char> accepting = components_seeing_every_mark(
       mecs, p.num_states(), [&](std::uint32_t i) { return product.accepting_part.test(i); },
       [&](std::uint32_t i) { return product.marks[i]; }, [&](std::uint32_t i) { return product.all_marks[i]; });
-  for (std::uint32_t i = 0; i < p.num_states(); ++i) {
-    const std::uint32_t c = mecs.component_of[i];
-    if (c != graph::EndComponents::kNone && accepting[c]) target.set(i);
-  }
-  return target;
+  return target | graph::states_in_chosen_components(mecs, accepting);
 }
 
 // values per pair, read at each model state's starting pair.
