@@ -275,9 +275,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "copy of the model: 8 bytes a state)")
       ->check(CLI::IsMember({"auto", "copy", "view"}));
   check->add_option("--host-system", args.host_system,
-                    "How a maybe-state system built on the host is kept there: auto (a copy where it fits the host's "
-                    "memory, else a view), copy (its own matrix in solving order) or view (none: each chunk is copied "
-                    "from the model's rows as it goes to the GPU; GPU only)")
+                    "How a maybe-state system built on the host is kept there: auto (on the CPU a view; with a GPU "
+                    "a copy where it fits the host's memory, else a view), copy (its own matrix in solving order) or "
+                    "view (none: each chunk is copied from the model's rows as it goes to the GPU, or on the CPU "
+                    "written a window of rows at a time)")
       ->check(CLI::IsMember({"auto", "copy", "view"}));
   check->add_option("--gpu-chunk-cut", args.gpu_chunk_cut,
                     "Where the chunks after the first of a system built on the host are cut, for measurements: "

@@ -28,7 +28,8 @@ namespace {
 
 // What solving a view takes (view_solvable), for its errors.
 constexpr const char* kViewNeeds =
-    "needs a GPU, a method that solves by levels (not --method pi or bicgstab) and no fixed number of sweeps";
+    "needs a method that solves by levels (not --method pi or bicgstab), no fixed number of sweeps and the model's "
+    "own rows (not a CTMC's embedded chain)";
 
 // build_system's rule for the device. A system with an SCC of
 // several states goes there whatever its size, as the chunk driver sends a host-built chunk with one; one
@@ -48,26 +49,29 @@ bool device_builds_system(const graph::SearchBackend& search, const SparseMdp& m
 }
 
 // Whether the chunk driver can solve a view of the system (maybe_system.h's
-// SystemView): on a GPU (a view has no rows for the CPU's methods), by a method that
-// runs there chunk by chunk, over the model's own rows (not a CTMC's embedded chain,
-// whose rows the host divides).
-bool view_solvable(const SparseMdp& model, const SolverOptions& options, const DeviceOptions& device) {
-  return gpu_may_solve(device) && model.uniformisation_rate == 0.0 &&
-         requirements_of(options.method).solves_by_levels && !options.stop.fixed_sweeps;
+// SystemView): by a method that runs chunk by chunk on a GPU and SCC by SCC on the
+// CPU (whose windows of rows, view_windows.h, hold a few SCCs at a time), over the
+// model's own rows (not a CTMC's embedded chain, whose rows the host divides).
+bool view_solvable(const SparseMdp& model, const SolverOptions& options) {
+  return model.uniformisation_rate == 0.0 && requirements_of(options.method).solves_by_levels &&
+         !options.stop.fixed_sweeps;
 }
 
-// The host's copy of the system, where it fits the unused memory (the searches' graph
-// released first where the copy would take more than half of it) or is asked for;
-// else a view where one can be solved (or is asked for). A copy that cannot fit and
-// cannot be a view is refused with the numbers, before the kernel's out-of-memory
-// killer would end the run without a word.
+// A view where asked for, or by default where the CPU solves it (the windows of its
+// rows take a copy's time at a fraction of its memory: bench/NOTES.md, session 25).
+// Else the host's copy of the system, where it fits the unused memory (the searches'
+// graph released first where the copy would take more than half of it) or is asked
+// for; else a view where one can be solved. A copy that cannot fit and cannot be a
+// view is refused with the numbers, before the kernel's out-of-memory killer would
+// end the run without a word.
 bool host_system_is_view(const graph::SearchBackend& search, const SparseMdp& model, const SolverOptions& options,
                          const DeviceOptions& device, std::uint64_t states) {
-  const bool solvable = view_solvable(model, options, device);
+  const bool solvable = view_solvable(model, options);
   if (device.host_system == gpu::SystemStorage::view) {
     if (!solvable) throw std::runtime_error("--host-system view: " + std::string(kViewNeeds));
     return true;
   }
+  if (device.host_system == gpu::SystemStorage::automatic && solvable && !gpu_may_solve(device)) return true;
   const std::uint64_t estimate = host_system_bytes(model, host_system_values(device), states);
   graph::make_room_for(search, estimate, "the system");
   const std::size_t unused = unused_memory_bytes();
@@ -122,7 +126,9 @@ void solve_system_into(MaybeSystem& system, const std::function<SolveRequest(con
     place_solution(system.model_states, std::move(solution), request.options.stop, result);
   };
   try {
-    solve_then_place(request_for(system));
+    SolveRequest request = request_for(system);
+    if (system.view) request.view_rows = &system;
+    solve_then_place(request);
   } catch (const DeviceSystemCrawls& error) {
     spdlog::info("{}: policy iteration instead, over a maybe-state system built on the host", error.what());
     system = build_on_host(sccs_of(std::move(system)));

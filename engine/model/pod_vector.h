@@ -137,6 +137,23 @@ inline void populate(PageRange range) {
 #endif
 }
 
+// Gives the whole pages of the vector's bytes [from, to) back to the kernel: they
+// take no memory until written again, and read as zeros then. A vector of its own
+// mapping only (kMapBytes and over); for others, and for a range without a whole page,
+// nothing happens. Used where an array is sized whole but only a window of it is
+// needed at once (engine/solve/view_windows.h). Returns where the released pages end
+// (from, where none were): the next call's from, so that no page is left between.
+template <typename T>
+std::size_t release_pages(PodVector<T>& vector, std::size_t from, std::size_t to) {
+  if (vector.capacity() * sizeof(T) < DefaultInitAllocator<T>::kMapBytes) return from;
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const auto base = reinterpret_cast<std::uintptr_t>(vector.data());  // page-aligned: its own mapping
+  const std::size_t begin = (from + page - 1) / page * page, end = to / page * page;
+  if (end <= begin) return from;
+  madvise(reinterpret_cast<void*>(base + begin), end - begin, MADV_DONTNEED);
+  return end;
+}
+
 // Backs the pages of [begin, begin + bytes) with memory, several threads at once,
 // before one thread fills them from a stream (a file reader): the kernel zeroes each
 // fresh page for the thread that touches it first, which was half of a UMB import's

@@ -7,6 +7,7 @@
 #include "engine/solve/chunk_feeder.h"
 #include "engine/solve/prepared_chunk.h"
 #include "engine/solve/solve_progress.h"
+#include "engine/solve/view_windows.h"
 #include "gpu/device_info.h"
 #include "gpu/partitioned_sweeps.h"
 
@@ -120,10 +121,23 @@ bool by_levels(const MaybeSystem& system, const Chunk& chunk, const SolveRequest
 // against CPU: bench/NOTES.md, issue 22).
 constexpr std::uint64_t kAcyclicOnDeviceFrom = 4'000'000;
 
-// Why a view's chunk cannot go to the CPU instead.
+// Why a view's chunk cannot go to the CPU instead (a request without its view's rows
+// to write: SolveRequest::view_rows).
 constexpr const char* kViewOnTheDeviceOnly =
     "the maybe-state system is a view over the model (its copy does not fit the host's memory), and only a GPU "
-    "solves one";
+    "solves one here";
+
+// SCCs [first_scc, end_scc) of a view on the CPU, a window of its rows at a time.
+void solve_in_windows(const MaybeSystem& system, std::size_t first_scc, std::size_t end_scc, std::uint64_t budget_bytes,
+                      ViewWindows& windows, MethodPolicy& method, Iterates& x, SolveStats& stats) {
+  std::size_t first = first_scc;
+  for (const std::size_t end : window_ends(system, first_scc, end_scc, budget_bytes)) {
+    windows.write({system.scc_starts[first], system.scc_starts[end]});
+    method.solve_sccs_on_cpu(first, end, x, stats);
+    windows.release_before(system.scc_starts[end]);
+    first = end;
+  }
+}
 }  // namespace
 
 bool device_worth_starting(std::uint64_t states, const DeviceOptions& device) {
@@ -183,7 +197,7 @@ namespace {
 bool for_device(const MaybeSystem& system, const std::vector<std::uint8_t>& cyclic, const Chunk& chunk,
                 const SolveRequest& request, DeviceSchedule schedule) {
   if (!chunk.fits) return false;
-  if (system.view) return true;  // it has no rows for the CPU
+  if (system.view && !request.view_rows) return true;  // it has no rows for the CPU
   // No level it touches has cycles: all trivial, at no cost; else it is checked.
   const bool acyclic = !touches_cyclic_level(system, cyclic, chunk.first_scc, chunk.end_scc) ||
                        all_trivial(system, chunk.first_scc, chunk.end_scc);
@@ -539,6 +553,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
   }
   Iterates x(request, method->has_upper_iterate());
   spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
+  std::optional<ViewWindows> windows;  // a view's rows for the CPU, made at its first chunk there
   for (std::size_t index = 0; index < plan.size(); ++index) {
     const Chunk& chunk = plan[index];
     ChunkReport chunk_report = report_for(system, chunk, report.stats);
@@ -575,14 +590,20 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
       }
     }
     if (!done) {
-      if (system.view) {
+      if (system.view && !request.view_rows) {
         throw std::runtime_error(std::string(device ? "an SCC larger than the GPU's budget: " : "no GPU: ") +
                                  kViewOnTheDeviceOnly);
       }
       const std::uint64_t before = report.stats.iterations;
       x.make_second_buffers();
       MethodPolicy& on_cpu = spread_method && !chunk.fits ? *spread_method : *method;
-      on_cpu.solve_sccs_on_cpu(chunk.first_scc, chunk.end_scc, x, report.stats);
+      if (system.view) {
+        if (!windows) windows.emplace(*request.view_rows);
+        solve_in_windows(system, chunk.first_scc, chunk.end_scc, options.view_window_bytes, *windows, on_cpu, x,
+                         report.stats);
+      } else {
+        on_cpu.solve_sccs_on_cpu(chunk.first_scc, chunk.end_scc, x, report.stats);
+      }
       chunk_report.iterations = report.stats.iterations - before;
     }
     report.chunks.push_back(chunk_report);

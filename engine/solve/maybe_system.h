@@ -27,8 +27,9 @@ namespace mdpvi {
 // rows (kept_rows.h) read through a map of model states to local ones, and each
 // chunk's rows are copied from the model as it goes to the device (prepare_chunk).
 // MaybeSystem::row_group_starts holds the kept rows' offsets, as a copy's; the
-// matrix, b and row offsets are not made. The chunk driver solves a view on the
-// device only. The model, the outside set and the rewards must outlive it.
+// matrix, b and row offsets are not made. On the CPU, the chunk driver writes its rows
+// into the copy's arrays a window at a time (view_windows.h). The model, the outside
+// set and the rewards must outlive it.
 struct SystemView {
   const SparseMdp* model = nullptr;
   PodVector<std::uint32_t> local_of;      // per model state: its local index, or kOutsideSystem
@@ -59,7 +60,8 @@ struct MaybeSystem {
   // chunk driver's device adopts them: solved there or not at all (no CPU fallback).
   std::shared_ptr<gpu::DeviceSystem> on_device;  // shared by copies (tests copy systems)
   // Or a view over the model (SystemView): row_group_starts, the SCC and level ranges
-  // and model_states as a copy has them, the other host arrays empty.
+  // and model_states as a copy has them, the other host arrays empty, or where the
+  // CPU solves it, sized whole and written a window at a time (view_windows.h).
   std::shared_ptr<const SystemView> view;
 
   std::uint32_t num_states() const { return static_cast<std::uint32_t>(model_states.size()); }

@@ -136,6 +136,10 @@ struct SolveRequest {
   // The lower iterate's start, per local state (default 0, below the least fixed
   // point, where reachability values lie); step-bounded properties start elsewhere.
   const StateNumbers* start_values = nullptr;
+  // The system again, writable, where it is a view over the model (MaybeSystem::view)
+  // that the CPU may solve: its rows are written into its own arrays there a window at
+  // a time (engine/solve/view_windows.h). Null: a view's chunks go to a GPU only.
+  MaybeSystem* view_rows = nullptr;
 };
 
 struct SolveStats {
