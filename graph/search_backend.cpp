@@ -42,7 +42,7 @@ bool forgetting_sccs_makes_room(std::uint64_t bytes, std::uint64_t unused, std::
   return kept > 0 && bytes > unused / 2 && bytes <= (unused + kept) / 2;
 }
 
-void release_for_the_last_system(const SearchBackend& search) {
+void release_for_the_last_property(const SearchBackend& search) {
   if (!search.remembering_sccs()) search.release_search_memory();
 }
 

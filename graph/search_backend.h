@@ -111,11 +111,12 @@ void make_room_for(const SearchBackend& search, std::uint64_t bytes, const char*
 // released already: work of `bytes` does not fit half the `unused` memory, but would
 // without them.
 bool forgetting_sccs_makes_room(std::uint64_t bytes, std::uint64_t unused, std::uint64_t kept);
-// Before the system of the model's last property (remembering off: the pipeline says
-// no property follows): the searches' host memory released whatever the memory
-// unused, as no later property reads it; a search of this property after its system
-// (a nested operator's) makes it again. The system and the solve are a CPU run's peak.
-void release_for_the_last_system(const SearchBackend& search);
+// Before the SCCs on the cores and the system of the model's last property (remembering
+// off: the pipeline says no property follows): the searches' host memory released
+// whatever the memory unused, as no later property reads it; a search of this property
+// after them (a nested operator's) makes it again. The SCCs, the system and the solve
+// are a CPU run's peaks.
+void release_for_the_last_property(const SearchBackend& search);
 
 // The model's search graph in the kind asked for. A GPU backend needs a usable device
 // with room for the graph (it builds its own copy of the predecessors there); without

@@ -366,18 +366,23 @@ TEST(MakeRoomFor, ReleasesOnlyPastHalfTheUnusedMemory) {
   EXPECT_EQ(search.releases, 1);
 }
 
-// Only the last property's system releases the searches' memory: while the pipeline
-// says more follow, the graph stays for them.
-TEST(ReleaseForTheLastSystem, ReleasesOnlyWhenNoPropertyFollows) {
+// Only the last property's SCCs and system release the searches' memory: while the
+// pipeline says more follow, the graph stays for them.
+TEST(ReleaseForTheLastProperty, ReleasesOnlyWhenNoPropertyFollows) {
   const SparseMdp mdp = test::random_mdp(101, 104);
   const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
   const CountingSearch search(mdp, g);
   search.remember_sccs_while(true);
-  graph::release_for_the_last_system(search);
+  graph::release_for_the_last_property(search);
   EXPECT_EQ(search.releases, 0);
+  const StateSet maybe = test::random_set(101, 0.5, 7);
+  const graph::SccDecomposition kept = graph::maybe_state_sccs(search, mdp, maybe);
+  EXPECT_EQ(search.releases, 0) << "a small model's SCCs with a property to follow";
   search.remember_sccs_while(false);
-  graph::release_for_the_last_system(search);
+  graph::release_for_the_last_property(search);
   EXPECT_EQ(search.releases, 1);
+  const graph::SccDecomposition last = graph::maybe_state_sccs(search, mdp, ~maybe);
+  EXPECT_EQ(search.releases, 2) << "the last property's SCCs on the cores";
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, SearchIsEquivalentToRef, ::testing::Values(SearchKind::cpu_parallel, SearchKind::gpu),

@@ -105,7 +105,7 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
       return std::move(*built);
     }
   }
-  graph::release_for_the_last_system(search);  // bench/NOTES.md, session 22
+  graph::release_for_the_last_property(search);  // bench/NOTES.md, session 22
   if (!host_system_is_view(search, model, options, device, sccs.order.size())) return build_on_host(std::move(sccs));
   graph::make_room_for(search, system_view_bytes(model, sccs.order.size()), "the system's view");
   return build_system_view(model, std::move(sccs), outside, rewards);
