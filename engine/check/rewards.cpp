@@ -100,7 +100,6 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   result.qualitative = {target.count(), mdp.num_states() - finite.count(), maybe.count(), seconds_since(start),
                         to_string(search.kind())};
 
-  result.values = numbers_on(finite, 0.0, std::numeric_limits<double>::infinity());
   start = std::chrono::steady_clock::now();
   CollapsedSccs decomposed;
   if (direction == Optimization::minimize) {
@@ -117,14 +116,15 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   // infinite itself); for Rmin such choices get b = infinity and are left out.
   const char* sccs_ran_on = sccs.ran_on;
   const RewardStructure* model_rewards = collapsed ? &collapsed->rewards : &rewards;
+  // Outside the system: 0 on the targets, infinity on the other states (not finite).
+  const double infinity = std::numeric_limits<double>::infinity();
+  const TwoValuedOutside outside{target, 0.0, infinity};
   const HostSystemBuilder on_host = [&](graph::SccDecomposition&& decomposition) {
     MaybeSystem built =
-        build_maybe_system(model, std::move(decomposition), result.values, model_rewards, host_system_values(device));
+        build_maybe_system(model, std::move(decomposition), outside, model_rewards, host_system_values(device));
     if (model.uniformisation_rate > 0.0) remove_self_loops(built);  // a CTMC: its embedded chain's system
     return built;
   };
-  // Outside the system: 0 on the targets, infinity on the other states (not finite).
-  const TwoValuedOutside outside{target, 0.0, std::numeric_limits<double>::infinity()};
   MaybeSystem system = build_system(search, model, std::move(sccs), options, device, outside, model_rewards, on_host);
   spdlog::debug("maybe-state system: {} rows ({}), {:.3f} s since the SCCs began; {}", system.num_rows(),
                 where_kept(system), seconds_since(start), memory_so_far());
@@ -132,7 +132,7 @@ NumericResult compute_reachability_reward(const SparseMdp& mdp, const graph::Sea
   // No known upper bound: the upper iterate's start is guessed and verified.
   solve_system_into(
       system, [&](const MaybeSystem& s) { return SolveRequest{.system = s, .direction = direction, .options = options}; },
-      device, result, on_host);
+      device, result, on_host, [&] { return numbers_on(finite, 0.0, infinity); });
   return result;
 }
 

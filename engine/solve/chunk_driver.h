@@ -53,7 +53,7 @@ struct DeviceOptions {
   // A view's rows on the CPU are written this many bytes of a copy's arrays at a time
   // (engine/solve/view_windows.h), an SCC over it alone: small beside a large model's
   // other arrays, and enough for many levels' work for the cores.
-  std::uint64_t view_window_bytes = std::uint64_t{32} << 20;
+  std::uint64_t view_window_bytes = std::uint64_t{8} << 20;
   // false: every system is built on the host and uploaded in chunks (for comparisons).
   bool systems_on_device = true;
   // false: a host-built system's chunks after the first are copied on the host and

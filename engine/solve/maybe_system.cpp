@@ -65,6 +65,15 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition scc
   });
 }
 
+MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs, const TwoValuedOutside& outside,
+                               const RewardStructure* rewards, SystemValues kept) {
+  return mdp.values.visit([&](const auto& probability) {
+    return build_system(mdp, probability, std::move(sccs),
+                        [&](std::uint32_t t) { return outside.set.test(t) ? outside.on_set : outside.elsewhere; },
+                        rewards, kept);
+  });
+}
+
 // The yes-set read in place: a per-state array of values would cost a model-sized
 // vector and a pass to fill it.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,

@@ -162,6 +162,11 @@ MaybeSystem system_of_sccs(graph::SccDecomposition&& sccs);
 // Each SCC a level of its own: valid for any solving order (where no heights are known).
 void set_one_level_per_scc(MaybeSystem& system);
 
+// The general form with outside values that take two values (TwoValuedOutside), read
+// in place: no model-sized vector of them while the system is built and solved.
+MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs, const TwoValuedOutside& outside,
+                               const RewardStructure* rewards = nullptr, SystemValues kept = SystemValues::plain);
+
 // Reachability probabilities: yes-states count 1, no-states 0.
 // Pre: sccs decomposes exactly partition.maybe.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
