@@ -9,6 +9,8 @@
 
 #include <bit>
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -38,6 +40,59 @@ class Recorder final : public CheckListener {
   void property_answered(const CheckReport& report) override { events.push_back("answered " + report.properties.back().property); }
   std::vector<std::string> events;
 };
+
+// Whether the model it is told of has its states' variable values.
+class ValuationsSeen final : public CheckListener {
+ public:
+  void model_loaded(const SparseMdp& mdp, const CheckReport&) override { kept = mdp.valuations.has_value(); }
+  void property_answered(const CheckReport&) override {}
+  bool kept = false;
+};
+
+bool valuations_kept(CheckOptions options) {
+  ValuationsSeen seen;
+  const CheckReport report = run_check(options, &seen);
+  for (const PropertyOutcome& p : report.properties) EXPECT_TRUE(p.error.empty()) << p.property << ": " << p.error;
+  return seen.kept;
+}
+
+// The build keeps the states' variable values only where something reads them: a
+// property naming a variable, itself or through a formula of the model or a label of
+// the properties file; a filter listing states; an export that names them. Labels
+// alone leave them out, and the answers are the same.
+TEST(Pipeline, KeepsValuationsOnlyWhereSomethingReadsThem) {
+  EXPECT_FALSE(valuations_kept(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]", "Pmin=? [ F \"gave_up\" ]"})));
+  EXPECT_TRUE(valuations_kept(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]", "Pmax=? [ F delivered ]"})));
+  EXPECT_TRUE(valuations_kept(resend_on_the_cpu({"filter(print, Pmax=? [ F \"delivered\" ], \"gave_up\")"})));
+  EXPECT_TRUE(valuations_kept(resend_on_the_cpu({"filter(argmax, Pmax=? [ F \"delivered\" ])"})));
+  CheckOptions exported = resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]"});
+  exported.keep_valuations = true;
+  EXPECT_TRUE(valuations_kept(exported));
+  // Through a formula of the model (backoff's tx1 reads s1 and c1), and through a
+  // label of the properties file.
+  CheckOptions backoff;
+  backoff.model_file = std::string(MDPVI_SOURCE_DIR) + "/models/backoff/backoff.nm";
+  backoff.device.solver = SolverKind::cpu;
+  backoff.inline_properties = {"Pmax=? [ F<=3 \"all_delivered\" ]"};
+  EXPECT_FALSE(valuations_kept(backoff));
+  backoff.inline_properties = {"Pmax=? [ F<=3 tx1 ]"};
+  EXPECT_TRUE(valuations_kept(backoff));
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("mdpvi_valuations_" + std::to_string(::getpid()) + ".props");
+  {
+    std::ofstream out(file);
+    out << "label \"first_awake\" = s1=1;\nPmax=? [ F<=3 \"first_awake\" ];\n";
+  }
+  backoff.inline_properties.clear();
+  backoff.properties_file = file.string();
+  EXPECT_TRUE(valuations_kept(backoff));
+  std::filesystem::remove(file);
+  // The same answers either way.
+  const CheckReport without = run_check(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]"}));
+  const CheckReport with = run_check(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]", "Pmax=? [ F delivered ]"}));
+  ASSERT_TRUE(without.properties[0].value && with.properties[0].value);
+  EXPECT_EQ(without.properties[0].value->number, with.properties[0].value->number);
+}
 
 TEST(Pipeline, TellsTheListenerEachModelAndResultInOrder) {
   CheckOptions options = resend_on_the_cpu({"Pmax=? [ F delivered ]", "P=? [ F nonsense ]"});

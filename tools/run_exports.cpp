@@ -21,6 +21,8 @@ RunExports::RunExports(const ExportPaths& paths, pipeline::CheckListener& next) 
 void RunExports::ask_for_what_is_exported(pipeline::CheckOptions& options) const {
   options.whole_model = paths_.model.has_value();
   options.keep_actions = paths_.scheduler.has_value();
+  // The states' file, and the vector's and the scheduler's headers, name the variables.
+  options.keep_valuations = paths_.states || paths_.vector || paths_.scheduler;
   options.keep_state_values = paths_.vector.has_value();
   options.keep_schedulers = paths_.scheduler.has_value();
 }

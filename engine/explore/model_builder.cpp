@@ -53,6 +53,7 @@ class LevelBuilder {
         experts_([this, options] { return StateExpander(index_, options.cache_local_transitions); }),
         verbose_(options.verbose),
         keep_actions_(options.keep_actions),
+        keep_valuations_(options.keep_valuations),
         compact_values_(options.compact_values),
         values_(model),
         limits_(options.state_limit, options.memory_limit),
@@ -525,6 +526,11 @@ class LevelBuilder {
   // Labels and valuations.
   void finish(SparseMdp& mdp) {
     add_labels(mdp);
+    if (!keep_valuations_) {
+      table_.release_states();  // freed here, before the values' arrays are made
+      values_.into(mdp, compact_values_);
+      return;
+    }
     StateValuations valuations;
     for (const ResolvedVariable& v : model_.variables) {
       valuations.variables.push_back(v.name);
@@ -553,6 +559,7 @@ class LevelBuilder {
   std::vector<std::uint32_t> deadlocks_;
   const bool verbose_;  // BuildOptions::verbose: log the phases, count page faults
   const bool keep_actions_;  // BuildOptions::keep_actions
+  const bool keep_valuations_;  // BuildOptions::keep_valuations
   const bool compact_values_;  // BuildOptions::compact_values
   ModelValues values_;
   BuildLimits limits_;  // BuildOptions::state_limit and memory_limit

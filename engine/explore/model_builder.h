@@ -41,6 +41,10 @@ struct BuildOptions {
   int threads = 0;
   // Keep each choice's action (SparseMdp::actions): 4 bytes a choice, for exports.
   bool keep_actions = false;
+  // Keep each state's variable values (SparseMdp::valuations: the state table's packed
+  // states, 16 bytes a state on leader), for properties that read variables, filters
+  // that list states, and exports; false leaves the model without them.
+  bool keep_valuations = true;
   // The probabilities and rewards indexed (engine/model/compact_values.h), as the
   // build makes them; false: plain doubles at the end (the build still indexes them).
   bool compact_values = true;

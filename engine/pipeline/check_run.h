@@ -27,6 +27,7 @@ struct CheckOptions {
   // command's exports): the build keeps what that needs.
   bool whole_model = false;        // every reward structure and label, and the actions
   bool keep_actions = false;       // the choices' actions (a scheduler names them)
+  bool keep_valuations = false;    // the states' variable values (exported), whatever the properties read
   bool keep_state_values = false;  // every state's value, per property, to the listener
   bool keep_schedulers = false;    // an optimal scheduler, per property, to the listener
   bool fairness = false;           // --fair: Pmin over fair schedulers (engine/check/fairness.h)

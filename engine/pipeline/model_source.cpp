@@ -89,6 +89,7 @@ LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSu
   if (!options.whole_model) build_options.labels = labels_to_build(properties);
   build_options.verbose = options.verbose;
   build_options.keep_actions = options.keep_actions || options.whole_model;
+  build_options.keep_valuations = options.keep_valuations || options.whole_model || reads_valuations(properties, resolved);
   build_options.compact_values = options.compact_values;
   BuiltModel built = build_model(resolved, build_options);
   compact(built.mdp, options);

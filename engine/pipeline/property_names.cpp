@@ -30,13 +30,34 @@ NamesUsed names_used(const Formula& f) {
   return names;
 }
 
-std::set<std::string> labels_named(const std::vector<const Formula*>& properties, const io::PropertyFile* file) {
+namespace {
+
+// What the properties and the file's label and constant declarations name.
+NamesUsed named_by(const std::vector<const Formula*>& properties, const io::PropertyFile* file) {
   NamesUsed names;
   for (const Formula* f : properties) for_each_expression(*f, [&](const Expression& e) { add_names(e, names); });
   if (file) {
     for (const io::LabelDeclaration& label : file->labels) add_names(label.body, names);
+    for (const io::ConstantDeclaration& c : file->constants) {
+      if (c.value) add_names(*c.value, names);
+    }
   }
-  return std::move(names.labels);
+  return names;
+}
+
+}  // namespace
+
+std::set<std::string> labels_named(const std::vector<const Formula*>& properties, const io::PropertyFile* file) {
+  return std::move(named_by(properties, file).labels);
+}
+
+std::set<std::string> identifiers_named(const std::vector<const Formula*>& properties, const io::PropertyFile* file) {
+  return std::move(named_by(properties, file).identifiers);
+}
+
+void add_identifiers(const Expression& e, std::set<std::string>& names) {
+  if (e.kind == Expression::Kind::identifier) names.insert(e.name);
+  for (const Expression& operand : e.operands) add_identifiers(operand, names);
 }
 
 std::set<std::string> identifiers_reached(const Formula& f, const io::PropertyFile& file) {

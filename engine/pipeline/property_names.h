@@ -26,6 +26,13 @@ NamesUsed names_used(const Formula& f);
 // build must make (the model's others are left out).
 std::set<std::string> labels_named(const std::vector<const Formula*>& properties, const io::PropertyFile* file);
 
+// The identifiers that the properties and the file's label and constant declarations
+// name.
+std::set<std::string> identifiers_named(const std::vector<const Formula*>& properties, const io::PropertyFile* file);
+
+// Adds the identifiers that e names to names.
+void add_identifiers(const Expression& e, std::set<std::string>& names);
+
 // The identifiers a property depends on: those it names, and through the properties
 // file's labels and constants it names, theirs.
 std::set<std::string> identifiers_reached(const Formula& f, const io::PropertyFile& file);

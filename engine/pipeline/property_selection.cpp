@@ -116,6 +116,33 @@ ParsedProperties parse_all_properties(const CheckOptions& options, const std::ve
   return parsed;  // use_rewards is known once references are resolved (resolve_references)
 }
 
+namespace {
+
+bool lists_states(const Formula& f) {
+  if (f.kind == Formula::Kind::filter && (f.filter == FilterOp::print || f.filter == FilterOp::printall ||
+                                          f.filter == FilterOp::argmin || f.filter == FilterOp::argmax)) {
+    return true;
+  }
+  return std::any_of(f.operands.begin(), f.operands.end(), lists_states);
+}
+
+}  // namespace
+
+bool reads_valuations(const ParsedProperties& properties, const ResolvedModel& model) {
+  std::vector<const Formula*> formulas;
+  for (const io::PropertyEntry& entry : properties.entries) {
+    if (entry.formula) formulas.push_back(&*entry.formula);
+  }
+  if (std::any_of(formulas.begin(), formulas.end(), [](const Formula* f) { return lists_states(*f); })) return true;
+  std::set<std::string> names = identifiers_named(formulas, properties.file ? &*properties.file : nullptr);
+  // The model's formulas come expanded (their bodies name variables and constants only).
+  for (const auto& [name, body] : model.formulas) {
+    if (names.count(name)) add_identifiers(body, names);
+  }
+  return std::any_of(model.variables.begin(), model.variables.end(),
+                     [&](const ResolvedVariable& v) { return names.count(v.name) > 0; });
+}
+
 std::set<std::string> labels_to_build(const ParsedProperties& properties) {
   std::vector<const Formula*> formulas;
   for (const io::PropertyEntry& entry : properties.entries) {

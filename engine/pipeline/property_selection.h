@@ -2,6 +2,7 @@
 // Which properties a run checks, parsed (syntax only) before the model is built: a
 // bad declaration then fails before a long build, and the builder can leave out the
 // reward structures when no property asks for rewards.
+#include "engine/explore/resolved_model.h"
 #include "engine/pipeline/check_run.h"
 #include "io/jani_reader.h"
 #include "io/property_parser.h"
@@ -38,5 +39,11 @@ void resolve_references(ParsedProperties& properties, const std::set<std::string
 
 // The model's labels the properties may read.
 std::set<std::string> labels_to_build(const ParsedProperties& properties);
+
+// Whether the properties read the states' variable values: a property, or a label or
+// constant of the properties file, names one of the model's variables (itself or
+// through a formula of the model), or a filter lists states (print, printall, argmin,
+// argmax: each state's line shows its values). Else the build need not keep them.
+bool reads_valuations(const ParsedProperties& properties, const ResolvedModel& model);
 
 }  // namespace mdpvi::pipeline

@@ -124,7 +124,7 @@ std::uint64_t host_system_bytes(const MaybeSystem& system) {
   const std::uint64_t kept = system.row_group_starts.size() * 8 + system.model_states.size() * 4;
   // A view's row arrays, where the CPU solves it, are sized whole but hold one window
   // of rows at a time (view_windows.h): not counted.
-  if (system.view) return kept + system.view->local_of.size() * 4 + system.view->entry_starts.size() * 8 + system.num_states() / 8;
+  if (system.view) return kept + system.view->local_of.size() * 4 + system.view->entry_starts.bytes() + system.num_states() / 8;
   return kept + system.row_starts.size() * 8 + system.columns.size() * 4 + system.values.bytes() +
          system.row_constants.size() * 8;
 }

@@ -33,7 +33,8 @@ namespace mdpvi {
 struct SystemView {
   const SparseMdp* model = nullptr;
   PodVector<std::uint32_t> local_of;      // per model state: its local index, or kOutsideSystem
-  PodVector<std::uint64_t> entry_starts;  // per local state + 1: the kept entries into the system before it
+  // Per local state + 1: the kept entries into the system before it, 4 bytes each.
+  PackedOffsets entry_starts;
   BitWords self_loops;                    // per local state
   const StateSet* outside_set = nullptr;  // the outside's values: on_set there, elsewhere on the rest
   double on_set = 1.0, elsewhere = 0.0;
@@ -128,8 +129,8 @@ MaybeSystem build_system_view(const SparseMdp& mdp, graph::SccDecomposition&& sc
                               const RewardStructure* rewards = nullptr);
 
 // What build_system_view holds for a system of `states` of mdp's states: a 4-byte
-// local index per model state, per state 8 bytes of row offsets and 8 of entry
-// offsets (and the decomposition's arrays, which any system keeps).
+// local index per model state, per state 8 bytes of row offsets and 4 of entry
+// offsets (packed), and the decomposition's arrays, which any system keeps.
 std::uint64_t system_view_bytes(const SparseMdp& mdp, std::uint64_t states);
 
 // The system of the general form built on the device, from the graph searches' copy

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 namespace mdpvi {
@@ -50,15 +51,20 @@ MaybeSystem build_system_view(const SparseMdp& mdp, graph::SccDecomposition&& sc
   view->local_of = local_indices(mdp.num_states(), system.model_states);
   view->self_loops = BitWords(n);
   with_probabilities(*view, [&](const auto& probability) {  // the counts and the self-loops in one walk
-    view->entry_starts = count_kept_rows(mdp, probability, n, view->local_of, OutsideOfView{*view}, rewards,
-                                         system.row_group_starts, &view->self_loops);
+    view->entry_starts = PackedOffsets(count_kept_rows(mdp, probability, n, view->local_of, OutsideOfView{*view},
+                                                       rewards, system.row_group_starts, &view->self_loops));
   });
+  if (!view->entry_starts.spans_fit(view->entry_starts.back())) {
+    throw std::length_error("the system's view: 256 states with 2^32 entries or more");
+  }
   system.view = view;
   return system;
 }
 
 std::uint64_t system_view_bytes(const SparseMdp& mdp, std::uint64_t states) {
-  return std::uint64_t{mdp.num_states()} * sizeof(std::uint32_t) + (states + 1) * 2 * sizeof(std::uint64_t) + states / 8;
+  const std::uint64_t entry_offsets = (states + 1) * sizeof(std::uint32_t) + (states / PackedOffsets::kBlock + 1) * 8;
+  return std::uint64_t{mdp.num_states()} * sizeof(std::uint32_t) + (states + 1) * sizeof(std::uint64_t) +
+         entry_offsets + states / 8;
 }
 
 const char* where_kept(const MaybeSystem& system) {
