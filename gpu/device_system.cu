@@ -205,18 +205,6 @@ Survey survey(const DeviceGraph& g, const RowConstants& c, const std::uint32_t* 
   return {{sizes[0], sizes[1], sizes[2], sizes[3]}, std::move(self_loop_words)};
 }
 
-// Whether a copy of the system and the solve's vectors (two iterates of two buffers
-// and the width targets) fit in the device's free memory, with a sixteenth to spare.
-bool copy_fits(std::uint32_t count, const SystemSizes& sizes, unsigned index_bytes) {
-  const std::uint64_t value_bytes = index_bytes == 0 ? sizeof(double) : index_bytes;
-  const std::uint64_t copy = (std::uint64_t{count} + 1 + sizes.rows + 1) * sizeof(std::uint64_t) +
-                             sizes.entries * (sizeof(std::uint32_t) + value_bytes) + sizes.rows * sizeof(double);
-  const std::uint64_t vectors = 5 * std::uint64_t{count} * sizeof(double);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  return copy + vectors + total_bytes / 16 <= free_bytes;
-}
-
 HostSystemArrays download_arrays(const SystemArrays& arrays, std::uint32_t states, std::uint64_t rows, std::uint64_t entries) {
   HostSystemArrays h;
   h.row_group_starts.resize(std::uint64_t{states} + 1);
@@ -259,12 +247,7 @@ std::unique_ptr<DeviceSystem> build_device_system(const DeviceGraph& g, const De
   DeviceArray<std::uint32_t> d_local = local_indices(g, sources.order.get(), count, sm_count);
   const RowConstants c = sources.constants(model_values);
   std::optional<Survey> surveyed;
-  if (storage != SystemStorage::copy) {
-    surveyed = survey(g, c, sources.order.get(), count, d_local.get(), sm_count);
-    if (storage == SystemStorage::automatic && copy_fits(count, surveyed->sizes, model_values.index_bytes)) {
-      storage = SystemStorage::copy;
-    }
-  }
+  if (storage != SystemStorage::copy) surveyed = survey(g, c, sources.order.get(), count, d_local.get(), sm_count);
   if (storage == SystemStorage::copy) {
     CopiedSystem copy = copy_system(g, c, table_size, sources.order.get(), count, d_local.get(), sm_count);
     return std::make_unique<CudaDeviceSystem>(count, copy.sizes, model_values.index_bytes, std::move(copy.self_loop_words),

@@ -270,9 +270,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
       ->check(CLI::IsMember({"entries", "rows"}))
       ->needs(group_size);
   check->add_option("--gpu-system", args.gpu_system,
-                    "How a maybe-state system built on the GPU is kept there: auto (a copy where it fits, else a "
-                    "view), copy (its own matrix: the sweeps read the fewest bytes) or view (read from the GPU's one "
-                    "copy of the model: 8 bytes a state)")
+                    "How a maybe-state system built on the GPU is kept there: auto (a view), copy (its own "
+                    "matrix: the sweeps read the fewest bytes) or view (read from the GPU's one copy of the model: 8 "
+                    "bytes a state)")
       ->check(CLI::IsMember({"auto", "copy", "view"}));
   check->add_option("--host-system", args.host_system,
                     "How a maybe-state system built on the host is kept there: auto (on the CPU a view; with a GPU "

@@ -95,13 +95,10 @@ MaybeSystem build_system(const graph::SearchBackend& search, const SparseMdp& mo
                          const SolverOptions& options, const DeviceOptions& device, const TwoValuedOutside& outside,
                          const RewardStructure* rewards, const HostSystemBuilder& build_on_host) {
   if (device_builds_system(search, model, sccs, options, device)) {
-    // Under a chunk budget a view, whose solve holds little beyond its vectors: the
-    // solve sends it back to the host when even those exceed the budget.
-    const gpu::SystemStorage storage = device.memory_limit_bytes && device.system_storage == gpu::SystemStorage::automatic
-                                           ? gpu::SystemStorage::view
-                                           : device.system_storage;
-    if (std::optional<MaybeSystem> built =
-            build_maybe_system_on_device(*search.device_graph(), model, sccs, outside, rewards, storage)) {
+    // A view by default, whose solve holds little beyond its vectors: under a chunk
+    // budget, the solve sends it back to the host when even those exceed the budget.
+    if (std::optional<MaybeSystem> built = build_maybe_system_on_device(*search.device_graph(), model, sccs, outside,
+                                                                        rewards, device.system_storage)) {
       return std::move(*built);
     }
   }
