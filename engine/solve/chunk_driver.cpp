@@ -583,7 +583,9 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
         spdlog::debug("solve: chunk {} solved, {:.3f} s", index, seconds_since(start));
         done = true;
       } catch (const gpu::DeviceError& error) {
-        if (system.view) throw std::runtime_error(fmt::format("{}; {}", error.what(), kViewOnTheDeviceOnly));
+        if (system.view && !request.view_rows) {
+          throw std::runtime_error(fmt::format("{}; {}", error.what(), kViewOnTheDeviceOnly));
+        }
         spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
         feeder->drop();
         x.restart(request, {chunk.first_state, chunk.end_state});
