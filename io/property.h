@@ -49,6 +49,9 @@ struct TemporalOperator {
   // is 1 minus that of the until below it, optimised the opposite way (E and A swap). G phi is
   // !(F !phi); phi W psi is !((!psi) U (!phi & !psi)); phi R psi is !((!phi) U (!psi)).
   bool complement = false;
+  // R[C{discount=d}], R[C{discount=d}<=k] and R[F{discount=d} phi]: each step's reward
+  // counts d^i at step i (PRISM's discounted rewards); none: undiscounted.
+  std::optional<Expression> discount;
   std::optional<std::string> reward_name;   // R{"name"}
   std::optional<Expression> reward_index;   // R{2}: 1-based; neither: the first structure
   std::shared_ptr<const PathFormula> ltl;   // Path::ltl

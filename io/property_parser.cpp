@@ -541,6 +541,7 @@ class PropertyParser {
       return;
     }
     const Token& first = t_.next();
+    if (first.is_word("F") || first.is_word("C")) discount(op);
     if (first.is_word("F")) {
       op.path = Path::reachability_reward;
       f.operands.push_back(state_formula());
@@ -557,6 +558,17 @@ class PropertyParser {
     } else {
       t_.fail_expected("F, C, C<=k, I=k or S", first);
     }
+  }
+
+  // {discount=d} after F or C: each step's reward counts d^i at step i. A "{" that
+  // opens anything else is an old-style filter's, read after the path.
+  void discount(TemporalOperator& op) {
+    if (!t_.peek().is("{") || !t_.peek(1).is_word("discount") || !t_.peek(2).is("=")) return;
+    t_.next();
+    t_.next();
+    t_.next();
+    op.discount = parse_expression(t_, false);
+    t_.expect("}");
   }
 
   // R [ phi U psi ]: the reward until the path first satisfies phi U psi (co-safe: a

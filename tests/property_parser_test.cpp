@@ -81,6 +81,27 @@ TEST(ParseProperty, ReadsRewardOperators) {
   EXPECT_EQ(bounded.temporal.threshold.value, 4.5);
 }
 
+// {discount=d} after C and F (PRISM's discounted rewards); an older filter's {...}
+// after the path is still that.
+TEST(ParseProperty, ReadsDiscounts) {
+  Formula total = parsed("R{\"r\"}max=? [ C{discount=0.9} ]");
+  EXPECT_EQ(total.temporal.path, Path::total_reward);
+  ASSERT_TRUE(total.temporal.discount);
+  EXPECT_EQ(total.temporal.discount->value, 0.9);
+  Formula bounded = parsed("Rmin=? [ C{discount=d/2}<=3 ]");
+  EXPECT_EQ(bounded.temporal.path, Path::cumulative_reward);
+  ASSERT_TRUE(bounded.temporal.discount && bounded.temporal.step_bound);
+  EXPECT_EQ(bounded.temporal.discount->op, Op::divide);
+  EXPECT_EQ(bounded.temporal.step_bound->value, 3.0);
+  Formula reach = parsed("R=? [ F{discount=0.5} \"done\" ]");
+  EXPECT_EQ(reach.temporal.path, Path::reachability_reward);
+  ASSERT_TRUE(reach.temporal.discount);
+  EXPECT_EQ(reach.operands.at(0).expression.name, "done");
+  EXPECT_FALSE(parsed("R=? [ F \"done\" ]").temporal.discount);
+  EXPECT_EQ(parsed("R=? [ C {\"init\"}{max} ]").filter, FilterOp::max);
+  EXPECT_FALSE(io::parse_property("R=? [ C{discount 0.9} ]", "p").formula);
+}
+
 TEST(ParseProperty, ReadsBoundsAndNestedOperators) {
   Formula f = parsed("P>=1 [ F \"finished\" ]");
   EXPECT_EQ(f.kind, Formula::Kind::temporal);

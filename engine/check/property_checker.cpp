@@ -14,6 +14,7 @@
 #include "engine/check/steady_state.h"
 #include "engine/check/step_bounded.h"
 #include "engine/check/total_reward.h"
+#include "engine/check/discounted_reward.h"
 #include "engine/check/transient.h"
 #include "engine/model/stopwatch.h"
 
@@ -229,6 +230,17 @@ class Checker {
     if (type != ValueType::integer) fail(bound.position, "expected an integer step bound, found " + std::string(to_string(type)));
     if (k < 0) fail(bound.position, "a step bound must be at least 0, found " + std::to_string(static_cast<long long>(k)));
     return static_cast<std::uint64_t>(k);
+  }
+
+  // A reward path's discount factor, where one below 1 is given (d = 1 is no discount).
+  std::optional<double> discount(const TemporalOperator& op) const {
+    if (!op.discount) return std::nullopt;
+    const double d = constant(*op.discount);
+    if (!(d >= 0.0 && d <= 1.0)) {  // NaN too
+      fail(op.discount->position, "a discount factor must lie in the range [0, 1], found " + format_number(d));
+    }
+    if (c_.mdp.uniformisation_rate > 0.0) fail(op.discount->position, "discounted rewards of a CTMC are not supported");
+    return d < 1.0 ? std::optional<double>(d) : std::nullopt;
   }
 
   Optimization direction(const Formula& f) const {
@@ -568,6 +580,23 @@ class Checker {
     return boolean(f.operands[1]);
   }
 
+  // R[C{discount=d}<=k], R[C{discount=d}] and R[F{discount=d} phi] for d < 1.
+  NumericResult discounted(const Formula& f, Optimization dir, double d, const SolverOptions& solver) {
+    const TemporalOperator& op = f.temporal;
+    const RewardStructure& rewards = reward_structure(f);
+    if (op.path == Path::cumulative_reward) {
+      return compute_cumulative_reward(c_.mdp, dir, rewards, steps(*op.step_bound), solver, c_.device, d);
+    }
+    if (op.path == Path::reachability_reward && f.operands.size() == 1) {
+      const StateSet target = boolean(f.operands[0]);
+      return compute_discounted_reward(c_.mdp, c_.search, dir, rewards, &target, d, solver, c_.device);
+    }
+    if (op.path == Path::total_reward) {
+      return compute_discounted_reward(c_.mdp, c_.search, dir, rewards, nullptr, d, solver, c_.device);
+    }
+    fail(op.discount->position, "a discount applies to R[C], R[C<=k] and R[F phi] only");
+  }
+
   NumericResult numeric_of_path(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
@@ -575,6 +604,7 @@ class Checker {
     if (mdp.uniformisation_rate > 0.0) {
       if (std::optional<NumericResult> result = continuous_time(f, solver)) return std::move(*result);
     }
+    if (const std::optional<double> d = discount(op)) return discounted(f, dir, *d, solver);
     switch (op.path) {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);

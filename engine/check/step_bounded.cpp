@@ -108,7 +108,8 @@ NumericResult compute_next(const SparseMdp& mdp, Optimization direction, const S
 
 NumericResult compute_cumulative_reward(const SparseMdp& mdp, Optimization direction,
                                              const RewardStructure& rewards, std::uint64_t steps,
-                                             const SolverOptions& options, const DeviceOptions& device) {
+                                             const SolverOptions& options, const DeviceOptions& device,
+                                             double discount) {
   NumericResult result;
   result.reward = true;
   result.step_bounded = true;
@@ -118,6 +119,7 @@ NumericResult compute_cumulative_reward(const SparseMdp& mdp, Optimization direc
   StateSet all = all_states(mdp.num_states());
   result.qualitative.maybe = all.count();
   MaybeSystem system = build_maybe_system(mdp, single_block(all), result.values, &rewards);
+  if (discount != 1.0) discount_entries(system, discount);
   result.sccs = {1, seconds_since(start)};
   solve_into({.system = system, .direction = direction, .options = exactly(steps, options)}, device, result);
   return result;

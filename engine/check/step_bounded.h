@@ -25,10 +25,11 @@ void prepend_steps_within(const SparseMdp& mdp, Optimization direction, const St
 NumericResult compute_next(const SparseMdp& mdp, Optimization direction, const StateSet& phi);
 
 // Expected reward collected in the first k steps (state rewards of the states left,
-// choice rewards of the choices taken).
+// choice rewards of the choices taken), step i's counting discount^i.
 NumericResult compute_cumulative_reward(const SparseMdp& mdp, Optimization direction,
                                         const RewardStructure& rewards, std::uint64_t steps,
-                                        const SolverOptions& options, const DeviceOptions& device = {});
+                                        const SolverOptions& options, const DeviceOptions& device = {},
+                                        double discount = 1.0);
 
 // Expected state reward of the state reached after exactly k steps (on the CPU).
 NumericResult compute_instantaneous_reward(const SparseMdp& mdp, Optimization direction,

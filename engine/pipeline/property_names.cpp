@@ -20,6 +20,7 @@ void for_each_expression(const Formula& f, const std::function<void(const Expres
     if (op.step_bound) visit(*op.step_bound);
     if (op.lower_step_bound) visit(*op.lower_step_bound);
     if (op.reward_index) visit(*op.reward_index);
+    if (op.discount) visit(*op.discount);
   }
   for (const Formula& operand : f.operands) for_each_expression(operand, visit);
 }

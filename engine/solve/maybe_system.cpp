@@ -5,11 +5,13 @@
 #include "gpu/device_solver.h"
 #include "gpu/graph_search.h"
 
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <utility>
 #include <limits>
 
@@ -158,6 +160,15 @@ void remove_self_loops(MaybeSystem& system) {
   values.resize(kept);
   system.values = CompactValues(std::move(values));
   if (indexed) system.values.compress();
+}
+
+void discount_entries(MaybeSystem& system, double factor) {
+  if (system.view || system.on_device) throw std::logic_error("discount_entries: the system is no host copy");
+  PodVector<double> values = system.values.index_bytes() != 0 ? system.values.expanded() : std::move(system.values.plain());
+  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::size_t>(0, values.size(), 1 << 16), [&](const auto& part) {
+    for (std::size_t k = part.begin(); k < part.end(); ++k) values[k] *= factor;
+  });
+  system.values = std::move(values);
 }
 
 gpu::ValuesView device_view(const CompactValues& values) {

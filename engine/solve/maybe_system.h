@@ -151,6 +151,10 @@ std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& 
 // or with choices (for those the division is not the same fixed point's).
 void remove_self_loops(MaybeSystem& system);
 
+// Every entry's value times factor (a discount: x = b + factor P x), in the system's own
+// arrays, made plain. Pre: a copy on the host (neither a view nor on the device).
+void discount_entries(MaybeSystem& system, double factor);
+
 // The device's view of a model's values (gpu/device_solver.h), plain or indexed.
 gpu::ValuesView device_view(const CompactValues& values);
 
