@@ -601,10 +601,11 @@ class Checker {
     const TemporalOperator& op = f.temporal;
     const SparseMdp& mdp = c_.mdp;
     if (op.kind == TemporalOperator::Kind::steady_state) return long_run(f, dir, solver);
+    // Before a CTMC's paths, which would answer without the discount.
+    if (const std::optional<double> d = discount(op)) return discounted(f, dir, *d, solver);
     if (mdp.uniformisation_rate > 0.0) {
       if (std::optional<NumericResult> result = continuous_time(f, solver)) return std::move(*result);
     }
-    if (const std::optional<double> d = discount(op)) return discounted(f, dir, *d, solver);
     switch (op.path) {
       case Path::until: {
         StateSet phi = boolean(f.operands[0]), psi = boolean(f.operands[1]);
