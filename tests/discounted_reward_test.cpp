@@ -11,21 +11,23 @@
 #include "system_cases.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 
 namespace mdpvi {
 namespace {
 
-// Sweeps of x(s) = opt_a (r(s, a) + d sum P x), x = 0 on the target, until d^sweeps
-// times the largest value is below 1e-13 of it: the reference.
-std::vector<double> discounted_by_sweeps(const SparseMdp& mdp, const RewardStructure& rewards, const StateSet* target,
-                                         double d, Optimization direction) {
+// `sweeps` sweeps from 0 of x(s) = opt_a (r(s, a) + d sum P x), x = 0 on the target
+// (none: null): the reference.
+std::vector<double> discounted_sweeps(const SparseMdp& mdp, const RewardStructure& rewards, const StateSet* target,
+                                      double d, Optimization direction, int sweeps) {
   std::vector<double> x(mdp.num_states(), 0.0), next(mdp.num_states());
-  const int sweeps = d == 0.0 ? 1 : static_cast<int>(std::ceil(std::log(1e-13) / std::log(d))) + 1;
   for (int i = 0; i < sweeps; ++i) {
     for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
       if (target && target->test(s)) {
@@ -46,6 +48,13 @@ std::vector<double> discounted_by_sweeps(const SparseMdp& mdp, const RewardStruc
     std::swap(x, next);
   }
   return x;
+}
+
+// Sweeps until d^sweeps times the largest value is below 1e-13 of it.
+std::vector<double> discounted_by_sweeps(const SparseMdp& mdp, const RewardStructure& rewards, const StateSet* target,
+                                         double d, Optimization direction) {
+  const int sweeps = d == 0.0 ? 1 : static_cast<int>(std::ceil(std::log(1e-13) / std::log(d))) + 1;
+  return discounted_sweeps(mdp, rewards, target, d, direction, sweeps);
 }
 
 // random_mdp's shapes (one-choice and 40-choice states, rows longer than a warp,
@@ -90,19 +99,7 @@ TEST(DiscountedReward, BoundedSumIsEquivalentToRef) {
   const RewardStructure rewards = test::random_rewards(mdp, 8);
   for (const Optimization direction : {Optimization::minimize, Optimization::maximize}) {
     const NumericResult result = compute_cumulative_reward(mdp, direction, rewards, 4, {}, {SolverKind::cpu}, 0.5);
-    std::vector<double> x(33, 0.0), next(33);
-    for (int i = 0; i < 4; ++i) {
-      for (std::uint32_t s = 0; s < 33; ++s) {
-        double best = direction == Optimization::minimize ? 1e300 : -1e300;
-        for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-          double value = rewards.row_reward(s, r);
-          for (std::uint64_t k = mdp.row_starts[r]; k < mdp.row_starts[r + 1]; ++k) value += 0.5 * mdp.values[k] * x[mdp.columns[k]];
-          best = direction == Optimization::minimize ? std::min(best, value) : std::max(best, value);
-        }
-        next[s] = best;
-      }
-      std::swap(x, next);
-    }
+    const std::vector<double> x = discounted_sweeps(mdp, rewards, nullptr, 0.5, direction, 4);
     for (std::uint32_t s = 0; s < 33; ++s) EXPECT_NEAR(result.values[s], x[s], 1e-12 * std::max(1.0, x[s])) << s;
   }
 }
@@ -137,6 +134,30 @@ TEST(DiscountedReward, ThroughTheCheckerByHand) {
     EXPECT_NE(report.properties[i].error.find("a discount factor must lie in the range [0, 1]"), std::string::npos)
         << report.properties[i].error;
   }
+}
+
+// A CTMC's discounted reward is refused by name (its paths would answer without the
+// discount).
+TEST(DiscountedReward, RefusedOnACtmc) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("mdpvi_discount_" + std::to_string(::getpid()) + ".sm");
+  {
+    std::ofstream out(file);
+    out << "ctmc\nmodule m\n  s : [0..1] init 0;\n  [] s=0 -> 2 : (s'=1);\nendmodule\n"
+           "rewards \"r\"\n  s=0 : 1;\nendrewards\n";
+  }
+  pipeline::CheckOptions options;
+  options.model_file = file.string();
+  options.device.solver = SolverKind::cpu;
+  options.inline_properties = {"R{\"r\"}=? [ C{discount=0.5} ]", "R{\"r\"}=? [ C ]"};
+  const pipeline::CheckReport report = pipeline::run_check(options);
+  std::filesystem::remove(file);
+  ASSERT_EQ(report.properties.size(), 2u);
+  EXPECT_FALSE(report.properties[0].value);
+  EXPECT_NE(report.properties[0].error.find("discounted rewards of a CTMC are not supported"), std::string::npos)
+      << report.properties[0].error;
+  ASSERT_TRUE(report.properties[1].value) << report.properties[1].error;
+  EXPECT_DOUBLE_EQ(report.properties[1].value->number, 0.5);
 }
 
 }  // namespace
