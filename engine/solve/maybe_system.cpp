@@ -70,9 +70,7 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition scc
 MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition sccs, const TwoValuedOutside& outside,
                                const RewardStructure* rewards, SystemValues kept) {
   return mdp.values.visit([&](const auto& probability) {
-    return build_system(mdp, probability, std::move(sccs),
-                        [&](std::uint32_t t) { return outside.set.test(t) ? outside.on_set : outside.elsewhere; },
-                        rewards, kept);
+    return build_system(mdp, probability, std::move(sccs), outside, rewards, kept);
   });
 }
 
@@ -80,10 +78,7 @@ MaybeSystem build_maybe_system(const SparseMdp& mdp, graph::SccDecomposition scc
 // vector and a pass to fill it.
 MaybeSystem build_maybe_system(const SparseMdp& mdp, const graph::QualitativePartition& partition,
                                graph::SccDecomposition sccs, SystemValues kept) {
-  return mdp.values.visit([&](const auto& probability) {
-    return build_system(mdp, probability, std::move(sccs),
-                        [&](std::uint32_t t) { return partition.yes.test(t) ? 1.0 : 0.0; }, nullptr, kept);
-  });
+  return build_maybe_system(mdp, std::move(sccs), TwoValuedOutside{partition.yes, 1.0, 0.0}, nullptr, kept);
 }
 
 std::optional<MaybeSystem> build_maybe_system_on_device(gpu::DeviceGraphSearch& graph, const SparseMdp& mdp,

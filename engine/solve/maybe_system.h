@@ -22,6 +22,17 @@ class DeviceGraphSearch;
 
 namespace mdpvi {
 
+// Values outside a system that take two values: on_set on a set of model states,
+// elsewhere on the others (reachability probabilities: 1 on the yes-states, else 0;
+// expected rewards: 0 on the targets, else infinity).
+struct TwoValuedOutside {
+  const StateSet& set;
+  double on_set = 1.0;
+  double elsewhere = 0.0;
+  // The value outside the system of model state t.
+  double operator()(std::uint32_t t) const { return set.test(t) ? on_set : elsewhere; }
+};
+
 // A system as a view over the model, for one whose copy would not fit the host
 // (leader10's: about 160 GB beside its 72 GB model): its rows are the model's kept
 // rows (kept_rows.h) read through a map of model states to local ones, and each
@@ -39,6 +50,8 @@ struct SystemView {
   const StateSet* outside_set = nullptr;  // the outside's values: on_set there, elsewhere on the rest
   double on_set = 1.0, elsewhere = 0.0;
   const RewardStructure* rewards = nullptr;
+
+  TwoValuedOutside outside() const { return {*outside_set, on_set, elsewhere}; }
 };
 
 struct MaybeSystem {
@@ -112,15 +125,6 @@ const char* where_kept(const MaybeSystem& system);
 // The entries of the system's rows before local state s: a copy's row offset there, a
 // view's count.
 std::uint64_t entries_before(const MaybeSystem& system, std::uint64_t state);
-
-// Values outside a system that take two values: on_set on a set of model states,
-// elsewhere on the others (reachability probabilities: 1 on the yes-states, else 0;
-// expected rewards: 0 on the targets, else infinity).
-struct TwoValuedOutside {
-  const StateSet& set;
-  double on_set = 1.0;
-  double elsewhere = 0.0;
-};
 
 // The system of the general form (build_maybe_system's, with outside's values) as a
 // view over mdp (SystemView): its rows counted, nothing copied. mdp, outside.set and

@@ -14,12 +14,6 @@ namespace mdpvi {
 
 namespace {
 
-// The value outside the system of model state t.
-struct OutsideOfView {
-  const SystemView& view;
-  double operator()(std::uint32_t t) const { return view.outside_set->test(t) ? view.on_set : view.elsewhere; }
-};
-
 // f(probability) with the model's reader of entry values (CompactValues::visit).
 template <typename F>
 decltype(auto) with_probabilities(const SystemView& view, F&& f) {
@@ -30,7 +24,7 @@ decltype(auto) with_probabilities(const SystemView& view, F&& f) {
 template <typename Probability, typename Emit>
 void view_rows(const MaybeSystem& system, const Probability& probability, std::uint64_t s, Emit emit) {
   const SystemView& view = *system.view;
-  kept_rows(*view.model, probability, system.model_states[s], view.local_of, OutsideOfView{view}, view.rewards, emit);
+  kept_rows(*view.model, probability, system.model_states[s], view.local_of, view.outside(), view.rewards, emit);
 }
 
 // States a block of a chunk's parallel passes takes.
@@ -51,7 +45,7 @@ MaybeSystem build_system_view(const SparseMdp& mdp, graph::SccDecomposition&& sc
   view->local_of = local_indices(mdp.num_states(), system.model_states);
   view->self_loops = BitWords(n);
   with_probabilities(*view, [&](const auto& probability) {  // the counts and the self-loops in one walk
-    view->entry_starts = PackedOffsets(count_kept_rows(mdp, probability, n, view->local_of, OutsideOfView{*view},
+    view->entry_starts = PackedOffsets(count_kept_rows(mdp, probability, n, view->local_of, view->outside(),
                                                        rewards, system.row_group_starts, &view->self_loops));
   });
   if (!view->entry_starts.spans_fit(view->entry_starts.back())) {

@@ -47,7 +47,7 @@ ViewWindows::ViewWindows(MaybeSystem& system) : system_(system) {
 void ViewWindows::write(StateRange states) {
   const SystemView& view = *system_.view;
   const SparseMdp& mdp = *view.model;
-  const auto outside = [&](std::uint32_t t) { return view.outside_set->test(t) ? view.on_set : view.elsewhere; };
+  const TwoValuedOutside outside = view.outside();
   double* values = system_.values.plain().data();
   mdp.values.visit([&](const auto& probability) {
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(states.begin, states.end, 1 << 10),
