@@ -1,8 +1,13 @@
 #include "io/property_parser.h"
 
+#include "io/hoa_reader.h"
 #include "io/lexer.h"
 #include "io/parse_error.h"
 #include "io/token_stream.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
 
 namespace mdpvi::io {
 
@@ -21,7 +26,7 @@ bool is_comparison(const Token& t) { return t.is("<") || t.is("<=") || t.is(">")
 // expression parser; P, R and filter inside them come back here through its hook.
 class PropertyParser {
  public:
-  explicit PropertyParser(TokenStream& tokens) : t_(tokens) {}
+  PropertyParser(TokenStream& tokens, const FileDirectories& directories) : t_(tokens), directories_(directories) {}
 
   Formula property() {
     if (t_.peek().kind == Token::Kind::string && t_.peek(1).is(":")) {  // "name": prop
@@ -71,6 +76,7 @@ class PropertyParser {
   // (a variable of that name is followed by an operator instead: "F=1").
   bool starts_temporal_operator() const {
     const Token& head = t_.peek();
+    if (head.is_word("HOA") && t_.peek(1).is(":")) return true;  // HOA: { "file", ... }: an automaton's path
     if (!head.is_word("F") && !head.is_word("G") && !head.is_word("X")) return false;
     const Token& after = t_.peek(1);
     return after.kind == Token::Kind::string || after.kind == Token::Kind::identifier ||
@@ -278,6 +284,9 @@ class PropertyParser {
       throw;
     }
     if (f.operands.size() > 64) unsupported(t_, t_.peek(), "LTL over more than 64 state formulas");
+    if (automaton_inside(root)) {
+      unsupported(t_, t_.peek(), "a HOA file's automaton inside a larger path (only HOA: {...} and its negation)");
+    }
     f.temporal.path = Path::ltl;
     f.temporal.ltl = std::make_shared<const PathFormula>(std::move(root));
   }
@@ -301,6 +310,7 @@ class PropertyParser {
 
   PathFormula ltl_unary(Formula& f) {
     if (!starts_temporal_operator()) return ltl_state(f);
+    if (t_.peek().is_word("HOA")) return hoa_path(f);
     TokenStream::Nesting level(t_);
     const Token& head = t_.next();
     const PathFormula::Op op = head.is_word("X")   ? PathFormula::Op::next
@@ -310,6 +320,66 @@ class PropertyParser {
     if (op != PathFormula::Op::next) ltl_step_bounds(f, node);
     node.operands[0] = ltl_unary(f);
     return node;
+  }
+
+  // HOA: { "file", "ap" <- expression, ... }: the deterministic automaton of a HOA file
+  // (io/hoa_reader.h), each proposition the expression given for it, else the label of
+  // its name. The file is found as PRISM finds it: $PROPERTY_DIR and $MODEL_DIR
+  // expanded, a relative path taken from the properties file's directory.
+  PathFormula hoa_path(Formula& f) {
+    const Token& head = t_.next();
+    t_.expect(":");
+    t_.expect("{");
+    const Token& file = t_.expect_string("the automaton's file name in quotes");
+    std::vector<std::pair<Token, Expression>> given;
+    while (t_.accept(",")) {
+      const Token& name = t_.expect_string("a proposition's name in quotes");
+      t_.expect("<");
+      t_.expect("-");
+      given.emplace_back(name, parse_expression(t_, /*allow_labels=*/true));
+    }
+    t_.expect("}");
+    PathFormula node;
+    node.op = PathFormula::Op::automaton;
+    node.automaton = std::make_shared<const HoaAutomaton>(read_automaton(file));
+    for (const std::string& proposition : node.automaton->propositions) {
+      const auto named = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first.text == proposition; });
+      f.operands.push_back(Formula::state_formula(
+          named != given.end() ? named->second : Expression::label(proposition, TokenStream::position(head))));
+      node.operands.push_back(PathFormula::atom(static_cast<std::uint32_t>(f.operands.size() - 1)));
+    }
+    for (const auto& [name, expression] : given) {
+      const std::vector<std::string>& aps = node.automaton->propositions;
+      if (std::find(aps.begin(), aps.end(), name.text) == aps.end()) {
+        t_.fail(name, "the automaton of " + node.automaton->source + " has no proposition \"" + name.text + "\"");
+      }
+    }
+    return node;
+  }
+
+  HoaAutomaton read_automaton(const Token& file) {
+    const std::string path = directories_.resolve(file.text);
+    std::optional<TextFile> text;
+    try {
+      text = TextFile::load(path);
+    } catch (const ParseError&) {
+      t_.fail(file, "cannot read the automaton's file " + path);
+    }
+    return read_hoa(*text);
+  }
+
+  static bool automaton_inside(const PathFormula& root) {
+    const PathFormula* f = &root;
+    while (f->op == PathFormula::Op::negation) f = &f->operands[0];
+    if (f->op == PathFormula::Op::automaton) return false;  // the automaton or its negation: its own path
+    const auto names = [](const auto& self, const PathFormula& g) -> bool {
+      if (g.op == PathFormula::Op::automaton) return true;
+      for (const PathFormula& o : g.operands) {
+        if (self(self, o)) return true;
+      }
+      return false;
+    };
+    return names(names, root);
   }
 
   // A step bound after F, G, U, W or R inside a path: kept in f's ltl_bounds, numbered
@@ -657,6 +727,7 @@ class PropertyParser {
   }
 
   TokenStream& t_;
+  const FileDirectories& directories_;
 };
 
 std::string source_text(const TextFile& file, const std::vector<Token>& tokens) {
@@ -681,14 +752,14 @@ TokenStream statement_stream(const TextFile& file, std::vector<Token> tokens) {
   return TokenStream(file.name(), std::move(tokens));
 }
 
-PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens) {
+PropertyEntry parse_statement(const TextFile& file, std::vector<Token> tokens, const FileDirectories& directories) {
   PropertyEntry entry;
   entry.text = source_text(file, tokens);
   entry.source = file.name();
   if (tokens.size() > 1 && tokens[0].kind == Token::Kind::string && tokens[1].is(":")) entry.name = tokens[0].text;
   TokenStream stream = statement_stream(file, std::move(tokens));
   try {
-    entry.formula = PropertyParser(stream).property();
+    entry.formula = PropertyParser(stream, directories).property();
   } catch (const UnsupportedError& error) {
     entry.error = error.what();
     entry.unsupported = true;
@@ -730,6 +801,8 @@ LabelDeclaration parse_label(const TextFile& file, std::vector<Token> tokens) {
   return label;
 }
 
+std::string directory_of(const std::string& file) { return std::filesystem::path(file).parent_path().string(); }
+
 bool opens(const Token& t) { return t.is("[") || t.is("(") || t.is("{"); }
 
 // A statement whose last token is an operator goes on over the next line: a property
@@ -761,7 +834,8 @@ bool continues_the_line_before(const Token& first) {
 
 }  // namespace
 
-PropertyFile parse_properties(const TextFile& file) {
+PropertyFile parse_properties(const TextFile& file, const std::string& model_file) {
+  const FileDirectories directories{directory_of(file.name()), directory_of(model_file)};
   PropertyFile result;
   std::vector<Token> tokens;
   try {
@@ -779,7 +853,7 @@ PropertyFile parse_properties(const TextFile& file) {
     } else if (statement.front().is_word("label")) {
       result.labels.push_back(parse_label(file, std::move(statement)));
     } else {
-      result.properties.push_back(parse_statement(file, std::move(statement)));
+      result.properties.push_back(parse_statement(file, std::move(statement), directories));
     }
     statement.clear();
   };
@@ -804,9 +878,9 @@ PropertyFile parse_properties(const TextFile& file) {
   return result;
 }
 
-PropertyEntry parse_property(const std::string& text, const std::string& source) {
+PropertyEntry parse_property(const std::string& text, const std::string& source, const std::string& model_file) {
   TextFile file = TextFile::from_string(source, text);
-  PropertyFile parsed = parse_properties(file);
+  PropertyFile parsed = parse_properties(file, model_file);
   if (parsed.properties.size() == 1 && parsed.constants.empty() && parsed.labels.empty()) return parsed.properties.front();
   PropertyEntry entry;
   entry.text = text;
@@ -815,6 +889,20 @@ PropertyEntry parse_property(const std::string& text, const std::string& source)
                                           : source + ": expected one property, found " +
                                                 std::to_string(parsed.properties.size());
   return entry;
+}
+
+std::string FileDirectories::resolve(const std::string& path) const {
+  const auto replaced = [](std::string text, std::string_view variable, const std::string& directory) {
+    for (std::size_t at = text.find(variable); at != std::string::npos; at = text.find(variable, at)) {
+      const std::string with = directory.empty() ? "." : directory;
+      text.replace(at, variable.size(), with);
+      at += with.size();
+    }
+    return text;
+  };
+  const std::string expanded = replaced(replaced(path, "$PROPERTY_DIR", properties), "$MODEL_DIR", model);
+  if (expanded != path || std::filesystem::path(path).is_absolute() || properties.empty()) return expanded;
+  return (std::filesystem::path(properties) / path).string();
 }
 
 }  // namespace mdpvi::io

@@ -36,11 +36,20 @@ struct PropertyFile {
   std::vector<PropertyEntry> properties;
 };
 
+// Where the files a property names are found (PRISM's HOA: { "file", ... }): $PROPERTY_DIR
+// and $MODEL_DIR expanded, a relative path taken from the properties file's directory.
+struct FileDirectories {
+  std::string properties;  // empty: the working directory (a property given on the command line)
+  std::string model;
+  std::string resolve(const std::string& path) const;
+};
+
 // "//" comments, properties separated by ';' or by line ends outside brackets,
 // "const" and "label" declarations. Throws ParseError only for a bad declaration.
-PropertyFile parse_properties(const TextFile& file);
+// model_file: where $MODEL_DIR is.
+PropertyFile parse_properties(const TextFile& file, const std::string& model_file = "");
 
 // One property given on the command line; source names it in error messages.
-PropertyEntry parse_property(const std::string& text, const std::string& source);
+PropertyEntry parse_property(const std::string& text, const std::string& source, const std::string& model_file = "");
 
 }  // namespace mdpvi::io

@@ -7,6 +7,7 @@
 // - on random MDPs, F a equals the reachability pipeline's, and Pmax (Pmin) is at least
 //   (at most) every memoryless deterministic scheduler's;
 // - and by hand: a property that needs memory, and the parser's readings.
+#include "engine/automata/ltl_automaton.h"
 #include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
 #include "engine/check/ltl_product.h"

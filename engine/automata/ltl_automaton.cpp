@@ -63,6 +63,8 @@ BddRef LtlAutomaton::normal_form(const PathFormula& f, bool negated) {
     case P::weak_until:  // !(a W b) = (!a) M (!b)
       return negated ? temporal(Op::strong_release, sub(0, true), sub(1, true))
                      : temporal(Op::weak_until, sub(0, false), sub(1, false));
+    case P::automaton:  // automaton_for gives these their own automaton
+      throw std::invalid_argument("a HOA file's automaton inside an LTL formula");
   }
   return kFalse;
 }

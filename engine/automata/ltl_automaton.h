@@ -24,6 +24,7 @@
 // Formulas are kept as BDDs over their literals and temporal subformulas, so states
 // are formulas up to propositional equivalence and the automaton is finite.
 #include "engine/automata/bdd.h"
+#include "engine/automata/path_automaton.h"
 #include "engine/model/path_formula.h"
 
 #include <cstdint>
@@ -40,33 +41,31 @@ class AutomatonTooLarge : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class LtlAutomaton {
+class LtlAutomaton final : public PathAutomaton {
  public:
-  using State = std::uint32_t;
-  static constexpr State kRejecting = 0;  // the sink: no accepting run goes on from it
 
   // atoms: how many state formulas the formula's Op::state leaves number (each < atoms,
   // at most 64: a letter is a bit set of them).
   LtlAutomaton(const PathFormula& formula, std::uint32_t atoms);
 
   // Before any letter: the formula itself.
-  State initial() const { return initial_; }
+  State initial() const override { return initial_; }
   // The state after reading letter (bit i: state formula i holds) in state q.
-  State step(State q, std::uint64_t letter);
+  State step(State q, std::uint64_t letter) override;
   // A state of the initial component: its jumps into the accepting component.
-  const std::vector<State>& jumps(State q);
-  bool in_accepting_component(State q) const { return states_[q].accepting; }
+  const std::vector<State>& jumps(State q) override;
+  bool in_accepting_component(State q) const override { return states_[q].accepting; }
   // Every continuation from q is accepted: an accepting state whose safety formula is tt
   // and whose guess asks nothing more (no tracker, nothing to stay in).
-  bool universal(State q) const;
+  bool universal(State q) const override;
   // Bit k: tracker k of q's guess saw its success on the step into q.
-  std::uint32_t marks(State q) const { return states_[q].marks; }
+  std::uint32_t marks(State q) const override { return states_[q].marks; }
   // The marks a run of q's guess must see infinitely often (every tracker's).
-  std::uint32_t all_marks(State q) const;
-  std::size_t num_states() const { return states_.size(); }
+  std::uint32_t all_marks(State q) const override;
+  std::size_t num_states() const override { return states_.size(); }
   // Co-safe (only X, U and M in negation normal form, F among them): every accepted word
   // has a finite prefix after which the initial component is tt, and no jump is needed.
-  bool co_safe() const;
+  bool co_safe() const override;
 
  private:
   enum class Op : std::uint8_t { next, until, strong_release, release, weak_until };

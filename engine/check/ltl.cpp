@@ -1,6 +1,6 @@
 #include "engine/check/ltl.h"
 
-#include "engine/automata/ltl_automaton.h"
+#include "engine/automata/path_automaton.h"
 #include "engine/check/ctl.h"
 #include "engine/check/ltl_product.h"
 #include "engine/check/reachability.h"
@@ -19,7 +19,7 @@ namespace mdpvi {
 
 namespace {
 
-using automata::LtlAutomaton;
+using automata::PathAutomaton;
 
 // The pairs from which the path is accepted surely once there: those whose automaton
 // state accepts everything, and those in accepting end components (maximal end
@@ -54,7 +54,7 @@ NumericResult at_model_states(NumericResult on_pairs, const LtlProduct& product)
 }
 
 // The product, its size and time said under -v.
-LtlProduct product_of(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+LtlProduct product_of(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                       ProductChoices choices, ModelRows model_rows = ModelRows::dropped) {
   const auto start = std::chrono::steady_clock::now();
   LtlProduct product = build_ltl_product(mdp, automaton, atoms, choices, model_rows);
@@ -73,7 +73,7 @@ StateSet accepting_pairs(const LtlProduct& product, const graph::SearchBackend& 
 }
 
 // Pmax [ path ]: the accepting pairs' reachability in the product with jumps.
-NumericResult maximal_probabilities(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+NumericResult maximal_probabilities(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                                     const SolverOptions& options, const DeviceOptions& device, graph::SearchKind kind) {
   const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_and_jumps);
   const auto search = graph::make_search_backend(product.mdp, kind);
@@ -86,7 +86,7 @@ NumericResult maximal_probabilities(const SparseMdp& mdp, LtlAutomaton& automato
 // P [ path ] of a co-safe path, either way: reaching the pairs where the automaton's
 // deterministic first part has accepted, in the product without jumps (a chain's
 // product is a chain; no end components to find).
-NumericResult co_safe_probabilities(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+NumericResult co_safe_probabilities(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                                     Optimization direction, const SolverOptions& options, const DeviceOptions& device,
                                     graph::SearchKind kind) {
   const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_only);
@@ -102,12 +102,12 @@ NumericResult co_safe_probabilities(const SparseMdp& mdp, LtlAutomaton& automato
 NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, const RewardStructure& rewards,
                                  const PathFormula& formula, const std::vector<StateSet>& atoms,
                                  const SolverOptions& options, const DeviceOptions& device, graph::SearchKind kind) {
-  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
-  if (!automaton.co_safe()) {
+  const std::unique_ptr<PathAutomaton> automaton = automata::automaton_for(formula, static_cast<std::uint32_t>(atoms.size()));
+  if (!automaton->co_safe()) {
     throw std::runtime_error("a reward over an LTL path needs a co-safe path (X, U and F over state formulas, "
                              "negations pushed to them): the reward until it is satisfied");
   }
-  const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_only, ModelRows::kept);
+  const LtlProduct product = product_of(mdp, *automaton, atoms, ProductChoices::model_only, ModelRows::kept);
   const auto search = graph::make_search_backend(product.mdp, kind);
   const RewardStructure lifted = rewards_on_pairs(rewards, product.mdp, product.model_state, product.model_row);
   return at_model_states(compute_reachability_reward(product.mdp, *search, direction, lifted, product.accepting_part,
@@ -120,24 +120,25 @@ NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direc
                                         const DeviceOptions& device, graph::SearchKind kind) {
   const bool chain = has_one_choice_per_state(mdp.type);
   const std::uint32_t count = static_cast<std::uint32_t>(atoms.size());
-  LtlAutomaton automaton(formula, count);
-  if (automaton.co_safe()) return co_safe_probabilities(mdp, automaton, atoms, direction, options, device, kind);
+  const std::unique_ptr<PathAutomaton> automaton = automata::automaton_for(formula, count);
+  if (automaton->co_safe()) return co_safe_probabilities(mdp, *automaton, atoms, direction, options, device, kind);
   // Otherwise through the negation where it is co-safe (a safety path), or where the
   // minimum is asked: P [ path ] = 1 - P [ !path ], the direction swapped.
-  LtlAutomaton negated(PathFormula::unary(PathFormula::Op::negation, formula), count);
-  if (negated.co_safe()) {
-    return complemented(co_safe_probabilities(mdp, negated, atoms, opposite(direction), options, device, kind));
+  const std::unique_ptr<PathAutomaton> negated =
+      automata::automaton_for(PathFormula::unary(PathFormula::Op::negation, formula), count);
+  if (negated->co_safe()) {
+    return complemented(co_safe_probabilities(mdp, *negated, atoms, opposite(direction), options, device, kind));
   }
   if (chain || direction == Optimization::maximize) {
-    return maximal_probabilities(mdp, automaton, atoms, options, device, kind);
+    return maximal_probabilities(mdp, *automaton, atoms, options, device, kind);
   }
-  return complemented(maximal_probabilities(mdp, negated, atoms, options, device, kind));
+  return complemented(maximal_probabilities(mdp, *negated, atoms, options, device, kind));
 }
 
 StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,
                          graph::SearchKind kind) {
-  LtlAutomaton automaton(formula, static_cast<std::uint32_t>(atoms.size()));
-  const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::edges_and_jumps);
+  const std::unique_ptr<PathAutomaton> automaton = automata::automaton_for(formula, static_cast<std::uint32_t>(atoms.size()));
+  const LtlProduct product = product_of(mdp, *automaton, atoms, ProductChoices::edges_and_jumps);
   const auto search = graph::make_search_backend(product.mdp, kind);
   const StateSet target = accepting_pairs(product, *search);
   const StateSet on_pairs =

@@ -18,8 +18,8 @@ namespace mdpvi {
 
 namespace {
 
-using automata::LtlAutomaton;
-using State = LtlAutomaton::State;
+using automata::PathAutomaton;
+using State = PathAutomaton::State;
 using product_detail::add_distinct;
 using product_detail::Entries;
 using product_detail::Entry;
@@ -36,12 +36,12 @@ struct AutomatonTable {
   State step(State q, std::uint32_t letter) const { return next[static_cast<std::size_t>(q) * letters + letter]; }
 };
 
-AutomatonTable tabulate(LtlAutomaton& automaton, const std::vector<std::uint64_t>& distinct_letters, bool with_jumps) {
+AutomatonTable tabulate(PathAutomaton& automaton, const std::vector<std::uint64_t>& distinct_letters, bool with_jumps) {
   AutomatonTable table;
   table.letters = static_cast<std::uint32_t>(distinct_letters.size());
   std::vector<std::vector<State>> rows;
   std::vector<bool> seen;
-  std::vector<State> queue{automaton.initial(), LtlAutomaton::kRejecting};
+  std::vector<State> queue{automaton.initial(), PathAutomaton::kRejecting};
   const auto visit = [&](State q) {
     if (q >= seen.size()) seen.resize(q + 1, false);
     if (!seen[q]) {
@@ -50,13 +50,13 @@ AutomatonTable tabulate(LtlAutomaton& automaton, const std::vector<std::uint64_t
     }
   };
   seen.assign(automaton.num_states(), false);
-  seen[automaton.initial()] = seen[LtlAutomaton::kRejecting] = true;
+  seen[automaton.initial()] = seen[PathAutomaton::kRejecting] = true;
   for (std::size_t i = 0; i < queue.size(); ++i) {
     const State q = queue[i];
     if (q >= rows.size()) rows.resize(q + 1);
     for (std::uint64_t letter : distinct_letters) rows[q].push_back(automaton.step(q, letter));
     for (State t : rows[q]) visit(t);
-    if (with_jumps && q != LtlAutomaton::kRejecting && !automaton.in_accepting_component(q)) {
+    if (with_jumps && q != PathAutomaton::kRejecting && !automaton.in_accepting_component(q)) {
       if (q >= table.jumps.size()) table.jumps.resize(q + 1);
       table.jumps[q] = automaton.jumps(q);
       for (State t : table.jumps[q]) visit(t);
@@ -65,15 +65,15 @@ AutomatonTable tabulate(LtlAutomaton& automaton, const std::vector<std::uint64_t
   const std::size_t n = automaton.num_states();
   rows.resize(n);
   table.jumps.resize(n);
-  table.next.assign(n * table.letters, LtlAutomaton::kRejecting);
+  table.next.assign(n * table.letters, PathAutomaton::kRejecting);
   table.accepting.resize(n);
   table.universal.resize(n);
   table.marks.resize(n);
   table.all_marks.resize(n);
   for (State q = 0; q < n; ++q) {
     std::copy(rows[q].begin(), rows[q].end(), table.next.begin() + static_cast<std::ptrdiff_t>(q * table.letters));
-    table.accepting[q] = q != LtlAutomaton::kRejecting && automaton.in_accepting_component(q);
-    table.universal[q] = q != LtlAutomaton::kRejecting && automaton.universal(q);
+    table.accepting[q] = q != PathAutomaton::kRejecting && automaton.in_accepting_component(q);
+    table.universal[q] = q != PathAutomaton::kRejecting && automaton.universal(q);
     table.marks[q] = automaton.marks(q);
     table.all_marks[q] = automaton.all_marks(q);
   }
@@ -82,7 +82,7 @@ AutomatonTable tabulate(LtlAutomaton& automaton, const std::vector<std::uint64_t
 
 class ParallelProductBuilder {
  public:
-  ParallelProductBuilder(const SparseMdp& mdp, LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+  ParallelProductBuilder(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                          ProductChoices choices, ModelRows model_rows)
       : mdp_(mdp), choices_(choices), model_rows_(model_rows), words_((mdp.num_states() + 63) / 64) {
     std::vector<std::uint64_t> distinct = number_letters(atoms);
@@ -145,7 +145,7 @@ class ParallelProductBuilder {
 
   // Every rejecting pair is the sink, (kRejecting, 0).
   static std::pair<State, std::uint32_t> pair_key(State q, std::uint32_t s) {
-    return q == LtlAutomaton::kRejecting ? std::pair<State, std::uint32_t>{q, 0} : std::pair{q, s};
+    return q == PathAutomaton::kRejecting ? std::pair<State, std::uint32_t>{q, 0} : std::pair{q, s};
   }
   static std::uint64_t packed(State q, std::uint32_t s) { return (static_cast<std::uint64_t>(q) << 32) | s; }
 
@@ -162,7 +162,7 @@ class ParallelProductBuilder {
   // The pairs a pair's rows lead to (successors and jump targets), as keys.
   template <typename Visit>
   void successors(State q, std::uint32_t s, const Visit& visit) const {
-    if (q == LtlAutomaton::kRejecting) return;
+    if (q == PathAutomaton::kRejecting) return;
     for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
       for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
         const auto [qt, st] = successor(q, mdp_.columns[k]);
@@ -178,7 +178,7 @@ class ParallelProductBuilder {
     bits_ = std::vector<std::atomic<std::uint64_t>>(table_.states() * words_);
     using Frontier = std::vector<std::uint64_t>;
     oneapi::tbb::enumerable_thread_specific<Frontier> found;
-    claim(LtlAutomaton::kRejecting, 0);  // the sink always exists (pair 0)
+    claim(PathAutomaton::kRejecting, 0);  // the sink always exists (pair 0)
     parallel_indices(0, mdp_.num_states(), 1 << 12, [&](std::size_t s) {
       const auto [q, t] = pair_key(start_q_[s], static_cast<std::uint32_t>(s));
       if (claim(q, t)) found.local().push_back(packed(q, t));
@@ -240,7 +240,7 @@ class ParallelProductBuilder {
   // differ in their model state alone, so the model state tells them apart as well as
   // their number does, with no random reads of the bits and counts. (q, s) is a key
   // (pair_key: the sink's s is 0).
-  static std::uint32_t counted_key(State q, std::uint32_t s) { return q == LtlAutomaton::kRejecting ? 0 : s + 1; }
+  static std::uint32_t counted_key(State q, std::uint32_t s) { return q == PathAutomaton::kRejecting ? 0 : s + 1; }
 
   std::uint32_t number(State q, std::uint32_t s) const {
     const std::size_t w = q * words_ + s / 64;
@@ -272,7 +272,7 @@ class ParallelProductBuilder {
       entries.clear();
     };
     entries.clear();
-    if (q == LtlAutomaton::kRejecting) {
+    if (q == PathAutomaton::kRejecting) {
       entries.push_back({static_cast<std::uint32_t>(p), 1.0, Entry::kNoModelEntry});
       emit(LtlProduct::kNoRow);
       return;
@@ -286,7 +286,7 @@ class ParallelProductBuilder {
           targets.push_back(column(qt, st));
         }
       }
-      if (targets.empty()) targets.push_back(column(LtlAutomaton::kRejecting, 0));  // no path goes on
+      if (targets.empty()) targets.push_back(column(PathAutomaton::kRejecting, 0));  // no path goes on
       std::sort(targets.begin(), targets.end());
       targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
       for (std::uint32_t t : targets) {
@@ -416,7 +416,7 @@ RewardStructure rewards_on_pairs(const RewardStructure& rewards, const SparseMdp
   return lifted;
 }
 
-LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+LtlProduct build_ltl_product(const SparseMdp& mdp, automata::PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                              ProductChoices choices, ModelRows model_rows) {
   return ParallelProductBuilder(mdp, automaton, atoms, choices, model_rows).build();
 }

@@ -6,7 +6,7 @@
 // letters (it is not thread-safe, and small), the pairs are found breadth first with a
 // bit per pair, numbered by automaton state then model state (the same numbers however
 // the threads ran), and their rows counted, then written.
-#include "engine/automata/ltl_automaton.h"
+#include "engine/automata/path_automaton.h"
 #include "engine/model/sparse_mdp.h"
 #include "graph/end_components.h"
 
@@ -75,7 +75,7 @@ enum class ModelRows { dropped, kept };
 
 // atoms[i]: where the automaton's state formula i holds. Throws std::runtime_error
 // where the product has 2^32 pairs or more.
-LtlProduct build_ltl_product(const SparseMdp& mdp, automata::LtlAutomaton& automaton, const std::vector<StateSet>& atoms,
+LtlProduct build_ltl_product(const SparseMdp& mdp, automata::PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                              ProductChoices choices, ModelRows model_rows = ModelRows::dropped);
 
 }  // namespace mdpvi

@@ -1,6 +1,6 @@
 #include "engine/check/multi_objective.h"
 
-#include "engine/automata/ltl_automaton.h"
+#include "engine/automata/path_automaton.h"
 #include "engine/check/ltl_product.h"
 #include "engine/check/pareto_front.h"
 #include "engine/solve/end_component_quotient.h"
@@ -95,10 +95,9 @@ class ObjectiveTracker {
       return;
     }
     const auto count = static_cast<std::uint32_t>(o.atoms.size());
-    automaton_ = std::make_unique<automata::LtlAutomaton>(*o.ltl, count);
+    automaton_ = automata::automaton_for(*o.ltl, count);
     if (!automaton_->co_safe()) {
-      auto negated =
-          std::make_unique<automata::LtlAutomaton>(PathFormula::unary(PathFormula::Op::negation, *o.ltl), count);
+      auto negated = automata::automaton_for(PathFormula::unary(PathFormula::Op::negation, *o.ltl), count);
       // Neither co-safe nor safety: the whole limit-deterministic automaton, of the path
       // as tracked (to maximise).
       omega_ = !negated->co_safe();
@@ -126,11 +125,11 @@ class ObjectiveTracker {
   bool omega() const { return omega_; }
   // Where the automaton may jump from v (omega() only): each target a row of its own.
   std::vector<std::uint32_t> jumps(std::uint32_t v) {
-    if (!omega_ || v == automata::LtlAutomaton::kRejecting || automaton_->in_accepting_component(v)) return {};
+    if (!omega_ || v == automata::PathAutomaton::kRejecting || automaton_->in_accepting_component(v)) return {};
     return automaton_->jumps(v);  // a copy: later steps may grow the automaton's tables
   }
   bool in_accepting_part(std::uint32_t v) const {
-    return v != automata::LtlAutomaton::kRejecting && automaton_->in_accepting_component(v);
+    return v != automata::PathAutomaton::kRejecting && automaton_->in_accepting_component(v);
   }
   std::uint32_t marks(std::uint32_t v) const { return automaton_->marks(v); }
   std::uint32_t all_marks(std::uint32_t v) const { return automaton_->all_marks(v); }
@@ -164,7 +163,7 @@ class ObjectiveTracker {
     if (o_->reward) return !earns(v);
     if (buchi()) return false;
     if (limit_ == Limit::co_buchi) return v == kFailed;
-    return automaton_ ? v == automata::LtlAutomaton::kRejecting || automaton_->universal(v) : v != kPending;
+    return automaton_ ? v == automata::PathAutomaton::kRejecting || automaton_->universal(v) : v != kPending;
   }
 
  private:
@@ -172,7 +171,7 @@ class ObjectiveTracker {
   std::uint64_t letter(std::uint32_t t) const { return letters_[t]; }
 
   const MultiObjective* o_;
-  std::unique_ptr<automata::LtlAutomaton> automaton_;  // a pointer: the trackers move in their vector
+  std::unique_ptr<automata::PathAutomaton> automaton_;  // a pointer: the trackers move in their vector
   Limit limit_ = Limit::none;                          // G F or F G, as tracked
   const PathFormula* limit_phi_ = nullptr;             // its phi, in o_'s path
   bool limit_negated_ = false;                         // tracked over !phi

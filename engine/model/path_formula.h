@@ -4,13 +4,19 @@
 // those simpler paths in their own form). The state formulas are numbered by the
 // owner (a property's operands); engine/automata/ turns the tree into an automaton.
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace mdpvi {
 
+struct HoaAutomaton;
+
 struct PathFormula {
-  enum class Op { state, negation, conjunction, disjunction, next, until, weak_until, release, eventually, always };
+  // automaton: a deterministic automaton read from a HOA file (PRISM's HOA: {...}), its
+  // operands the state formulas of its propositions, in the automaton's order.
+  enum class Op { state, negation, conjunction, disjunction, next, until, weak_until, release, eventually, always,
+                  automaton };
   static constexpr std::int32_t kNoBound = -1;
 
   Op op = Op::state;
@@ -19,10 +25,24 @@ struct PathFormula {
   // F, G, U, W and R: step bounds, each the number of a bound the owner keeps (PRISM's
   // discrete-time reading: U[a,b] has psi at some step j in [a, b] and phi before it).
   std::int32_t lower_bound = kNoBound, upper_bound = kNoBound;
+  std::shared_ptr<const HoaAutomaton> automaton;  // Op::automaton
 
-  static PathFormula atom(std::uint32_t state) { return {Op::state, state, {}}; }
-  static PathFormula unary(Op op, PathFormula a) { return {op, 0, {std::move(a)}}; }
-  static PathFormula binary(Op op, PathFormula a, PathFormula b) { return {op, 0, {std::move(a), std::move(b)}}; }
+  static PathFormula atom(std::uint32_t state) {
+    PathFormula f;
+    f.state = state;
+    return f;
+  }
+  static PathFormula unary(Op op, PathFormula a) {
+    PathFormula f;
+    f.op = op;
+    f.operands.push_back(std::move(a));
+    return f;
+  }
+  static PathFormula binary(Op op, PathFormula a, PathFormula b) {
+    PathFormula f = unary(op, std::move(a));
+    f.operands.push_back(std::move(b));
+    return f;
+  }
   bool bounded() const { return lower_bound != kNoBound || upper_bound != kNoBound; }
 };
 

@@ -89,13 +89,14 @@ ParsedProperties parse_all_properties(const CheckOptions& options, const std::ve
   std::vector<io::PropertyEntry> given, in_file;
   const bool from_model = !options.properties_file && model_properties != nullptr;
   if (options.properties_file) {
-    parsed.file = io::parse_properties(io::TextFile::load(*options.properties_file));
+    parsed.file = io::parse_properties(io::TextFile::load(*options.properties_file), options.model_file.value_or(""));
     in_file = std::move(parsed.file->properties);
   } else if (from_model) {
     in_file = jani_entries(*model_properties, options.model_file.value_or("JANI model"));
   }
   for (std::size_t i = 0; i < options.inline_properties.size(); ++i) {
-    given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1)));
+    given.push_back(io::parse_property(options.inline_properties[i], "--prop " + std::to_string(i + 1),
+                                       options.model_file.value_or("")));
   }
   // A property that cannot be read leaves the file unread, as PRISM's: said before the
   // model is built (a property asking for what mdpvi lacks is only that property's error).
