@@ -614,6 +614,10 @@ class PropertyParser {
     if (first.is_word("F") || first.is_word("C")) discount(op);
     if (first.is_word("F")) {
       op.path = Path::reachability_reward;
+      if (op.discount && (starts_temporal_operator() || (t_.peek().is("(") && parenthesised_ltl()))) {
+        // Its own error, not LTL's: path_or_ltl would read the path again as LTL without the discount.
+        unsupported(t_, t_.peek(), "a discount on a co-safe LTL path (discounts are read on F of a state formula and on C)");
+      }
       f.operands.push_back(state_formula());
     } else if (first.is_word("C")) {
       const bool bounded = t_.peek().is("<=") || t_.peek().is("<");

@@ -100,6 +100,13 @@ TEST(ParseProperty, ReadsDiscounts) {
   EXPECT_FALSE(parsed("R=? [ F \"done\" ]").temporal.discount);
   EXPECT_EQ(parsed("R=? [ C {\"init\"}{max} ]").filter, FilterOp::max);
   EXPECT_FALSE(io::parse_property("R=? [ C{discount 0.9} ]", "p").formula);
+  // A discount on a co-safe LTL path is that property's own error (PRISM's too), not a
+  // parse error that would leave the rest of its file unread.
+  for (const char* text : {"R=? [ F{discount=0.9} X (s=1) ]", "R=? [ F{discount=0.9} (X s=1) ]"}) {
+    const io::PropertyEntry entry = io::parse_property(text, "p");
+    EXPECT_TRUE(entry.unsupported) << text << ": " << entry.error;
+    EXPECT_NE(entry.error.find("a discount on a co-safe LTL path"), std::string::npos) << entry.error;
+  }
 }
 
 TEST(ParseProperty, ReadsBoundsAndNestedOperators) {
