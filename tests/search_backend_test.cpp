@@ -12,10 +12,12 @@
 #include "gpu/device_solver.h"
 #include "random_mdps.h"
 #include "reference_instances.h"
+#include "test_models.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <random>
 
 namespace mdpvi {
 namespace {
@@ -23,6 +25,21 @@ namespace {
 using graph::SearchKind;
 
 const std::uint32_t kSizes[] = {1u, 31u, 33u, 1025u, 20011u};
+
+// States with many rows: one with 300 (a predecessor's local row past a byte), one
+// with 70,000 (past two bytes); the rest random.
+SparseMdp mdp_with_wide_groups(std::uint32_t n) {
+  std::mt19937 rng(n);
+  std::vector<test::StateChoices> states(n);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    const std::uint32_t rows = s == 1 ? 300 : s == 2 ? 70000 : 1 + rng() % 3;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      const std::uint32_t a = rng() % n, b = rng() % n;
+      states[s].push_back(a == b ? test::Choice{{a, 1.0}} : test::Choice{{a, 0.5}, {b, 0.5}});
+    }
+  }
+  return test::make_mdp(states, {});
+}
 
 class SearchIsEquivalentToRef : public ::testing::TestWithParam<SearchKind> {
  protected:
@@ -36,8 +53,8 @@ class SearchIsEquivalentToRef : public ::testing::TestWithParam<SearchKind> {
   template <typename Check>
   void for_each_mdp(Check check) {
     const bool host = GetParam() != SearchKind::gpu;
-    for (std::uint32_t n : kSizes) {
-      SparseMdp mdp = test::random_mdp(n, n);
+    for (std::uint32_t n : {kSizes[0], kSizes[1], kSizes[2], kSizes[3], kSizes[4], 41u}) {
+      SparseMdp mdp = n == 41u ? mdp_with_wide_groups(n) : test::random_mdp(n, n);
       graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
       ASSERT_FALSE(g.rows.wide());
       graph::ReferenceSearch reference(mdp, g);
