@@ -2,6 +2,7 @@
 // (with Infinity and zero-reward end components), bounds, filters, and the errors.
 #include "engine/check/ctl.h"
 #include "engine/check/property_checker.h"
+#include "engine/check/reachability.h"
 #include "graph/qualitative.h"
 #include "graph/search_backend.h"
 #include "io/property_parser.h"
@@ -249,6 +250,89 @@ TEST(Fairness, FairSchedulersTakeEveryChoiceOfAStateTheyKeepVisiting) {
   EXPECT_EQ(number(leave, "Pmin=? [ \"ok\" U \"in\" ]"), 0.0);
   EXPECT_NEAR(fair_number(leave, "Pmin=? [ \"ok\" U \"in\" ]"), 0.5, 1e-12);
   EXPECT_NEAR(fair_number(leave, "Pmax=? [ G !\"in\" ]"), 0.5, 1e-12);  // 1 - the fair Pmin of F "in"
+}
+
+// The bottom SCCs of the whole graph (any choice), by brute force: reaches[s][t] from
+// a search per state; s is in one when every state it reaches reaches it back, and its
+// SCC is then all it reaches.
+struct BottomSccs {
+  std::vector<std::vector<bool>> reaches;
+  std::vector<bool> bottom;
+  explicit BottomSccs(const SparseMdp& mdp) : reaches(mdp.num_states(), std::vector<bool>(mdp.num_states())) {
+    const std::uint32_t n = mdp.num_states();
+    for (std::uint32_t s = 0; s < n; ++s) {
+      std::vector<std::uint32_t> stack{s};
+      reaches[s][s] = true;
+      while (!stack.empty()) {
+        const std::uint32_t u = stack.back();
+        stack.pop_back();
+        for (std::uint64_t k = mdp.row_starts[mdp.row_group_starts[u]]; k < mdp.row_starts[mdp.row_group_starts[u + 1]]; ++k) {
+          if (!reaches[s][mdp.columns[k]]) {
+            reaches[s][mdp.columns[k]] = true;
+            stack.push_back(mdp.columns[k]);
+          }
+        }
+      }
+    }
+    bottom.assign(n, true);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      for (std::uint32_t t = 0; t < n; ++t) bottom[s] = bottom[s] && (!reaches[s][t] || reaches[t][s]);
+    }
+  }
+  // The states of bottom SCCs of which some (any) or all (every) states are in set.
+  StateSet where(const StateSet& set, bool every) const {
+    const std::uint32_t n = static_cast<std::uint32_t>(bottom.size());
+    StateSet out(n);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      if (!bottom[s]) continue;
+      bool some = false, all = true;
+      for (std::uint32_t t = 0; t < n; ++t) {
+        if (!reaches[s][t]) continue;
+        some = some || set.test(t);
+        all = all && set.test(t);
+      }
+      if (every ? all : some) out.set(s);
+    }
+    return out;
+  }
+};
+
+// G F and F G through the product with their automata, over fair schedulers (--fair),
+// against the model's own bottom SCCs: a fair scheduler's run ends in one, and it may
+// choose which it reaches with the greatest probability. Pmax of G F a reaches those
+// that meet a; of F G a, those inside a; each Pmin is 1 - the Pmax of the negation.
+TEST(Fairness, LtlPathsOverFairSchedulersIsEquivalentToRef) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::uint32_t n = 2 + trial % 7;
+    std::vector<test::StateChoices> states(n);
+    std::vector<std::uint32_t> a_states;
+    StateSet a(n);
+    for (std::uint32_t s = 0; s < n; ++s) {
+      for (std::uint32_t c = 0, choices = 1 + rng() % 3; c < choices; ++c) {
+        const std::uint32_t x = rng() % n, y = rng() % n;
+        states[s].push_back(x == y ? test::Choice{{x, 1.0}} : test::Choice{{x, 0.5}, {y, 0.5}});
+      }
+      if (rng() % 2) {
+        a_states.push_back(s);
+        a.set(s);
+      }
+    }
+    const SparseMdp mdp = make_mdp(states, {{"a", a_states}});
+    graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+    const auto search = graph::make_search_backend(mdp, g, graph::SearchKind::reference);
+    const auto reach = [&](const StateSet& target) {
+      return compute_until_probabilities(mdp, *search, Optimization::maximize, all_states(n), target, kTight,
+                                         {SolverKind::cpu})
+          .values[0];
+    };
+    const BottomSccs bottom(mdp);
+    const StateSet not_a = ~a;
+    EXPECT_NEAR(fair_number(mdp, "Pmax=? [ G F \"a\" ]"), reach(bottom.where(a, false)), 1e-9) << "trial " << trial;
+    EXPECT_NEAR(fair_number(mdp, "Pmax=? [ F G \"a\" ]"), reach(bottom.where(a, true)), 1e-9) << "trial " << trial;
+    EXPECT_NEAR(fair_number(mdp, "Pmin=? [ G F \"a\" ]"), 1 - reach(bottom.where(not_a, true)), 1e-9) << "trial " << trial;
+    EXPECT_NEAR(fair_number(mdp, "Pmin=? [ F G \"a\" ]"), 1 - reach(bottom.where(not_a, false)), 1e-9) << "trial " << trial;
+  }
 }
 
 TEST(Ctl, PathQuantifiersOverAllPaths) {

@@ -5,13 +5,10 @@
 
 namespace mdpvi {
 
-namespace {
-
-// The states of the model's bottom SCCs (no entry of any choice leaves them) that lie
-// wholly inside `inside`.
-StateSet bottom_sccs_inside(const SparseMdp& mdp, const graph::SearchBackend& search, const StateSet& inside) {
+std::vector<std::uint32_t> bottom_scc_labels(const SparseMdp& mdp, const graph::SearchBackend& search,
+                                             const StateSet& inside) {
   const std::uint32_t n = mdp.num_states();
-  const std::vector<std::uint32_t> label = graph::scc_labels(search, mdp, all_states(n), nullptr);
+  std::vector<std::uint32_t> label = graph::scc_labels(search, mdp, all_states(n), nullptr);
   std::vector<char> fits(n, 1);  // per label: bottom, and inside
   for (std::uint32_t s = 0; s < n; ++s) {
     if (!inside.test(s)) fits[label[s]] = 0;
@@ -21,9 +18,19 @@ StateSet bottom_sccs_inside(const SparseMdp& mdp, const graph::SearchBackend& se
       }
     }
   }
-  StateSet bottom(n);
   for (std::uint32_t s = 0; s < n; ++s) {
-    if (fits[label[s]]) bottom.set(s);
+    if (!fits[label[s]]) label[s] = kNotBottom;
+  }
+  return label;
+}
+
+namespace {
+
+StateSet bottom_sccs_inside(const SparseMdp& mdp, const graph::SearchBackend& search, const StateSet& inside) {
+  const std::vector<std::uint32_t> label = bottom_scc_labels(mdp, search, inside);
+  StateSet bottom(mdp.num_states());
+  for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+    if (label[s] != kNotBottom) bottom.set(s);
   }
   return bottom;
 }

@@ -9,7 +9,17 @@
 // a set with the greatest probability is made fair after it without losing any.
 #include "engine/check/reachability.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace mdpvi {
+
+// Per state, the label of its SCC where that is a bottom SCC of the model's whole graph
+// (no entry of any choice leaves it) lying wholly inside `inside`: the sets a fair
+// scheduler may stay in forever; kNotBottom elsewhere. Pre: search was made for mdp.
+constexpr std::uint32_t kNotBottom = 0xFFFFFFFFu;
+std::vector<std::uint32_t> bottom_scc_labels(const SparseMdp& mdp, const graph::SearchBackend& search,
+                                             const StateSet& inside);
 
 // Pre: phi and psi have num_states bits; search was made for mdp.
 NumericResult compute_fair_minimal_until(const SparseMdp& mdp, const graph::SearchBackend& search, const StateSet& phi,

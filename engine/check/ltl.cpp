@@ -2,6 +2,7 @@
 
 #include "engine/automata/path_automaton.h"
 #include "engine/check/ctl.h"
+#include "engine/check/fairness.h"
 #include "engine/check/ltl_product.h"
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
@@ -72,12 +73,31 @@ StateSet accepting_pairs(const LtlProduct& product, const graph::SearchBackend& 
   return target;
 }
 
-// Pmax [ path ]: the accepting pairs' reachability in the product with jumps.
+// The pairs where a fair scheduler is accepted surely: the accepting part's bottom SCCs
+// (of the product's whole graph) that see every mark of their term.
+StateSet fair_accepting_pairs(const LtlProduct& product, const graph::SearchBackend& search) {
+  const std::uint32_t n = product.mdp.num_states();
+  const std::vector<std::uint32_t> label = bottom_scc_labels(product.mdp, search, product.accepting_part);
+  std::vector<std::uint32_t> seen(n, 0);  // per label: the marks its pairs see
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (label[i] != kNotBottom) seen[label[i]] |= product.marks[i];
+  }
+  StateSet target(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (label[i] != kNotBottom && (seen[label[i]] & product.all_marks[i]) == product.all_marks[i]) target.set(i);
+  }
+  return target;
+}
+
+// Pmax [ path ]: the accepting pairs' reachability in the product with jumps; over fair
+// schedulers only, the fair accepting pairs' (reaching a set at the most needs no
+// fairness: fair_accepting_pairs).
 NumericResult maximal_probabilities(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
-                                    const SolverOptions& options, const DeviceOptions& device, graph::SearchKind kind) {
+                                    const SolverOptions& options, const DeviceOptions& device, graph::SearchKind kind,
+                                    bool fair = false) {
   const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_and_jumps);
   const auto search = graph::make_search_backend(product.mdp, kind);
-  const StateSet target = accepting_pairs(product, *search);
+  const StateSet target = fair ? fair_accepting_pairs(product, *search) : accepting_pairs(product, *search);
   return at_model_states(compute_until_probabilities(product.mdp, *search, Optimization::maximize,
                                                      all_states(product.mdp.num_states()), target, options, device),
                          product);
@@ -88,13 +108,14 @@ NumericResult maximal_probabilities(const SparseMdp& mdp, PathAutomaton& automat
 // product is a chain; no end components to find).
 NumericResult co_safe_probabilities(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                                     Optimization direction, const SolverOptions& options, const DeviceOptions& device,
-                                    graph::SearchKind kind) {
+                                    graph::SearchKind kind, bool fair_minimum = false) {
   const LtlProduct product = product_of(mdp, automaton, atoms, ProductChoices::model_only);
   const auto search = graph::make_search_backend(product.mdp, kind);
-  return at_model_states(compute_until_probabilities(product.mdp, *search, direction,
-                                                     all_states(product.mdp.num_states()), product.universal, options,
-                                                     device),
-                         product);
+  const StateSet all = all_states(product.mdp.num_states());
+  return at_model_states(
+      fair_minimum ? compute_fair_minimal_until(product.mdp, *search, all, product.universal, options, device)
+                   : compute_until_probabilities(product.mdp, *search, direction, all, product.universal, options, device),
+      product);
 }
 
 }  // namespace
@@ -117,22 +138,27 @@ NumericResult compute_ltl_reward(const SparseMdp& mdp, Optimization direction, c
 
 NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direction, const PathFormula& formula,
                                         const std::vector<StateSet>& atoms, const SolverOptions& options,
-                                        const DeviceOptions& device, graph::SearchKind kind) {
+                                        const DeviceOptions& device, graph::SearchKind kind, bool fair) {
   const bool chain = has_one_choice_per_state(mdp.type);
+  fair = fair && !chain;
   const std::uint32_t count = static_cast<std::uint32_t>(atoms.size());
   const std::unique_ptr<PathAutomaton> automaton = automata::automaton_for(formula, count);
-  if (automaton->co_safe()) return co_safe_probabilities(mdp, *automaton, atoms, direction, options, device, kind);
+  if (automaton->co_safe()) {
+    return co_safe_probabilities(mdp, *automaton, atoms, direction, options, device, kind,
+                                 fair && direction == Optimization::minimize);
+  }
   // Otherwise through the negation where it is co-safe (a safety path), or where the
   // minimum is asked: P [ path ] = 1 - P [ !path ], the direction swapped.
   const std::unique_ptr<PathAutomaton> negated =
       automata::automaton_for(PathFormula::unary(PathFormula::Op::negation, formula), count);
   if (negated->co_safe()) {
-    return complemented(co_safe_probabilities(mdp, *negated, atoms, opposite(direction), options, device, kind));
+    return complemented(co_safe_probabilities(mdp, *negated, atoms, opposite(direction), options, device, kind,
+                                              fair && direction == Optimization::maximize));
   }
   if (chain || direction == Optimization::maximize) {
-    return maximal_probabilities(mdp, *automaton, atoms, options, device, kind);
+    return maximal_probabilities(mdp, *automaton, atoms, options, device, kind, fair);
   }
-  return complemented(maximal_probabilities(mdp, *negated, atoms, options, device, kind));
+  return complemented(maximal_probabilities(mdp, *negated, atoms, options, device, kind, fair));
 }
 
 StateSet exists_ltl_path(const SparseMdp& mdp, const PathFormula& formula, const std::vector<StateSet>& atoms,

@@ -22,11 +22,16 @@ struct DeviceOptions;
 
 // atoms[i]: where the formula's state formula i holds (num_states bits each). The
 // product's graph searches run on kind's backend (the GPU's where it has room).
-// A DTMC's direction is ignored (one value).
+// A DTMC's direction is ignored (one value). fair: an MDP's minimum or maximum over
+// fair schedulers only (PRISM's -fair; engine/check/fairness.h). The maximum reaches the
+// accepting part's bottom SCCs that see every mark of their term (a fair scheduler stays
+// only where every choice stays), the minimum is 1 - the maximum of the negation; a
+// co-safe path's minimum is the fair minimum of reaching its accepting pairs (its
+// maximum needs no fairness: a scheduler made fair after reaching them loses nothing).
 NumericResult compute_ltl_probabilities(const SparseMdp& mdp, Optimization direction, const PathFormula& formula,
                                         const std::vector<StateSet>& atoms, const SolverOptions& options,
                                         const DeviceOptions& device,
-                                        graph::SearchKind kind = graph::SearchKind::cpu_parallel);
+                                        graph::SearchKind kind = graph::SearchKind::cpu_parallel, bool fair = false);
 
 // R [ path ] for a co-safe path (only X, U and F in negation normal form; PRISM asks the
 // same): the reward until the path is first satisfied (its automaton's initial component

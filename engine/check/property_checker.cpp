@@ -653,15 +653,18 @@ class Checker {
   NumericResult ltl_probabilities(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const PathFormula& path = ltl_path(f);
     std::vector<StateSet> atoms = ltl_atoms(f);
-    if (const std::optional<Recurrence> recurrence = recurrence_of(path, atoms)) {
+    const bool fair = fair_schedulers();  // a path's maximum too, unlike a reachability's
+    if (const std::optional<Recurrence> recurrence = fair ? std::nullopt : recurrence_of(path, atoms)) {
       return compute_recurrence_probabilities(c_.mdp, c_.search, dir, *recurrence, solver, c_.device);
     }
-    return compute_ltl_probabilities(c_.mdp, dir, path, atoms, solver, c_.device, c_.search.kind());
+    return compute_ltl_probabilities(c_.mdp, dir, path, atoms, solver, c_.device, c_.search.kind(), fair);
   }
 
-  // --fair changes an MDP's minimum only (engine/check/fairness.h).
+  // --fair: over an MDP's fair schedulers only (engine/check/fairness.h).
+  bool fair_schedulers() const { return c_.fairness && c_.mdp.type == ModelType::mdp; }
+  // --fair changes a reachability's minimum only.
   bool fair_minimum(Optimization dir) const {
-    return c_.fairness && dir == Optimization::minimize && c_.mdp.type == ModelType::mdp;
+    return fair_schedulers() && dir == Optimization::minimize;
   }
 
   // P>=1, P>0, P<1 and P<=0 of an unbounded until are decided by the graph algorithms
