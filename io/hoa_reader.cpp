@@ -195,33 +195,41 @@ class HoaParser {
     while (peek().kind == Kind::identifier || peek().kind == Kind::string || peek().kind == Kind::integer) next();
   }
 
+  // operand (symbol operand)*, grouped from the left into nodes of op.
+  template <typename Operand>
+  std::uint32_t chain(std::vector<Node>& nodes, char symbol, Node::Op op, Operand operand) {
+    std::uint32_t left = operand();
+    while (peek().is(symbol)) {
+      next();
+      left = add(nodes, {op, 0, false, left, operand()});
+    }
+    return left;
+  }
+
   // Acceptance formula: | over & over atoms (Fin(n), Inf(n), Fin(!n), Inf(!n), t, f, parentheses).
   std::uint32_t acceptance_or() {
-    std::uint32_t left = acceptance_and();
-    while (peek().is('|')) {
-      next();
-      left = add(a_.acceptance_nodes, {Node::Op::disjunction, 0, false, left, acceptance_and()});
-    }
-    return left;
+    return chain(a_.acceptance_nodes, '|', Node::Op::disjunction, [&] { return acceptance_and(); });
   }
   std::uint32_t acceptance_and() {
-    std::uint32_t left = acceptance_atom();
-    while (peek().is('&')) {
-      next();
-      left = add(a_.acceptance_nodes, {Node::Op::conjunction, 0, false, left, acceptance_atom()});
-    }
-    return left;
+    return chain(a_.acceptance_nodes, '&', Node::Op::conjunction, [&] { return acceptance_atom(); });
   }
-  std::uint32_t acceptance_atom() {
-    const HoaToken& t = next();
+  // After t: "(" inner ")", or t and f as constants; none where t starts neither.
+  template <typename Inner>
+  std::optional<std::uint32_t> grouped_or_constant(const HoaToken& t, std::vector<Node>& nodes, Inner inner) {
     if (t.is('(')) {
-      const std::uint32_t inner = acceptance_or();
+      const std::uint32_t grouped = inner();
       expect_symbol(')');
-      return inner;
+      return grouped;
     }
     if (t.kind == Kind::identifier && (t.text == "t" || t.text == "f")) {
-      return add(a_.acceptance_nodes, {t.text == "t" ? Node::Op::truth : Node::Op::falsity});
+      return add(nodes, {t.text == "t" ? Node::Op::truth : Node::Op::falsity});
     }
+    return std::nullopt;
+  }
+
+  std::uint32_t acceptance_atom() {
+    const HoaToken& t = next();
+    if (const auto atom = grouped_or_constant(t, a_.acceptance_nodes, [&] { return acceptance_or(); })) return *atom;
     if (t.kind != Kind::identifier || (t.text != "Fin" && t.text != "Inf")) {
       fail_expected("Fin(n), Inf(n), t, f or \"(\" in the acceptance condition", t);
     }
@@ -241,22 +249,8 @@ class HoaParser {
   }
 
   // Label formula: | over & over ! and atoms (t, f, a proposition's number, parentheses).
-  std::uint32_t label_or() {
-    std::uint32_t left = label_and();
-    while (peek().is('|')) {
-      next();
-      left = add(a_.labels, {Node::Op::disjunction, 0, false, left, label_and()});
-    }
-    return left;
-  }
-  std::uint32_t label_and() {
-    std::uint32_t left = label_not();
-    while (peek().is('&')) {
-      next();
-      left = add(a_.labels, {Node::Op::conjunction, 0, false, left, label_not()});
-    }
-    return left;
-  }
+  std::uint32_t label_or() { return chain(a_.labels, '|', Node::Op::disjunction, [&] { return label_and(); }); }
+  std::uint32_t label_and() { return chain(a_.labels, '&', Node::Op::conjunction, [&] { return label_not(); }); }
   std::uint32_t label_not() {
     if (!peek().is('!')) return label_atom();
     next();
@@ -264,14 +258,7 @@ class HoaParser {
   }
   std::uint32_t label_atom() {
     const HoaToken& t = next();
-    if (t.is('(')) {
-      const std::uint32_t inner = label_or();
-      expect_symbol(')');
-      return inner;
-    }
-    if (t.kind == Kind::identifier && (t.text == "t" || t.text == "f")) {
-      return add(a_.labels, {t.text == "t" ? Node::Op::truth : Node::Op::falsity});
-    }
+    if (const auto atom = grouped_or_constant(t, a_.labels, [&] { return label_or(); })) return *atom;
     if (t.kind == Kind::alias) fail(t, "not supported: aliases (@name) in labels; write the labels out");
     if (t.kind != Kind::integer) fail_expected("a proposition's number, t, f, \"!\" or \"(\" in a label", t);
     const std::uint32_t ap = to_number(t);
