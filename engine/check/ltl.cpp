@@ -90,8 +90,8 @@ StateSet fair_accepting_pairs(const LtlProduct& product, const graph::SearchBack
 }
 
 // Pmax [ path ]: the accepting pairs' reachability in the product with jumps; over fair
-// schedulers only, the fair accepting pairs' (reaching a set at the most needs no
-// fairness: fair_accepting_pairs).
+// schedulers only, the fair accepting pairs' (the reachability itself needs no
+// fairness: a scheduler made fair once there loses nothing).
 NumericResult maximal_probabilities(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                                     const SolverOptions& options, const DeviceOptions& device, graph::SearchKind kind,
                                     bool fair = false) {
