@@ -44,7 +44,6 @@ class BicgstabPolicy final : public MethodPolicy {
   // The whole chunk as one linear system (its SCCs need no order: the Krylov space
   // spans them all), then value iteration from there where BiCGStab gave up.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
-    x.await_written();  // the host's lower iterate goes to the device as it is
     PodVector<double> storage;
     const double* b = job.row_constants(x.lower.data(), storage);
     double* values = x.lower.data() + job.states.begin;  // to the device and back, no copy of its own

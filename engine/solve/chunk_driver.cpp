@@ -504,8 +504,8 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
                                            whole.footprint_bytes, *options.memory_limit_bytes));
     }
     ChunkReport chunk_report = report_for(system, whole, report.stats);
-    Iterates x(request, method->has_upper_iterate(), /*unwritten=*/device != nullptr);
-    x.write_beside();
+    Iterates x(request, method->has_upper_iterate(), /*upper_unwritten=*/true);
+    if (device) x.write_upper_beside();
     spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
     record_device_run(
         solve_built_on_device(request, options, *method, device.get(), x, report.stats, report.device_in_use_bytes),
@@ -551,10 +551,7 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
                    method->corrects_b_on_device(), on_device);
     feeder->start();
   }
-  // Written beside the first chunk's upload and solve where a device takes chunks:
-  // they start from constants there (bench/NOTES.md, session 26).
-  Iterates x(request, method->has_upper_iterate(), /*unwritten=*/feeder.has_value());
-  x.write_beside();
+  Iterates x(request, method->has_upper_iterate());
   spdlog::debug("solve: iterates ready, {:.3f} s", seconds_since(start));
   std::optional<ViewWindows> windows;  // a view's rows for the CPU, made at its first chunk there
   for (std::size_t index = 0; index < plan.size(); ++index) {
@@ -591,7 +588,6 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
         }
         spdlog::warn("{}; solving this chunk on the CPU instead", error.what());
         feeder->drop();
-        x.await_written();
         x.restart(request, {chunk.first_state, chunk.end_state});
       }
     }
@@ -601,7 +597,6 @@ SolveResult solve(const SolveRequest& request, const DeviceOptions& options) {
                                  kViewOnTheDeviceOnly);
       }
       const std::uint64_t before = report.stats.iterations;
-      x.await_written();
       x.make_second_buffers();
       MethodPolicy& on_cpu = spread_method && !chunk.fits ? *spread_method : *method;
       if (system.view) {

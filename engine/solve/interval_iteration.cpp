@@ -390,9 +390,6 @@ struct DeviceChunkVectors {
   // with its rows' b, only its corrections (DeviceChunkJob::corrections).
   DeviceChunkVectors(const MaybeSystem& system, const DeviceChunkJob& job, const Iterates& x, ChunkConstants& storage) {
     if (job.b_on_device) return;
-    // b reads the states before the chunk: none for the first, whose iterates may still
-    // be written beside it (Iterates::write_beside); the later ones wait for that.
-    if (job.states.begin > 0) x.await_written();
     const auto start = std::chrono::steady_clock::now();
     if (job.corrections) {
       corrections = job.corrections(x.lower.data(), x.upper.empty() ? nullptr : x.upper.data());
@@ -584,10 +581,7 @@ class IntervalIterationPolicy final : public MethodPolicy {
   // acyclic levels below the first iterated one are passed. Bound before the first
   // iterated window; never made for a chunk with none.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
-    if (!job.replicas.empty() && job.by_levels) {
-      x.await_written();
-      return solve_on_each_device(job, x, stats);
-    }
+    if (!job.replicas.empty() && job.by_levels) return solve_on_each_device(job, x, stats);
     const auto start = std::chrono::steady_clock::now();
     const std::vector<LevelSegment> segments =
         job.by_levels ? level_segments(r_.system, *job.cyclic, job.first_scc, job.end_scc)

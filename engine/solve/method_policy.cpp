@@ -109,17 +109,13 @@ void solve_trivial_scc_both(const SolveRequest& request, std::uint64_t state, It
   x.upper[state] = x.upper_next[state] = upper;
 }
 
-Iterates::Iterates(const SolveRequest& request, bool with_upper, bool unwritten) {
+Iterates::Iterates(const SolveRequest& request, bool with_upper, bool upper_unwritten) {
   const std::size_t n = request.system.num_states();
   if (!request.start_values) lower_start = 0.0;
-  lower_unwritten_ = unwritten && lower_start;
-  lower = request.start_values ? copy_of(request.start_values->data(), n)
-          : lower_unwritten_   ? PodVector<double>(n)
-                               : filled(n, *lower_start);
+  lower = request.start_values ? copy_of(request.start_values->data(), n) : filled(n, *lower_start);
   if (with_upper) {
     upper_start = request.known_upper_bound.value_or(0.0);
-    upper_unwritten_ = unwritten;
-    upper = unwritten ? PodVector<double>(n) : filled(n, *upper_start);
+    upper = upper_unwritten ? PodVector<double>(n) : filled(n, *upper_start);
   }
 }
 
@@ -169,16 +165,15 @@ void Iterates::sync(StateRange range) {
   parallel_copy(upper.data() + range.begin, range.size(), upper_next.data() + range.begin);
 }
 
-void Iterates::write_beside() {
-  if (!lower_unwritten_ && !upper_unwritten_) return;
-  written_ = std::async(std::launch::async, [this] {
-               if (lower_unwritten_) parallel_indices(0, lower.size(), 1 << 16, [&](std::size_t i) { lower[i] = *lower_start; });
-               if (upper_unwritten_) parallel_indices(0, upper.size(), 1 << 16, [&](std::size_t i) { upper[i] = *upper_start; });
-             }).share();
+void Iterates::write_upper_beside() {
+  if (upper.empty()) return;
+  upper_written_ = std::async(std::launch::async, [this] {
+                     parallel_indices(0, upper.size(), 1 << 16, [&](std::size_t i) { upper[i] = upper_start.value_or(0.0); });
+                   }).share();
 }
 
 void Iterates::await_written() const {
-  if (written_.valid()) written_.wait();
+  if (upper_written_.valid()) upper_written_.wait();
 }
 
 std::size_t matrix_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {

@@ -31,10 +31,10 @@ struct Iterates {
   // solved still holds it: the device fills it rather than copying it).
   std::optional<double> lower_start, upper_start;
 
-  // unwritten: the iterates that start at a constant sized, not written here, for a
-  // solve whose device chunks start their own there from the constant: the driver has
-  // them written beside the device's solve (write_beside), before values come back.
-  Iterates(const SolveRequest& request, bool with_upper, bool unwritten = false);
+  // upper_unwritten: the upper iterate sized, not written here, for a system built
+  // on the device, which starts its own there: the driver has it written beside the
+  // device's solve (write_upper_beside), before the values come back into it.
+  Iterates(const SolveRequest& request, bool with_upper, bool upper_unwritten = false);
   // The device's inputs for binding the iterates of states [first, ...): the host's
   // values, or where they start at a constant, that constant.
   void start_of(std::uint64_t first, gpu::DeviceSolver::BoundInputs& inputs) const;
@@ -50,19 +50,17 @@ struct Iterates {
   IntervalIterates interval_view() { return {lower.data(), upper.data(), lower_next.data(), upper_next.data()}; }
   // Copies the range of each iterate into its second buffer, where there is one.
   void sync(StateRange range);
-  // Writes the iterates left unwritten (their starts) on all cores, on a thread of
-  // its own: beside the device's solve, so that the copy back of its values faults no
-  // pages in, and the solve starts without waiting for them (bench/NOTES.md, sessions
-  // 22 and 26). Pre: nothing reads or writes their host values until await_written().
-  void write_beside();
-  // Before host code reads or writes the iterates (a device's values copied back, a
-  // chunk's b from earlier chunks, the CPU's sweeps): that writing done.
+  // Writes an upper iterate left unwritten (its start) on all cores, on a thread of
+  // its own: beside the device's solve of a system built there, so that the copy back
+  // of its values faults no pages in (bench/NOTES.md, session 22). Pre: nothing reads
+  // or writes the upper iterate's host values until await_written().
+  void write_upper_beside();
+  // Before a device's values are copied back into the first buffers: that writing done.
   void await_written() const;
 
  private:
-  bool lower_unwritten_ = false, upper_unwritten_ = false;
   // Last: done before the buffers are freed.
-  std::shared_future<void> written_;
+  std::shared_future<void> upper_written_;
 };
 
 // A chunk resident on the device, as a method solves it.

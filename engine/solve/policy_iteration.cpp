@@ -193,7 +193,6 @@ class PolicyIterationPolicy final : public MethodPolicy {
   // itself on the host. Otherwise, or where it fails,
   // optimistic value iteration on the device, from the sweeps' lower iterate.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
-    x.await_written();  // the warm start sweeps into the host's lower iterate
     fallback_->report_progress_to(progress_);
     if (optimistic_on_device_) return fallback_->solve_chunk_on_device(job, x, stats);
     const auto start = std::chrono::steady_clock::now();

@@ -44,7 +44,6 @@ class ValueIterationPolicy final : public MethodPolicy {
   // The chunk's iterate goes to the device from the system's own and comes back into
   // it, with no copy of its own.
   gpu::ChunkSolveStats solve_chunk_on_device(const DeviceChunkJob& job, Iterates& x, SolveStats& stats) override {
-    x.await_written();  // the host's lower iterate goes to the device as it is
     PodVector<double> storage;
     const double* b = job.b_on_device ? nullptr : job.row_constants(x.lower.data(), storage);
     double* values = x.lower.data() + job.states.begin;
