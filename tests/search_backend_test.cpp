@@ -26,8 +26,8 @@ using graph::SearchKind;
 
 const std::uint32_t kSizes[] = {1u, 31u, 33u, 1025u, 20011u};
 
-// States with many rows: one with 300 (a predecessor's local row past a byte), one
-// with 70,000 (past two bytes); the rest random.
+// States with many rows, 300 and 70,000 (a row's index within its state past one byte
+// and past two, for encodings that keep it); the rest random.
 SparseMdp mdp_with_wide_groups(std::uint32_t n) {
   std::mt19937 rng(n);
   std::vector<test::StateChoices> states(n);
