@@ -645,12 +645,18 @@ class PropertyParser {
     t_.expect("}");
   }
 
-  // R [ phi U psi ]: the reward until the path first satisfies phi U psi (co-safe: a
+  // R [ phi U psi ] (and R [ phi ]): the reward until the path first satisfies phi U psi (co-safe: a
   // path that never does earns infinitely much, as PRISM reads it). Operands: the
   // target psi, then the constraint phi.
   void constrained_reward_path(Formula& f) {
     Formula left = state_formula();
     const Token& u = t_.peek();
+    if (u.is("]") || u.is("{")) {  // R [ phi ]: a co-safe path of one state formula, met at once or never (as PRISM)
+      f.operands.push_back(std::move(left));
+      f.temporal.path = Path::ltl;
+      f.temporal.ltl = std::make_shared<const PathFormula>(PathFormula::atom(0));
+      return;
+    }
     if (!u.is_word("U")) t_.fail_expected("F, C, C<=k, I=k, S or phi U psi", u);
     t_.next();
     if (t_.peek().is("<=") || t_.peek().is("<") || t_.peek().is(">=") || t_.peek().is(">") || t_.peek().is("[")) {

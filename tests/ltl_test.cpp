@@ -480,6 +480,11 @@ TEST(Ltl, ByHandRewardsUntilACoSafePath) {
   EXPECT_NEAR(number(mdp, "Rmin=? [ (F \"a\") & (F \"b\") ]"), 3.0, 1e-8);
   EXPECT_EQ(number(mdp, "Rmax=? [ (F \"a\") & (F \"b\") ]"), std::numeric_limits<double>::infinity());
   EXPECT_THROW(number(mdp, "Rmin=? [ G F \"a\" ]"), std::runtime_error);
+  // A bare state formula is a co-safe path too (PRISM's dtmc_rewards cosafety tests):
+  // met at the first state, for nothing, or never, for an infinite reward.
+  EXPECT_EQ(number(chain, "R=? [ !\"a\" ]"), 0.0);
+  EXPECT_EQ(number(chain, "R=? [ \"a\" ]"), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(number(mdp, "Rmax=? [ true ]"), 0.0);
 }
 
 // Eight G F conjuncts (a generalised Büchi condition, 16 temporal subformulas): each
