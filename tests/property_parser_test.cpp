@@ -172,7 +172,11 @@ TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   const io::PropertyEntry next = io::parse_property("R{\"t\"}min=? [ X \"a\" ]", "p");
   ASSERT_TRUE(next.formula) << next.error;
   EXPECT_EQ(next.formula->temporal.path, TemporalOperator::Path::ltl);
-  EXPECT_EQ(io::parse_property("R=? [ \"a\" ]", "p").error, "p:1:11: expected F, C, C<=k, I=k, S or phi U psi, found ']'");
+  // A bare state formula too (met at once or never), as PRISM reads R [ s=0 ].
+  const io::PropertyEntry bare = io::parse_property("R=? [ \"a\" ]", "p");
+  ASSERT_TRUE(bare.formula) << bare.error;
+  EXPECT_EQ(bare.formula->temporal.path, TemporalOperator::Path::ltl);
+  EXPECT_EQ(io::parse_property("R=? [ \"a\" W ]", "p").error, "p:1:11: expected F, C, C<=k, I=k, S or phi U psi, found 'W'");
   EXPECT_EQ(io::parse_property("R=? [ \"a\" U<=3 \"b\" ]", "p").error, "p:1:12: expected an unbounded U in a reward, found '<='");
 }
 
