@@ -368,18 +368,11 @@ class PropertyParser {
     return read_hoa(*text);
   }
 
+  // An automaton below something other than negations (the automaton or its negation
+  // is a path of its own).
   static bool automaton_inside(const PathFormula& root) {
-    const PathFormula* f = &root;
-    while (f->op == PathFormula::Op::negation) f = &f->operands[0];
-    if (f->op == PathFormula::Op::automaton) return false;  // the automaton or its negation: its own path
-    const auto names = [](const auto& self, const PathFormula& g) -> bool {
-      if (g.op == PathFormula::Op::automaton) return true;
-      for (const PathFormula& o : g.operands) {
-        if (self(self, o)) return true;
-      }
-      return false;
-    };
-    return names(names, root);
+    bool negated = false;
+    return root.under_negations(negated).op != PathFormula::Op::automaton && root.names_automaton();
   }
 
   // A step bound after F, G, U, W or R inside a path: kept in f's ltl_bounds, numbered

@@ -110,9 +110,8 @@ bool HoaPathAutomaton::holds(std::uint32_t label, std::uint64_t hoa_letter) cons
 }
 
 HoaPathAutomaton::Move HoaPathAutomaton::move(std::uint32_t hoa_state, std::uint64_t letter) const {
-  const std::uint32_t sink = a_->num_states();
-  const std::uint64_t sink_sets = std::uint64_t{0};
-  if (hoa_state == sink) return {true, sink, sink_sets, true};
+  const Move into_sink{true, a_->num_states(), 0, true};
+  if (hoa_state == into_sink.target) return into_sink;
   std::uint64_t hoa_letter = 0;
   for (std::size_t k = 0; k < propositions_.size(); ++k) hoa_letter |= ((letter >> propositions_[k]) & 1) << k;
   Move found;
@@ -125,7 +124,7 @@ HoaPathAutomaton::Move HoaPathAutomaton::move(std::uint32_t hoa_state, std::uint
     }
     found = {true, e.target, e.sets | a_->state_sets[e.target], false};
   }
-  if (!found.taken && complemented_) return {true, sink, 0, true};
+  if (!found.taken && complemented_) return into_sink;
   return found;
 }
 
@@ -137,12 +136,13 @@ HoaPathAutomaton::State HoaPathAutomaton::step(State q, std::uint64_t letter) {
   if (term == kNoTerm) return 1 + m.target;
   std::uint32_t marks = 0;
   const Term& t = terms_[term];
+  // The complement's sink meets its own condition only.
+  const auto met = [&](const Condition& c) { return c.set == kSinkSet ? m.into_sink : !m.into_sink && c.met_by(m.sets); };
   for (const Condition& c : t.fin) {
-    if (c.set == kSinkSet ? m.into_sink : !m.into_sink && c.met_by(m.sets)) return kRejecting;
+    if (met(c)) return kRejecting;
   }
   for (std::size_t k = 0; k < t.inf.size(); ++k) {
-    const Condition& c = t.inf[k];
-    if (c.set == kSinkSet ? m.into_sink : !m.into_sink && c.met_by(m.sets)) marks |= 1u << k;
+    if (met(t.inf[k])) marks |= 1u << k;
   }
   return copy_state(term, m.target, marks);
 }

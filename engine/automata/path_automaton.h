@@ -45,7 +45,4 @@ class PathAutomaton {
 // AutomatonTooLarge (ltl_automaton.h) where LTL's construction refuses the formula.
 std::unique_ptr<PathAutomaton> automaton_for(const PathFormula& formula, std::uint32_t atoms);
 
-// Whether the formula names a HOA file's automaton anywhere in it.
-bool names_automaton_file(const PathFormula& formula);
-
 }  // namespace mdpvi::automata

@@ -44,6 +44,20 @@ struct PathFormula {
     return f;
   }
   bool bounded() const { return lower_bound != kNoBound || upper_bound != kNoBound; }
+  // The formula below any negations at its root; negated says whether an odd number of them is there.
+  const PathFormula& under_negations(bool& negated) const {
+    const PathFormula* f = this;
+    for (negated = false; f->op == Op::negation; f = &f->operands[0]) negated = !negated;
+    return *f;
+  }
+  // Whether an automaton (Op::automaton) lies anywhere in the tree.
+  bool names_automaton() const {
+    if (op == Op::automaton) return true;
+    for (const PathFormula& o : operands) {
+      if (o.names_automaton()) return true;
+    }
+    return false;
+  }
 };
 
 }  // namespace mdpvi
