@@ -1,6 +1,7 @@
 #pragma once
 // LTL over a model: P [ path ] and Pmin/Pmax through the product of the model with a
-// limit-deterministic Büchi automaton (engine/automata/ltl_automaton.h), and E [ path ]
+// limit-deterministic Büchi automaton (engine/automata/path_automaton.h: LTL's own
+// construction, or a HOA file's deterministic automaton made one), and E [ path ]
 // and A [ path ] through the same product's graph.
 //
 // The product is an MDP also for a DTMC: the automaton's jumps are choices. Its

@@ -1,5 +1,6 @@
 #pragma once
-// The product of a model with an LTL automaton (engine/automata/ltl_automaton.h): its
+// The product of a model with a path's automaton (engine/automata/path_automaton.h: LTL's
+// construction or a HOA file's deterministic automaton): its
 // states are pairs of a model state and the automaton's state after reading the path
 // up to it, from every model state; one sink stands for every pair whose automaton
 // state rejects. Built on all cores: the automaton is first tabulated on the model's
