@@ -208,7 +208,8 @@ std::string error_of(const SparseMdp& mdp, const std::string& text) {
 
 TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
   const SparseMdp mdp = three_ways();
-  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])").find("no scheduler meets"),
+  EXPECT_NE(error_of(mdp, "multi(Pmax=? [ F \"A\" ], Pmax=? [ F \"B\" ], P>=0.6 [ F \"A\" ], P>=0.5 [ F \"B\" ])")
+                .find("no scheduler meets"),
             std::string::npos);
   EXPECT_NE(error_of(mdp, "multi(P>=0.1 [ F G \"A\" ], P>=0.1 [ F G \"B\" ], P>=0.1 [ F G !\"A\" ], "
                           "P<=0.9 [ G F \"B\" ])")
@@ -218,6 +219,37 @@ TEST(MultiObjective, QuestionsWithoutAnAnswerSaySo) {
   looping.rewards[0].state_rewards = CompactValues{0.0, 1.0, 0.0, 0.0};  // earned forever in "A"
   EXPECT_NE(error_of(looping, "multi(R{\"cost\"}max=? [ C ], R{\"cost\"}<=5 [ C ])").find("inside an end component"),
             std::string::npos);
+}
+
+// One =? whose other bounds no scheduler meets has no value: NaN, as PRISM answers.
+TEST(MultiObjective, UnmetBoundsUnderOneQueryAreNaN) {
+  const SparseMdp mdp = three_ways();
+  const PropertyValue value = checked(mdp, "multi(Pmax=? [ F \"A\" ], P>=0.5 [ F \"B\" ], P>=0.6 [ F \"A\" ])");
+  EXPECT_EQ(value.kind, PropertyValue::Kind::number);
+  EXPECT_TRUE(std::isnan(value.number));
+  EXPECT_NE(value.scope.find("no scheduler meets"), std::string::npos);
+  EXPECT_EQ(to_text(value), "NaN");
+}
+
+// 0 chooses a loop that earns "c1" forever (to 1) or one that earns "c2" (to 2); "r"
+// is 1 for the first choice, 2 for the second.
+SparseMdp two_costly_loops() {
+  SparseMdp mdp = test::make_mdp({{{{1, 1.0}}, {{2, 1.0}}}, {{{1, 1.0}}}, {{{2, 1.0}}}}, {});
+  mdp.rewards.push_back({"r", {}, {1.0, 2.0, 0.0, 0.0}});
+  mdp.rewards.push_back({"c1", {}, {0.0, 0.0, 1.0, 0.0}});
+  mdp.rewards.push_back({"c2", {}, {0.0, 0.0, 0.0, 1.0}});
+  return mdp;
+}
+
+// A least reward that only a stay earning it forever meets the others' bounds with is
+// infinite, also where the others are rewards (whose own stays stay costly); bounds
+// that no scheduler meets give NaN.
+TEST(MultiObjective, LeastRewardsBesideRewardBoundsByHand) {
+  const SparseMdp mdp = two_costly_loops();
+  EXPECT_TRUE(std::isinf(checked(mdp, "multi(R{\"c1\"}min=? [ C ], R{\"c2\"}<=5 [ C ])").number));
+  EXPECT_NEAR(checked(mdp, "multi(R{\"r\"}min=? [ C ], R{\"c1\"}<=5 [ C ])").number, 2.0, 1e-9);
+  EXPECT_FALSE(checked(mdp, "multi(R{\"c1\"}<=5 [ C ], R{\"c2\"}<=5 [ C ])").truth);
+  EXPECT_TRUE(std::isnan(checked(mdp, "multi(R{\"r\"}min=? [ C ], R{\"c1\"}<=5 [ C ], R{\"c2\"}<=5 [ C ])").number));
 }
 
 // A reward to maximise that an end component earns: infinite where a scheduler that
@@ -426,10 +458,9 @@ TEST(MultiObjective, ANumericalQueryIsTheEdgeOfAchievability) {
     const StateSet a = random_set(mdp.num_states(), rng), b = random_set(mdp.num_states(), rng);
     const double x = 0.1 * static_cast<double>(rng() % 10);
     const MultiObjective at_least_x = reach(b, std::nullopt, Comparison::greater_equal, x);
-    MultiObjectiveAnswer v;
-    try {
-      v = check_multi_objective(mdp, {reach(a, Optimization::maximize), at_least_x});
-    } catch (const std::runtime_error&) {  // no scheduler reaches b with x: neither does any below
+    const MultiObjectiveAnswer v = check_multi_objective(mdp, {reach(a, Optimization::maximize), at_least_x});
+    EXPECT_EQ(v.bounds_unmet, std::isnan(v.value));
+    if (v.bounds_unmet) {  // no scheduler reaches b with x: neither does any below
       EXPECT_FALSE(check_multi_objective(mdp, {reach(a, std::nullopt, Comparison::greater_equal, 0.0), at_least_x})
                        .achievable);
       continue;

@@ -18,7 +18,7 @@ std::string seconds(double s) {
 }
 
 nlohmann::json number_json(double value) {
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (!std::isfinite(value)) return format_number(value);  // "Infinity", "NaN": JSON has neither
   return value;
 }
 

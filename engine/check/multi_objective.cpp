@@ -510,16 +510,18 @@ bool refuse_infinite_maxima(const SparseMdp& p, const std::vector<MultiObjective
   return allowed_earns;
 }
 
-// The rows that earn nothing in any reward objective: a scheduler may stay forever in an
-// end component of these alone, at no cost. Where a row earns something, staying forever
-// costs infinitely much, which no cost to minimise or bound from above allows: the
-// linear program's expected uses are finite, so it keeps no such stay.
-StateSet rows_earning_nothing(const SparseMdp& p, const std::vector<std::optional<RewardStructure>>& lifted) {
+// The rows that earn nothing in any reward objective but `skipped`: a scheduler may stay
+// forever in an end component of these alone, at no cost to them. Where a row earns
+// something, staying forever costs infinitely much, which no cost to minimise or bound
+// from above allows: the linear program's expected uses are finite, so it keeps no such
+// stay.
+StateSet rows_earning_nothing(const SparseMdp& p, const std::vector<std::optional<RewardStructure>>& lifted,
+                              std::optional<std::size_t> skipped = std::nullopt) {
   StateSet rows = all_states(p.num_choices());
-  for (const std::optional<RewardStructure>& rewards : lifted) {
-    if (!rewards) continue;
+  for (std::size_t i = 0; i < lifted.size(); ++i) {
+    if (!lifted[i] || (skipped && i == *skipped)) continue;
     for (std::uint64_t r = 0; r < p.num_choices(); ++r) {
-      if (rewards->choice_rewards[r] != 0.0) rows.reset(r);
+      if (lifted[i]->choice_rewards[r] != 0.0) rows.reset(r);
     }
   }
   return rows;
@@ -597,15 +599,15 @@ QuotientProgram quotient_program(const StatusProduct& product, const std::vector
   return program;
 }
 
-// The product with every end component collapsed (each may stop), maximising
+// The product with the end components `stops` collapsed (each may stop), maximising
 // objective(collapsed model) (none: any feasible point) under the bounds of every
 // objective but `query`; what solve gives.
-std::optional<double> solve_with_every_stop(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
-                                            const std::vector<MultiObjective>& objectives,
-                                            const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query,
-                                            const graph::EndComponents& all,
-                                            const std::function<Linear(const SparseMdp&)>& objective = {}) {
-  const QuotientProgram program = quotient_program(product, trackers, objectives, lifted, all);
+std::optional<double> solve_with_stops(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
+                                       const std::vector<MultiObjective>& objectives,
+                                       const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query,
+                                       const graph::EndComponents& stops,
+                                       const std::function<Linear(const SparseMdp&)>& objective = {}) {
+  const QuotientProgram program = quotient_program(product, trackers, objectives, lifted, stops);
   MultiObjectiveLp lp(program.collapsed.mdp);
   for (std::size_t i = 0; i < objectives.size(); ++i) {
     if (i != query) lp.bound(program.values[i], *objectives[i].comparison, objectives[i].threshold);
@@ -615,17 +617,17 @@ std::optional<double> solve_with_every_stop(const StatusProduct& product, const 
   return lp.solve(&e, Optimization::maximize);
 }
 
-// Whether the bounds of every objective but `query` (a reward, the only one) can be met
-// where a scheduler may also stay forever in end components that earn: then a least
-// reward that no finite-cost scheduler reaches is infinite.
+// Whether the bounds of every objective but `query` (a reward to minimise) can be met
+// where a scheduler may also stay forever in end components that earn `query` (but no
+// other reward objective, whose bound would lose those costs): then a least reward that
+// no finite-cost scheduler reaches is infinite. components_of: the end components of a
+// set of rows.
 bool met_by_staying(const StatusProduct& product, const std::vector<ObjectiveTracker>& trackers,
                     const std::vector<MultiObjective>& objectives,
                     const std::vector<std::optional<RewardStructure>>& lifted, std::size_t query,
-                    const graph::EndComponents& all) {
-  for (std::size_t i = 0; i < objectives.size(); ++i) {
-    if (i != query && lifted[i]) return false;  // its cost inside the components would be lost
-  }
-  return solve_with_every_stop(product, trackers, objectives, lifted, query, all).has_value();
+                    const std::function<graph::EndComponents(const StateSet&)>& components_of) {
+  const graph::EndComponents stops = components_of(rows_earning_nothing(product.mdp, lifted, query));
+  return solve_with_stops(product, trackers, objectives, lifted, query, stops).has_value();
 }
 
 // Whether a scheduler that meets the bounds of every objective but `query` (a reward to
@@ -647,7 +649,7 @@ bool enters_where_it_earns(const StatusProduct& product, const std::vector<Objec
     }
     return e;
   };
-  const std::optional<double> most = solve_with_every_stop(product, trackers, objectives, lifted, query, all, visits);
+  const std::optional<double> most = solve_with_stops(product, trackers, objectives, lifted, query, all, visits);
   return most && *most > kEnteredAtAll;
 }
 
@@ -751,11 +753,16 @@ MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vect
     return answer;
   }
   const std::optional<double> optimum = lp.solve(&values[queries[0]], *query.query);
-  if (!optimum && query.reward && !maximises(query) && met_by_staying(product, trackers, objectives, lifted, queries[0], all())) {
+  if (!optimum && query.reward && !maximises(query) &&
+      met_by_staying(product, trackers, objectives, lifted, queries[0], components_of)) {
     answer.value = std::numeric_limits<double>::infinity();  // only a stay that earns forever meets the bounds
     return answer;
   }
-  if (!optimum) throw std::runtime_error("multi(...): no scheduler meets its bounds, so the query has no value");
+  if (!optimum) {
+    answer.bounds_unmet = true;  // PRISM's NaN
+    answer.value = std::numeric_limits<double>::quiet_NaN();
+    return answer;
+  }
   answer.value = *optimum;
   if (!query.reward) answer.value = std::clamp(answer.value, 0.0, 1.0);
   return answer;

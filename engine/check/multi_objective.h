@@ -52,6 +52,8 @@ struct MultiObjectiveAnswer {
   bool numerical = false;  // a value (one =?), else whether the bounds are achievable
   bool achievable = false;
   double value = 0.0;
+  // One =? whose other objectives' bounds no scheduler meets: value is NaN, as PRISM's.
+  bool bounds_unmet = false;
   // Two =? or more: the Pareto front's vertices, each the queried objectives' values in
   // their order, sorted (numerical is then false).
   std::vector<std::vector<double>> pareto;
@@ -62,12 +64,13 @@ struct MultiObjectiveAnswer {
 // the weights normal to the known vertices' facets). Throws std::runtime_error where
 // the question has no answer here: several initial states, a total reward to maximise
 // that an end component earns beside other reward objectives or queries, constraints
-// no scheduler meets under a query, an unbounded optimum, a front of more than 4096
-// vertices, or more than three objectives tracked as F G (F G to maximise, G F to
-// minimise). A scheduler may stay forever only in end components that earn no
-// reward of any objective; a least reward that only a stay elsewhere could meet the
-// bounds with is infinite, and so is a greatest reward (the only reward objective, the
-// one query) that an end component earns which a scheduler meeting the bounds enters.
+// no scheduler meets under two queries or more, an unbounded optimum, a front of more
+// than 4096 vertices, or more than three objectives tracked as F G (F G to maximise, G F
+// to minimise). A scheduler may stay forever only in end components that earn no
+// reward of any objective; a least reward that only a stay where it alone earns could
+// meet the bounds with is infinite, and so is a greatest reward (the only reward
+// objective, the one query) that an end component earns which a scheduler meeting the
+// bounds enters.
 MultiObjectiveAnswer check_multi_objective(const SparseMdp& mdp, const std::vector<MultiObjective>& objectives);
 
 }  // namespace mdpvi

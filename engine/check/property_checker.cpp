@@ -210,7 +210,9 @@ class Checker {
     value.kind = answer.numerical ? PropertyValue::Kind::number : PropertyValue::Kind::boolean;
     value.number = answer.value;
     value.truth = answer.achievable;
-    value.scope = answer.numerical ? "value in the initial state, by linear programming" : "in the initial state";
+    value.scope = answer.bounds_unmet ? "no scheduler meets the other objectives' bounds"
+                  : answer.numerical  ? "value in the initial state, by linear programming"
+                                      : "in the initial state";
     return value;
   }
 

@@ -9,6 +9,7 @@ namespace mdpvi {
 
 std::string format_number(double value) {
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (std::isnan(value)) return "NaN";  // PRISM's word (to_chars writes "nan")
   char buffer[64];
   auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
   return std::string(buffer, end);
