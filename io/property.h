@@ -39,6 +39,10 @@ struct TemporalOperator {
   Path path = Path::until;
   std::optional<Optimization> direction;  // Pmin/Pmax/Rmin/Rmax; else from the bound or none
   std::optional<Comparison> comparison;   // P>=p: a Boolean; none: a query (=?)
+  // PRISM's strategy operators over an MDP (one player): <<C>> with C not empty, and [[]],
+  // ask whether some scheduler meets the bound; <<>> and [[C]], as a bare bound, whether
+  // every scheduler does. (*, a player's name or number: the one player.)
+  bool some_scheduler = false;
   Expression threshold;                   // p, when comparison is set
   std::optional<Expression> step_bound;   // U<=k, F<=k, C<=k, I=k (U<k is stored as <=k-1)
   std::optional<Expression> lower_step_bound;  // U>=k (U>k as >=k+1); U[a,b] and U=k set both

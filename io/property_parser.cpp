@@ -61,6 +61,7 @@ class PropertyParser {
   bool starts_operator() const {
     const Token& head = t_.peek();
     const Token& after = t_.peek(1);
+    if (starts_coalition()) return true;
     if (head.kind != Token::Kind::identifier) return false;
     const std::string& w = head.text;
     if (w == "filter" || w == "multi") return after.is("(");
@@ -84,8 +85,39 @@ class PropertyParser {
            (!head.is_word("X") && (is_comparison(after) || after.is("=")));  // a step bound
   }
 
+  // <<C>> or [[C]] (PRISM's strategy operators), which no expression starts with.
+  bool starts_coalition() const {
+    return (t_.peek().is("<") && t_.peek(1).is("<")) || (t_.peek().is("[") && t_.peek(1).is("["));
+  }
+
+  // <<C>> P... or [[C]] R...: C a list of players (*, names, numbers), maybe empty.
+  Formula coalition_formula() {
+    const bool angle = t_.next().is("<");
+    t_.next();
+    const char* close = angle ? ">" : "]";
+    bool empty = true;
+    while (!t_.peek().is(close)) {
+      const Token& player = t_.next();
+      const bool named = player.is("*") || player.kind == Token::Kind::identifier || player.kind == Token::Kind::number;
+      if (!named) t_.fail_expected(std::string("a player (*, a name or a number) or '") + close + close + "'", player);
+      if (!t_.accept(",") && !t_.peek().is(close)) t_.fail_expected(std::string("',' or '") + close + close + "'", t_.peek());
+      empty = false;
+    }
+    t_.expect(close);
+    t_.expect(close);
+    const Token& at = t_.peek();
+    if (!starts_operator() || starts_coalition() || !(at.text[0] == 'P' || at.text[0] == 'R') ||
+        at.is_word("filter") || at.is_word("multi")) {
+      t_.fail_expected(std::string("a P or R operator after ") + (angle ? "<<...>>" : "[[...]]"), at);
+    }
+    Formula f = temporal();
+    f.temporal.some_scheduler = angle != empty;
+    return f;
+  }
+
   Formula operator_formula() {
     const Token& head = t_.peek();
+    if (starts_coalition()) return coalition_formula();
     if (head.is_word("filter")) return filter();
     if (head.is_word("multi")) return multi();
     if (head.is_word("E") || head.is_word("A")) return path_quantifier();
@@ -825,9 +857,10 @@ bool closes(const Token& t) { return t.is("]") || t.is(")") || t.is("}"); }
 
 // A line that starts with a binary operator goes on with the statement before it, as
 // PRISM reads a long conjunction broken before its "&". ("-" and "!" may start a
-// statement, and "R" a reward property: they do not count.)
-bool continues_the_line_before(const Token& first) {
+// statement, "R" a reward property, and "<<" a strategy operator: they do not count.)
+bool continues_the_line_before(const Token& first, const Token& second) {
   if (first.is_word("U") || first.is_word("W")) return true;
+  if (first.is("<") && second.is("<")) return false;
   if (first.kind != Token::Kind::symbol) return false;
   for (std::string_view op : {"&", "|", "=>", "<=>", "+", "*", "/", "^", "=", "!=", "<", "<=", ">", ">=", "?", ":", ","}) {
     if (first.is(op)) return true;
@@ -860,15 +893,19 @@ PropertyFile parse_properties(const TextFile& file, const std::string& model_fil
     }
     statement.clear();
   };
-  // The first token after tokens[i] that is not a line's end (the input's end at the latest).
-  const auto next_on_a_line = [&](std::size_t i) -> const Token& {
+  // The index of the first token after tokens[i] that is not a line's end (the input's
+  // end at the latest).
+  const auto next_on_a_line = [&](std::size_t i) {
     while (i + 1 < tokens.size() && tokens[i + 1].kind == Token::Kind::end_of_line) ++i;
-    return tokens[std::min(i + 1, tokens.size() - 1)];
+    return std::min(i + 1, tokens.size() - 1);
+  };
+  const auto continues_at = [&](std::size_t i) {
+    const std::size_t first = next_on_a_line(i);
+    return continues_the_line_before(tokens[first], tokens[std::min(first + 1, tokens.size() - 1)]);
   };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token& token = tokens[i];
-    bool line_end = token.kind == Token::Kind::end_of_line && depth == 0 && !continues(statement) &&
-                    !continues_the_line_before(next_on_a_line(i));
+    bool line_end = token.kind == Token::Kind::end_of_line && depth == 0 && !continues(statement) && !continues_at(i);
     if (token.is(";") || line_end || token.kind == Token::Kind::end_of_input) {
       flush();
       continue;

@@ -121,6 +121,29 @@ TEST(ParseProperty, ReadsBoundsAndNestedOperators) {
   EXPECT_EQ(nested.operands[0].temporal.comparison, Comparison::greater_equal);
 }
 
+// PRISM's strategy operators: <<C>> with players, and [[]], ask for some scheduler;
+// <<>> and [[C]] for every one, as a bare bound does.
+TEST(ParseProperty, ReadsStrategyOperatorsAsSomeOrEveryScheduler) {
+  EXPECT_TRUE(parsed("<<*>> P>0.5 [ F \"a\" ]").temporal.some_scheduler);
+  EXPECT_TRUE(parsed("<<p1, 2>> R{\"r\"}<3 [ F \"a\" ]").temporal.some_scheduler);
+  EXPECT_TRUE(parsed("[[]] Pmax=? [ F \"a\" ]").temporal.some_scheduler);
+  EXPECT_FALSE(parsed("<<>> P>0.5 [ F \"a\" ]").temporal.some_scheduler);
+  EXPECT_FALSE(parsed("[[*]] P>0.5 [ F \"a\" ]").temporal.some_scheduler);
+  EXPECT_FALSE(parsed("P>0.5 [ F \"a\" ]").temporal.some_scheduler);
+  const Formula nested = parsed("\"b\" & <<*>> P>0.5 [ F \"a\" ]");
+  ASSERT_EQ(nested.operands.size(), 1u);
+  EXPECT_TRUE(nested.operands[0].temporal.some_scheduler);
+  EXPECT_EQ(io::parse_property("<<*>> \"a\"", "p").error, "p:1:7: expected a P or R operator after <<...>>, found \"a\"");
+  EXPECT_EQ(io::parse_property("[[*]] filter(max, P=? [ F \"a\" ])", "p").error,
+            "p:1:7: expected a P or R operator after [[...]], found 'filter'");
+  EXPECT_EQ(io::parse_property("<<* *>> P>0.5 [ F \"a\" ]", "p").error,
+            "p:1:5: expected ',' or '>>', found '*'");
+  EXPECT_EQ(io::parse_property("<<*] P>0.5 [ F \"a\" ]", "p").error,
+            "p:1:4: expected ',' or '>>', found ']'");
+  EXPECT_EQ(io::parse_property("[[+]] P>0.5 [ F \"a\" ]", "p").error,
+            "p:1:3: expected a player (*, a name or a number) or ']]', found '+'");
+}
+
 TEST(ParseProperty, ReadsFilters) {
   Formula f = parsed("filter(forall, leaders<=1)");
   ASSERT_EQ(f.kind, Formula::Kind::filter);

@@ -197,7 +197,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
   check->add_option("--plot", args.plot_path,
                     "Draw a sweep of one constant (--const N=a:b or a:s:b) into FILE.svg or FILE.png, one line per "
                     "property, with gnuplot");
-  check->add_option("--prop", args.properties, "A property, or several separated by ';' (repeatable)");
+  // One property an occurrence: CLI11 would otherwise split "[[*]] P>0 [ F a ]" (PRISM's
+  // strategy operator) as a bracketed list of values.
+  check->add_option("--prop", args.properties, "A property, or several separated by ';' (repeatable)")
+      ->allow_extra_args(false);
   check->add_option("--epsilon", args.options.solver.stop.epsilon, "Convergence threshold (default 1e-6)")
       ->check(finite_positive);
   CLI::Option* relative = check->add_flag("--relative", args.relative, "Relative convergence criterion (default)");

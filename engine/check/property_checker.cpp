@@ -249,9 +249,9 @@ class Checker {
     const TemporalOperator& op = f.temporal;
     if (op.direction) return *op.direction;
     if (has_one_choice_per_state(c_.mdp.type)) return Optimization::minimize;  // one scheduler: min = max
-    if (op.comparison) {  // the bound must hold for every scheduler
-      bool lower = *op.comparison == Comparison::greater || *op.comparison == Comparison::greater_equal;
-      return lower ? Optimization::minimize : Optimization::maximize;
+    if (op.comparison) {  // the bound must hold for every scheduler (or for some: the other end)
+      const bool lower = *op.comparison == Comparison::greater || *op.comparison == Comparison::greater_equal;
+      return lower != op.some_scheduler ? Optimization::minimize : Optimization::maximize;
     }
     const char* name = op.kind == TemporalOperator::Kind::probability    ? "P"
                        : op.kind == TemporalOperator::Kind::steady_state ? "S"
