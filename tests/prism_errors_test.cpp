@@ -100,6 +100,15 @@ TEST(PrismErrors, IntegerPowWithANegativeExponent) {
             "no error");
 }
 
+// mod is never negative, as PRISM's (rings: mod(x-1, 3) of 0 is 2, where a remainder
+// of -1 left the variable's range), and its divisor must be positive.
+TEST(PrismErrors, ModIsNeverNegativeAndItsDivisorPositive) {
+  EXPECT_EQ(error_of("mdp\nmodule m\n  x : [0..2];\n  [] true -> (x'=mod(x-1, 3));\nendmodule\n"), "no error");
+  EXPECT_EQ(error_of("mdp\nconst int K = mod(5, 0);\n" + with_module("").substr(4)),
+            "m.nm:2:15: mod by 0: the divisor must be positive");
+  EXPECT_EQ(error_of(with_module("  [] true -> (x'=mod(1, x-1));")), "m.nm:4:18: mod by -1: the divisor must be positive");
+}
+
 // |, &, => and ?: evaluate left to right and stop once the result is known (issue 42,
 // fix 2): what they skip is type-checked but never evaluated, in constants (c=0
 // decides at compile time) and in states (x=0 decides where the state has it).

@@ -95,7 +95,12 @@ double CompiledExpression::run(const double* variables, std::uint64_t state) con
         if (right < 0.0 && (in.index & kIntegerPow)) fail_integer_pow(in.index & ~kIntegerPow, right);
         left = std::pow(left, right);
         break;
-      case Op::mod: left = std::fmod(left, right); break;
+      case Op::mod: {  // PRISM's: never negative, of a positive divisor only
+        if (!(right > 0.0)) fail_mod(in.index, right);
+        left = std::fmod(left, right);
+        if (left < 0.0) left += right;
+        break;
+      }
       case Op::log: left = std::log(left) / std::log(right); break;
       default: break;
     }
@@ -104,10 +109,16 @@ double CompiledExpression::run(const double* variables, std::uint64_t state) con
 }
 
 void CompiledExpression::fail_integer_pow(std::uint32_t site, double exponent) const {
-  const SourcePosition at = integer_pow_sites_[site];
+  const SourcePosition at = checked_sites_[site];
   throw LocatedError(file_, at.line, at.column,
                      "pow of integers with the negative exponent " + std::to_string(static_cast<long long>(exponent)) +
                          " has no integer value (write the base as a double)");
+}
+
+void CompiledExpression::fail_mod(std::uint32_t site, double divisor) const {
+  const SourcePosition at = checked_sites_[site];
+  throw LocatedError(file_, at.line, at.column,
+                     "mod by " + std::to_string(static_cast<long long>(divisor)) + ": the divisor must be positive");
 }
 
 class ExpressionCompiler {
@@ -124,6 +135,8 @@ class ExpressionCompiler {
     if (constant && out_.code_.size() - start > 1 && dead_ == 0) {
       CompiledExpression part;
       part.code_.assign(out_.code_.begin() + start, out_.code_.end());
+      part.checked_sites_ = out_.checked_sites_;  // where a folded mod by 0 is an error
+      part.file_ = out_.file_;
       double value = part.evaluate(nullptr);
       out_.code_.resize(start);
       out_.code_.push_back({Op::none, Kind::constant, 0, value});
@@ -268,10 +281,16 @@ class ExpressionCompiler {
       }
       if (code[n - 1].kind != Kind::constant) {
         out_.file_ = scope_.file;
-        code.push_back({e.op, Kind::operation, CompiledExpression::kIntegerPow | static_cast<std::uint32_t>(out_.integer_pow_sites_.size()), 0.0});
-        out_.integer_pow_sites_.push_back(e.position);
+        code.push_back({e.op, Kind::operation, CompiledExpression::kIntegerPow | static_cast<std::uint32_t>(out_.checked_sites_.size()), 0.0});
+        out_.checked_sites_.push_back(e.position);
         return type;
       }
+    }
+    if (e.op == Op::mod) {  // checked where evaluated (folded constants too)
+      out_.file_ = scope_.file;
+      code.push_back({e.op, Kind::operation, static_cast<std::uint32_t>(out_.checked_sites_.size()), 0.0});
+      out_.checked_sites_.push_back(e.position);
+      return type;
     }
     if (is_comparison(e.op) && n >= 2 && code[n - 2].kind == Kind::variable && code[n - 1].kind == Kind::constant) {
       code[n - 2] = {e.op, Kind::compare_variable, code[n - 2].index, code[n - 1].value};

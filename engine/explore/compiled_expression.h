@@ -55,8 +55,9 @@ class CompiledExpression {
       short_circuit, branch_if_false, jump
     } kind;
     // Variable, label or numbers index; operand count for min/max; for pow of integers,
-    // kIntegerPow | its site (integer_pow_sites_), checked for negative exponents; for
-    // the three above, how many instructions on the next one is.
+    // kIntegerPow | its site (checked_sites_), checked for negative exponents; for mod,
+    // its site, checked for a divisor that is not positive; for the three above, how
+    // many instructions on the next one is.
     std::uint32_t index;
     double value;         // constant
   };
@@ -108,13 +109,14 @@ class CompiledExpression {
   friend class ExpressionCompiler;
   friend CompiledExpression compile(const Expression& expression, const NameScope& scope);
   [[noreturn]] void fail_integer_pow(std::uint32_t site, double exponent) const;
+  [[noreturn]] void fail_mod(std::uint32_t site, double divisor) const;
   static constexpr std::uint32_t kIntegerPow = 0x80000000u;
 
   std::vector<Instruction> code_;
   std::vector<const StateSet*> labels_;
   std::vector<const StateNumbers*> numbers_;  // Instruction::Kind::state_number
   std::string file_;                           // for the errors evaluation can meet
-  std::vector<SourcePosition> integer_pow_sites_;
+  std::vector<SourcePosition> checked_sites_;  // of the operations checked where evaluated
   ValueType type_ = ValueType::boolean;
 };
 
