@@ -190,6 +190,9 @@ TEST(Reports, BoundsPrintTheirRadiusAndInfinityHasNone) {
   SparseMdp mdp = make_mdp({{{{0, 1.0}}, {{1, 1.0}}}, {{{1, 1.0}}}}, {{"goal", {1}}});
   mdp.rewards.push_back({"r", {}, {1.0, 1.0, 0.0}});
   EXPECT_EQ(to_text(check(mdp, "Rmax=? [ C ]", SolverOptions{})), "Infinity (+/- 0)");
+  PropertyValue negative_zero;  // ceil(-0.5), as PRISM prints it
+  negative_zero.number = -0.0;
+  EXPECT_EQ(to_text(negative_zero), "0");
 }
 
 // CTL: E and A quantify over paths, probability aside: a loop of probability 0 keeps

@@ -19,7 +19,7 @@ std::string seconds(double s) {
 
 nlohmann::json number_json(double value) {
   if (!std::isfinite(value)) return format_number(value);  // "Infinity", "NaN": JSON has neither
-  return value;
+  return value + 0.0;                                        // -0 as 0
 }
 
 nlohmann::json value_json(const PropertyValue& value) {

@@ -11,7 +11,8 @@ std::string format_number(double value) {
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
   if (std::isnan(value)) return "NaN";  // PRISM's word (to_chars writes "nan")
   char buffer[64];
-  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  // + 0.0 turns -0 (ceil(-0.5), -x of x = 0) into 0.
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value + 0.0);
   return std::string(buffer, end);
 }
 
