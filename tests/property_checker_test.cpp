@@ -619,7 +619,7 @@ TEST(Rewards, ReachabilityRewardsRefuseNegativeAndNonFiniteRewards) {
   EXPECT_EQ(message_of("R=? [ F \"goal\" ]"), "reward structure \"r\": state reward -1 in state 1: reachability rewards "
                                              "(R[F]) need rewards that are finite and not negative");
   mdp.rewards[0] = {"", {}, {0.0, std::numeric_limits<double>::quiet_NaN(), 0.0}};
-  EXPECT_EQ(message_of("R=? [ F \"goal\" ]"), "the reward structure: transition reward nan on choice 1: reachability "
+  EXPECT_EQ(message_of("R=? [ F \"goal\" ]"), "the reward structure: transition reward NaN on choice 1: reachability "
                                              "rewards (R[F]) need rewards that are finite and not negative");
   mdp.rewards[0] = {"", {1.0, 1.0, 0.0}, {}};
   EXPECT_EQ(number(mdp, "R=? [ F \"goal\" ]"), 2.0);
