@@ -218,7 +218,10 @@ class ExpressionParser {
     switch (token.kind) {
       case Token::Kind::number: return number(token);
       case Token::Kind::string:
-        if (!allow_labels_) t_.fail(token, "labels (\"" + token.text + "\") can only be used in properties");
+        if (!allow_labels_) {
+          t_.fail(token, "a label (\"" + token.text + "\") cannot be used here (only in properties, and in a model's "
+                         "guards, updates, rewards, labels, formulas and init block)");
+        }
         return Expression::label(token.text, at);
       case Token::Kind::identifier: {
         if (token.text == "true") return Expression::boolean(true, at);

@@ -5,6 +5,10 @@ namespace mdpvi::io {
 
 namespace {
 
+// The model's labels may be used in its guards, updates, rewards, labels, formulas and
+// init block (PRISM 4.8), not in constants or variables' ranges and initial values.
+constexpr bool kLabelsAllowed = true;
+
 class ModelParser {
  public:
   ModelParser(const TextFile& file) : t_(file.name(), tokenize(file, /*keep_line_ends=*/false)) { model_.file = file.name(); }
@@ -38,7 +42,7 @@ class ModelParser {
     if (token.is_word("init")) {
       t_.next();
       if (model_.init) t_.fail(token, "a second init ... endinit block");
-      model_.init = parse_expression(t_, false);
+      model_.init = parse_expression(t_, kLabelsAllowed);
       t_.expect_word("endinit");
       return;
     }
@@ -74,7 +78,7 @@ class ModelParser {
     t_.next();
     const Token& name = t_.expect_identifier("a formula name");
     t_.expect("=");
-    model_.formulas.push_back({name.text, parse_expression(t_, false), TokenStream::position(name)});
+    model_.formulas.push_back({name.text, parse_expression(t_, kLabelsAllowed), TokenStream::position(name)});
     t_.expect(";");
   }
 
@@ -142,7 +146,7 @@ class ModelParser {
     CommandDeclaration c;
     c.position = TokenStream::position(t_.peek());
     c.action = action_in_brackets();
-    c.guard = parse_expression(t_, false);
+    c.guard = parse_expression(t_, kLabelsAllowed);
     t_.expect("->");
     do {
       c.updates.push_back(update());
@@ -164,7 +168,7 @@ class ModelParser {
     if (at_assignments()) {
       u.probability = Expression::integer(1, at);
     } else {
-      u.probability = parse_expression(t_, false);
+      u.probability = parse_expression(t_, kLabelsAllowed);
       t_.expect(":");
     }
     if (t_.accept_word("true")) return u;
@@ -175,7 +179,7 @@ class ModelParser {
         t_.expect("'");
         t_.expect("=");
       }
-      u.assignments.push_back({name.text, parse_expression(t_, false), TokenStream::position(name)});
+      u.assignments.push_back({name.text, parse_expression(t_, kLabelsAllowed), TokenStream::position(name)});
       t_.expect(")");
     } while (t_.accept("&"));
     return u;
@@ -185,7 +189,7 @@ class ModelParser {
     t_.next();
     const Token& name = t_.expect_string("a quoted label name");
     t_.expect("=");
-    model_.labels.push_back({name.text, parse_expression(t_, false), TokenStream::position(name)});
+    model_.labels.push_back({name.text, parse_expression(t_, kLabelsAllowed), TokenStream::position(name)});
     t_.expect(";");
   }
 
@@ -200,9 +204,9 @@ class ModelParser {
         item.is_transition = true;
         item.action = action_in_brackets();
       }
-      item.guard = parse_expression(t_, false);
+      item.guard = parse_expression(t_, kLabelsAllowed);
       t_.expect(":");
-      item.value = parse_expression(t_, false);
+      item.value = parse_expression(t_, kLabelsAllowed);
       t_.expect(";");
       r.items.push_back(std::move(item));
     }

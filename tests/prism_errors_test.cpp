@@ -229,9 +229,19 @@ TEST(PrismErrors, RenamingAnUndeclaredModule) {
             "m.nm:6:8: module 'k' to copy is not declared");
 }
 
-TEST(PrismErrors, UnsupportedModelTypeAndLabelsInModels) {
+TEST(PrismErrors, UnsupportedModelTypeAndLabelsWhereNoneCanBe) {
   EXPECT_EQ(error_of("pta\n"), "m.nm:1:1: model type 'pta' is not supported (mdpvi checks MDPs, DTMCs and CTMCs)");
-  EXPECT_EQ(error_of(with_module("  [] \"a\" -> true;")), "m.nm:4:6: labels (\"a\") can only be used in properties");
+  EXPECT_EQ(error_of("mdp\nconst int K = \"a\" ? 1 : 0;\n" + with_module("").substr(4)).substr(0, 44),
+            "m.nm:2:15: a label (\"a\") cannot be used here");
+}
+
+// A model's labels in its guards, labels and formulas (PRISM 4.8): the model's label,
+// not renamed with a module, and not a label the model lacks or one defined by itself.
+TEST(PrismErrors, LabelsInsideTheModelAreItsOwn) {
+  EXPECT_EQ(error_of(with_module("  [] \"a\" -> true;")), "m.nm:4:6: the model has no label \"a\"");
+  EXPECT_EQ(error_of(with_module("  [] \"a\" -> true;") + "label \"a\" = x=0 | \"b\";\nlabel \"b\" = !\"a\";\n"),
+            "m.nm:7:14: label \"a\" refers to itself");
+  EXPECT_EQ(error_of(with_module("  [] \"a\" -> (x'=1);") + "label \"a\" = f;\nformula f = x=0;\n"), "no error");
 }
 
 }  // namespace

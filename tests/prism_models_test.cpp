@@ -219,6 +219,16 @@ TEST(Builder, StateAndMemoryLimitsStopTheBuildWithAMessage) {
   EXPECT_EQ(build_model(model, options).mdp.num_states(), 1001u);
 }
 
+// A label in a guard is the model's label, not renamed with a module's copy (PRISM's
+// labels-inside-guards test): m2's "foo" is still s1 | s2, so s1 and s2 are never
+// both true (3 states; a formula would be renamed to s2 | s2, and give 4).
+TEST(Builder, LabelsInGuardsAreTheModelsNotRenamedWithAModule) {
+  const ResolvedModel model =
+      resolved("g.nm", "dtmc\nmodule m1\n  s1 : bool init false;\n  [] !\"foo\" -> (s1'=true);\n  [] true -> (s1'=false);\n"
+                       "endmodule\nmodule m2 = m1 [s1=s2] endmodule\nlabel \"foo\" = s1 | s2;\n");
+  EXPECT_EQ(build_model(model, {}).mdp.num_states(), 3u);
+}
+
 // BuildOptions::labels names the labels to build; "init" and "deadlock" always are.
 TEST(Builder, BuildsOnlyTheLabelsAskedFor) {
   const ResolvedModel model = resolved("l.nm", "dtmc\nmodule m\n  x : [0..3];\n  [] x<3 -> (x'=x+1);\nendmodule\n"

@@ -12,9 +12,10 @@ namespace {
 
 using Rewrite = std::function<std::optional<Expression>(const Expression&)>;
 
-// Rebuilds e bottom-up; rewrite may replace any identifier.
-Expression rewrite_identifiers(const Expression& e, const Rewrite& rewrite) {
-  if (e.kind == Expression::Kind::identifier) {
+// Rebuilds e bottom-up; rewrite may replace any leaf of the kind (identifiers, or
+// labels).
+Expression rewrite_leaves(const Expression& e, Expression::Kind kind, const Rewrite& rewrite) {
+  if (e.kind == kind) {
     if (auto replacement = rewrite(e)) return *replacement;
     return e;
   }
@@ -23,8 +24,12 @@ Expression rewrite_identifiers(const Expression& e, const Rewrite& rewrite) {
   // subtree once per level above it, quadratic in a long sum (issue 26).
   std::vector<Expression> operands;
   operands.reserve(e.operands.size());
-  for (const Expression& operand : e.operands) operands.push_back(rewrite_identifiers(operand, rewrite));
+  for (const Expression& operand : e.operands) operands.push_back(rewrite_leaves(operand, kind, rewrite));
   return Expression::operation(e.op, std::move(operands), e.position);
+}
+
+Expression rewrite_identifiers(const Expression& e, const Rewrite& rewrite) {
+  return rewrite_leaves(e, Expression::Kind::identifier, rewrite);
 }
 
 class Resolver {
@@ -43,6 +48,7 @@ class Resolver {
     for (const auto& f : model_.formulas) {
       if (!formula_declarations_.emplace(f.name, &f).second) fail(f.position, "formula '" + f.name + "' is declared twice");
     }
+    for (const io::LabelDeclaration& l : model_.labels) label_declarations_.emplace(l.name, &l);
     for (const auto& f : model_.formulas) out_.formulas[f.name] = prepare(f.body, {});
     declare_variables();
     compile_commands();
@@ -98,8 +104,10 @@ class Resolver {
   }
 
   // --- names ---------------------------------------------------------------------
-  // Formulas expanded, then the module's renaming applied (simultaneously), then
-  // constants replaced by their values: the order PRISM gives these names.
+  // Formulas expanded, then the module's renaming applied (simultaneously), then the
+  // model's labels expanded (a label is the model's, not renamed with a module: PRISM
+  // 4.8's labels in guards, labels and formulas), then constants replaced by their
+  // values: the order PRISM gives these names.
   Expression prepare(const Expression& e, const std::map<std::string, std::string>& renaming) {
     Expression expanded = expand_formulas(e);
     Expression renamed = rewrite_identifiers(expanded, [&](const Expression& id) -> std::optional<Expression> {
@@ -107,7 +115,20 @@ class Resolver {
       if (it == renaming.end()) return std::nullopt;
       return Expression::identifier(it->second, id.position);
     });
-    return substitute_constants(renamed, constants_);
+    return substitute_constants(expand_labels(renamed), constants_);
+  }
+
+  Expression expand_labels(const Expression& e) {
+    return rewrite_leaves(e, Expression::Kind::label, [&](const Expression& label) -> std::optional<Expression> {
+      auto it = label_declarations_.find(label.name);
+      if (it == label_declarations_.end()) fail(label.position, "the model has no label \"" + label.name + "\"");
+      if (!expanding_labels_.insert(label.name).second) {
+        fail(label.position, "label \"" + label.name + "\" refers to itself");
+      }
+      Expression body = expand_labels(expand_formulas(it->second->body));
+      expanding_labels_.erase(label.name);
+      return body;
+    });
   }
 
   Expression expand_formulas(const Expression& e) {
@@ -312,6 +333,8 @@ class Resolver {
   ResolvedModel out_;
   std::map<std::string, const io::ConstantDeclaration*> constant_declarations_;
   std::map<std::string, const io::FormulaDeclaration*> formula_declarations_;
+  std::map<std::string, const io::LabelDeclaration*> label_declarations_;
+  std::set<std::string> expanding_labels_;
   ConstantValues constants_;
   std::set<std::string> evaluating_, expanding_;
   std::vector<ModuleView> modules_;
