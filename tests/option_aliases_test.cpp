@@ -28,6 +28,17 @@ TEST(OptionAliases, StormSpellings) {
   EXPECT_EQ(resolve_option_aliases({"--explicit-drn", "m.drn"}), (Args{"--format=drn", "m.drn"}));
 }
 
+// PRISM's engines and methods are mdpvi's to choose: dropped (and named), so that a
+// PRISM command line runs; policy iteration is mdpvi's --method pi.
+TEST(OptionAliases, PrismsEngineAndMethodSwitchesAreDropped) {
+  Args ignored;
+  EXPECT_EQ(resolve_option_aliases({"check", "m.nm", "-ex", "-gs", "-ltl2datool", "ltl2dstar", "-mdp", "-politer", "-lp"},
+                                   &ignored),
+            (Args{"check", "m.nm", "--method=pi"}));
+  EXPECT_EQ(ignored, (Args{"-ex", "-gs", "-ltl2datool", "-mdp", "-lp"}));
+  EXPECT_EQ(resolve_option_aliases({"-ltl2dasyntax=rabinizer", "-sparse", "m.nm"}), (Args{"m.nm"}));
+}
+
 TEST(OptionAliases, LeavesTheRestAlone) {
   EXPECT_EQ(resolve_option_aliases({"--const", "K=2", "-v", "--", "-const"}), (Args{"--const", "K=2", "-v", "--", "-const"}));
 }

@@ -527,7 +527,12 @@ int run_command(int argc, char** argv) {
   devices->add_flag("--bandwidth", bandwidth, "Also measure the device-to-device copy bandwidth");
   for (CLI::App* sub : app.get_subcommands({})) sub->add_flag("-v,--verbose", verbose, "Log what each stage does");
   // PRISM's and Storm's spellings become mdpvi's before CLI11 sees them.
-  std::vector<std::string> arguments = mdpvi::tools::resolve_option_aliases(std::vector<std::string>(argv + 1, argv + argc));
+  std::vector<std::string> ignored;
+  std::vector<std::string> arguments =
+      mdpvi::tools::resolve_option_aliases(std::vector<std::string>(argv + 1, argv + argc), &ignored);
+  for (const std::string& name : ignored) {
+    std::cerr << "note: PRISM's " << name << " is ignored: mdpvi picks its own engine and method\n";
+  }
   arguments.insert(arguments.begin(), argv[0]);
   std::vector<char*> resolved_argv;
   for (std::string& a : arguments) resolved_argv.push_back(a.data());

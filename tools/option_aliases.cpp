@@ -36,6 +36,8 @@ constexpr Alias kAliases[] = {
     {"-exportstates", "--export-states", {}, true},
     {"-exporttrans", "--export-transitions", {}, true},
     {"-exportmodel", "--export-model", {}, true},
+    {"-politer", "--method", "pi"},
+    {"-modpoliter", "--method", "pi"},
     // Storm
     {"--constants", "--const"},
     {"--property", "--prop"},
@@ -46,6 +48,21 @@ constexpr Alias kAliases[] = {
     {"--explicit-drn", "--format", "drn"},
     {"--prism", ""},
 };
+
+// PRISM's choices of engine, linear equation or MDP method, precomputation and LTL
+// translator: mdpvi picks its own (sound by default), so a PRISM command line keeps
+// working. The second list's take a value.
+constexpr std::string_view kIgnoredFlags[] = {
+    "-ex",     "-explicit", "-sparse", "-mtbdd",   "-hybrid",     "-gs",      "-gaussseidel",     "-jacobi",
+    "-bgs",    "-pgs",      "-jor",    "-sor",     "-bsor",       "-power",   "-pow",             "-pwr",
+    "-valiter", "-lp",      "-topological", "-pathviaautomata", "-mdp", "-dtmc", "-nofair",   "-pre",
+    "-nopre",  "-prob0",    "-noprob0", "-prob1",  "-noprob1",    "-fixdl"};
+constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax"};
+
+template <std::size_t N>
+bool listed(const std::string_view (&list)[N], std::string_view name) {
+  return std::find(std::begin(list), std::end(list), name) != std::end(list);
+}
 
 // "out.csv:csv" -> "out.csv", "s.txt:type=actions" -> "s.txt": PRISM's export options;
 // and PRISM's "stdout" (also "stdout:csv") is mdpvi's "-", standard output.
@@ -62,7 +79,8 @@ std::string without_export_options(const std::string& value) {
 
 }  // namespace
 
-std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments) {
+std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments,
+                                                std::vector<std::string>* ignored) {
   std::vector<std::string> resolved;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];
@@ -72,6 +90,12 @@ std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& 
     }
     const std::size_t equals = argument.find('=');
     const std::string_view name = std::string_view(argument).substr(0, equals);
+    const bool with_value = listed(kIgnoredWithValue, name);
+    if (with_value || listed(kIgnoredFlags, name)) {
+      if (ignored) ignored->emplace_back(name);
+      if (with_value && equals == std::string::npos) ++i;  // its value too
+      continue;
+    }
     const auto alias = std::find_if(std::begin(kAliases), std::end(kAliases), [&](const Alias& a) { return a.spelling == name; });
     if (alias == std::end(kAliases)) {
       resolved.push_back(argument);

@@ -8,7 +8,10 @@
 
 namespace mdpvi::tools {
 
-// The arguments (argv[1..]) with every alias replaced by mdpvi's spelling.
-std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments);
+// The arguments (argv[1..]) with every alias replaced by mdpvi's spelling. PRISM's
+// choices of engine and numerical method (-ex, -sparse, -gs, -lp, -valiter, ...), which
+// mdpvi makes itself, are dropped; their spellings go to ignored, where given.
+std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments,
+                                                std::vector<std::string>* ignored = nullptr);
 
 }  // namespace mdpvi::tools
