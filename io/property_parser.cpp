@@ -780,6 +780,45 @@ std::string source_text(const TextFile& file, const std::vector<Token>& tokens) 
   return text;
 }
 
+// The RESULT comment on a line, if it holds one: "// RESULT: v", "// RESULT (c=1): v".
+std::optional<ExpectedResult> result_comment(std::string_view line) {
+  const auto skip_blanks = [&] {
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  };
+  skip_blanks();
+  if (!line.starts_with("//")) return std::nullopt;
+  line.remove_prefix(2);
+  skip_blanks();
+  if (!line.starts_with("RESULT")) return std::nullopt;
+  line.remove_prefix(6);
+  skip_blanks();
+  ExpectedResult expected;
+  if (line.starts_with("(")) {
+    const std::size_t close = line.find(')');
+    if (close == std::string_view::npos) return std::nullopt;
+    for (char c : line.substr(1, close - 1)) {
+      if (c != ' ' && c != '\t') expected.constants += c;
+    }
+    line.remove_prefix(close + 1);
+    skip_blanks();
+  }
+  if (!line.starts_with(":")) return std::nullopt;
+  line.remove_prefix(1);
+  skip_blanks();
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+  expected.value = std::string(line);
+  return expected;
+}
+
+// The RESULT comments of lines [from, to) (0-based).
+std::vector<ExpectedResult> result_comments(const TextFile& file, std::size_t from, std::size_t to) {
+  std::vector<ExpectedResult> found;
+  for (std::size_t line = from; line < to && line < file.num_lines(); ++line) {
+    if (std::optional<ExpectedResult> expected = result_comment(file.line(line))) found.push_back(std::move(*expected));
+  }
+  return found;
+}
+
 // One statement's tokens, ended where its last token ends. Pre: tokens not empty.
 TokenStream statement_stream(const TextFile& file, std::vector<Token> tokens) {
   const Token& last = tokens.back();
@@ -882,6 +921,7 @@ PropertyFile parse_properties(const TextFile& file, const std::string& model_fil
   }
   std::vector<Token> statement;
   int depth = 0;
+  std::size_t comments_from = 0;  // the first line whose RESULT comments no property has taken
   auto flush = [&] {
     if (statement.empty()) return;
     if (statement.front().is_word("const")) {
@@ -889,7 +929,10 @@ PropertyFile parse_properties(const TextFile& file, const std::string& model_fil
     } else if (statement.front().is_word("label")) {
       result.labels.push_back(parse_label(file, std::move(statement)));
     } else {
+      const std::size_t first_line = statement.front().line, last_line = statement.back().line;
       result.properties.push_back(parse_statement(file, std::move(statement), directories));
+      result.properties.back().expected = result_comments(file, comments_from, first_line - 1);
+      comments_from = last_line;
     }
     statement.clear();
   };

@@ -21,6 +21,13 @@
 
 namespace mdpvi::io {
 
+// A "// RESULT: value" or "// RESULT (c=1,d=2): value" comment above a property: what
+// PRISM's regression tests expect of it (mdpvi check --test).
+struct ExpectedResult {
+  std::string constants;  // "c=1,d=2": where the constants have these values; empty: always
+  std::string value;      // as written: 0.5, 1/3, true, Infinity, NaN, Error..., [(x,y),...], ?
+};
+
 struct PropertyEntry {
   std::string text;                // as written, trimmed
   std::string name;                // "name": prop, else empty
@@ -28,6 +35,7 @@ struct PropertyEntry {
   std::string error;               // "file:line:column: ..." otherwise
   std::string source;              // the file name, for later errors
   bool unsupported = false;        // the error is "not supported yet" (the text is well formed)
+  std::vector<ExpectedResult> expected;  // the RESULT comments between it and the property before
 };
 
 struct PropertyFile {

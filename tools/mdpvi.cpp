@@ -107,6 +107,7 @@ struct CheckArguments {
   mdpvi::tools::ExportPaths exports;  // the export_* given, and --umb-compression
   std::vector<std::string> files;
   std::string json_path;
+  bool test = false;  // --test
   std::string solver = "auto";
   std::string graph = "auto";
   std::size_t gpu_memory_limit = 0;
@@ -255,6 +256,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                   "values, where there are at most 65,536; the answers are the same bit for bit)");
   check->add_option("--threads", args.threads, "Worker threads (default: all cores)")->check(positive_count);
   check->add_option("--json", args.json_path, "Write results as JSON to FILE ('-' for standard output)");
+  check->add_flag("--test", args.test,
+                  "Compare each result with the '// RESULT: value' (or 'RESULT (c=1): value') comment above its "
+                  "property, as PRISM's -test: PASS or FAIL after each, a count at the end; exit status 1 where one "
+                  "fails or an error was not expected");
   check->add_option("--solver", args.solver, "auto (GPU when there is one), gpu or cpu")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
   check->add_option("--graph", args.graph,
@@ -424,7 +429,7 @@ int run_check_command(CheckArguments& args) {
   }
 
   pipeline::CheckReport report;
-  tools::StreamingOutput output(args.json_path, args.export_results);
+  tools::StreamingOutput output(args.json_path, args.export_results, args.test);
   tools::stop_early_on_signals(args.timeout_s, kSomePropertyFailed);
   int failed = 0;
   run_with_large_stack([&] {
@@ -451,6 +456,7 @@ int run_check_command(CheckArguments& args) {
       return kSomePropertyFailed;
     }
   }
+  if (args.test) return output.tests_passed() ? 0 : kSomePropertyFailed;
   return report.all_answered() ? 0 : kSomePropertyFailed;
 }
 

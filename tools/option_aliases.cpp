@@ -36,6 +36,8 @@ constexpr Alias kAliases[] = {
     {"-exportstates", "--export-states", {}, true},
     {"-exporttrans", "--export-transitions", {}, true},
     {"-exportmodel", "--export-model", {}, true},
+    {"-test", "--test", ""},
+    {"-testall", "--test", ""},
     {"-politer", "--method", "pi"},
     {"-modpoliter", "--method", "pi"},
     // Storm

@@ -1,5 +1,6 @@
 #include "tools/streaming_output.h"
 
+#include "engine/pipeline/result_test.h"
 #include "tools/report.h"
 #include "tools/results_export.h"
 
@@ -56,8 +57,8 @@ bool replace_file(const std::string& path, Write write) {
   return written && !error;
 }
 
-StreamingOutput::StreamingOutput(std::string json_path, std::string results_path)
-    : json_path_(std::move(json_path)), results_path_(std::move(results_path)) {
+StreamingOutput::StreamingOutput(std::string json_path, std::string results_path, bool test)
+    : json_path_(std::move(json_path)), results_path_(std::move(results_path)), test_(test) {
   remember_partial(json_path_, g_partial_json);
   remember_partial(results_path_, g_partial_results);
 }
@@ -70,6 +71,7 @@ void StreamingOutput::model_loaded(const SparseMdp& /*mdp*/, const pipeline::Che
 
 void StreamingOutput::property_answered(const pipeline::CheckReport& report) {
   if (!json_to_stdout()) write_property_text(std::cout, report.properties.back());
+  if (test_) test(report);
   std::cout.flush();
   // Each rewrite writes every result so far: skipped where the rewrites would then
   // take more than a tenth of the run so far, once they took kFreeSaving (a run of
@@ -81,7 +83,25 @@ void StreamingOutput::property_answered(const pipeline::CheckReport& report) {
   save(report);
 }
 
+void StreamingOutput::test(const pipeline::CheckReport& report) {
+  const pipeline::PropertyOutcome& outcome = report.properties.back();
+  const std::optional<pipeline::TestVerdict> verdict =
+      pipeline::test_result(outcome, pipeline::constants_of(outcome, report.settings));
+  if (!verdict) {
+    ++untested_;
+    unexpected_errors_ += !outcome.error.empty();
+    return;
+  }
+  ++(verdict->passed ? tests_passed_ : tests_failed_);
+  if (json_to_stdout()) return;
+  std::cout << "Testing result: " << (verdict->passed ? "PASS" : "FAIL (expected " + verdict->expected + ")") << "\n";
+}
+
 bool StreamingOutput::finish(const pipeline::CheckReport& report) {
+  if (test_ && !json_to_stdout()) {
+    std::cout << "\nTests: " << tests_passed_ << " passed, " << tests_failed_ << " failed, " << untested_
+              << " without an expected result (or one of \"?\")\n";
+  }
   if (json_to_stdout()) {
     std::cout << to_json(report).dump(2) << "\n";
   } else {

@@ -15,8 +15,9 @@ namespace mdpvi::tools {
 
 class StreamingOutput final : public pipeline::CheckListener {
  public:
-  // Empty paths: no such file. results_path "-": standard output, at the end.
-  StreamingOutput(std::string json_path, std::string results_path);
+  // Empty paths: no such file. results_path "-": standard output, at the end. test
+  // (--test): each result compared with its RESULT comment, the verdict printed.
+  StreamingOutput(std::string json_path, std::string results_path, bool test = false);
 
   void model_loaded(const SparseMdp& mdp, const pipeline::CheckReport& report) override;
   void property_answered(const pipeline::CheckReport& report) override;
@@ -25,12 +26,19 @@ class StreamingOutput final : public pipeline::CheckListener {
   // False (with the error logged) when a file could not be written.
   bool finish(const pipeline::CheckReport& report);
 
+  // --test: whether every result met its RESULT comment, and every error was expected.
+  bool tests_passed() const { return tests_failed_ == 0 && unexpected_errors_ == 0; }
+
  private:
   bool json_to_stdout() const { return json_path_ == "-"; }
   void save(const pipeline::CheckReport& report);      // save_now, timed
   void save_now(const pipeline::CheckReport& report);  // the JSON and results files rewritten
 
+  void test(const pipeline::CheckReport& report);  // --test: the last result's verdict
+
   std::string json_path_, results_path_;
+  bool test_ = false;
+  std::size_t tests_passed_ = 0, tests_failed_ = 0, untested_ = 0, unexpected_errors_ = 0;
   bool saved_ = false, results_saved_ = true;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::duration saving_{};          // all rewrites so far

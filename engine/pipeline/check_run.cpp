@@ -86,6 +86,7 @@ Answer answer(const SparseMdp& mdp, const PropertyScope& scope, const graph::Sea
   Answer answered;
   PropertyOutcome& outcome = answered.outcome;
   outcome.property = entry.text;
+  outcome.expected = entry.expected;
   if (!entry.formula) {
     outcome.error = entry.error;
     return answered;

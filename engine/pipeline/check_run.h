@@ -5,6 +5,7 @@
 // parses options, prints and writes the exports; a test or a library user calls
 // run_check directly.
 #include "engine/check/property_checker.h"
+#include "io/property_parser.h"
 
 #include <map>
 #include <optional>
@@ -80,6 +81,7 @@ struct PropertyOutcome {
   std::string error;            // empty when answered
   std::optional<NumericResult> computation;  // the last numerical computation's stages
   double time_s = 0.0;
+  std::vector<io::ExpectedResult> expected;  // its RESULT comments (--test)
 };
 
 // bytes / count, where there is a count: a footprint per state or per transition.

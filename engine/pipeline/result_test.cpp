@@ -1,0 +1,131 @@
+#include "engine/pipeline/result_test.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <string_view>
+#include <vector>
+
+namespace mdpvi::pipeline {
+
+namespace {
+
+// "K=2,k=10" as name -> value text.
+std::map<std::string, std::string> assignments(std::string_view text) {
+  std::map<std::string, std::string> values;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view one = text.substr(0, comma);
+    const std::size_t equals = one.find('=');
+    if (equals != std::string_view::npos) values[std::string(one.substr(0, equals))] = std::string(one.substr(equals + 1));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return values;
+}
+
+std::optional<double> number(std::string_view text) {
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// A number as PRISM's RESULT comments write it: 0.5, 1/3, ~0.25 (approximate), Infinity.
+std::optional<double> expected_number(std::string_view text) {
+  if (text.starts_with("~")) text.remove_prefix(1);
+  if (text == "Infinity") return INFINITY;
+  if (text == "-Infinity") return -INFINITY;
+  if (text == "NaN") return NAN;
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return number(text);
+  const std::optional<double> a = number(text.substr(0, slash)), b = number(text.substr(slash + 1));
+  if (!a || !b) return std::nullopt;
+  return *a / *b;
+}
+
+bool agree(double got, double expected) {
+  if (std::isnan(expected)) return std::isnan(got);
+  if (std::isinf(expected) || std::isinf(got)) return got == expected;
+  return std::abs(got - expected) <= std::max(1e-5 * std::abs(expected), 1e-8);
+}
+
+// "[(x,y),(z,w)]": each vertex's numbers; none where the text is not such a list.
+std::optional<std::vector<std::vector<double>>> expected_points(std::string_view text) {
+  std::vector<std::vector<double>> points;
+  std::size_t open = text.find('(');
+  while (open != std::string_view::npos) {
+    const std::size_t close = text.find(')', open);
+    if (close == std::string_view::npos) return std::nullopt;
+    std::vector<double> point;
+    std::string_view inside = text.substr(open + 1, close - open - 1);
+    while (!inside.empty()) {
+      const std::size_t comma = inside.find(',');
+      std::string_view item = inside.substr(0, comma);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      const std::optional<double> x = expected_number(item);
+      if (!x) return std::nullopt;
+      point.push_back(*x);
+      inside = comma == std::string_view::npos ? std::string_view() : inside.substr(comma + 1);
+    }
+    points.push_back(std::move(point));
+    open = text.find('(', close);
+  }
+  return points;
+}
+
+bool same_front(std::vector<std::vector<double>> got, std::vector<std::vector<double>> expected) {
+  if (got.size() != expected.size()) return false;
+  std::sort(got.begin(), got.end());
+  std::sort(expected.begin(), expected.end());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i].size() != expected[i].size()) return false;
+    for (std::size_t j = 0; j < got[i].size(); ++j) {
+      if (!agree(got[i][j], expected[i][j])) return false;
+    }
+  }
+  return true;
+}
+
+// Whether outcome meets expected; none where expected cannot be read.
+std::optional<bool> meets(const PropertyOutcome& outcome, const std::string& expected) {
+  if (expected.starts_with("Error")) return !outcome.error.empty();
+  if (!outcome.value) return false;
+  const PropertyValue& value = *outcome.value;
+  if (expected == "true" || expected == "false") {
+    return value.kind == PropertyValue::Kind::boolean && value.truth == (expected == "true");
+  }
+  if (expected.starts_with("[")) {
+    const std::optional<std::vector<std::vector<double>>> points = expected_points(expected);
+    if (!points) return std::nullopt;
+    return value.kind == PropertyValue::Kind::pareto && same_front(value.points, *points);
+  }
+  const std::optional<double> x = expected_number(expected);
+  if (!x) return std::nullopt;
+  return value.kind == PropertyValue::Kind::number && agree(value.number, *x);
+}
+
+}  // namespace
+
+std::optional<TestVerdict> test_result(const PropertyOutcome& outcome, const std::string& constants) {
+  const std::map<std::string, std::string> held = assignments(constants);
+  for (const io::ExpectedResult& expected : outcome.expected) {
+    const std::map<std::string, std::string> asked = assignments(expected.constants);
+    const bool applies = std::all_of(asked.begin(), asked.end(), [&](const auto& a) {
+      const auto it = held.find(a.first);
+      if (it == held.end()) return false;
+      const std::optional<double> x = number(a.second), y = number(it->second);
+      return x && y ? *x == *y : a.second == it->second;
+    });
+    if (!applies) continue;
+    const std::string value = expected.value.substr(0, expected.value.find_first_of(" \t"));
+    if (value == "?") return std::nullopt;
+    const std::optional<bool> passed = meets(outcome, value);
+    if (!passed) return std::nullopt;
+    return TestVerdict{*passed, expected.value};
+  }
+  return std::nullopt;
+}
+
+}  // namespace mdpvi::pipeline
