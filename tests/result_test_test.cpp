@@ -30,12 +30,18 @@ TEST(ResultComments, EachPropertyTakesThoseAboveIt) {
   EXPECT_EQ(file.properties[4].expected[0].value, "[(0.0,1), (1,0)]");
 }
 
-PropertyOutcome number(double x, std::vector<io::ExpectedResult> expected) {
+// An answered property of this kind, expecting expected; set its value's fields after.
+PropertyOutcome answered(PropertyValue::Kind kind, std::vector<io::ExpectedResult> expected) {
   PropertyOutcome outcome;
   outcome.value = PropertyValue{};
-  outcome.value->kind = PropertyValue::Kind::number;
-  outcome.value->number = x;
+  outcome.value->kind = kind;
   outcome.expected = std::move(expected);
+  return outcome;
+}
+
+PropertyOutcome number(double x, std::vector<io::ExpectedResult> expected) {
+  PropertyOutcome outcome = answered(PropertyValue::Kind::number, std::move(expected));
+  outcome.value->number = x;
   return outcome;
 }
 
@@ -71,11 +77,8 @@ TEST(ResultTest, TheFirstWhoseConstantsHoldIsTheOneTested) {
 }
 
 TEST(ResultTest, TruthErrorsAndParetoFronts) {
-  PropertyOutcome truth;
-  truth.value = PropertyValue{};
-  truth.value->kind = PropertyValue::Kind::boolean;
+  PropertyOutcome truth = answered(PropertyValue::Kind::boolean, {{"", "true"}});
   truth.value->truth = true;
-  truth.expected = {{"", "true"}};
   EXPECT_TRUE(passes(truth));
   truth.expected = {{"", "false"}};
   EXPECT_FALSE(passes(truth));
@@ -87,11 +90,8 @@ TEST(ResultTest, TruthErrorsAndParetoFronts) {
   EXPECT_FALSE(passes(failed));
   truth.expected = {{"", "Error"}};
   EXPECT_FALSE(passes(truth));
-  PropertyOutcome front;
-  front.value = PropertyValue{};
-  front.value->kind = PropertyValue::Kind::pareto;
+  PropertyOutcome front = answered(PropertyValue::Kind::pareto, {{"", "[(0.0,1.0),(1,0)]"}});
   front.value->points = {{1.0, 0.0}, {0.0, 1.0}};
-  front.expected = {{"", "[(0.0,1.0),(1,0)]"}};
   EXPECT_TRUE(passes(front));
   front.expected = {{"", "[(0.0,1.0)]"}};
   EXPECT_FALSE(passes(front));
