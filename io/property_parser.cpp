@@ -106,8 +106,7 @@ class PropertyParser {
     t_.expect(close);
     t_.expect(close);
     const Token& at = t_.peek();
-    if (!starts_operator() || starts_coalition() || !(at.text[0] == 'P' || at.text[0] == 'R') ||
-        at.is_word("filter") || at.is_word("multi")) {
+    if (!starts_operator() || (at.text[0] != 'P' && at.text[0] != 'R')) {  // not S, E, A, filter, multi, <<
       t_.fail_expected(std::string("a P or R operator after ") + (angle ? "<<...>>" : "[[...]]"), at);
     }
     Formula f = temporal();

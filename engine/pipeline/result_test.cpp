@@ -1,9 +1,12 @@
 #include "engine/pipeline/result_test.h"
 
+#include "engine/pipeline/option_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -11,17 +14,13 @@ namespace mdpvi::pipeline {
 
 namespace {
 
-// "K=2,k=10" as name -> value text.
-std::map<std::string, std::string> assignments(std::string_view text) {
-  std::map<std::string, std::string> values;
-  while (!text.empty()) {
-    const std::size_t comma = text.find(',');
-    const std::string_view one = text.substr(0, comma);
-    const std::size_t equals = one.find('=');
-    if (equals != std::string_view::npos) values[std::string(one.substr(0, equals))] = std::string(one.substr(equals + 1));
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+// "K=2,k=10" as name -> value text, as --const reads it; none where it is not such a list.
+std::optional<std::map<std::string, std::string>> assignments(const std::string& text) {
+  try {
+    return parse_constant_definitions({text});
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
-  return values;
 }
 
 std::optional<double> number(std::string_view text) {
@@ -109,10 +108,10 @@ std::optional<bool> meets(const PropertyOutcome& outcome, const std::string& exp
 }  // namespace
 
 std::optional<TestVerdict> test_result(const PropertyOutcome& outcome, const std::string& constants) {
-  const std::map<std::string, std::string> held = assignments(constants);
+  const std::map<std::string, std::string> held = assignments(constants).value_or(std::map<std::string, std::string>{});
   for (const io::ExpectedResult& expected : outcome.expected) {
-    const std::map<std::string, std::string> asked = assignments(expected.constants);
-    const bool applies = std::all_of(asked.begin(), asked.end(), [&](const auto& a) {
+    const std::optional<std::map<std::string, std::string>> asked = assignments(expected.constants);
+    const bool applies = asked && std::all_of(asked->begin(), asked->end(), [&](const auto& a) {
       const auto it = held.find(a.first);
       if (it == held.end()) return false;
       const std::optional<double> x = number(a.second), y = number(it->second);
