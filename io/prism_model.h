@@ -80,6 +80,25 @@ struct RewardDeclaration {
   std::vector<RewardItem> items;
 };
 
+// PRISM's "system ... endsystem": how the modules are composed in parallel (the
+// manual's "Process Algebra Operators"). Without one, every module in M1 || M2 || ...
+struct SystemExpression {
+  enum class Kind {
+    module,        // a module by name
+    alphabetised,  // P || Q: synchronising on the actions both have
+    asynchronous,  // P ||| Q: on none
+    restricted,    // P |[a,b]| Q: on those listed
+    hiding,        // P / {a,b}: those become internal, synchronising no more
+    renaming,      // P {a<-b}: a becomes b
+  };
+  Kind kind = Kind::module;
+  std::string module;
+  std::vector<SystemExpression> operands;
+  std::vector<std::string> actions;                          // restricted's and hiding's
+  std::vector<std::pair<std::string, std::string>> renaming;  // (a, b) for a<-b
+  SourcePosition position;
+};
+
 struct ModelDescription {
   std::string file;
   std::optional<ModelType> type;  // none written: an MDP, as PRISM does
@@ -90,6 +109,7 @@ struct ModelDescription {
   std::vector<LabelDeclaration> labels;
   std::vector<RewardDeclaration> rewards;
   std::optional<Expression> init;  // init ... endinit
+  std::optional<SystemExpression> system;
 };
 
 // Throws ParseError "file:line:column: expected X, found Y".

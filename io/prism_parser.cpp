@@ -46,8 +46,86 @@ class ModelParser {
       t_.expect_word("endinit");
       return;
     }
-    if (token.is_word("system")) t_.fail(token, "system ... endsystem is not supported yet");
+    if (token.is_word("system")) {
+      t_.next();
+      if (model_.system) t_.fail(token, "a second system ... endsystem block");
+      model_.system = parallel_composition();
+      t_.expect_word("endsystem");
+      return;
+    }
     t_.fail_expected("a declaration (mdp, dtmc, ctmc, const, formula, global, module, label, rewards, init)", token);
+  }
+
+  // --- system ... endsystem: hiding and renaming bind tighter than the parallel
+  // compositions, which are read left to right.
+  SystemExpression parallel_composition() {
+    SystemExpression left = hidden_or_renamed();
+    while (t_.peek().is("|")) {
+      t_.next();
+      SystemExpression node;
+      node.position = left.position;  // where the composition starts
+      if (t_.accept("[")) {
+        node.kind = SystemExpression::Kind::restricted;
+        node.actions = action_list("]");
+        t_.expect("|");
+      } else {
+        t_.expect("|");
+        node.kind = t_.accept("|") ? SystemExpression::Kind::asynchronous : SystemExpression::Kind::alphabetised;
+      }
+      node.operands.push_back(std::move(left));
+      node.operands.push_back(hidden_or_renamed());
+      left = std::move(node);
+    }
+    return left;
+  }
+
+  SystemExpression hidden_or_renamed() {
+    SystemExpression e = system_operand();
+    while (t_.peek().is("/") || t_.peek().is("{")) {
+      SystemExpression node;
+      node.position = TokenStream::position(t_.peek());
+      if (t_.accept("/")) {
+        node.kind = SystemExpression::Kind::hiding;
+        t_.expect("{");
+        node.actions = action_list("}");
+      } else {
+        t_.expect("{");
+        node.kind = SystemExpression::Kind::renaming;
+        do {
+          std::string from = t_.expect_identifier("an action to rename").text;
+          t_.expect("<");
+          t_.expect("-");
+          node.renaming.emplace_back(std::move(from), t_.expect_identifier("its new name").text);
+        } while (t_.accept(","));
+        t_.expect("}");
+      }
+      node.operands.push_back(std::move(e));
+      e = std::move(node);
+    }
+    return e;
+  }
+
+  SystemExpression system_operand() {
+    if (t_.accept("(")) {
+      SystemExpression inner = parallel_composition();
+      t_.expect(")");
+      return inner;
+    }
+    const Token& name = t_.expect_identifier("a module name");
+    SystemExpression e;
+    e.module = name.text;
+    e.position = TokenStream::position(name);
+    return e;
+  }
+
+  // "a, b, c" then the closing symbol.
+  std::vector<std::string> action_list(std::string_view close) {
+    std::vector<std::string> actions;
+    do {
+      actions.push_back(t_.expect_identifier("an action").text);
+    } while (t_.accept(","));
+    t_.expect(close);
+    return actions;
   }
 
   void set_type(ModelType type) {

@@ -1,5 +1,7 @@
 #include "engine/explore/resolved_model.h"
 
+#include "engine/explore/system_composition.h"
+
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -53,6 +55,7 @@ class Resolver {
     declare_variables();
     compile_commands();
     compile_labels_rewards_init();
+    if (model_.system) compose_system(*model_.system, out_);
     return std::move(out_);
   }
 
