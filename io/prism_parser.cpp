@@ -53,7 +53,7 @@ class ModelParser {
       t_.expect_word("endsystem");
       return;
     }
-    t_.fail_expected("a declaration (mdp, dtmc, ctmc, const, formula, global, module, label, rewards, init)", token);
+    t_.fail_expected("a declaration (mdp, dtmc, ctmc, const, formula, global, module, label, rewards, init, system)", token);
   }
 
   // --- system ... endsystem: hiding and renaming bind tighter than the parallel
