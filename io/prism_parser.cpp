@@ -61,6 +61,7 @@ class ModelParser {
   SystemExpression parallel_composition() {
     SystemExpression left = hidden_or_renamed();
     while (t_.peek().is("|")) {
+      count_system_operator();
       t_.next();
       SystemExpression node;
       node.position = left.position;  // where the composition starts
@@ -82,6 +83,7 @@ class ModelParser {
   SystemExpression hidden_or_renamed() {
     SystemExpression e = system_operand();
     while (t_.peek().is("/") || t_.peek().is("{")) {
+      count_system_operator();
       SystemExpression node;
       node.position = TokenStream::position(t_.peek());
       if (t_.accept("/")) {
@@ -106,7 +108,9 @@ class ModelParser {
   }
 
   SystemExpression system_operand() {
-    if (t_.accept("(")) {
+    if (t_.peek().is("(")) {
+      const TokenStream::Nesting nesting(t_);
+      t_.next();
       SystemExpression inner = parallel_composition();
       t_.expect(")");
       return inner;
@@ -116,6 +120,14 @@ class ModelParser {
     e.module = name.text;
     e.position = TokenStream::position(name);
     return e;
+  }
+
+  // Each operator nests the tree one level deeper, which what reads it walks recursively.
+  void count_system_operator() {
+    constexpr int kMostOperators = 10000;
+    if (++system_operators_ > kMostOperators) {
+      t_.fail(t_.peek(), "more than " + std::to_string(kMostOperators) + " operators in system ... endsystem; mdpvi stops there");
+    }
   }
 
   // "a, b, c" then the closing symbol.
@@ -293,6 +305,7 @@ class ModelParser {
 
   TokenStream t_;
   ModelDescription model_;
+  int system_operators_ = 0;
 };
 
 }  // namespace

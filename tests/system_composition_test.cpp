@@ -142,5 +142,24 @@ TEST(SystemComposition, ErrorsNameTheModuleAndWhere) {
   expect_error("system P1 || P2 || Q endsystem\nsystem P1 endsystem\n", "s.nm:7:1: a second system ... endsystem block");
 }
 
+// Input that would nest the tree deeper than a reader may recurse is refused with an error.
+TEST(SystemComposition, DeepNestingIsAnErrorNotACrash) {
+  for (const std::string& system : {"system " + std::string(5000, '(') + "P1" + std::string(5000, ')') + " || P2 || Q endsystem\n",
+                                    "system P1 || P2 || Q" + [] {
+                                      std::string hides;
+                                      for (int i = 0; i < 20000; ++i) hides += " / {a}";
+                                      return hides;
+                                    }() + " endsystem\n"}) {
+    try {
+      built(kModules + kRewards + system);
+      ADD_FAILURE() << "no error";
+    } catch (const std::exception& e) {
+      EXPECT_TRUE(std::string(e.what()).find("nested deeper than") != std::string::npos ||
+                  std::string(e.what()).find("more than 10000 operators in system ... endsystem") != std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mdpvi
