@@ -4,6 +4,7 @@
 #include "engine/model/stopwatch.h"
 #include "graph/end_components.h"
 #include "graph/forward_reach.h"
+#include "graph/qualitative.h"
 
 #include <spdlog/spdlog.h>
 
@@ -107,21 +108,17 @@ StateSet meeting_candidates(const SparseMdp& mdp, const Recurrence& path) {
   return candidates;
 }
 
-// The states of `set` from which some scheduler surely stays in it forever: the set
-// less the universal attractor of its complement (Prob0 of reaching the complement,
-// minimised). Every end component inside the set lies in them, so its end components
-// are theirs. One backward search, where the decomposition's SCCs label every state
+// The states of `set` from which some scheduler surely stays in it forever: Prob0E of
+// reaching its complement (the set less its complement's universal attractor). Every
+// end component inside the set lies in them, so its end components are theirs. One
+// backward search, where the decomposition's SCCs label every state
 // of the set: a set that no scheduler can keep a run in (F G of a leader's "not
 // elected") needs no decomposition at all. The search walks the complement's
 // attractor, most of the model where the set is small: a set of under an eighth of
 // the model is decomposed as it is (G F's candidates, which its pruning made few).
 StateSet surely_stayable(const graph::SearchBackend& search, const StateSet& set) {
   if (set.count() < set.size() / 8) return set;
-  StateSet outside = set;
-  outside.flip();
-  StateSet stayable = search.backward_forall(outside, all_states(set.size()));
-  stayable.flip();
-  return stayable;
+  return graph::prob0e(search, all_states(set.size()), ~set);
 }
 
 // The maximal end components inside `set`, over every row.
