@@ -60,17 +60,50 @@ void with_temp_storage(const char* what, Call call) {
   check(call(temp.get(), bytes), what);
 }
 
-// The model's structure on the device (gpu/graph_search.h's GraphArrays, plus each
-// row's owner).
+// A predecessor entry's row as its index among its owner's rows, in the fewest bytes
+// that hold the most rows a state has (1, 2 or 4).
+struct LocalRows {
+  const std::uint8_t* __restrict__ narrow = nullptr;
+  const std::uint16_t* __restrict__ medium = nullptr;
+  const std::uint32_t* __restrict__ wide = nullptr;
+
+  __device__ std::uint32_t operator[](std::uint64_t e) const { return narrow ? narrow[e] : medium ? medium[e] : wide[e]; }
+};
+
+// The model's structure on the device (gpu/graph_search.h's GraphArrays), and what the
+// backward searches read: per state its predecessor entries (offsets, 4 bytes where
+// the entries fit), each the owner of a row with the state as a successor and that
+// row's index among the owner's rows: 5 bytes an entry where most models have 1 local
+// byte, where a row number per entry and an owner per row took 4 bytes an entry and 4
+// a row (bench/NOTES.md, session 26).
 struct DeviceGraph {
   std::uint32_t num_states;
   std::uint64_t num_rows;
   const std::uint64_t* __restrict__ d_row_group_starts;
   RowOffsets d_row_starts;
   const std::uint32_t* __restrict__ d_columns;
-  const std::uint64_t* __restrict__ d_pred_offsets;
-  const std::uint32_t* __restrict__ d_pred_rows;  // num_states + row
-  const std::uint32_t* __restrict__ d_owners;
+  RowOffsets d_pred_offsets;
+  const std::uint32_t* __restrict__ d_pred_owners;
+  LocalRows d_pred_local;
+
+  // The row of predecessor entry e, whose owner is owner.
+  __device__ std::uint64_t pred_row(std::uint64_t e, std::uint32_t owner) const {
+    return d_row_group_starts[owner] + d_pred_local[e];
+  }
+  // The state whose rows hold row r: the last state whose first row is at most r (a
+  // state without rows shares its first row with the next).
+  __device__ std::uint32_t owner_of_row(std::uint64_t r) const {
+    std::uint32_t low = 0, high = num_states;  // d_row_group_starts[low] <= r < d_row_group_starts[high]
+    while (high - low > 1) {
+      const std::uint32_t middle = low + (high - low) / 2;
+      if (d_row_group_starts[middle] <= r) {
+        low = middle;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  }
 
   // visit(w) for each successor w of state s through rows in d_rows (null: all rows).
   template <typename Visit>
@@ -84,10 +117,10 @@ struct DeviceGraph {
   // successor, once per occurrence of t in the row (as each_successor counts it).
   template <typename Visit>
   __device__ void each_predecessor(std::uint32_t t, const unsigned long long* d_rows, Visit visit) const {
-    for (std::uint64_t e = d_pred_offsets[t]; e < d_pred_offsets[t + 1]; ++e) {
-      const std::uint64_t row = d_pred_rows[e] - num_states;
-      if (d_rows && !test_bit(d_rows, row)) continue;
-      visit(d_owners[row]);
+    for (std::uint64_t e = d_pred_offsets[t], end = d_pred_offsets[t + 1]; e < end; ++e) {
+      const std::uint32_t owner = d_pred_owners[e];
+      if (d_rows && !test_bit(d_rows, pred_row(e, owner))) continue;
+      visit(owner);
     }
   }
 };

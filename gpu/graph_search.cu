@@ -19,10 +19,13 @@ namespace {
 
 using namespace detail;
 
-__global__ void owners_kernel(DeviceGraph g, std::uint32_t* d_owners) {
+// The most rows any state has, into *d_most.
+__global__ void most_rows_kernel(DeviceGraph g, unsigned long long* d_most) {
+  unsigned long long most = 0;
   for (std::uint64_t s = thread_index(); s < g.num_states; s += grid_stride()) {
-    for (std::uint64_t r = g.d_row_group_starts[s]; r < g.d_row_group_starts[s + 1]; ++r) d_owners[r] = static_cast<std::uint32_t>(s);
+    most = std::max<unsigned long long>(most, g.d_row_group_starts[s + 1] - g.d_row_group_starts[s]);
   }
+  if (most > 0) atomicMax(d_most, most);
 }
 
 // The members of a bit set, in any order, onto a queue.
@@ -55,10 +58,9 @@ __global__ void forall_level_kernel(DeviceGraph g, Level level, const unsigned l
   const unsigned size = *level.size;
   for (std::uint64_t i = thread_index(); i < size; i += grid_stride()) {
     const std::uint32_t t = level.frontier[i];
-    for (std::uint64_t e = g.d_pred_offsets[t]; e < g.d_pred_offsets[t + 1]; ++e) {
-      const std::uint64_t row = g.d_pred_rows[e] - g.num_states;
-      if (!claim_bit(d_row_hit, row)) continue;  // a row counts once
-      const std::uint32_t owner = g.d_owners[row];
+    for (std::uint64_t e = g.d_pred_offsets[t], end = g.d_pred_offsets[t + 1]; e < end; ++e) {
+      const std::uint32_t owner = g.d_pred_owners[e];
+      if (!claim_bit(d_row_hit, g.pred_row(e, owner))) continue;  // a row counts once
       if (test_bit(d_attracted, owner) || !test_bit(d_allowed_states, owner)) continue;
       // The last row of the owner to be hit attracts it: exactly one thread sees 1.
       if (atomicSub(d_rows_missing + owner, 1u) == 1u && claim_bit(d_attracted, owner)) {
@@ -76,7 +78,7 @@ __global__ void stays_kernel(DeviceGraph g, const unsigned long long* d_inside, 
   for (std::uint64_t base = warp * 32; base < g.num_rows; base += warps * 32) {
     const std::uint64_t r = base + lane;
     bool stays = false;
-    if (r < g.num_rows && test_bit(d_inside, g.d_owners[r])) {
+    if (r < g.num_rows && test_bit(d_inside, g.owner_of_row(r))) {
       stays = true;
       for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1] && stays; ++k) {
         stays = test_bit(d_inside, g.d_columns[k]);
@@ -87,15 +89,23 @@ __global__ void stays_kernel(DeviceGraph g, const unsigned long long* d_inside, 
   }
 }
 
-// Per state t, at offsets[t + 1], the entries with t as successor.
-__global__ void count_predecessors(const std::uint32_t* d_columns, std::uint64_t entries, unsigned long long* d_offsets) {
-  for (std::uint64_t k = thread_index(); k < entries; k += grid_stride()) atomicAdd(d_offsets + d_columns[k] + 1, 1ull);
+// Per state t, at offsets[t + 1], the entries with t as successor (Offset: unsigned
+// or unsigned long long, which atomicAdd takes).
+template <typename Offset>
+__global__ void count_predecessors(const std::uint32_t* d_columns, std::uint64_t entries, Offset* d_offsets) {
+  for (std::uint64_t k = thread_index(); k < entries; k += grid_stride()) atomicAdd(d_offsets + d_columns[k] + 1, Offset{1});
 }
 
-__global__ void fill_predecessors(DeviceGraph g, unsigned long long* d_fill, std::uint32_t* d_pred_rows) {
-  for (std::uint64_t r = thread_index(); r < g.num_rows; r += grid_stride()) {
-    for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
-      d_pred_rows[atomicAdd(d_fill + g.d_columns[k], 1ull)] = static_cast<std::uint32_t>(g.num_states + r);
+template <typename Offset, typename Local>
+__global__ void fill_predecessors(DeviceGraph g, Offset* d_fill, std::uint32_t* d_pred_owners, Local* d_pred_local) {
+  for (std::uint64_t s = thread_index(); s < g.num_states; s += grid_stride()) {
+    const std::uint64_t first = g.d_row_group_starts[s], end = g.d_row_group_starts[s + 1];
+    for (std::uint64_t r = first; r < end; ++r) {
+      for (std::uint64_t k = g.d_row_starts[r]; k < g.d_row_starts[r + 1]; ++k) {
+        const Offset at = atomicAdd(d_fill + g.d_columns[k], Offset{1});
+        d_pred_owners[at] = static_cast<std::uint32_t>(s);
+        d_pred_local[at] = static_cast<Local>(r - first);
+      }
     }
   }
 }
@@ -260,9 +270,9 @@ class CudaGraphSearch final : public DeviceGraphSearch {
             d_row_group_starts_.get(),
             RowOffsets{d_row_starts_.get(), d_row_starts32_.get()},
             d_columns_.get(),
-            predecessors_ ? predecessors_->offsets.get() : nullptr,
-            predecessors_ ? predecessors_->rows.get() : nullptr,
-            predecessors_ ? predecessors_->owners.get() : nullptr};
+            predecessors_ ? predecessors_->offsets() : RowOffsets{},
+            predecessors_ ? predecessors_->owners.get() : nullptr,
+            predecessors_ ? predecessors_->local() : LocalRows{}};
   }
 
   // Level after level from the members of d_set, until a level adds nothing.
@@ -281,28 +291,49 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   // after release_predecessors.
   void require_predecessors() {
     if (predecessors_) return;
-    predecessors_ = std::make_unique<Predecessors>(states_, rows_, entries_);  // view() reads them as they are filled
     try {
-      owners_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), predecessors_->owners.get());
-      check(cudaGetLastError(), "owners kernel launch");
-      build_predecessors(entries_);
+      predecessors_ = std::make_unique<Predecessors>(states_, entries_, most_rows());
+      if (predecessors_->narrow_offsets) {
+        build_predecessors(predecessors_->offsets32.get());
+      } else {
+        build_predecessors(reinterpret_cast<unsigned long long*>(predecessors_->offsets64.get()));
+      }
     } catch (...) {
       predecessors_.reset();
       throw;
     }
   }
 
-  void build_predecessors(std::uint64_t entries) {
-    unsigned long long* d_offsets = reinterpret_cast<unsigned long long*>(predecessors_->offsets.get());
-    check(cudaMemset(d_offsets, 0, (std::uint64_t{states_} + 1) * 8), "cudaMemset");
-    count_predecessors<<<grid_for(entries, sm_count_), kBlockSize>>>(d_columns_.get(), entries, d_offsets);
+  std::uint64_t most_rows() const {
+    DeviceArray<unsigned long long> most(1);
+    check(cudaMemset(most.get(), 0, sizeof(unsigned long long)), "cudaMemset");
+    most_rows_kernel<<<grid_for(states_, sm_count_), kBlockSize>>>(view(), most.get());
+    check(cudaGetLastError(), "most-rows kernel launch");
+    return read_from_device(most.get(), "reading the most rows of a state");
+  }
+
+  // Count each state's entries, sum, fill by atomics: as graph::build_choice_predecessor_graph
+  // builds them on the host, each entry its row's owner and the row's local index.
+  template <typename Offset>
+  void build_predecessors(Offset* d_offsets) {
+    const std::uint64_t count = std::uint64_t{states_} + 1;
+    check(cudaMemset(d_offsets, 0, count * sizeof(Offset)), "cudaMemset");
+    count_predecessors<<<grid_for(entries_, sm_count_), kBlockSize>>>(d_columns_.get(), entries_, d_offsets);
     check(cudaGetLastError(), "counting predecessors");
     with_temp_storage("predecessor offsets", [&](void* temp, std::size_t& bytes) {
-      return cub::DeviceScan::InclusiveSum(temp, bytes, d_offsets, d_offsets, std::int64_t{states_} + 1);
+      return cub::DeviceScan::InclusiveSum(temp, bytes, d_offsets, d_offsets, static_cast<std::int64_t>(count));
     });
-    DeviceArray<unsigned long long> fill(states_ + std::uint64_t{1});
-    check(cudaMemcpy(fill.get(), d_offsets, std::uint64_t{states_} * 8, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    fill_predecessors<<<grid_for(rows_, sm_count_), kBlockSize>>>(view(), fill.get(), predecessors_->rows.get());
+    DeviceArray<Offset> fill(count);
+    check(cudaMemcpy(fill.get(), d_offsets, std::uint64_t{states_} * sizeof(Offset), cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    Predecessors& p = *predecessors_;
+    const unsigned blocks = grid_for(states_, sm_count_);
+    if (p.local8.size() > 0 || entries_ == 0) {
+      fill_predecessors<<<blocks, kBlockSize>>>(view(), fill.get(), p.owners.get(), p.local8.get());
+    } else if (p.local16.size() > 0) {
+      fill_predecessors<<<blocks, kBlockSize>>>(view(), fill.get(), p.owners.get(), p.local16.get());
+    } else {
+      fill_predecessors<<<blocks, kBlockSize>>>(view(), fill.get(), p.owners.get(), p.local32.get());
+    }
     check(cudaGetLastError(), "filling predecessors");
     check(cudaDeviceSynchronize(), "building the predecessor graph");
   }
@@ -341,12 +372,35 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
   DeviceArray<std::uint32_t> d_row_starts32_{0};  // in place of d_row_starts_ where narrow_row_starts
   DeviceArray<std::uint32_t> d_columns_;
-  // What the backward searches read: per state its predecessor rows, per row its owner.
+  // What the backward searches read (DeviceGraph's predecessor entries): offsets in 4
+  // bytes where the entries fit, each entry's owner, and its local row in 1, 2 or 4 bytes.
   struct Predecessors {
-    DeviceArray<std::uint64_t> offsets;
-    DeviceArray<std::uint32_t> rows, owners;
-    Predecessors(std::uint64_t states, std::uint64_t rows_count, std::uint64_t entries)
-        : offsets(states + 1), rows(entries), owners(rows_count) {}
+    bool narrow_offsets;
+    DeviceArray<std::uint32_t> offsets32{0};
+    DeviceArray<std::uint64_t> offsets64{0};
+    DeviceArray<std::uint32_t> owners;
+    DeviceArray<std::uint8_t> local8{0};
+    DeviceArray<std::uint16_t> local16{0};
+    DeviceArray<std::uint32_t> local32{0};
+    Predecessors(std::uint64_t states, std::uint64_t entries, std::uint64_t most_rows)
+        : narrow_offsets(entries < (std::uint64_t{1} << 32)), owners(entries) {
+      if (narrow_offsets) {
+        offsets32 = DeviceArray<std::uint32_t>(states + 1);
+      } else {
+        offsets64 = DeviceArray<std::uint64_t>(states + 1);
+      }
+      if (most_rows <= 0x100) {
+        local8 = DeviceArray<std::uint8_t>(entries);
+      } else if (most_rows <= 0x10000) {
+        local16 = DeviceArray<std::uint16_t>(entries);
+      } else {
+        local32 = DeviceArray<std::uint32_t>(entries);
+      }
+    }
+    RowOffsets offsets() const { return {offsets64.get(), narrow_offsets ? offsets32.get() : nullptr}; }
+    LocalRows local() const {
+      return {local8.size() > 0 ? local8.get() : nullptr, local16.size() > 0 ? local16.get() : nullptr, local32.get()};
+    }
   };
   std::unique_ptr<Predecessors> predecessors_;
   DeviceArray<unsigned long long> d_state_sets_[2];  // the result, the allowed states

@@ -103,7 +103,7 @@ class DeviceGraphSearch {
 
   // Frees what the searches work in (made again by the next search), for a solve.
   virtual void release_scratch() = 0;
-  // Frees the predecessor rows and the rows' owners, which only the searches read
+  // Frees the predecessor entries (their offsets, owners and local rows), which only the searches read
   // (made again on the device, from the rows, by the next search). maybe_system does
   // so first.
   virtual void release_predecessors() = 0;
