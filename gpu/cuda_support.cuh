@@ -213,8 +213,9 @@ class DeviceValueArray {
   unsigned index_bytes_ = 0;
 };
 
-// The resident model's row offsets: 4 bytes each where its entries are fewer than
-// 2^32, else 8 (the one that is set). A branch per read, the same in every thread.
+// The resident model's offsets (its row groups' first rows, its rows' first entries):
+// 4 bytes each where what they count is fewer than 2^32, else 8 (the one that is set).
+// A branch per read, the same in every thread.
 struct RowOffsets {
   const std::uint64_t* __restrict__ wide = nullptr;
   const std::uint32_t* __restrict__ narrow = nullptr;
@@ -264,7 +265,7 @@ constexpr std::uint32_t kOutsideChunk = 0xFFFFFFFFu;
 // (the state's value is +infinity where every row is), as the system's build leaves it out.
 struct DeviceChunk {
   std::uint64_t num_states;
-  const std::uint64_t* __restrict__ d_row_group_starts;
+  RowOffsets d_row_group_starts;  // a chunk's own: wide; a view's: the resident graph's
   const std::uint64_t* __restrict__ d_row_starts;
   const std::uint32_t* __restrict__ d_columns;
   DeviceValues values;
@@ -328,7 +329,7 @@ class DeviceMatrix {
   }
   DeviceChunk view() const {
     if (is_view()) return view_;
-    return {states_, d_row_group_starts_.get(), d_row_starts_.get(), d_columns_.get(), d_values_.view()};
+    return {states_, RowOffsets{d_row_group_starts_.get()}, d_row_starts_.get(), d_columns_.get(), d_values_.view()};
   }
   bool is_view() const { return view_arrays_ != nullptr; }
   std::uint64_t num_states() const { return states_; }

@@ -79,7 +79,7 @@ struct LocalRows {
 struct DeviceGraph {
   std::uint32_t num_states;
   std::uint64_t num_rows;
-  const std::uint64_t* __restrict__ d_row_group_starts;
+  RowOffsets d_row_group_starts;
   RowOffsets d_row_starts;
   const std::uint32_t* __restrict__ d_columns;
   RowOffsets d_pred_offsets;

@@ -21,7 +21,8 @@ bool graph_vertices_fit(std::uint64_t states, std::uint64_t rows) {
 // counters; while the predecessors are built, their fill positions too.
 std::size_t graph_footprint_bytes(std::uint64_t states, std::uint64_t rows, std::uint64_t entries) {
   const std::uint64_t offset_bytes = offsets_fit_4_bytes(entries) ? 4 : 8;
-  const std::uint64_t forward = (states + 1) * 8 + (rows + 1) * offset_bytes + entries * 4;
+  const std::uint64_t group_bytes = offsets_fit_4_bytes(rows) ? 4 : 8;
+  const std::uint64_t forward = (states + 1) * group_bytes + (rows + 1) * offset_bytes + entries * 4;
   const std::uint64_t backward = (states + 1) * offset_bytes + entries * (4 + 1);
   const std::uint64_t working = 5 * words_of(states) * 8 + 2 * words_of(rows + 64) * 8 + 3 * (states + 1) * 4;
   const std::uint64_t building = (states + 1) * offset_bytes;

@@ -128,8 +128,8 @@ class CudaGraphSearch final : public DeviceGraphSearch {
       : states_(a.num_states),
         rows_(a.num_rows),
         entries_(a.num_entries),
-        d_row_group_starts_(upload_wide(*a.row_group_starts, detail::multiprocessor_count())),
-        d_row_starts_(0),  // set below, in 4 bytes or in 8
+        d_row_group_starts_(0),  // set below, in 4 bytes or in 8
+        d_row_starts_(0),        // likewise
         d_columns_(a.columns, a.num_entries),
         d_state_sets_{DeviceArray<unsigned long long>(words_of(states_)), DeviceArray<unsigned long long>(words_of(states_))},
         d_row_sets_{DeviceArray<unsigned long long>(words_of(rows_ + 64)), DeviceArray<unsigned long long>(words_of(rows_ + 64))},
@@ -137,6 +137,11 @@ class CudaGraphSearch final : public DeviceGraphSearch {
                          DeviceArray<unsigned long long>(words_of(states_))},
         d_flag_(1),
         sm_count_(detail::multiprocessor_count()) {
+    if (narrow_row_group_starts(a)) {
+      d_row_group_starts32_ = upload_narrow(*a.row_group_starts);
+    } else {
+      d_row_group_starts_ = upload_wide(*a.row_group_starts, sm_count_);
+    }
     if (narrow_row_starts(a)) {
       d_row_starts32_ = upload_narrow(*a.row_starts);
     } else {
@@ -267,7 +272,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   DeviceGraph view() const {
     return {states_,
             rows_,
-            d_row_group_starts_.get(),
+            RowOffsets{d_row_group_starts_.get(), d_row_group_starts32_.get()},
             RowOffsets{d_row_starts_.get(), d_row_starts32_.get()},
             d_columns_.get(),
             predecessors_ ? predecessors_->offsets() : RowOffsets{},
@@ -370,7 +375,8 @@ class CudaGraphSearch final : public DeviceGraphSearch {
   std::uint32_t states_;
   std::uint64_t rows_, entries_;
   DeviceArray<std::uint64_t> d_row_group_starts_, d_row_starts_;
-  DeviceArray<std::uint32_t> d_row_starts32_{0};  // in place of d_row_starts_ where narrow_row_starts
+  DeviceArray<std::uint32_t> d_row_group_starts32_{0};  // in place of d_row_group_starts_ where narrow_row_group_starts
+  DeviceArray<std::uint32_t> d_row_starts32_{0};        // in place of d_row_starts_ where narrow_row_starts
   DeviceArray<std::uint32_t> d_columns_;
   // What the backward searches read (DeviceGraph's predecessor entries): offsets in 4
   // bytes where the entries fit, each entry's owner, and its local row in 1, 2 or 4 bytes.

@@ -22,8 +22,9 @@ struct GraphArrays {
   const PackedOffsets* row_group_starts = nullptr;  // num_states + 1
   const PackedOffsets* row_starts = nullptr;        // num_rows + 1
   const std::uint32_t* columns = nullptr;           // num_entries
-  // Row offsets of 4 bytes on the device where num_entries < 2^32 (false: 8 always,
-  // for the tests of both).
+  // Offsets of 4 bytes on the device where what they count fits (the rows' first
+  // entries where num_entries < 2^32, the states' first rows where num_rows < 2^32);
+  // false: 8 always, for the tests of both.
   bool narrow_row_starts = true;
 };
 
@@ -31,6 +32,8 @@ struct GraphArrays {
 inline bool offsets_fit_4_bytes(std::uint64_t entries) { return entries < (std::uint64_t{1} << 32); }
 // Whether the device keeps the graph's row offsets in 4 bytes.
 inline bool narrow_row_starts(const GraphArrays& a) { return a.narrow_row_starts && offsets_fit_4_bytes(a.num_entries); }
+// Whether the device keeps the states' first rows in 4 bytes.
+inline bool narrow_row_group_starts(const GraphArrays& a) { return a.narrow_row_starts && offsets_fit_4_bytes(a.num_rows); }
 
 // Whether the device's graph can number the model: it lists predecessor rows as
 // 32-bit vertices after the states (states + rows < 2^32). A larger model's searches

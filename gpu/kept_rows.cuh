@@ -13,7 +13,7 @@ namespace mdpvi::gpu::detail {
 // A row whose b is +infinity is left out, unless it is the state's last and none was kept.
 // RowStarts: the row offsets, a pointer or RowOffsets.
 template <typename RowStarts, typename Emit>
-__device__ void kept_rows(const std::uint64_t* d_row_group_starts, const RowStarts& d_row_starts,
+__device__ void kept_rows(const RowOffsets& d_row_group_starts, const RowStarts& d_row_starts,
                           const std::uint32_t* d_columns, const RowConstants& c, const std::uint32_t* d_local,
                           std::uint64_t s, Emit emit) {
   bool kept_any = false;

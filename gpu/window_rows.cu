@@ -62,7 +62,9 @@ WindowRows device_window_rows(const DeviceChunk& m, std::uint64_t first, std::ui
   first = std::min(first, end);
   if (m.is_view()) return view_window_rows(m, first, end, with_squares, sm_count);
   const auto read = [](const std::uint64_t* d_value) { return read_from_device(d_value, "reading a window's bounds"); };
-  const std::uint64_t first_row = read(m.d_row_group_starts + first), end_row = read(m.d_row_group_starts + end);
+  // A chunk's own offsets are 8 bytes (DeviceMatrix); only a view's are the graph's.
+  const std::uint64_t* d_groups = m.d_row_group_starts.wide;
+  const std::uint64_t first_row = read(d_groups + first), end_row = read(d_groups + end);
   WindowRows w{end - first, end_row - first_row, read(m.d_row_starts + end_row) - read(m.d_row_starts + first_row), 0.0};
   if (!with_squares || w.rows == 0) return w;
   DeviceArray<unsigned long long> d_squares(1);

@@ -26,8 +26,9 @@
 namespace mdpvi {
 namespace {
 
-// narrow: the device's row offsets in 4 bytes (as every model of fewer than 2^32
-// entries has them), else in 8 (as larger ones do).
+// narrow: the device's offsets in 4 bytes (the rows' first entries as every model of
+// fewer than 2^32 entries has them, the states' first rows as every model on the
+// device has them), else in 8.
 gpu::GraphArrays arrays_of(const SparseMdp& mdp, bool narrow = true) {
   return {mdp.num_states(), mdp.num_choices(),    mdp.num_transitions(), &mdp.row_group_starts,
           &mdp.row_starts, mdp.columns.data(), narrow};
