@@ -6,9 +6,11 @@
 #include "gpu/cuda_support.cuh"
 #include "gpu/host_copies.cuh"
 #include "gpu/sweep_kernels.cuh"
+#include "engine/numeric/width_target.h"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -77,6 +79,28 @@ class BatchResults {
   cudaEvent_t copied_[2] = {nullptr, nullptr};
 };
 
+// Width targets to the device's floats (engine/numeric/width_target.h), converted a
+// piece at a time (a model-sized array is not copied whole on the host), and back.
+inline void upload_width_targets(DeviceArray<float>& d_targets, const double* host, std::size_t n, cudaStream_t stream) {
+  constexpr std::size_t kPiece = std::size_t{1} << 22;
+  std::vector<float> piece;
+  for (std::size_t first = 0; first < n; first += kPiece) {
+    const std::size_t count = std::min(kPiece, n - first);
+    piece.resize(count);
+    for (std::size_t i = 0; i < count; ++i) piece[i] = static_cast<float>(width_target_as_float(host[first + i]));
+    check(cudaMemcpyAsync(d_targets.get() + first, piece.data(), count * sizeof(float), cudaMemcpyHostToDevice, stream),
+          "upload");
+    check(cudaStreamSynchronize(stream), "upload");  // before the piece is written again
+  }
+}
+inline void download_width_targets(const DeviceArray<float>& d_targets, double* host, std::size_t n,
+                                   cudaStream_t stream) {
+  std::vector<float> all(n);
+  d_targets.download(all.data(), n, stream);
+  check(cudaStreamSynchronize(stream), "download");
+  std::copy(all.begin(), all.end(), host);
+}
+
 // An iterate on the device: two buffers, the one being read and the one being written.
 class DeviceIterate {
  public:
@@ -131,7 +155,8 @@ struct OwnB {
 // upper parts empty without b_upper). Made for one call, or bound to a resident
 // chunk for many (a chunk solved level by level).
 struct Vectors {
-  DeviceArray<double> d_b_lower, d_b_upper, d_targets;
+  DeviceArray<double> d_b_lower, d_b_upper;
+  DeviceArray<float> d_targets;  // 4 bytes a state: engine/numeric/width_target.h
   DeviceIterate lower, upper;
   BatchResults results;
   // An iterate's start without host values (lower_start or upper_start none) is its
@@ -168,7 +193,7 @@ struct Vectors {
       b_lower_on_device = d_b_lower.get();
       b_upper_on_device = b_upper == b_lower ? d_b_lower.get() : d_b_upper.get();
     }
-    if (targets) d_targets.upload(targets, m.num_states(), uploads);
+    if (targets) upload_width_targets(d_targets, targets, m.num_states(), stream);
     uploads.finish();
   }
   bool has_upper() const { return with_upper; }

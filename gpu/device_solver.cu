@@ -152,18 +152,15 @@ class CudaDeviceSolver final : public DeviceSolver {
     const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
-    v.d_targets = DeviceArray<double>(chunk.matrix.num_states());
-    detail::HostCopies copies(compute_);
-    v.d_targets.upload(targets, chunk.matrix.num_states(), copies);
-    copies.finish();
-    check(cudaStreamSynchronize(compute_), "binding targets");
+    v.d_targets = DeviceArray<float>(chunk.matrix.num_states());
+    detail::upload_width_targets(v.d_targets, targets, chunk.matrix.num_states(), compute_);
   }
 
   void bind_level_width_targets(int ticket, const LevelWidthTargets& levels) override {
     const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
-    DeviceArray<double> targets(chunk.matrix.num_states());
+    DeviceArray<float> targets(chunk.matrix.num_states());
     detail::fill_level_targets(levels, chunk.matrix.num_states(), targets.get(), compute_, sm_count_);
     v.d_targets = std::move(targets);
   }
@@ -180,7 +177,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     const Vectors& v = bound(chunk);
-    if (v.d_targets.get()) v.d_targets.download(targets, chunk.matrix.num_states(), compute_);
+    if (v.d_targets.get()) detail::download_width_targets(v.d_targets, targets, chunk.matrix.num_states(), compute_);
     check(cudaStreamSynchronize(compute_), "download");
   }
 

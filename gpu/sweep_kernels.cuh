@@ -54,7 +54,7 @@ constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
 template <int G, bool kMaximize, bool kRelative, bool kOverRows, bool kView>
 __global__ void __launch_bounds__(kBlockSize)
     interval_kernel(DeviceChunk m, Window w, const double* __restrict__ d_b_lower, const double* __restrict__ d_b_upper,
-                    const double* __restrict__ d_targets, const double* __restrict__ d_lower_in,
+                    const float* __restrict__ d_targets, const double* __restrict__ d_lower_in,
                     const double* __restrict__ d_upper_in, double* __restrict__ d_lower_out,
                     double* __restrict__ d_upper_out, unsigned long long* d_width, unsigned* d_flags) {
   const LaneGroup<G> group;
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kBlockSize)
 // of the upper iterate, which then agree.
 __global__ void __launch_bounds__(kBlockSize)
     guess_kernel(Window w, const double* __restrict__ d_lower, double* __restrict__ d_upper_first,
-                 double* __restrict__ d_upper_second, const double* __restrict__ d_targets, GuessParameters p) {
+                 double* __restrict__ d_upper_second, const float* __restrict__ d_targets, GuessParameters p) {
   for (std::uint64_t s = w.first + blockIdx.x * blockDim.x + threadIdx.x; s < w.end; s += gridDim.x * blockDim.x) {
     const double lower = d_lower[s];
     const double upper = guessed_upper(lower, fmin(lower, d_upper_first[s]), d_targets[s], p);
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(kBlockSize)
 }
 
 using SweepKernel = void (*)(DeviceChunk, Window, const double*, const double*, double*, unsigned long long*);
-using IntervalKernel = void (*)(DeviceChunk, Window, const double*, const double*, const double*, const double*,
+using IntervalKernel = void (*)(DeviceChunk, Window, const double*, const double*, const float*, const double*,
                                 const double*, double*, double*, unsigned long long*, unsigned*);
 
 struct SweepKernels {

@@ -1,6 +1,7 @@
 // The chunk driver: planning with each method's footprint, chunked solving against
 // the unchunked CPU solve, on the CPU (always) and on the GPU (skipped without a
 // device), for every method.
+#include "engine/numeric/width_target.h"
 #include "engine/solve/method_requirements.h"
 #include "engine/solve/chunk_driver.h"
 #include "engine/solve/prepared_chunk.h"
@@ -360,6 +361,7 @@ void expect_targets_bound_every_chain(const MaybeSystem& system, const PodVector
   for (std::size_t c = 0; c < system.num_sccs(); ++c) {
     ASSERT_GE(targets[c], 0.0);
     ASSERT_LE(targets[c], 2.0 * epsilon);
+    ASSERT_EQ(targets[c], static_cast<double>(static_cast<float>(targets[c]))) << "kept as a float on the device";
     const bool trivial = is_trivial_scc(system, c);
     for (std::uint64_t s = system.scc_starts[c]; s < system.scc_starts[c + 1]; ++s) {
       for (std::uint64_t k = system.row_starts[system.row_group_starts[s]]; k < system.row_starts[system.row_group_starts[s + 1]]; ++k) {
@@ -395,8 +397,21 @@ TEST(SccWidthTargets, ByHeightLevelsBoundEveryChain) {
     expect_targets_bound_every_chain(system, targets, epsilon);
     for (std::size_t c = 0; c < system.num_sccs(); ++c) ASSERT_EQ(targets[c], by_level[level_of(system, c)]);
     const bool any_cycle = std::count(cyclic.begin(), cyclic.end(), 1) > 0;
-    EXPECT_EQ(*std::max_element(by_level.begin(), by_level.end()), any_cycle ? 2.0 * epsilon : 0.0);
+    EXPECT_EQ(*std::max_element(by_level.begin(), by_level.end()), any_cycle ? width_target_as_float(2.0 * epsilon) : 0.0);
   }
+}
+
+// A width target as the device keeps it: the largest float at most the target, so
+// never looser (zero where the target is below the smallest float).
+TEST(SccWidthTargets, AreTheLargestFloatsAtMostTheirShares) {
+  for (double target : {0.0, 2e-6, 1.0 / 3.0, 0.1, 3 * 5e-7, 1e-300, 1e10, 2e-6 * 4999 / 5000}) {
+    const double kept = width_target_as_float(target);
+    EXPECT_LE(kept, target);
+    EXPECT_EQ(kept, static_cast<double>(static_cast<float>(kept)));
+    EXPECT_GT(static_cast<double>(std::nextafter(static_cast<float>(kept), INFINITY)), target) << target;
+  }
+  EXPECT_EQ(width_target_as_float(0.5), 0.5);
+  EXPECT_LT(width_target_as_float(0.1), 0.1);  // 0.1f is above 0.1
 }
 
 // Past kMostCyclicLevelsForLevelTargets levels with cycles (each of a 300-level

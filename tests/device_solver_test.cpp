@@ -3,6 +3,7 @@
 // odd sizes, empty and one-choice groups, 40-choice states, rows longer than a warp
 // and than a block, self-loops), for every group size. Skipped without a device.
 #include "engine/solve/bellman.h"
+#include "engine/numeric/width_target.h"
 #include "engine/solve/krylov_system.h"
 #include "gpu/device_solver.h"
 #include "random_systems.h"
@@ -120,7 +121,7 @@ TEST_P(DeviceKernel, IntervalSweepIsEquivalentToRef) {
     for (std::uint32_t s = 0; s < n; ++s) {
       lower[s] = 0.5 * unit(rng) + (s % 19 == 7 ? 10.0 : 0.0);  // far above what a sweep gives it
       upper[s] = s % 17 == 4 ? lower[s] - 0.3 : lower[s] + unit(rng);
-      targets[s] = 0.5 * unit(rng);
+      targets[s] = width_target_as_float(0.5 * unit(rng));  // as the device keeps them
     }
     gpu::IntervalInputs inputs{system.row_constants.data(), upper_system.row_constants.data(), targets.data()};
     for (bool maximize : {false, true}) {
@@ -249,7 +250,7 @@ TEST_P(DeviceKernel, GuessOnBoundVectorsIsEquivalentToRef) {
     for (std::uint32_t s = 0; s < n; ++s) {
       lower[s] = 0.5 * unit(rng);
       upper[s] = lower[s] + unit(rng);
-      targets[s] = 1e-3 * unit(rng);
+      targets[s] = width_target_as_float(1e-3 * unit(rng));  // as the device keeps them
     }
     const std::uint32_t first = n / 3, end = n - n / 4;
     for (bool maximize : {false, true}) {
