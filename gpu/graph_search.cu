@@ -389,7 +389,7 @@ class CudaGraphSearch final : public DeviceGraphSearch {
     DeviceArray<std::uint16_t> local16{0};
     DeviceArray<std::uint32_t> local32{0};
     Predecessors(std::uint64_t states, std::uint64_t entries, std::uint64_t most_rows)
-        : narrow_offsets(entries < (std::uint64_t{1} << 32)), owners(entries) {
+        : narrow_offsets(offsets_fit_4_bytes(entries)), owners(entries) {
       if (narrow_offsets) {
         offsets32 = DeviceArray<std::uint32_t>(states + 1);
       } else {

@@ -35,9 +35,11 @@ inline bool narrow_row_starts(const GraphArrays& a) { return a.narrow_row_starts
 // Whether the device keeps the states' first rows in 4 bytes.
 inline bool narrow_row_group_starts(const GraphArrays& a) { return a.narrow_row_starts && offsets_fit_4_bytes(a.num_rows); }
 
-// Whether the device's graph can number the model: it lists predecessor rows as
-// 32-bit vertices after the states (states + rows < 2^32). A larger model's searches
-// run on all cores, whose graph has no such limit.
+// Whether the device's graph takes the model: states + rows < 2^32. The limit dates
+// from predecessor rows listed as 32-bit vertices after the states; the entries are now
+// an owner and a local row (graph_device.cuh), and lifting it waits on a device run of
+// the searches over a model past it. A larger model's searches run on all cores, whose
+// graph has no such limit.
 bool graph_vertices_fit(std::uint64_t states, std::uint64_t rows);
 
 // The device memory the graph and the searches' working sets take.
