@@ -6,6 +6,10 @@
 #include "engine/model/bit_words.h"
 #include "graph/level_loop.h"
 #include "graph/parallel_select.h"
+#include "graph/stay_and_reach_repair.h"
+#include "engine/model/process_memory.h"
+
+#include <spdlog/spdlog.h>
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
@@ -29,20 +33,54 @@ Frontier members(const StateSet& set) {
 
 StateSet ParallelSearch::backward_exists(const StateSet& sources, const StateSet& allowed_states,
                                          const StateSet* allowed_rows) const {
+  return search_backward(sources, allowed_states, allowed_rows, nullptr);
+}
+
+// ranks, where given: each state reached gets its distance from the sources (one more
+// than the state that claimed it; the search is by levels).
+StateSet ParallelSearch::search_backward(const StateSet& sources, const StateSet& allowed_states,
+                                         const StateSet* allowed_rows, PodVector<std::uint32_t>* ranks) const {
   const ChoicePredecessorGraph& g = graph();
   BitWords reached = BitWords::of(sources);
   const BitWords allowed = BitWords::of(allowed_states);
   const BitWords rows = allowed_rows ? BitWords::of(*allowed_rows) : BitWords();
   const std::uint32_t n = g.num_states;
-  level_by_level(members(sources), [&](std::uint32_t t, Frontier& next) {
+  Frontier first = members(sources);
+  if (ranks) {
+    for (const std::uint32_t s : first) (*ranks)[s] = 0;
+  }
+  level_by_level(std::move(first), [&](std::uint32_t t, Frontier& next) {
     for (std::uint64_t e = g.offsets[t]; e < g.offsets[t + 1]; ++e) {
       const std::uint64_t row = g.rows[e];
       if (allowed_rows && !rows.test(row)) continue;
       const std::uint32_t owner = g.owner(row);
-      if (allowed.test(owner) && reached.claim(owner)) next.push_back(owner);
+      if (allowed.test(owner) && reached.claim(owner)) {
+        if (ranks) (*ranks)[owner] = (*ranks)[t] + 1;
+        next.push_back(owner);
+      }
     }
   });
   return reached.to_set(n);
+}
+
+// The first round searches, recording ranks; the others repair it
+// (graph/stay_and_reach_repair.h). Where the ranks (4 bytes a state) would take more
+// than an eighth of the memory unused, the rounds of searches instead.
+StateSet ParallelSearch::stay_and_reach(const StateSet& targets, const StateSet& allowed, StateSet inside) const {
+  const std::uint32_t n = mdp_.num_states();
+  if (std::uint64_t{n} * sizeof(std::uint32_t) > unused_memory_bytes() / 8) {
+    return SearchBackend::stay_and_reach(targets, allowed, std::move(inside));
+  }
+  FirstRound first;
+  first.stays = rows_staying_in(inside);
+  first.ranks = PodVector<std::uint32_t>(n);
+  std::fill(first.ranks.begin(), first.ranks.end(), kUnranked);
+  first.reached = search_backward(targets & inside, inside & allowed, &first.stays, &first.ranks);
+  first.inside = std::move(inside);
+  int rounds = 0;
+  StateSet result = repaired_rounds(mdp_, graph(), targets, std::move(first), rounds);
+  spdlog::debug("Prob1E: {} rounds, all but the first repaired", rounds);
+  return result;
 }
 
 StateSet ParallelSearch::backward_forall(const StateSet& sources, const StateSet& allowed_states) const {

@@ -139,6 +139,78 @@ TEST_P(SearchIsEquivalentToRef, Prob0AndProb1) {
   });
 }
 
+// An MDP whose Prob1E takes a round per rung: rung i's one row goes to the target
+// (state 0) or to rung i-1 by halves, and rung 1's to a dead end (state 1), so each
+// round drops the next rung; every third rung has a second row, into the target's
+// side of a detour of two states, which keeps it and the rungs above it. Then
+// random rows on top of some rungs (several rows, rows longer than a warp).
+SparseMdp ladder_mdp(std::uint32_t rungs, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const std::uint32_t n = rungs + 4;  // 0 target, 1 dead end, 2 and 3 the detour, rungs from 4
+  std::vector<test::StateChoices> states(n);
+  states[0] = {test::Choice{{0, 1.0}}};
+  states[1] = {test::Choice{{1, 1.0}}};
+  states[2] = {test::Choice{{3, 0.5}, {0, 0.5}}};
+  states[3] = {test::Choice{{2, 1.0}}};
+  for (std::uint32_t i = 0; i < rungs; ++i) {
+    const std::uint32_t s = 4 + i, below = i == 0 ? 1 : s - 1;
+    states[s].push_back(test::Choice{{below, 0.5}, {0, 0.5}});
+    if (i % 3 == 2 && seed % 2 == 1) states[s].push_back(test::Choice{{2, 1.0}});
+    if (rng() % 17 == 0) {
+      test::Choice wide;
+      for (std::uint32_t k = 0; k < 40; ++k) wide.push_back({static_cast<std::uint32_t>(rng() % n), 1.0 / 40});
+      states[s].push_back(wide);
+    }
+  }
+  return test::make_mdp(states, {});
+}
+
+// Prob1E's rounds (SearchBackend::stay_and_reach) against the reference's rounds of
+// searches: on the generated MDPs with sets of every density, and on ladders that take
+// a round per rung (up to 3,000 rounds), with and without detours that stop the fall.
+TEST_P(SearchIsEquivalentToRef, StayAndReach) {
+  for_each_mdp([](const auto& reference, const auto& backend, const SparseMdp&, std::uint32_t n) {
+    for (std::uint32_t seed = 0; seed < 6; ++seed) {
+      const StateSet allowed = test::random_set(n, 0.7 + 0.05 * seed, seed);
+      const StateSet targets = test::random_set(n, 0.005 + 0.03 * seed, seed + 40) & allowed;
+      const StateSet inside = test::random_set(n, 0.6 + 0.08 * seed, seed + 80) | targets;
+      EXPECT_EQ(backend.stay_and_reach(targets, allowed, inside), reference.stay_and_reach(targets, allowed, inside))
+          << "n = " << n << ", seed " << seed;
+    }
+  });
+  // Small MDPs of 1 to 3 rows of 1 to 3 successors with a few targets, where rounds
+  // drop states that others reached through, which then need other ways.
+  for (std::uint32_t seed = 0; seed < 3000; ++seed) {
+    std::mt19937 rng(seed);
+    const std::uint32_t n = 2 + seed % 60;
+    const SparseMdp mdp = test::small_random_mdp(n, false, rng);
+    const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+    const graph::ReferenceSearch reference(mdp, g);
+    std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, g, GetParam());
+    StateSet targets(n), every(n);
+    targets.set(rng() % n);
+    every.set();
+    const StateSet inside = ~graph::prob0a(reference, every, targets);
+    ASSERT_EQ(backend->stay_and_reach(targets, every, inside), reference.stay_and_reach(targets, every, inside))
+        << "small MDP " << seed;
+  }
+  for (std::uint32_t rungs : {0u, 1u, 2u, 33u, 3000u}) {
+    for (std::uint32_t seed : {0u, 1u, 2u, 3u}) {
+      const SparseMdp mdp = ladder_mdp(rungs, seed);
+      const std::uint32_t n = mdp.num_states();
+      const graph::ChoicePredecessorGraph g = graph::build_choice_predecessor_graph(mdp);
+      const graph::ReferenceSearch reference(mdp, g);
+      std::unique_ptr<graph::SearchBackend> backend = graph::make_search_backend(mdp, g, GetParam());
+      StateSet targets(n), every(n);
+      targets.set(0);
+      every.set();
+      const StateSet inside = ~graph::prob0a(reference, every, targets);
+      EXPECT_EQ(backend->stay_and_reach(targets, every, inside), reference.stay_and_reach(targets, every, inside))
+          << rungs << " rungs, seed " << seed;
+    }
+  }
+}
+
 // Per state, the smallest state of its SCC (UINT32_MAX outside): equal for two
 // decompositions exactly when they are the same partition.
 std::vector<std::uint32_t> smallest_in_scc(const graph::SccDecomposition& sccs, std::uint32_t n) {
