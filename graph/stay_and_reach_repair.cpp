@@ -81,7 +81,7 @@ class Repair {
   std::vector<std::uint32_t> unplace(RankQueue& check) {
     std::vector<std::uint32_t> unplaced;
     while (!check.empty()) {
-      const auto [rank, s] = check.top();
+      const std::uint32_t rank = check.top().first, s = check.top().second;
       check.pop();
       if (has_witness(s)) continue;
       unplaced_.claim(s);
@@ -116,7 +116,7 @@ class Repair {
       queue.push({best + 1, x});
     }
     while (!queue.empty()) {
-      const auto [distance, x] = queue.top();
+      const std::uint32_t distance = queue.top().first, x = queue.top().second;
       queue.pop();
       if (!unplaced_.test(x) || distance != ranks_[x]) continue;  // placed already, or a stale entry
       unplaced_.clear(x);
