@@ -110,37 +110,52 @@ StateSet meeting_candidates(const SparseMdp& mdp, const Recurrence& path) {
 
 // The states of `set` from which some scheduler surely stays in it forever: Prob0E of
 // reaching its complement (the set less its complement's universal attractor). Every
-// end component inside the set lies in them, so its end components are theirs. One
-// backward search, where the decomposition's SCCs label every state
-// of the set: a set that no scheduler can keep a run in (F G of a leader's "not
-// elected") needs no decomposition at all. The search walks the complement's
-// attractor, most of the model where the set is small: a set of under an eighth of
-// the model is decomposed as it is (G F's candidates, which its pruning made few).
-StateSet surely_stayable(const graph::SearchBackend& search, const StateSet& set) {
-  if (set.count() < set.size() / 8) return set;
-  return graph::prob0e(search, all_states(set.size()), ~set);
+// end component inside the set lies in them, and a scheduler that stays in the set
+// from one of them ends in one (almost every run ends in an end component). One
+// backward search, where the decomposition's SCCs label every state of the set: a set
+// that no scheduler can keep a run in (F G of a leader's "not elected") needs no
+// decomposition at all. The search walks the complement's attractor, most of the model
+// where the set is small: for a set of under an eighth of the model (G F's
+// candidates, which its pruning made few), nullopt, and the set is decomposed as it is.
+std::optional<StateSet> surely_stayable(const graph::SearchBackend& search, const StateSet& set) {
+  if (set.count() < set.size() / 8) return std::nullopt;
+  const auto start = std::chrono::steady_clock::now();
+  StateSet stayable = graph::prob0e(search, all_states(set.size()), ~set);
+  spdlog::debug("{} of a set's {} states can surely stay in it: {:.3f} s", stayable.count(), set.count(),
+                seconds_since(start));
+  return stayable;
 }
 
 // The maximal end components inside `set`, over every row.
-graph::EndComponents end_components_inside(const SparseMdp& mdp, const graph::SearchBackend& search, const StateSet& set) {
-  const auto start = std::chrono::steady_clock::now();
-  StateSet candidates = surely_stayable(search, set);
-  spdlog::debug("{} of a set's {} states can surely stay in it: {:.3f} s", candidates.count(), set.count(),
-                seconds_since(start));
-  return graph::maximal_end_components(search, std::move(candidates), all_states(mdp.num_choices()));
+graph::EndComponents end_components_inside(const graph::SearchBackend& search, const StateSet& set) {
+  std::optional<StateSet> candidates = surely_stayable(search, set);
+  return graph::maximal_end_components(search, candidates ? std::move(*candidates) : set,
+                                       all_states(search.mdp().num_choices()));
 }
 
-// The states of the end components in which a scheduler that stays meets the path:
-// Pmax(path) = Pmax(F these).
+// For F G set: states from which a scheduler keeps almost every run inside the set
+// forever, and among them every end component inside it, so that Pmax(F G set) =
+// Pmax(F these). Where the states that can surely stay were searched for, they are
+// such states, and no decomposition is needed (coin6_2's F G !"all_coins_equal_1": its
+// end components cost 0.37 s beside the search's 0.05; bench/NOTES.md, session 30);
+// else the set's end components.
+StateSet forever_inside(const graph::SearchBackend& search, const StateSet& set) {
+  if (std::optional<StateSet> stayable = surely_stayable(search, set)) return std::move(*stayable);
+  return graph::states_in_components(end_components_inside(search, set));
+}
+
+// States from which a scheduler meets the path almost surely, among them those of
+// every end component in which a scheduler that stays meets it: Pmax(path) = Pmax(F
+// these).
 StateSet staying_states(const SparseMdp& mdp, const graph::SearchBackend& search, const Recurrence& path) {
   if (path.kind == Kind::infinitely_often) {
-    const graph::EndComponents found = end_components_inside(mdp, search, meeting_candidates(mdp, path));
+    const graph::EndComponents found = end_components_inside(search, meeting_candidates(mdp, path));
     StateSet staying = graph::states_in_components(found);
     for (const StateSet& set : path.sets) staying &= graph::states_in_components_holding(found, set);
     return staying;
   }
   StateSet staying(mdp.num_states());
-  for (const StateSet& set : path.sets) staying |= graph::states_in_components(end_components_inside(mdp, search, set));
+  for (const StateSet& set : path.sets) staying |= forever_inside(search, set);
   return staying;
 }
 
@@ -148,7 +163,7 @@ NumericResult maximal_probabilities(const SparseMdp& mdp, const graph::SearchBac
                                     const SolverOptions& options, const DeviceOptions& device) {
   const auto start = std::chrono::steady_clock::now();
   const StateSet target = staying_states(mdp, search, path);
-  spdlog::debug("{} of {} sets on the model, no product: {} of {} states in end components that meet it, {:.3f} s",
+  spdlog::debug("{} of {} sets on the model, no product: {} of {} states meet it almost surely, {:.3f} s",
                 text_of(path.kind), path.sets.size(), target.count(), mdp.num_states(), seconds_since(start));
   return compute_until_probabilities(mdp, search, Optimization::maximize, all_states(mdp.num_states()), target,
                                      options, device);
