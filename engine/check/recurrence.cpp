@@ -92,21 +92,21 @@ std::optional<Recurrence> joined(Op op, Recurrence a, Recurrence b) {
 
 const char* text_of(Kind kind) { return kind == Kind::infinitely_often ? "G F" : "F G"; }
 
-// Where the maximal end components that meet every set of a G F path can lie: among
-// the states each set reaches (a component is strongly connected, so one that meets a
-// set is reached from it). Those are the maximal end components of these states, whose
-// choices that leave them are dropped: any end component inside them is one of the
-// model, and a model's that meets the sets lies inside them. A set that reaches more
-// than half the model prunes too little to pay for its search, and is skipped
-// (leader8: "elected" reaches 8 states of 18.7M).
+// Where the states that meet a G F path almost surely are looked for: among the
+// states each set reaches. An end component that meets a set is reached from it (it is
+// strongly connected), so those that meet every set lie there, and the almost-sure set
+// found within them (almost_surely_recurrent) holds them all: Pmax is the same. The
+// search gives up past an eighth of the model, where a set prunes too little to pay
+// for it (coin8_2's "all_coins_equal_1" took 3 s on 16 cores to give up at half;
+// bench/NOTES.md, session 30); leader8's "elected" reaches 8 states of 18.7M.
 StateSet meeting_candidates(const SparseMdp& mdp, const Recurrence& path) {
   StateSet candidates = all_states(mdp.num_states());
   for (const StateSet& set : path.sets) {
     const auto start = std::chrono::steady_clock::now();
-    const std::optional<StateSet> reached = graph::forward_reachable(mdp, set, mdp.num_states() / 2);
+    const std::optional<StateSet> reached = graph::forward_reachable(mdp, set, mdp.num_states() / 8);
     if (reached) candidates &= *reached;
     spdlog::debug("G F: a set of {} states reaches {}: {:.3f} s", set.count(),
-                  reached ? std::to_string(reached->count()) + " states" : std::string("more than half the model"),
+                  reached ? std::to_string(reached->count()) + " states" : std::string("more than an eighth of the model"),
                   seconds_since(start));
   }
   return candidates;
@@ -116,11 +116,10 @@ StateSet meeting_candidates(const SparseMdp& mdp, const Recurrence& path) {
 // reaching its complement (the set less its complement's universal attractor). Every
 // end component inside the set lies in them, and a scheduler that stays in the set
 // from one of them ends in one (almost every run ends in an end component). One
-// backward search, where the decomposition's SCCs label every state of the set: a set
-// that no scheduler can keep a run in (F G of a leader's "not elected") needs no
-// decomposition at all. The search walks the complement's attractor, most of the model
-// where the set is small: for a set of under an eighth of the model (G F's
-// candidates, which its pruning made few), nullopt, and the set is decomposed as it is.
+// backward search, where a decomposition's SCCs label every state of the set. The
+// search walks the complement's attractor, most of the model where the set is small:
+// for a set of under an eighth of the model, nullopt (its end components, among its own
+// states, cost less).
 std::optional<StateSet> surely_stayable(const graph::SearchBackend& search, const StateSet& set) {
   if (set.count() < set.size() / 8) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
@@ -128,13 +127,6 @@ std::optional<StateSet> surely_stayable(const graph::SearchBackend& search, cons
   spdlog::debug("{} of a set's {} states can surely stay in it: {:.3f} s", stayable.count(), set.count(),
                 seconds_since(start));
   return stayable;
-}
-
-// The maximal end components inside `set`, over every row.
-graph::EndComponents end_components_inside(const graph::SearchBackend& search, const StateSet& set) {
-  std::optional<StateSet> candidates = surely_stayable(search, set);
-  return graph::maximal_end_components(search, candidates ? std::move(*candidates) : set,
-                                       all_states(search.mdp().num_choices()));
 }
 
 // For F G set: states from which a scheduler keeps almost every run inside the set
@@ -145,7 +137,8 @@ graph::EndComponents end_components_inside(const graph::SearchBackend& search, c
 // else the set's end components.
 StateSet forever_inside(const graph::SearchBackend& search, const StateSet& set) {
   if (std::optional<StateSet> stayable = surely_stayable(search, set)) return std::move(*stayable);
-  return graph::states_in_components(end_components_inside(search, set));
+  return graph::states_in_components(
+      graph::maximal_end_components(search, set, all_states(search.mdp().num_choices())));
 }
 
 // The states with a row in `rows`, on all cores, a 64-state word of the result per step
