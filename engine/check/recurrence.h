@@ -17,6 +17,10 @@
 //                 components of the sub-MDPs of each Cj's states (their choices that
 //                 stay in Cj);
 //   Pmin of either is 1 - Pmax of the other over the complements.
+// Any target between U and the states from which the path holds almost surely gives
+// the same maximum; recurrence.cpp takes the latter, which are found by searches alone
+// (Prob1E rounds for G F, one Prob0E search for F G), not by decomposing the model into
+// end components.
 // A DTMC's end components are its bottom SCCs, so the maximum is its probability.
 #include "engine/check/numeric_result.h"
 #include "engine/model/path_formula.h"
