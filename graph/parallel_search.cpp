@@ -4,10 +4,10 @@
 #include "graph/parallel_search.h"
 
 #include "engine/model/bit_words.h"
+#include "engine/model/process_memory.h"
 #include "graph/level_loop.h"
 #include "graph/parallel_select.h"
 #include "graph/stay_and_reach_repair.h"
-#include "engine/model/process_memory.h"
 
 #include <spdlog/spdlog.h>
 

@@ -50,11 +50,10 @@ class Repair {
   // Step 1: t has left; the rows into it stop staying, and their owners still in
   // are to be checked.
   void stop_staying_into(std::uint32_t t, RankQueue& check) {
-    for (std::uint64_t e = g_.offsets[t]; e < g_.offsets[t + 1]; ++e) {
-      const std::uint64_t row = g_.rows[e];
-      if (!stays_.clear(row)) continue;
-      enqueue(g_.owner(row), check);
-    }
+    for_each_staying_predecessor(t, [&](std::uint64_t row, std::uint32_t owner) {
+      stays_.clear(row);
+      enqueue(owner, check);
+    });
   }
 
   void enqueue(std::uint32_t s, RankQueue& check) {
@@ -63,17 +62,22 @@ class Repair {
     queued_list_.push_back(s);
   }
 
-  // Whether some staying row of s has a successor still placed with a lower rank.
-  bool has_witness(std::uint32_t s) const {
+  // The lowest rank among the successors of s's staying rows that are still placed
+  // (kUnranked where none is).
+  std::uint32_t lowest_placed_successor(std::uint32_t s) const {
+    std::uint32_t lowest = kUnranked;
     for (std::uint64_t r = mdp_.row_group_starts[s]; r < mdp_.row_group_starts[s + 1]; ++r) {
       if (!stays_.test(r)) continue;
       for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
         const std::uint32_t t = mdp_.columns[k];
-        if (ranks_[t] < ranks_[s] && !unplaced_.test(t)) return true;
+        if (!unplaced_.test(t) && ranks_[t] < lowest) lowest = ranks_[t];
       }
     }
-    return false;
+    return lowest;
   }
+
+  // Whether some staying row of s has a successor still placed with a lower rank.
+  bool has_witness(std::uint32_t s) const { return lowest_placed_successor(s) < ranks_[s]; }
 
   // Step 2: in increasing rank, the states checked that have no witness left are
   // unplaced, and their predecessors of higher rank checked in turn. (Every state of
@@ -102,15 +106,8 @@ class Repair {
   std::vector<std::uint32_t> place_again(const std::vector<std::uint32_t>& unplaced) {
     RankQueue queue;
     for (const std::uint32_t x : unplaced) {
+      const std::uint32_t best = lowest_placed_successor(x);  // unplaced successors do not count
       ranks_[x] = kUnranked;
-      std::uint32_t best = kUnranked;
-      for (std::uint64_t r = mdp_.row_group_starts[x]; r < mdp_.row_group_starts[x + 1]; ++r) {
-        if (!stays_.test(r)) continue;
-        for (std::uint64_t k = mdp_.row_starts[r]; k < mdp_.row_starts[r + 1]; ++k) {
-          const std::uint32_t t = mdp_.columns[k];
-          if (!unplaced_.test(t) && ranks_[t] < best) best = ranks_[t];
-        }
-      }
       if (best == kUnranked) continue;
       ranks_[x] = best + 1;
       queue.push({best + 1, x});
