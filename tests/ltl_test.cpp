@@ -10,11 +10,13 @@
 #include "engine/automata/ltl_automaton.h"
 #include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
+#include "engine/check/ltl_acceptance.h"
 #include "engine/check/ltl_product.h"
 #include "engine/check/multi_objective.h"
 #include "engine/check/property_checker.h"
 #include "engine/check/reachability.h"
 #include "engine/check/scheduler.h"
+#include "gpu/device_solver.h"
 #include "io/parse_error.h"
 #include "io/property_parser.h"
 #include "random_mdps.h"
@@ -414,6 +416,60 @@ TEST(Ltl, TheProductIsTheSameOnOneThreadAndOnAll) {
     }
   }
 }
+
+class LtlAcceptanceIsEquivalentToRef : public ::testing::TestWithParam<graph::SearchKind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == graph::SearchKind::gpu && !gpu::free_device_memory()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+// The almost-surely accepted pairs (Prob1E rounds, on each search backend) against the
+// reference's accepting end components (maximal end components, the reference search):
+// they hold every accepting end component, and from each of them the reference's
+// components are reached almost surely (Prob1E), so Pmax is the same. On random MDPs of
+// odd sizes down to one state, with one-choice and 40-choice states, self-loops, rows
+// longer than a warp and long chains, random paths of one to four marks, and both
+// products whose acceptance is looked for (with the model's rows, and with edges).
+TEST_P(LtlAcceptanceIsEquivalentToRef, OnRandomProducts) {
+  int larger = 0, nonempty = 0;
+  for (std::uint32_t n : {1u, 2u, 7u, 60u, 333u}) {
+    for (std::uint32_t seed = 1; seed <= 3; ++seed) {
+      const SparseMdp mdp = n < 60 && seed == 3 ? [&] {
+        std::mt19937 rng(seed * n);
+        return test::small_random_mdp(n, false, rng);
+      }() : test::random_mdp(n, seed * 7 + n);
+      std::mt19937 rng(seed + 100 * n);
+      const std::vector<StateSet> atoms = atom_sets(random_letters(n, rng), 2);
+      for (int trial = 0; trial < 12; ++trial) {
+        const PathFormula f = random_formula(rng, 2 + trial % 3, 2);
+        for (ProductChoices choices : {ProductChoices::model_and_jumps, ProductChoices::edges_and_jumps}) {
+          automata::LtlAutomaton automaton(f, 2);
+          const LtlProduct product = build_ltl_product(mdp, automaton, atoms, choices);
+          const test::ReferenceSearch reference(product.mdp);
+          const auto search = graph::make_search_backend(product.mdp, GetParam());
+          const StateSet got = almost_surely_accepted(product, *search);
+          const StateSet components = accepting_end_components(product, *reference.search);
+          const std::string where = "n " + std::to_string(n) + " seed " + std::to_string(seed) + " trial " +
+                                    std::to_string(trial);
+          ASSERT_TRUE(components.is_subset_of(got)) << where;
+          ASSERT_TRUE(got.is_subset_of(product.accepting_part | product.universal)) << where;
+          const StateSet all = all_states(product.mdp.num_states());
+          const StateSet reaching = graph::prob1e(*reference.search, all, components,
+                                                  graph::prob0a(*reference.search, all, components));
+          ASSERT_TRUE(got.is_subset_of(reaching)) << where;
+          larger += got != components;
+          nonempty += got.any();
+        }
+      }
+    }
+  }
+  EXPECT_GT(larger, 20) << "pairs that reach an accepting end component, not in one";
+  EXPECT_GT(nonempty, 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, LtlAcceptanceIsEquivalentToRef, test::every_search_backend(),
+                         test::search_backend_name);
 
 // multi(...) of one co-safe or safety path equals its probability by the LTL pipeline,
 // both ways, on random MDPs (other paths it refuses).

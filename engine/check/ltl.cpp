@@ -3,11 +3,11 @@
 #include "engine/automata/path_automaton.h"
 #include "engine/check/ctl.h"
 #include "engine/check/fairness.h"
+#include "engine/check/ltl_acceptance.h"
 #include "engine/check/ltl_product.h"
 #include "engine/check/reachability.h"
 #include "engine/check/rewards.h"
 #include "engine/model/stopwatch.h"
-#include "graph/end_components.h"
 #include "graph/search_backend.h"
 
 #include <spdlog/spdlog.h>
@@ -21,21 +21,6 @@ namespace mdpvi {
 namespace {
 
 using automata::PathAutomaton;
-
-// The pairs from which the path is accepted surely once there: those whose automaton
-// state accepts everything, and those in accepting end components (maximal end
-// components of the rest of the accepting part that see every mark of their guess).
-StateSet accepting_end_components(const LtlProduct& product, const graph::SearchBackend& search) {
-  const SparseMdp& p = product.mdp;
-  StateSet target = product.universal;
-  const StateSet rest = product.accepting_part - product.universal;
-  if (rest.none()) return target;
-  const graph::EndComponents mecs = graph::maximal_end_components(search, rest, all_states(p.num_choices()));
-  const std::vector<char> accepting = components_seeing_every_mark(
-      mecs, p.num_states(), [&](std::uint32_t i) { return product.accepting_part.test(i); },
-      [&](std::uint32_t i) { return product.marks[i]; }, [&](std::uint32_t i) { return product.all_marks[i]; });
-  return target | graph::states_in_chosen_components(mecs, accepting);
-}
 
 // values per pair, read at each model state's starting pair.
 StateNumbers at_starts(const StateNumbers& values, const std::vector<std::uint32_t>& start) {
@@ -67,8 +52,8 @@ LtlProduct product_of(const SparseMdp& mdp, PathAutomaton& automaton, const std:
 
 StateSet accepting_pairs(const LtlProduct& product, const graph::SearchBackend& search) {
   const auto start = std::chrono::steady_clock::now();
-  StateSet target = accepting_end_components(product, search);
-  spdlog::debug("LTL accepting end components: {} pairs of {} in the accepting part: {:.3f} s", target.count(),
+  StateSet target = almost_surely_accepted(product, search);
+  spdlog::debug("LTL: {} pairs of {} in the accepting part accept almost surely: {:.3f} s", target.count(),
                 product.accepting_part.count(), seconds_since(start));
   return target;
 }

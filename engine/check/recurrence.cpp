@@ -1,14 +1,12 @@
 #include "engine/check/recurrence.h"
 
 #include "engine/check/reachability.h"
-#include "engine/model/bit_words.h"
 #include "engine/model/stopwatch.h"
 #include "graph/end_components.h"
+#include "graph/almost_sure_buchi.h"
 #include "graph/forward_reach.h"
 #include "graph/qualitative.h"
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -95,7 +93,7 @@ const char* text_of(Kind kind) { return kind == Kind::infinitely_often ? "G F" :
 // Where the states that meet a G F path almost surely are looked for: among the
 // states each set reaches. An end component that meets a set is reached from it (it is
 // strongly connected), so those that meet every set lie there, and the almost-sure set
-// found within them (almost_surely_recurrent) holds them all: Pmax is the same. The
+// found within them (graph::almost_sure_buchi) holds them all: Pmax is the same. The
 // search gives up past an eighth of the model, where a set prunes too little to pay
 // for it (coin8_2's "all_coins_equal_1" took 3 s on 16 cores to give up at half;
 // bench/NOTES.md, session 30); leader8's "elected" reaches 8 states of 18.7M.
@@ -141,59 +139,11 @@ StateSet forever_inside(const graph::SearchBackend& search, const StateSet& set)
       graph::maximal_end_components(search, set, all_states(search.mdp().num_choices())));
 }
 
-// The states with a row in `rows`, on all cores, a 64-state word of the result per step
-// (no two tasks write one word).
-StateSet states_with_a_row_in(const SparseMdp& mdp, const StateSet& rows) {
-  const std::uint32_t n = mdp.num_states();
-  const BitWords row_words = BitWords::of(rows);
-  BitWords states(n);
-  oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::uint64_t>(0, (std::uint64_t{n} + 63) / 64, 256),
-                            [&](const auto& words) {
-                              for (std::uint64_t w = words.begin(); w < words.end(); ++w) {
-                                std::uint64_t bits = 0;
-                                for (std::uint64_t s = w * 64; s < std::min<std::uint64_t>(n, w * 64 + 64); ++s) {
-                                  for (std::uint64_t r = mdp.row_group_starts[s]; r < mdp.row_group_starts[s + 1]; ++r) {
-                                    if (!row_words.test(r)) continue;
-                                    bits |= std::uint64_t{1} << (s % 64);
-                                    break;
-                                  }
-                                }
-                                states.word(w) = bits;
-                              }
-                            });
-  return states.to_set(n);
-}
-
-// For G F B1 & ... & G F Bk: the states from which a scheduler visits every Bi infinitely
-// often almost surely (the almost-sure winning set of a generalised Büchi objective,
-// de Alfaro's thesis, Stanford 1997; Chatterjee, Jurdziński and Henzinger, "Quantitative
-// stochastic parity games", SODA 2004): the greatest Z, from `candidates`, in which
-// every state reaches each Bi within Z almost surely by rows staying in Z (Prob1E,
-// SearchBackend::stay_and_reach), at a state of Bi that has a row staying in Z. At the
-// fixed point a scheduler reaches B1, stays, reaches B2, and so on, never leaving Z;
-// and every end component that meets every Bi lies in each round's Z (its states reach
-// each Bi inside it by its own rows), so Pmax(path) = Pmax(F Z). A decomposition into
-// end components answered the same: on coin8_2 its SCC rounds took 4.2 s on the H100
-// (bench/NOTES.md, session 24), where Prob1E's rounds are the searches' own.
-StateSet almost_surely_recurrent(const graph::SearchBackend& search, const Recurrence& path, StateSet z) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int round = 1;; ++round) {
-    const StateSet continuing = states_with_a_row_in(search.mdp(), search.rows_staying_in(z));
-    StateSet next = z;
-    for (const StateSet& set : path.sets) next = search.stay_and_reach(set & continuing & next, next, next);
-    if (next == z) {
-      spdlog::debug("G F: {} states meet it almost surely, {} rounds, {:.3f} s", z.count(), round, seconds_since(start));
-      return z;
-    }
-    z = std::move(next);
-  }
-}
-
 // States from which a scheduler meets the path almost surely, among them those of
 // every end component in which a scheduler that stays meets it: Pmax(path) = Pmax(F
 // these).
 StateSet staying_states(const SparseMdp& mdp, const graph::SearchBackend& search, const Recurrence& path) {
-  if (path.kind == Kind::infinitely_often) return almost_surely_recurrent(search, path, meeting_candidates(mdp, path));
+  if (path.kind == Kind::infinitely_often) return graph::almost_sure_buchi(search, path.sets, meeting_candidates(mdp, path));
   StateSet staying(mdp.num_states());
   for (const StateSet& set : path.sets) staying |= forever_inside(search, set);
   return staying;
