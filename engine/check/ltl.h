@@ -4,9 +4,10 @@
 // construction, or a HOA file's deterministic automaton made one), and E [ path ]
 // and A [ path ] through the same product's graph.
 //
-// The product is an MDP also for a DTMC: the automaton's jumps are choices. Its
+// The product is an MDP also for a DTMC: the automaton's jumps are choices. The pairs
+// from which the path is accepted almost surely (ltl_acceptance.h), among them its
 // accepting end components (maximal end components in the accepting part that see
-// every mark of their guess) are the target of a maximal reachability probability,
+// every mark of their guess), are the target of a maximal reachability probability,
 // which is the formula's probability (Sickert, Esparza, Jaax and Křetínský, CAV 2016:
 // such automata are fit for MDPs). Pmin of an MDP is 1 - Pmax of the negation.
 #include "engine/check/numeric_result.h"
