@@ -429,7 +429,7 @@ class LtlAcceptanceIsEquivalentToRef : public ::testing::TestWithParam<graph::Se
 // they hold every accepting end component, and from each of them the reference's
 // components are reached almost surely (Prob1E), so Pmax is the same. On random MDPs of
 // odd sizes down to one state, with one-choice and 40-choice states, self-loops, rows
-// longer than a warp and long chains, random paths of one to four marks, and both
+// longer than a warp and long chains, random paths over two atoms, and both
 // products whose acceptance is looked for (with the model's rows, and with edges).
 TEST_P(LtlAcceptanceIsEquivalentToRef, OnRandomProducts) {
   int larger = 0, nonempty = 0;

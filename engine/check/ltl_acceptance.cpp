@@ -3,7 +3,6 @@
 #include "graph/almost_sure_buchi.h"
 #include "graph/end_components.h"
 
-#include <bit>
 #include <cstdint>
 #include <vector>
 

@@ -2,8 +2,8 @@
 
 #include "engine/check/reachability.h"
 #include "engine/model/stopwatch.h"
-#include "graph/end_components.h"
 #include "graph/almost_sure_buchi.h"
+#include "graph/end_components.h"
 #include "graph/forward_reach.h"
 #include "graph/qualitative.h"
 
