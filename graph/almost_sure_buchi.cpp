@@ -10,14 +10,6 @@
 
 namespace mdpvi::graph {
 
-namespace {
-
-// The states of `set` from which some scheduler surely stays in it forever: all of
-// them but the attractor of its complement (one backward search, Prob0E).
-StateSet surely_staying(const SearchBackend& search, const StateSet& set) { return prob0e(search, set, ~set); }
-
-}  // namespace
-
 // Each round is one Prob1E per set, each inside the last one's result, then the states
 // that can no longer stay are taken out with their whole attractor at once. Taking out
 // only the states left without a staying row, a round at a time, took a round per

@@ -50,6 +50,8 @@ StateSet prob0e(const SearchBackend& search, const StateSet& phi, const StateSet
   return ~search.backward_forall(psi, phi);
 }
 
+StateSet surely_staying(const SearchBackend& search, const StateSet& set) { return prob0e(search, set, ~set); }
+
 StateSet prob1a(const SearchBackend& search, const StateSet& phi, const StateSet& psi, const StateSet& prob0e_states) {
   return ~search.backward_exists(prob0e_states, (phi - psi) | prob0e_states, nullptr);
 }

@@ -36,6 +36,9 @@ ChoicePredecessorGraph build_choice_predecessor_graph(const SparseMdp& mdp, RowI
 StateSet prob0a(const SearchBackend& search, const StateSet& phi, const StateSet& psi);
 // Pmin(phi U psi) = 0: some scheduler avoids psi forever (or leaves phi first).
 StateSet prob0e(const SearchBackend& search, const StateSet& phi, const StateSet& psi);
+// The states of `set` from which some scheduler surely stays in it forever: Prob0E of
+// reaching its complement, the set less its complement's attractor (one backward search).
+StateSet surely_staying(const SearchBackend& search, const StateSet& set);
 // Pmin(phi U psi) = 1, given prob0e's result: no path through (phi & !psi)-states
 // leads into a state where some scheduler gets probability 0.
 StateSet prob1a(const SearchBackend& search, const StateSet& phi, const StateSet& psi, const StateSet& prob0e_states);

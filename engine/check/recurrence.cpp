@@ -110,9 +110,8 @@ StateSet meeting_candidates(const SparseMdp& mdp, const Recurrence& path) {
   return candidates;
 }
 
-// The states of `set` from which some scheduler surely stays in it forever: Prob0E of
-// reaching its complement (the set less its complement's universal attractor). Every
-// end component inside the set lies in them, and a scheduler that stays in the set
+// The states of `set` from which some scheduler surely stays in it forever
+// (graph::surely_staying). Every end component inside the set lies in them, and a scheduler that stays in the set
 // from one of them ends in one (almost every run ends in an end component). One
 // backward search, where a decomposition's SCCs label every state of the set. The
 // search walks the complement's attractor, most of the model where the set is small:
@@ -121,7 +120,7 @@ StateSet meeting_candidates(const SparseMdp& mdp, const Recurrence& path) {
 std::optional<StateSet> surely_stayable(const graph::SearchBackend& search, const StateSet& set) {
   if (set.count() < set.size() / 8) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
-  StateSet stayable = graph::prob0e(search, all_states(set.size()), ~set);
+  StateSet stayable = graph::surely_staying(search, set);
   spdlog::debug("{} of a set's {} states can surely stay in it: {:.3f} s", stayable.count(), set.count(),
                 seconds_since(start));
   return stayable;
