@@ -198,6 +198,12 @@ struct Vectors {
   }
   bool has_upper() const { return with_upper; }
   bool with_upper;
+  // Width targets bound one per height level (DeviceSolver::bind_level_width_targets),
+  // kept on the host: a window inside one level reads its level's target as one
+  // number, and d_targets is filled in per state only for a window across levels.
+  std::vector<std::uint64_t> level_starts;  // chunk-local, levels + 1
+  std::vector<double> level_targets;
+  bool has_targets() const { return d_targets.get() != nullptr || !level_targets.empty(); }
   // The rows of a b from the host. A view's b is made by its sweeps, per model row: a
   // b from the host has no rows to match (std::logic_error).
   static std::size_t rows_of_host_b(const detail::DeviceMatrix& m) {

@@ -152,17 +152,18 @@ class CudaDeviceSolver final : public DeviceSolver {
     const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
+    v.level_starts.clear();
+    v.level_targets.clear();
     v.d_targets = DeviceArray<float>(chunk.matrix.num_states());
     detail::upload_width_targets(v.d_targets, targets, chunk.matrix.num_states(), compute_);
   }
 
   void bind_level_width_targets(int ticket, const LevelWidthTargets& levels) override {
     const detail::DeviceScope scope(device_);
-    Resident& chunk = resident(ticket);
-    Vectors& v = bound(chunk);
-    DeviceArray<float> targets(chunk.matrix.num_states());
-    detail::fill_level_targets(levels, chunk.matrix.num_states(), targets.get(), compute_, sm_count_);
-    v.d_targets = std::move(targets);
+    Vectors& v = bound(resident(ticket));
+    v.d_targets = DeviceArray<float>(0);
+    v.level_starts.assign(levels.state_starts, levels.state_starts + levels.num_levels + 1);
+    v.level_targets.assign(levels.targets, levels.targets + levels.num_levels);
   }
 
   WindowRows window_rows(int ticket, std::uint64_t first, std::uint64_t end, bool with_squares) override {
@@ -176,8 +177,12 @@ class CudaDeviceSolver final : public DeviceSolver {
   void read_bound_targets(int ticket, double* targets) override {
     const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
-    const Vectors& v = bound(chunk);
-    if (v.d_targets.get()) detail::download_width_targets(v.d_targets, targets, chunk.matrix.num_states(), compute_);
+    Vectors& v = bound(chunk);
+    const std::uint64_t n = chunk.matrix.num_states();
+    if (v.has_targets() && n > 0) {
+      per_state_targets(v, n);
+      detail::download_width_targets(v.d_targets, targets, n, compute_);
+    }
     check(cudaStreamSynchronize(compute_), "download");
   }
 
@@ -216,7 +221,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     const detail::DeviceScope scope(device_);
     Resident& chunk = resident(ticket);
     Vectors& v = bound(chunk);
-    if (!v.has_upper() || !v.d_targets.get()) throw std::logic_error("DeviceSolver: guess_upper needs bound targets and an upper iterate");
+    if (!v.has_upper() || !v.has_targets()) throw std::logic_error("DeviceSolver: guess_upper needs bound targets and an upper iterate");
     wait_for(chunk);
     ChunkSolveStats stats;
     stats.group = group_of(chunk, settings);
@@ -224,7 +229,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     const detail::Window window = window_of(chunk, settings);
     // The lower iterate's buffers agree over the window (bring_back settled them).
     detail::guess_kernel<<<detail::sweep_blocks(window.end - window.first, 1, sm_count_), kBlockSize, 0, compute_>>>(
-        window, v.lower.d_in(), v.upper.d_first(), v.upper.d_second(), v.d_targets.get(), guess);
+        window, v.lower.d_in(), v.upper.d_first(), v.upper.d_second(), targets_over(v, chunk, window), guess);
     check(cudaGetLastError(), "guess kernel launch");
     check(cudaStreamSynchronize(compute_), "guess");
     stats.solve_s = seconds_since(start);
@@ -321,7 +326,7 @@ class CudaDeviceSolver final : public DeviceSolver {
     std::optional<Vectors> own;
     if (inputs.b_lower) own.emplace(chunk.matrix, inputs.b_lower, inputs.b_upper, inputs.targets, lower, upper, compute_);
     Vectors& v = own ? *own : bound(chunk);
-    if (!v.has_upper() || (chunk.matrix.num_states() > 0 && !v.d_targets.get())) {
+    if (!v.has_upper() || (chunk.matrix.num_states() > 0 && !v.has_targets())) {
       throw std::logic_error("DeviceSolver: interval sweeps need targets and an upper iterate");
     }
     check(cudaStreamSynchronize(compute_), "upload");
@@ -579,11 +584,34 @@ class CudaDeviceSolver final : public DeviceSolver {
   void launch_interval(detail::IntervalKernel kernel, unsigned blocks, const Resident& chunk, detail::Window window,
                        Vectors& v, std::size_t slot) {
     kernel<<<blocks, kBlockSize, 0, compute_>>>(chunk.matrix.view(), window, v.b_lower_on_device, v.b_upper_on_device,
-                                                v.d_targets.get(), v.lower.d_in(), v.upper.d_in(), v.lower.d_out(),
+                                                targets_over(v, chunk, window), v.lower.d_in(), v.upper.d_in(), v.lower.d_out(),
                                                 v.upper.d_out(), v.results.largest(slot), v.results.flags(slot));
     check(cudaGetLastError(), "interval kernel launch");
     v.lower.swap();
     v.upper.swap();
+  }
+
+  // The width targets the window's states read: its level's as one number where
+  // the targets are bound per level and the window lies inside one, else per state.
+  detail::WidthTargets targets_over(Vectors& v, const Resident& chunk, detail::Window window) {
+    if (v.d_targets.get() || v.level_targets.empty() || window.end <= window.first) return {v.d_targets.get(), 0.0f};
+    const auto after = std::upper_bound(v.level_starts.begin(), v.level_starts.end(), window.first);
+    const std::size_t level = static_cast<std::size_t>(after - v.level_starts.begin()) - 1;
+    if (level < v.level_targets.size() && window.end <= v.level_starts[level + 1]) {
+      return {nullptr, static_cast<float>(width_target_as_float(v.level_targets[level]))};
+    }
+    return {per_state_targets(v, chunk.matrix.num_states()), 0.0f};
+  }
+
+  // The targets per state, filled in from the levels' where they are bound so (once,
+  // kept while bound: a window across levels, or a read back).
+  const float* per_state_targets(Vectors& v, std::uint64_t num_states) {
+    if (!v.d_targets.get() && !v.level_targets.empty() && num_states > 0) {
+      v.d_targets = DeviceArray<float>(num_states);
+      detail::fill_level_targets({v.level_starts.data(), v.level_targets.data(), v.level_targets.size()}, num_states,
+                                 v.d_targets.get(), compute_, sm_count_);
+    }
+    return v.d_targets.get();
   }
 
   // States [first, end), clamped to the chunk.

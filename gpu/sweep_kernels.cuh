@@ -40,6 +40,15 @@ struct PassVectors {
   double* second[K];
 };
 
+// Interval iteration's width targets over a window: one per state, or one for the
+// whole window where its states share it (a window inside one height level, whose
+// targets are its level's: no 4-byte array per state; bench/NOTES.md, session 32).
+struct WidthTargets {
+  const float* __restrict__ per_state = nullptr;
+  float uniform = 0.0f;
+  __device__ float operator[](std::uint64_t s) const { return per_state ? per_state[s] : uniform; }
+};
+
 enum IntervalFlag : unsigned { kAboveTarget = 1u, kUpperRaised = 2u, kCrossed = 4u, kLowerLowered = 8u };
 constexpr unsigned kAllIntervalFlags = kAboveTarget | kUpperRaised | kCrossed | kLowerLowered;
 
@@ -54,7 +63,7 @@ constexpr double kRaiseTolerance = 8 * std::numeric_limits<double>::epsilon();
 template <int G, bool kMaximize, bool kRelative, bool kOverRows, bool kView>
 __global__ void __launch_bounds__(kBlockSize)
     interval_kernel(DeviceChunk m, Window w, const double* __restrict__ d_b_lower, const double* __restrict__ d_b_upper,
-                    const float* __restrict__ d_targets, const double* __restrict__ d_lower_in,
+                    WidthTargets targets, const double* __restrict__ d_lower_in,
                     const double* __restrict__ d_upper_in, double* __restrict__ d_lower_out,
                     double* __restrict__ d_upper_out, unsigned long long* d_width, unsigned* d_flags) {
   const LaneGroup<G> group;
@@ -69,7 +78,7 @@ __global__ void __launch_bounds__(kBlockSize)
     const double upper = fmin(d_upper_in[s], best.v[1]);
     double width = upper - lower;
     if (kRelative && lower > 0.0) width /= lower;
-    if (width > d_targets[s]) flags |= kAboveTarget;
+    if (width > targets[s]) flags |= kAboveTarget;
     if (best.v[1] > d_upper_in[s] * (1 + kRaiseTolerance)) flags |= kUpperRaised;
     if (best.v[0] < d_lower_in[s] * (1 - kRaiseTolerance)) flags |= kLowerLowered;
     if (upper < lower) flags |= kCrossed;
@@ -106,10 +115,10 @@ __global__ void __launch_bounds__(kBlockSize)
 // of the upper iterate, which then agree.
 __global__ void __launch_bounds__(kBlockSize)
     guess_kernel(Window w, const double* __restrict__ d_lower, double* __restrict__ d_upper_first,
-                 double* __restrict__ d_upper_second, const float* __restrict__ d_targets, GuessParameters p) {
+                 double* __restrict__ d_upper_second, WidthTargets targets, GuessParameters p) {
   for (std::uint64_t s = w.first + blockIdx.x * blockDim.x + threadIdx.x; s < w.end; s += gridDim.x * blockDim.x) {
     const double lower = d_lower[s];
-    const double upper = guessed_upper(lower, fmin(lower, d_upper_first[s]), d_targets[s], p);
+    const double upper = guessed_upper(lower, fmin(lower, d_upper_first[s]), targets[s], p);
     d_upper_first[s] = d_upper_second[s] = upper;
   }
 }
@@ -123,7 +132,7 @@ __global__ void __launch_bounds__(kBlockSize)
 }
 
 using SweepKernel = void (*)(DeviceChunk, Window, const double*, const double*, double*, unsigned long long*);
-using IntervalKernel = void (*)(DeviceChunk, Window, const double*, const double*, const float*, const double*,
+using IntervalKernel = void (*)(DeviceChunk, Window, const double*, const double*, WidthTargets, const double*,
                                 const double*, double*, double*, unsigned long long*, unsigned*);
 
 struct SweepKernels {

@@ -472,6 +472,91 @@ TEST(SccWidthTargets, OnTheDeviceIsEquivalentToRef) {
   }
 }
 
+namespace {
+
+// What a run of interval sweeps and guesses over each window left: every call's
+// stats and the final iterates, bit for bit.
+struct WindowRuns {
+  std::vector<std::uint64_t> sweeps;
+  std::vector<int> flags;
+  std::vector<double> widths, lower, upper;
+};
+
+// The chunk's windows in order (each height level, then the whole chunk, across
+// levels), each swept to the level's target and guessed once, on targets bound per
+// state from the host (per_level null) or one per level (the level's as one number).
+WindowRuns sweep_windows(gpu::DeviceSolver& device, const MaybeSystem& system, const std::vector<std::uint64_t>& starts,
+                         const std::vector<double>& by_level, const std::vector<double>* per_level) {
+  const gpu::ChunkMatrix matrix{system.num_states(),       system.num_rows(),     system.columns.size(),
+                                system.row_group_starts.data(), system.row_starts.data(), system.columns.data(),
+                                device_view(system.values)};
+  const int ticket = device.upload(matrix);
+  gpu::DeviceSolver::BoundInputs inputs{system.row_constants.data(), system.row_constants.data()};
+  inputs.upper_constant = 1.0;
+  device.bind(ticket, inputs);
+  if (per_level) {
+    device.bind_level_width_targets(ticket, {starts.data(), per_level->data(), per_level->size()});
+  } else {
+    std::vector<double> per_state(system.num_states());
+    for (std::size_t h = 0; h < by_level.size(); ++h) {
+      std::fill(per_state.begin() + starts[h], per_state.begin() + starts[h + 1], by_level[h]);
+    }
+    device.bind_targets(ticket, per_state.data());
+  }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
+  for (std::size_t h = 0; h + 1 < starts.size(); ++h) windows.emplace_back(starts[h], starts[h + 1]);
+  windows.emplace_back(0, system.num_states());
+  WindowRuns runs;
+  for (const auto& [first, end] : windows) {
+    gpu::SweepSettings settings;
+    settings.first_state = static_cast<std::uint32_t>(first);
+    settings.end_state = static_cast<std::uint32_t>(end);
+    settings.max_sweeps = 300;
+    if (end > first) device.guess_upper(ticket, settings, {0.5, 1.0, true});
+    const gpu::IntervalChunkStats s = device.iterate_interval(ticket, {nullptr, nullptr, nullptr, true}, settings, nullptr, nullptr);
+    runs.sweeps.push_back(s.stats.iterations);
+    runs.flags.push_back(s.verified + 2 * s.crossed + 4 * s.stats.converged);
+    runs.widths.push_back(s.stats.last_measure);
+  }
+  runs.lower.assign(system.num_states(), -1.0);
+  runs.upper.assign(system.num_states(), -1.0);
+  device.read_bound(ticket, runs.lower.data(), runs.upper.data());
+  device.release(ticket);
+  return runs;
+}
+
+}  // namespace
+
+// Targets bound one per height level are read as one number by a window inside a
+// level (no array per state) and per state by a window across levels: the sweeps and
+// guesses match those over the same targets bound per state from the host, bit for
+// bit (wide levels with 3-state cycles and self-loops, rows longer than a warp, a
+// long chain, an empty chunk, one state).
+TEST(SccWidthTargets, OneNumberPerLevelIsEquivalentToRef) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  std::unique_ptr<gpu::DeviceSolver> device = gpu::open_device();
+  std::vector<MaybeSystem> systems = {test::layered_system(7, 901, 3), test::layered_system(60, 1, 4),
+                                      test::layered_system(0, 5, 6), test::layered_system(1, 1, 9)};
+  for (const MaybeSystem& system : systems) {
+    SCOPED_TRACE(std::to_string(system.num_states()) + " states");
+    const std::vector<std::uint8_t> cyclic = cyclic_levels(system);
+    std::vector<double> by_level = level_width_targets(system, cyclic, 1e-6);
+    if (by_level.empty()) by_level.assign(system.num_levels(), 1e-6);
+    for (std::size_t h = 0; h < by_level.size(); ++h) by_level[h] *= 1.0 + 0.37 * h;  // levels' own targets
+    const std::vector<std::uint64_t> starts = level_state_starts(system, {0, system.num_states()});
+    const WindowRuns expected = sweep_windows(*device, system, starts, by_level, nullptr);
+    const WindowRuns actual = sweep_windows(*device, system, starts, by_level, &by_level);
+    EXPECT_EQ(actual.sweeps, expected.sweeps);
+    EXPECT_EQ(actual.flags, expected.flags);
+    EXPECT_EQ(actual.widths, expected.widths);
+    ASSERT_EQ(actual.lower.size(), expected.lower.size());
+    for (std::size_t s = 0; s < actual.lower.size(); ++s) {
+      ASSERT_EQ(actual.lower[s], expected.lower[s]) << "state " << s;
+      ASSERT_EQ(actual.upper[s], expected.upper[s]) << "state " << s;
+    }
+  }
+}
+
 // A prepared chunk keeps its values as 1-byte indices where at most 256 are distinct,
 // 2-byte ones where at most 65,536 are (the values read through them the same, bit for
 // bit), and plain beyond.
