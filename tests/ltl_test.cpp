@@ -177,6 +177,28 @@ bool holds_bounded(const PathFormula& f, const std::vector<std::uint64_t>& steps
   }
 }
 
+// Each state's letter has bit i where atom i holds, as a loop over the states says:
+// odd sizes around a word's 64 states, no atoms, an atom that holds nowhere or
+// everywhere, 64 atoms.
+TEST(Ltl, LettersAreEachStatesAtomsAsBits) {
+  std::mt19937 rng(7);
+  for (std::uint32_t n : {0u, 1u, 63u, 64u, 65u, 1000u, 70001u}) {
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{64}}) {
+      std::vector<StateSet> atoms(count, StateSet(n));
+      for (std::size_t i = 0; i < count; ++i) {
+        for (std::uint32_t s = 0; s < n; ++s) atoms[i][s] = i == 1 ? true : i == 2 ? false : rng() % 3 == 0;
+      }
+      const std::vector<std::uint64_t> letters = letters_of(n, atoms);
+      ASSERT_EQ(letters.size(), n);
+      for (std::uint32_t s = 0; s < n; ++s) {
+        std::uint64_t expected = 0;
+        for (std::size_t i = 0; i < count; ++i) expected |= std::uint64_t{atoms[i].test(s)} << i;
+        ASSERT_EQ(letters[s], expected) << n << " states, " << count << " atoms, state " << s;
+      }
+    }
+  }
+}
+
 TEST(Ltl, StepBoundsUnfoldToTheBoundedSemantics) {
   std::mt19937 rng(13);
   const std::vector<std::uint64_t> steps{0, 1, 2, 3, 5};

@@ -1,6 +1,7 @@
 #include "engine/check/ltl_product.h"
 
 #include "engine/check/product_values.h"
+#include "engine/model/bit_words.h"
 #include "engine/model/parallel_indices.h"
 #include "engine/model/stopwatch.h"
 
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -80,16 +82,38 @@ AutomatonTable tabulate(PathAutomaton& automaton, const std::vector<std::uint64_
   return table;
 }
 
+// The distinct letters, in increasing order: those of each block of states on all
+// cores, then of the blocks' together (a model has few: one per valuation of the
+// path's state formulas that some state has).
+std::vector<std::uint64_t> sorted_distinct(const std::vector<std::uint64_t>& letters) {
+  constexpr std::size_t kBlock = std::size_t{1} << 16;
+  oneapi::tbb::enumerable_thread_specific<std::vector<std::uint64_t>> found;
+  parallel_indices(0, (letters.size() + kBlock - 1) / kBlock, 1, [&](std::size_t b) {
+    std::vector<std::uint64_t> block(letters.begin() + static_cast<std::ptrdiff_t>(b * kBlock),
+                                     letters.begin() + static_cast<std::ptrdiff_t>(std::min(letters.size(), (b + 1) * kBlock)));
+    std::sort(block.begin(), block.end());
+    std::vector<std::uint64_t>& local = found.local();
+    std::unique_copy(block.begin(), block.end(), std::back_inserter(local));
+  });
+  std::vector<std::uint64_t> distinct;
+  for (const std::vector<std::uint64_t>& part : found) distinct.insert(distinct.end(), part.begin(), part.end());
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  return distinct;
+}
+
 class ParallelProductBuilder {
  public:
   ParallelProductBuilder(const SparseMdp& mdp, PathAutomaton& automaton, const std::vector<StateSet>& atoms,
                          ProductChoices choices, ModelRows model_rows)
       : mdp_(mdp), choices_(choices), model_rows_(model_rows), words_((mdp.num_states() + 63) / 64) {
+    const auto start = std::chrono::steady_clock::now();
     std::vector<std::uint64_t> distinct = number_letters(atoms);
     table_ = tabulate(automaton, distinct, choices != ProductChoices::model_only);
     start_q_.resize(mdp.num_states());
     const State initial = automaton.initial();
-    for (std::uint32_t s = 0; s < mdp.num_states(); ++s) start_q_[s] = table_.step(initial, letter_[s]);
+    parallel_indices(0, mdp.num_states(), 1 << 14, [&](std::size_t s) { start_q_[s] = table_.step(initial, letter_[s]); });
+    letters_s_ = seconds_since(start);
   }
 
   LtlProduct build() {
@@ -101,8 +125,7 @@ class ParallelProductBuilder {
     const double numbered_s = seconds_since(start);
     LtlProduct product;
     write_rows(product);
-    spdlog::debug("LTL product's steps: pairs found {:.3f} s, numbered {:.3f} s; rows counted {:.3f} s, written {:.3f} s",
-                  found_s, numbered_s, counted_s_, written_s_);
+    start = std::chrono::steady_clock::now();
     product.start.resize(mdp_.num_states());
     parallel_indices(0, mdp_.num_states(), 1 << 14, [&](std::size_t s) {
       const auto [q, t] = pair_key(start_q_[s], static_cast<std::uint32_t>(s));
@@ -113,18 +136,25 @@ class ParallelProductBuilder {
     product.mdp.initial_states.erase(std::unique(product.mdp.initial_states.begin(), product.mdp.initial_states.end()),
                                      product.mdp.initial_states.end());
     const std::size_t n = pair_q_.size();
-    product.accepting_part.resize(n);
-    product.universal.resize(n);
+    BitWords accepting(n), universal(n);
     product.marks.resize(n);
     product.all_marks.resize(n);
     product.model_state = std::move(pair_s_);
-    for (std::size_t p = 0; p < n; ++p) {
-      const State q = pair_q_[p];
-      if (table_.accepting[q]) product.accepting_part.set(p);
-      if (table_.universal[q]) product.universal.set(p);
-      product.marks[p] = table_.marks[q];
-      product.all_marks[p] = table_.all_marks[q];
-    }
+    // A word of 64 pairs at a time, each written by one thread.
+    parallel_indices(0, accepting.size(), 1 << 10, [&](std::size_t w) {
+      for (std::size_t p = w * 64; p < std::min(n, w * 64 + 64); ++p) {
+        const State q = pair_q_[p];
+        accepting.word(w) |= std::uint64_t{table_.accepting[q]} << (p % 64);
+        universal.word(w) |= std::uint64_t{table_.universal[q]} << (p % 64);
+        product.marks[p] = table_.marks[q];
+        product.all_marks[p] = table_.all_marks[q];
+      }
+    });
+    product.accepting_part = accepting.to_set(n);
+    product.universal = universal.to_set(n);
+    spdlog::debug("LTL product's steps: letters and starts {:.3f} s; pairs found {:.3f} s, numbered {:.3f} s; rows "
+                  "counted {:.3f} s, written {:.3f} s; starts and pairs' sets {:.3f} s",
+                  letters_s_, found_s, numbered_s, counted_s_, written_s_, seconds_since(start));
     return product;
   }
 
@@ -133,9 +163,7 @@ class ParallelProductBuilder {
   std::vector<std::uint64_t> number_letters(const std::vector<StateSet>& atoms) {
     const std::uint32_t n = mdp_.num_states();
     const std::vector<std::uint64_t> letters = letters_of(n, atoms);
-    std::vector<std::uint64_t> distinct = letters;
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    const std::vector<std::uint64_t> distinct = sorted_distinct(letters);
     letter_.resize(n);
     parallel_indices(0, n, 1 << 14, [&](std::size_t s) {
       letter_[s] = static_cast<std::uint32_t>(std::lower_bound(distinct.begin(), distinct.end(), letters[s]) - distinct.begin());
@@ -371,7 +399,7 @@ class ParallelProductBuilder {
     written_s_ = seconds_since(start);
   }
 
-  double counted_s_ = 0.0, written_s_ = 0.0;
+  double letters_s_ = 0.0, counted_s_ = 0.0, written_s_ = 0.0;
   const SparseMdp& mdp_;
   ProductChoices choices_;
   ModelRows model_rows_;
@@ -388,12 +416,19 @@ class ParallelProductBuilder {
 }  // namespace
 
 std::vector<std::uint64_t> letters_of(std::uint32_t n, const std::vector<StateSet>& atoms) {
+  std::vector<BitWords> words;
+  words.reserve(atoms.size());
+  for (const StateSet& atom : atoms) words.push_back(BitWords::of(atom));
   std::vector<std::uint64_t> letters(n, 0);
-  for (std::size_t i = 0; i < atoms.size(); ++i) {
-    for (std::size_t s = atoms[i].find_first(); s != StateSet::npos; s = atoms[i].find_next(s)) {
-      letters[s] |= std::uint64_t{1} << i;
+  // A word of 64 states at a time, each written by one thread.
+  parallel_indices(0, (std::size_t{n} + 63) / 64, 1 << 10, [&](std::size_t w) {
+    const std::size_t first = w * 64;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      for (std::uint64_t bits = w < words[i].size() ? words[i].data()[w] : 0; bits != 0; bits &= bits - 1) {
+        letters[first + static_cast<std::size_t>(std::countr_zero(bits))] |= std::uint64_t{1} << i;
+      }
     }
-  }
+  });
   return letters;
 }
 
