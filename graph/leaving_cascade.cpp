@@ -1,5 +1,7 @@
 #include "graph/leaving_cascade.h"
 
+#include "engine/model/parallel_indices.h"
+#include "engine/model/pod_vector.h"
 #include "engine/model/stopwatch.h"
 #include "graph/level_loop.h"
 
@@ -19,8 +21,8 @@ namespace {
 // once per entry). Only the SCCs that lost a state are listed: the cascade stays
 // inside them.
 struct InSccPredecessors {
-  std::vector<std::uint64_t> offsets;  // num_states + 1
-  std::vector<std::uint32_t> sources;
+  PodVector<std::uint64_t> offsets;  // num_states + 1
+  PodVector<std::uint32_t> sources;
 };
 
 InSccPredecessors in_scc_predecessors(const SparseMdp& mdp, const std::vector<std::uint32_t>& scc_of,
@@ -30,7 +32,10 @@ InSccPredecessors in_scc_predecessors(const SparseMdp& mdp, const std::vector<st
   BitWords affected(n);  // SCC labels (states) of the SCCs that lost a state
   oneapi::tbb::parallel_for(std::size_t{0}, removed.size(), [&](std::size_t i) { affected.claim(scc_of[removed[i]]); });
   InSccPredecessors p;
-  p.offsets.assign(std::size_t{n} + 1, 0);
+  // Model-sized arrays (a product's: 10^8 pairs) written on all cores, not zeroed,
+  // summed and copied by one thread (bench/NOTES.md, session 32).
+  p.offsets.resize(std::size_t{n} + 1);
+  parallel_indices(0, std::size_t{n} + 1, 1 << 16, [&](std::size_t t) { p.offsets[t] = 0; });
   const auto for_each_edge = [&](auto visit) {
     oneapi::tbb::parallel_for(std::uint32_t{0}, n, [&](std::uint32_t s) {
       if (!states_left.test(s) || !affected.test(scc_of[s])) return;
@@ -46,9 +51,10 @@ InSccPredecessors in_scc_predecessors(const SparseMdp& mdp, const std::vector<st
   for_each_edge([&](std::uint32_t, std::uint32_t t) {
     std::atomic_ref<std::uint64_t>(p.offsets[t + 1]).fetch_add(1, std::memory_order_relaxed);
   });
-  for (std::uint32_t t = 0; t < n; ++t) p.offsets[t + 1] += p.offsets[t];
+  parallel_running_totals(p.offsets.data() + 1, n);
   p.sources.resize(p.offsets.back());
-  std::vector<std::uint64_t> fill(p.offsets.begin(), p.offsets.end() - 1);
+  PodVector<std::uint64_t> fill(n);
+  parallel_indices(0, n, 1 << 16, [&](std::size_t t) { fill[t] = p.offsets[t]; });
   for_each_edge([&](std::uint32_t s, std::uint32_t t) {
     p.sources[std::atomic_ref<std::uint64_t>(fill[t]).fetch_add(1, std::memory_order_relaxed)] = s;
   });
