@@ -32,11 +32,37 @@ TEST(OptionAliases, StormSpellings) {
 // PRISM command line runs; policy iteration is mdpvi's --method pi.
 TEST(OptionAliases, PrismsEngineAndMethodSwitchesAreDropped) {
   Args ignored;
-  EXPECT_EQ(resolve_option_aliases({"check", "m.nm", "-ex", "-gs", "-ltl2datool", "ltl2dstar", "-mdp", "-politer", "-lp"},
+  EXPECT_EQ(resolve_option_aliases({"check", "m.nm", "-ex", "-gs", "-ltl2datool", "ltl2dstar", "-politer", "-lp"},
                                    &ignored),
             (Args{"check", "m.nm", "--method=pi"}));
-  EXPECT_EQ(ignored, (Args{"-ex", "-gs", "-ltl2datool", "-mdp", "-lp"}));
+  EXPECT_EQ(ignored, (Args{"-ex", "-gs", "-ltl2datool", "-lp"}));
   EXPECT_EQ(resolve_option_aliases({"-ltl2dasyntax=rabinizer", "-sparse", "m.nm"}), (Args{"m.nm"}));
+}
+
+// PRISM's tests run files under lines such as "-s -m -h -ex -exact-lp -precision 128":
+// the engines' short names, exact arithmetic and its precision are dropped, each named
+// with its reason; -h beside anything else is the hybrid engine, not help.
+TEST(OptionAliases, PrismsShortEngineNamesAndExactArithmeticAreDropped) {
+  Args ignored;
+  EXPECT_EQ(resolve_option_aliases({"check", "m.nm", "p.props", "-s", "-m", "-h", "-ex", "-exact-lp", "-precision", "128",
+                                    "-nodasimplify", "-exact"},
+                                   &ignored),
+            (Args{"check", "m.nm", "p.props"}));
+  EXPECT_EQ(ignored, (Args{"-s", "-m", "-h", "-ex", "-exact-lp", "-precision", "-nodasimplify", "-exact"}));
+  EXPECT_NE(why_ignored("-exact").find("floating point"), std::string::npos);
+  EXPECT_NE(why_ignored("-precision").find("floating point"), std::string::npos);
+  EXPECT_NE(why_ignored("-s").find("engine"), std::string::npos);
+  // Alone beside a command, -h is the help flag.
+  EXPECT_EQ(resolve_option_aliases({"check", "-h"}), (Args{"check", "-h"}));
+  EXPECT_EQ(resolve_option_aliases({"-h"}), (Args{"-h"}));
+}
+
+// -dtmc, -mdp and -ctmc set the model's type; -exportadv is -exportstrat's older name.
+TEST(OptionAliases, PrismsModelTypesAndAdversaryExport) {
+  EXPECT_EQ(resolve_option_aliases({"-dtmc", "-mdp", "-ctmc"}),
+            (Args{"--model-type=dtmc", "--model-type=mdp", "--model-type=ctmc"}));
+  EXPECT_EQ(resolve_option_aliases({"-exportadv", "stdout", "-exportadv", "a.tra"}),
+            (Args{"--export-scheduler", "-", "--export-scheduler", "a.tra"}));
 }
 
 TEST(OptionAliases, LeavesTheRestAlone) {

@@ -93,6 +93,7 @@ struct CheckArguments {
   mdpvi::pipeline::CheckOptions options;
   std::string gpus = "all";
   std::string explicit_base;
+  std::string model_type;  // --model-type; empty: the file's
   std::vector<std::string> constants;
   std::vector<std::string> properties;  // --prop, before splitting at ';'
   std::string export_states;
@@ -172,6 +173,10 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "otherwise; --prop NAME picks one), Storm's DRN (.drn), UMB (.umb), or PRISM's explicit files "
                     "(BASE.tra, beside BASE.lab ...)")
       ->expected(0, 2);
+  check->add_option("--model-type", args.model_type,
+                    "The model's type whatever its file says (PRISM's -dtmc, -mdp, -ctmc): a PRISM-language model is "
+                    "built as this type; for PRISM's explicit files, ctmc is --ctmc")
+      ->check(CLI::IsMember({"dtmc", "mdp", "ctmc"}));
   check->add_option("--format", args.format, "How to read MODEL, whatever its extension")
       ->check(CLI::IsMember({"prism", "jani", "drn", "umb", "explicit"}));
   check->add_option("--const", args.constants, "Values of undefined constants: N=2,K=4,k=10 (repeatable)");
@@ -371,6 +376,10 @@ int run_check_command(CheckArguments& args) {
   }
   if (!files.empty()) args.options.properties_file = files.front();
   if (!args.format.empty()) args.options.format = args.format;
+  if (!args.model_type.empty()) {
+    using mdpvi::ModelType;
+    args.options.model_type = args.model_type == "dtmc" ? ModelType::dtmc : args.model_type == "mdp" ? ModelType::mdp : ModelType::ctmc;
+  }
   const auto given = [](const std::string& path) { return path.empty() ? std::nullopt : std::optional<std::string>(path); };
   args.exports.states = given(args.export_states);
   args.exports.transitions = given(args.export_transitions);
@@ -537,7 +546,7 @@ int run_command(int argc, char** argv) {
   std::vector<std::string> arguments =
       mdpvi::tools::resolve_option_aliases(std::vector<std::string>(argv + 1, argv + argc), &ignored);
   for (const std::string& name : ignored) {
-    std::cerr << "note: PRISM's " << name << " is ignored: mdpvi picks its own engine and method\n";
+    std::cerr << "note: PRISM's " << name << " is ignored: " << mdpvi::tools::why_ignored(name) << "\n";
   }
   arguments.insert(arguments.begin(), argv[0]);
   std::vector<char*> resolved_argv;

@@ -40,6 +40,10 @@ constexpr Alias kAliases[] = {
     {"-testall", "--test", ""},
     {"-politer", "--method", "pi"},
     {"-modpoliter", "--method", "pi"},
+    {"-exportadv", "--export-scheduler", {}, true},  // PRISM's older name of -exportstrat
+    {"-dtmc", "--model-type", "dtmc"},
+    {"-mdp", "--model-type", "mdp"},
+    {"-ctmc", "--model-type", "ctmc"},
     // Storm
     {"--constants", "--const"},
     {"--property", "--prop"},
@@ -54,12 +58,17 @@ constexpr Alias kAliases[] = {
 // PRISM's choices of engine, linear equation or MDP method, precomputation and LTL
 // translator: mdpvi picks its own (sound by default), so a PRISM command line keeps
 // working. The second list's take a value.
+// -s, -m and -h are the engines' short names (-h is help only on a command line with
+// nothing else: is_help).
 constexpr std::string_view kIgnoredFlags[] = {
-    "-ex",     "-explicit", "-sparse", "-mtbdd",   "-hybrid",     "-gs",      "-gaussseidel",     "-jacobi",
-    "-bgs",    "-pgs",      "-jor",    "-sor",     "-bsor",       "-power",   "-pow",             "-pwr",
-    "-valiter", "-lp",      "-topological", "-pathviaautomata", "-mdp", "-dtmc", "-nofair",   "-pre",
-    "-nopre",  "-prob0",    "-noprob0", "-prob1",  "-noprob1",    "-fixdl"};
-constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax"};
+    "-ex",     "-explicit", "-sparse", "-mtbdd",   "-hybrid",     "-s",       "-m",               "-h",
+    "-gs",     "-gaussseidel", "-jacobi", "-bgs",  "-pgs",        "-jor",     "-sor",             "-bsor",
+    "-power",  "-pow",      "-pwr",    "-valiter", "-lp",         "-topological", "-pathviaautomata", "-nofair",
+    "-pre",    "-nopre",    "-prob0",  "-noprob0", "-prob1",      "-noprob1", "-fixdl",           "-dasimplify",
+    "-nodasimplify", "-exact", "-exact-lp"};
+constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax", "-precision"};
+// PRISM's exact arithmetic (and its precision): mdpvi's numbers are floating point.
+constexpr std::string_view kExactness[] = {"-exact", "-exact-lp", "-precision"};
 
 template <std::size_t N>
 bool listed(const std::string_view (&list)[N], std::string_view name) {
@@ -79,7 +88,20 @@ std::string without_export_options(const std::string& value) {
   return file == "stdout" ? "-" : file;
 }
 
+// "-h" asks for help only where the command line holds nothing else but a command
+// (`mdpvi -h`, `mdpvi check -h`); beside a model or options it is PRISM's hybrid engine.
+bool is_help(const std::vector<std::string>& arguments) {
+  return std::all_of(arguments.begin(), arguments.end(),
+                     [](const std::string& a) { return a == "-h" || a == "check" || a == "devices"; });
+}
+
 }  // namespace
+
+std::string why_ignored(std::string_view name) {
+  return listed(kExactness, name)
+             ? "mdpvi computes in floating point: its results are numbers with the bounds printed, not exact fractions"
+             : "mdpvi picks its own engine and method";
+}
 
 std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments,
                                                 std::vector<std::string>* ignored) {
@@ -93,6 +115,10 @@ std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& 
     const std::size_t equals = argument.find('=');
     const std::string_view name = std::string_view(argument).substr(0, equals);
     const bool with_value = listed(kIgnoredWithValue, name);
+    if (name == "-h" && is_help(arguments)) {
+      resolved.push_back(argument);
+      continue;
+    }
     if (with_value || listed(kIgnoredFlags, name)) {
       if (ignored) ignored->emplace_back(name);
       if (with_value && equals == std::string::npos) ++i;  // its value too

@@ -32,6 +32,17 @@ void compact(SparseMdp& mdp, const CheckOptions& options) {
                 mdp.values.bytes() / 1e6, seconds_since(start));
 }
 
+// PRISM's -dtmc, -mdp and -ctmc: the model is built as that type whatever its file
+// says (none written: an MDP), with a note where that changes it.
+void take_model_type(ModelType type, io::ModelDescription& model) {
+  const ModelType written = model.type.value_or(ModelType::mdp);
+  if (written != type) {
+    spdlog::warn("{}: built as {} (--model-type), where the file says {}", model.file, to_string(type),
+                 model.type ? to_string(written) : "nothing (an MDP)");
+  }
+  model.type = type;
+}
+
 }  // namespace
 
 ModelSource read_model_source(const CheckOptions& options) {
@@ -44,6 +55,10 @@ ModelSource read_model_source(const CheckOptions& options) {
       throw std::invalid_argument(std::string("--ctmc is for PRISM's explicit files (.tra); a ") +
                                   (jani ? "JANI" : "PRISM-language") + " model says ctmc itself");
     }
+    if (jani && options.model_type) {
+      throw std::invalid_argument("--model-type is for PRISM-language models and PRISM's explicit files; a JANI "
+                                  "model says its type itself");
+    }
     source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
     const io::TextFile file = io::TextFile::load(*options.model_file);
     if (jani) {
@@ -52,11 +67,17 @@ ModelSource read_model_source(const CheckOptions& options) {
       source.jani_properties = std::move(read.properties);
     } else {
       source.description = io::parse_model(file);
+      if (options.model_type) take_model_type(*options.model_type, *source.description);
     }
     for (const auto& c : source.description->constants) source.constants.insert(c.name);
   } else {  // an explicit model: read, not built
     source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
-    source.mdp = io::read_model_file(format, source.name, options.explicit_ctmc);
+    const bool ctmc = options.explicit_ctmc || options.model_type == ModelType::ctmc;
+    if (options.model_type && format != io::ModelFormat::explicit_files) {
+      throw std::invalid_argument("--model-type is for PRISM-language models and PRISM's explicit files; this "
+                                  "format says the model's type itself");
+    }
+    source.mdp = io::read_model_file(format, source.name, ctmc);
   }
   source.parse_s = seconds_since(start);
   return source;
