@@ -65,6 +65,19 @@ TEST(OptionAliases, PrismsModelTypesAndAdversaryExport) {
             (Args{"--export-scheduler", "-", "--export-scheduler", "a.tra"}));
 }
 
+// Lines of PRISM's tests: "-const exact=false -ii -e 1e-5 -ex", "-mtbdd -ii -maxiters
+// 100000 -cuddepsilon 1E-20", "-ex -gs -bgs": -e is -epsilon, and the BDD library's
+// settings go with their values.
+TEST(OptionAliases, PrismsShortEpsilonAndLibrarySettings) {
+  Args ignored;
+  EXPECT_EQ(resolve_option_aliases({"-const", "exact=false", "-ii", "-e", "1e-5", "-ex", "-rel", "-abs"}, &ignored),
+            (Args{"--const", "exact=false", "--method=ii", "--epsilon", "1e-5", "--relative", "--absolute"}));
+  EXPECT_EQ(resolve_option_aliases({"-mtbdd", "-ii", "-maxiters", "100000", "-cuddepsilon", "1E-20", "-javamaxmem", "4g"},
+                                   &ignored),
+            (Args{"--method=ii", "--max-iters", "100000"}));
+  EXPECT_EQ(resolve_option_aliases({"-ex", "-gs", "-bgs", "-bpgs", "-psor", "-omega", "0.9"}), (Args{}));
+}
+
 TEST(OptionAliases, LeavesTheRestAlone) {
   EXPECT_EQ(resolve_option_aliases({"--const", "K=2", "-v", "--", "-const"}), (Args{"--const", "K=2", "-v", "--", "-const"}));
 }

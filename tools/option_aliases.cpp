@@ -23,10 +23,13 @@ constexpr Alias kAliases[] = {
     {"-pctl", "--prop"},
     {"-csl", "--prop"},
     {"-epsilon", "--epsilon"},
+    {"-e", "--epsilon"},
     {"-maxiters", "--max-iters"},
     {"-timeout", "--timeout"},
     {"-relative", "--relative", ""},
+    {"-rel", "--relative", ""},
     {"-absolute", "--absolute", ""},
+    {"-abs", "--absolute", ""},
     {"-ii", "--method", "ii"},
     {"-fair", "--fair", ""},
     {"-intervaliter", "--method", "ii"},
@@ -61,12 +64,15 @@ constexpr Alias kAliases[] = {
 // -s, -m and -h are the engines' short names (-h is help only on a command line with
 // nothing else: is_help).
 constexpr std::string_view kIgnoredFlags[] = {
-    "-ex",     "-explicit", "-sparse", "-mtbdd",   "-hybrid",     "-s",       "-m",               "-h",
-    "-gs",     "-gaussseidel", "-jacobi", "-bgs",  "-pgs",        "-jor",     "-sor",             "-bsor",
-    "-power",  "-pow",      "-pwr",    "-valiter", "-lp",         "-topological", "-pathviaautomata", "-nofair",
-    "-pre",    "-nopre",    "-prob0",  "-noprob0", "-prob1",      "-noprob1", "-fixdl",           "-dasimplify",
-    "-nodasimplify", "-exact", "-exact-lp"};
-constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax", "-precision"};
+    "-ex", "-explicit", "-sparse", "-mtbdd", "-hybrid", "-s", "-m", "-h",
+    "-gs", "-gaussseidel", "-bgs", "-bgaussseidel", "-pgs", "-pgaussseidel", "-bpgs", "-bpgaussseidel",
+    "-jacobi", "-jor", "-sor", "-bsor", "-psor", "-bpsor", "-power", "-pow", "-pwr", "-valiter", "-lp", "-linprog",
+    "-topological", "-pathviaautomata", "-nofair", "-pre", "-nopre", "-prob0", "-noprob0", "-prob1", "-noprob1",
+    "-fixdl", "-dasimplify", "-nodasimplify", "-noprobchecks", "-nossdetect", "-sumroundoff", "-exact", "-exact-lp"};
+// The same with a value: the LTL translator, the BDD library's and Java's settings,
+// over-relaxation and the exact engine's precision.
+constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax", "-cuddepsilon", "-cuddmaxmem",
+                                                  "-javamaxmem",  "-javastack",    "-omega",       "-precision"};
 // PRISM's exact arithmetic (and its precision): mdpvi's numbers are floating point.
 constexpr std::string_view kExactness[] = {"-exact", "-exact-lp", "-precision"};
 
