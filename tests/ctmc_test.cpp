@@ -289,6 +289,27 @@ TEST(Csl, BoundsHoldTheExactValue) {
   EXPECT_GE(*r.value.upper_bound, exact - 1e-15);
 }
 
+// Where a time-bounded probability is exactly 0 or 1 (a state that cannot reach the
+// target, the target itself), its bounds are that number, so that P>0 and P>=1 are
+// decided there, as PRISM's graph analysis decides them; the others' bounds are wide.
+TEST(Csl, ExactZerosAndOnesKeepTheirBounds) {
+  const Checked c = uniformised(R"(ctmc
+module branch
+  s : [0..2] init 0;
+  [] s=0 -> 1 : (s'=1) + 1 : (s'=2);
+endmodule
+)");
+  for (const char* path : {"F<=4 s=1", "F[1,2] s=1", "s!=2 U[0.5,3] s=1"}) {
+    const std::string p(path);
+    const PropertyResult decided = check(c, "filter(forall, (P>0 [ " + p + " ] <=> s<2) & (P>=1 [ " + p + " ] <=> s=1))");
+    EXPECT_EQ(decided.value.kind, PropertyValue::Kind::boolean) << path;
+    EXPECT_TRUE(decided.value.truth) << path;
+    const PropertyResult from_start = check(c, "P=? [ " + p + " ]");
+    ASSERT_TRUE(from_start.value.lower_bound && from_start.value.upper_bound) << path;
+    EXPECT_LT(*from_start.value.lower_bound, *from_start.value.upper_bound) << path;  // moved: bounds apart
+  }
+}
+
 // An M/M/1 queue of capacity k, arrivals at rate 3, service at rate 4.
 std::string queue_of(int k) {
   return "ctmc\nconst int K = " + std::to_string(k) + R"(;

@@ -27,12 +27,17 @@ PoissonWeights weights_for(const SparseMdp& ctmc, double t, const SolverOptions&
 }
 
 // Bounds around result.values, each sound: below and above it by the given widths,
-// within [0, ceiling].
-void bound_values(NumericResult& result, double below, double above, double ceiling) {
+// within [0, ceiling], at the states that moved (all where none are given). The others'
+// values are exact (a target's 1, the 0 of a state that cannot reach it): widened, a
+// threshold of 0 or 1 could not be decided there, where PRISM's graph analysis decides it.
+void bound_values(NumericResult& result, double below, double above, double ceiling, const StateSet* moved = nullptr) {
   result.lower = copy_of(result.values.data(), result.values.size());
   result.upper = copy_of(result.values.data(), result.values.size());
-  for (double& l : result.lower) l = std::max(0.0, l - below);
-  for (double& u : result.upper) u = std::min(ceiling, u + above);
+  for (std::size_t s = 0; s < result.values.size(); ++s) {
+    if (moved && !moved->test(s)) continue;
+    result.lower[s] = std::max(0.0, result.lower[s] - below);
+    result.upper[s] = std::min(ceiling, result.upper[s] + above);
+  }
 }
 
 double largest(const StateNumbers& values) {
@@ -83,7 +88,7 @@ NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& se
   double settled_gap = 0.0;
   result.values = summed_over(ctmc, maybe, result.values, result.values, weights.weights, weights.left, device, result,
                               almost_surely ? truncation(options) : -1.0, &settled_gap);
-  bound_values(result, 0.0, weights.missing() + settled_gap, 1.0);
+  bound_values(result, 0.0, weights.missing() + settled_gap, 1.0, &maybe);
   return result;
 }
 
@@ -91,11 +96,12 @@ NumericResult until_within(const SparseMdp& ctmc, const graph::SearchBackend& se
 // a state not in phi at time t > 0 fails, for it was entered before t; phi's states
 // move, the others stay at 0. Bounds: the sums are linear and weigh at most 1 in
 // all, so each bound moves by at most its largest gap, plus what the weights leave out.
-void prepend_time_within(const SparseMdp& ctmc, const StateSet& phi, double t, const SolverOptions& options,
-                         const DeviceOptions& device, NumericResult& result) {
+void prepend_time_within(const SparseMdp& ctmc, const graph::SearchBackend& search, const StateSet& phi, double t,
+                         const SolverOptions& options, const DeviceOptions& device, NumericResult& result) {
   if (t == 0.0) return;
   StateNumbers start = copy_of(result.values.data(), result.values.size());
   double below = 0.0, above = 0.0;
+  StateSet positive(ctmc.num_states());  // the states whose path value may exceed 0
   for (std::uint32_t s = 0; s < ctmc.num_states(); ++s) {
     if (!phi.test(s)) {
       start[s] = 0.0;
@@ -103,12 +109,15 @@ void prepend_time_within(const SparseMdp& ctmc, const StateSet& phi, double t, c
     }
     if (!result.lower.empty()) below = std::max(below, start[s] - result.lower[s]);
     if (!result.upper.empty()) above = std::max(above, result.upper[s] - start[s]);
+    if (start[s] > 0.0 || (!result.upper.empty() && result.upper[s] > 0.0)) positive.set(s);
   }
+  // A state that cannot reach one of those through phi stays at exactly 0.
+  const StateSet moved = phi - graph::prob0a(search, phi, positive);
   const PoissonWeights weights = weights_for(ctmc, t, options);
   const double top = largest(start) + above;
   result.values =
       summed_over(ctmc, phi, filled(ctmc.num_states(), 0.0), start, weights.weights, weights.left, device, result);
-  bound_values(result, below, above + weights.missing() * top, 1.0);
+  bound_values(result, below, above + weights.missing() * top, 1.0, &moved);
   result.step_bounded = true;
 }
 
@@ -141,7 +150,7 @@ NumericResult compute_timed_until(const SparseMdp& ctmc, const graph::SearchBack
   NumericResult result =
       window.last ? until_within(ctmc, search, phi, psi, *window.last - window.first, options, device)
                   : compute_until_probabilities(ctmc, search, Optimization::minimize, phi, psi, options, device);
-  prepend_time_within(ctmc, phi, window.first, options, device, result);
+  prepend_time_within(ctmc, search, phi, window.first, options, device, result);
   return result;
 }
 
