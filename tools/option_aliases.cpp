@@ -68,13 +68,19 @@ constexpr std::string_view kIgnoredFlags[] = {
     "-gs", "-gaussseidel", "-bgs", "-bgaussseidel", "-pgs", "-pgaussseidel", "-bpgs", "-bpgaussseidel",
     "-jacobi", "-jor", "-sor", "-bsor", "-psor", "-bpsor", "-power", "-pow", "-pwr", "-valiter", "-lp", "-linprog",
     "-topological", "-pathviaautomata", "-nofair", "-pre", "-nopre", "-prob0", "-noprob0", "-prob1", "-noprob1",
-    "-fixdl", "-dasimplify", "-nodasimplify", "-noprobchecks", "-nossdetect", "-sumroundoff", "-exact", "-exact-lp"};
+    "-fixdl", "-dasimplify", "-nodasimplify", "-noprobchecks", "-nossdetect", "-sumroundoff", "-exact", "-exact-lp",
+    "-sim", "-simapprox"};
 // The same with a value: the LTL translator, the BDD library's and Java's settings,
 // over-relaxation and the exact engine's precision.
 constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax", "-cuddepsilon", "-cuddmaxmem",
-                                                  "-javamaxmem",  "-javastack",    "-omega",       "-precision"};
+                                                  "-javamaxmem",  "-javastack",    "-omega",       "-precision",
+                                                  "-simmethod",   "-simsamples",   "-simconf",     "-simwidth",
+                                                  "-simpathlen"};
 // PRISM's exact arithmetic (and its precision): mdpvi's numbers are floating point.
 constexpr std::string_view kExactness[] = {"-exact", "-exact-lp", "-precision"};
+// PRISM's statistical model checking: mdpvi computes the values themselves.
+constexpr std::string_view kSimulation[] = {"-sim", "-simapprox", "-simmethod", "-simsamples", "-simconf", "-simwidth",
+                                            "-simpathlen"};
 
 template <std::size_t N>
 bool listed(const std::string_view (&list)[N], std::string_view name) {
@@ -104,9 +110,11 @@ bool is_help(const std::vector<std::string>& arguments) {
 }  // namespace
 
 std::string why_ignored(std::string_view name) {
-  return listed(kExactness, name)
-             ? "mdpvi computes in floating point: its results are numbers with the bounds printed, not exact fractions"
-             : "mdpvi picks its own engine and method";
+  if (listed(kExactness, name)) {
+    return "mdpvi computes in floating point: its results are numbers with the bounds printed, not exact fractions";
+  }
+  if (listed(kSimulation, name)) return "mdpvi computes the values themselves (with their bounds), not estimates by simulation";
+  return "mdpvi picks its own engine and method";
 }
 
 std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments,
