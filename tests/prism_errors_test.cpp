@@ -1,6 +1,7 @@
 // Parser and semantic errors of PRISM-language models: each names file:line:column
 // and says what was expected or what is wrong.
 #include "engine/explore/model_builder.h"
+#include "engine/explore/resolved_model.h"
 
 #include <gtest/gtest.h>
 
@@ -55,6 +56,18 @@ TEST(PrismErrors, ConstantOfTheWrongType) {
             "m.nm:2:11: --const K=0.5: expected a value of type int");
   EXPECT_EQ(error_of("mdp\nconst int K = 1/2;\n" + with_module("").substr(4)),
             "m.nm:2:11: constant 'K' is declared int but its value is double");
+}
+
+// PRISM's tests give a double constant as a fraction (-const p=1/3 -exact), divided
+// from the left; what is not a number or a fraction stays an error.
+TEST(PrismErrors, DoubleConstantsMayBeFractions) {
+  EXPECT_EQ(parse_constant_value("p", ValueType::real, "1/3").value, 1.0 / 3.0);
+  EXPECT_EQ(parse_constant_value("p", ValueType::real, "1/1/3").value, 1.0 / 3.0);
+  EXPECT_EQ(parse_constant_value("p", ValueType::real, "0.25").value, 0.25);
+  for (const char* bad : {"1/", "/3", "1/x", "1/0", "1//3", "1/3 ", ""}) {
+    EXPECT_THROW(parse_constant_value("p", ValueType::real, bad), std::invalid_argument) << bad;
+  }
+  EXPECT_THROW(parse_constant_value("K", ValueType::integer, "1/3"), std::invalid_argument);
 }
 
 TEST(PrismErrors, CyclicDefinitions) {

@@ -369,9 +369,21 @@ ConstantValue parse_constant_value(const std::string& name, ValueType type, cons
     if (error != std::errc() || end != text.data() + text.size()) throw bad();
     return {type, static_cast<double>(v)};
   }
+  // A number, or a fraction such as 1/3 (PRISM's exact-arithmetic tests give them),
+  // divided from the left: 1/1/3 is 1/3.
   double v = 0.0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) throw bad();
+  const char* at = text.data();
+  const char* const stop = text.data() + text.size();
+  for (bool first = true;; first = false) {
+    double part = 0.0;
+    auto [end, error] = std::from_chars(at, stop, part);
+    if (error != std::errc()) throw bad();
+    v = first ? part : v / part;
+    if (end == stop) break;
+    if (*end != '/') throw bad();
+    at = end + 1;
+  }
+  if (!std::isfinite(v)) throw bad();
   return {type, v};
 }
 
