@@ -76,6 +76,18 @@ TEST(ResultTest, TheFirstWhoseConstantsHoldIsTheOneTested) {
   EXPECT_FALSE(test_result(number(2.0, {{"", "0.5x"}}), ""));       // unreadable
 }
 
+// A parametric result (PRISM's lanechange test: "(5-2*p)/(10-10*p)" over a sweep of p)
+// is evaluated at the constants of the run; a name the run does not hold leaves it unread.
+TEST(ResultTest, ExpressionsOfTheConstantsAreEvaluatedAtTheirValues) {
+  const std::vector<io::ExpectedResult> parametric{{"", "(5-2*p)/(10-10*p)"}};
+  EXPECT_TRUE(passes(number(0.5, parametric), "p=0"));
+  EXPECT_TRUE(passes(number(0.8, parametric), "p=0.5"));
+  EXPECT_FALSE(passes(number(0.5, parametric), "p=0.5"));
+  EXPECT_TRUE(passes(number(INFINITY, parametric), "p=1"));  // 3/0, as PRISM's doubles divide
+  EXPECT_FALSE(test_result(number(0.5, parametric), "q=0"));  // p unknown: unread
+  EXPECT_FALSE(test_result(number(0.5, {{"", "(1+"}}), ""));  // no expression: unread
+}
+
 TEST(ResultTest, TruthErrorsAndParetoFronts) {
   PropertyOutcome truth = answered(PropertyValue::Kind::boolean, {{"", "true"}});
   truth.value->truth = true;

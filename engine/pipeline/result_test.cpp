@@ -1,6 +1,10 @@
 #include "engine/pipeline/result_test.h"
 
+#include "engine/explore/compiled_expression.h"
+#include "engine/explore/resolved_model.h"
 #include "engine/pipeline/option_text.h"
+#include "io/lexer.h"
+#include "io/token_stream.h"
 
 #include <algorithm>
 #include <charconv>
@@ -41,6 +45,25 @@ std::optional<double> expected_number(std::string_view text) {
   const std::optional<double> a = number(text.substr(0, slash)), b = number(text.substr(slash + 1));
   if (!a || !b) return std::nullopt;
   return *a / *b;
+}
+
+// A result as an expression of the constants, as PRISM's tests write a parametric
+// one ("(5-2*p)/(10-10*p)"), at the values held; none where it is no such expression
+// or names something else.
+std::optional<double> expected_expression(std::string_view text, const std::map<std::string, std::string>& held) {
+  try {
+    const io::TextFile file = io::TextFile::from_string("RESULT", std::string(text));
+    io::TokenStream tokens("RESULT", io::tokenize(file, false));
+    const Expression parsed = io::parse_expression(tokens, false);
+    if (!tokens.at_end()) return std::nullopt;
+    ConstantValues values;
+    for (const auto& [name, value] : held) {
+      if (const std::optional<double> x = number(value)) values[name] = {ValueType::real, *x};
+    }
+    return evaluate_constant(substitute_constants(parsed, values), NameScope::constants_only("RESULT"));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 bool agree(double got, double expected) {
@@ -87,8 +110,9 @@ bool same_front(std::vector<std::vector<double>> got, std::vector<std::vector<do
   return true;
 }
 
-// Whether outcome meets expected; none where expected cannot be read.
-std::optional<bool> meets(const PropertyOutcome& outcome, const std::string& expected) {
+// Whether outcome meets expected (at the constants held); none where expected cannot be read.
+std::optional<bool> meets(const PropertyOutcome& outcome, const std::string& expected,
+                          const std::map<std::string, std::string>& held) {
   if (expected.starts_with("Error")) return !outcome.error.empty();
   if (!outcome.value) return false;
   const PropertyValue& value = *outcome.value;
@@ -100,7 +124,8 @@ std::optional<bool> meets(const PropertyOutcome& outcome, const std::string& exp
     if (!points) return std::nullopt;
     return value.kind == PropertyValue::Kind::pareto && same_front(value.points, *points);
   }
-  const std::optional<double> x = expected_number(expected);
+  std::optional<double> x = expected_number(expected);
+  if (!x) x = expected_expression(expected, held);
   if (!x) return std::nullopt;
   return value.kind == PropertyValue::Kind::number && agree(value.number, *x);
 }
@@ -120,7 +145,7 @@ std::optional<TestVerdict> test_result(const PropertyOutcome& outcome, const std
     if (!applies) continue;
     const std::string value = expected.value.substr(0, expected.value.find_first_of(" \t"));
     if (value == "?") return std::nullopt;
-    const std::optional<bool> passed = meets(outcome, value);
+    const std::optional<bool> passed = meets(outcome, value, held);
     if (!passed) return std::nullopt;
     return TestVerdict{*passed, expected.value};
   }
