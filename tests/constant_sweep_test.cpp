@@ -1,6 +1,7 @@
 // PRISM's constant ranges: expansion, and the order of the settings (the model's
 // constants varying slowest, so each model is built once).
 #include "engine/pipeline/constant_sweep.h"
+#include "engine/model/property_value.h"
 #include "engine/pipeline/option_text.h"
 
 #include <gtest/gtest.h>
@@ -28,6 +29,14 @@ TEST(ConstantRange, ExpandsRealRangesWithoutDrift) {
   EXPECT_EQ(expand_constant_range("p", "1:-0.1:0.7"), (Values{"1", "0.9", "0.8", "0.7"}));
   EXPECT_EQ(expand_constant_range("p", "-0.2:0.1:0"), (Values{"-0.2", "-0.1", "0"}));
   EXPECT_EQ(expand_constant_range("p", "0:1e-1:0.3"), (Values{"0", "0.1", "0.2", "0.30000000000000004"}));
+}
+
+// PRISM's exact-arithmetic tests sweep p=0:1/3:1: fractions as bounds and steps.
+TEST(ConstantRange, ExpandsRangesWrittenInFractions) {
+  EXPECT_EQ(expand_constant_range("p", "0:1/3:1"),
+            (std::vector<std::string>{"0", format_number(1.0 / 3), format_number(2.0 / 3), "1"}));
+  EXPECT_EQ(expand_constant_range("p", "1/4:1/4:1/2"), (std::vector<std::string>{"0.25", "0.5"}));
+  EXPECT_THROW(expand_constant_range("p", "0:1/0:1"), std::invalid_argument);
 }
 
 TEST(ConstantRange, RejectsBadRanges) {

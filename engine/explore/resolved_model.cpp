@@ -1,6 +1,7 @@
 #include "engine/explore/resolved_model.h"
 
 #include "engine/explore/system_composition.h"
+#include "engine/model/property_value.h"
 
 #include <charconv>
 #include <cmath>
@@ -369,22 +370,10 @@ ConstantValue parse_constant_value(const std::string& name, ValueType type, cons
     if (error != std::errc() || end != text.data() + text.size()) throw bad();
     return {type, static_cast<double>(v)};
   }
-  // A number, or a fraction such as 1/3 (PRISM's exact-arithmetic tests give them),
-  // divided from the left: 1/1/3 is 1/3.
-  double v = 0.0;
-  const char* at = text.data();
-  const char* const stop = text.data() + text.size();
-  for (bool first = true;; first = false) {
-    double part = 0.0;
-    auto [end, error] = std::from_chars(at, stop, part);
-    if (error != std::errc()) throw bad();
-    v = first ? part : v / part;
-    if (end == stop) break;
-    if (*end != '/') throw bad();
-    at = end + 1;
-  }
-  if (!std::isfinite(v)) throw bad();
-  return {type, v};
+  // A number, or a fraction such as 1/3 (PRISM's exact-arithmetic tests give them).
+  const std::optional<double> v = read_number(text);
+  if (!v) throw bad();
+  return {type, *v};
 }
 
 ResolvedModel resolve_model(const io::ModelDescription& model, const std::map<std::string, std::string>& given) {

@@ -16,6 +16,23 @@ std::string format_number(double value) {
   return std::string(buffer, end);
 }
 
+std::optional<double> read_number(std::string_view text) {
+  double value = 0.0;
+  const char* at = text.data();
+  const char* const stop = text.data() + text.size();
+  for (bool first = true;; first = false) {
+    double part = 0.0;
+    const auto [end, error] = std::from_chars(at, stop, part);
+    if (error != std::errc()) return std::nullopt;
+    value = first ? part : value / part;
+    if (end == stop) break;
+    if (*end != '/') return std::nullopt;
+    at = end + 1;
+  }
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
 std::string to_text(const PropertyValue& value) {
   switch (value.kind) {
     case PropertyValue::Kind::boolean: return value.truth ? "true" : "false";

@@ -2,6 +2,7 @@
 // What a property answers: the single value reported for it, and its text.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mdpvi {
@@ -23,6 +24,9 @@ struct PropertyValue {
 
 // The shortest text that reads back as the same double ("Infinity" for +inf).
 std::string format_number(double value);
+// A finite number written as a decimal or as a fraction (1/3; 1/1/3 divides from the
+// left), as PRISM's command lines and RESULT comments write them; none otherwise.
+std::optional<double> read_number(std::string_view text);
 // "true", "0.5", "[0.25, 0.5]", "0.5 (+/- 1e-07)", "Pareto curve: (0, 1), (0.6, 0.4)".
 std::string to_text(const PropertyValue& value);
 

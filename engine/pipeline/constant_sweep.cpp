@@ -23,18 +23,11 @@ bool is_integer(const std::string& text, long long& value) {
   return error == std::errc() && at == end;
 }
 
+// A bound or step of a range: a number, or a fraction (0:1/3:1, as PRISM's tests sweep).
 double number(const std::string& name, const std::string& text, const std::string& range) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(value)) {
-    throw std::invalid_argument("--const " + name + "=" + range + ": expected a number, found '" + text + "'");
-  }
-  return value;
+  const std::optional<double> value = read_number(text);
+  if (!value) throw std::invalid_argument("--const " + name + "=" + range + ": expected a number, found '" + text + "'");
+  return *value;
 }
 
 // The most digits after the point among plain decimals ("0.25": 2); nullopt where a
