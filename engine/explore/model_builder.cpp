@@ -99,15 +99,16 @@ class LevelBuilder {
           });
         });
       }
+      const bool wide = count > 1;  // its page faults counted for -v
       timed(0, [&] {
         // Room for the wave's claims, guessed: a level is rarely more than twice the
         // one before (take_room has more, and grow_in_wave the rest).
         phases_.add(phases_.table_growth_s, [&] { table_.reserve(2 * (wave_end - wave)); });
         expand_and_look_up(blocks);
         finish_deferred_look_ups(blocks);
-      });
-      timed(1, [&] { count_won_claims(blocks); });
-      timed(2, [&] { number_and_write(blocks, mdp); });
+      }, wide);
+      timed(1, [&] { count_won_claims(blocks); }, wide);
+      timed(2, [&] { number_and_write(blocks, mdp); }, wide);
       phases_.add(phases_.populate_wait_s, [&] { ahead.wait(); });
       widest_wave_ = std::max(widest_wave_, wave_end - wave);
       wave = wave_end;
@@ -148,8 +149,8 @@ class LevelBuilder {
         p.seconds[0], p.seconds[1], p.seconds[2], p.seconds[3]);
     log("build growing the table {:.3f} s, populating ahead {:.3f} s, waited for it {:.3f} s", p.table_growth_s,
         p.populate_s, p.populate_wait_s);
-    log("build page faults: expand and look up {}, claims {}, number and write {}, finish {}", p.faults[0], p.faults[1],
-        p.faults[2], p.faults[3]);
+    log("build page faults (waves of several blocks): expand and look up {}, claims {}, number and write {}, finish {}",
+        p.faults[0], p.faults[1], p.faults[2], p.faults[3]);
     auto busy = [&](int phase) { return 100.0 * p.busy_ns[phase] * 1e-9 / (p.seconds[phase] * threads()); };
     log("build threads busy in blocks ({} threads): expand and look up {:.0f}%, claims {:.0f}%, number and write {:.0f}%",
         threads(), busy(0), busy(1), busy(2));
@@ -250,8 +251,8 @@ class LevelBuilder {
   }
 
   template <typename Work>
-  void timed(int phase, Work work) {
-    phases_.timed(phase, work);
+  void timed(int phase, Work work, bool count_faults = true) {
+    phases_.timed(phase, work, count_faults);
   }
 
   void add_initial_states(SparseMdp& mdp) {
