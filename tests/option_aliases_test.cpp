@@ -76,6 +76,7 @@ TEST(OptionAliases, PrismsShortEpsilonAndLibrarySettings) {
                                    &ignored),
             (Args{"--method=ii", "--max-iters", "100000"}));
   EXPECT_EQ(resolve_option_aliases({"-ex", "-gs", "-bgs", "-bpgs", "-psor", "-omega", "0.9"}), (Args{}));
+  EXPECT_EQ(resolve_option_aliases({"-paretoepsilon", "10e-5", "-multimaxpoints", "50", "m.nm"}), (Args{"m.nm"}));
   // Simulation: the values are computed instead, and the note says so.
   EXPECT_EQ(resolve_option_aliases({"-sim", "-simsamples", "1000", "-simmethod", "ci", "m.nm"}), (Args{"m.nm"}));
   EXPECT_NE(why_ignored("-sim").find("not estimates by simulation"), std::string::npos);

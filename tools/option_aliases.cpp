@@ -71,11 +71,13 @@ constexpr std::string_view kIgnoredFlags[] = {
     "-fixdl", "-dasimplify", "-nodasimplify", "-noprobchecks", "-nossdetect", "-sumroundoff", "-exact", "-exact-lp",
     "-sim", "-simapprox"};
 // The same with a value: the LTL translator, the BDD library's and Java's settings,
-// over-relaxation and the exact engine's precision.
+// over-relaxation, the exact engine's precision, simulation's settings and the
+// Pareto curve's approximation (mdpvi's multi(...) finds the front's vertices by
+// weighted sums, to its own tolerance).
 constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax", "-cuddepsilon", "-cuddmaxmem",
                                                   "-javamaxmem",  "-javastack",    "-omega",       "-precision",
                                                   "-simmethod",   "-simsamples",   "-simconf",     "-simwidth",
-                                                  "-simpathlen"};
+                                                  "-simpathlen",  "-paretoepsilon", "-multimaxpoints"};
 // PRISM's exact arithmetic (and its precision): mdpvi's numbers are floating point.
 constexpr std::string_view kExactness[] = {"-exact", "-exact-lp", "-precision"};
 // PRISM's statistical model checking: mdpvi computes the values themselves.
