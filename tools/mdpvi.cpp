@@ -161,6 +161,12 @@ std::optional<std::string> missing_command(const std::vector<std::string>& argum
   return std::nullopt;
 }
 
+// --model-type's word (CLI11 admits only these three).
+mdpvi::ModelType model_type_named(const std::string& word) {
+  if (word == "dtmc") return mdpvi::ModelType::dtmc;
+  return word == "ctmc" ? mdpvi::ModelType::ctmc : mdpvi::ModelType::mdp;
+}
+
 void add_check_command(CLI::App& app, CheckArguments& args) {
   CLI::App* check = app.add_subcommand("check", "Check properties of a model");
   check->add_option("--explicit", args.explicit_base,
@@ -376,10 +382,7 @@ int run_check_command(CheckArguments& args) {
   }
   if (!files.empty()) args.options.properties_file = files.front();
   if (!args.format.empty()) args.options.format = args.format;
-  if (!args.model_type.empty()) {
-    using mdpvi::ModelType;
-    args.options.model_type = args.model_type == "dtmc" ? ModelType::dtmc : args.model_type == "mdp" ? ModelType::mdp : ModelType::ctmc;
-  }
+  if (!args.model_type.empty()) args.options.model_type = model_type_named(args.model_type);
   const auto given = [](const std::string& path) { return path.empty() ? std::nullopt : std::optional<std::string>(path); };
   args.exports.states = given(args.export_states);
   args.exports.transitions = given(args.export_transitions);
