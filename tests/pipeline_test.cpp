@@ -1,6 +1,7 @@
 // The pipeline stage (engine/pipeline/check_run.h) as a library caller uses it: what
 // the listener is told and when, and the memory accounting of each stage.
 #include "engine/pipeline/check_run.h"
+#include "engine/pipeline/model_source.h"
 #include "engine/check/numeric_result.h"
 #include "engine/model/state_numbers.h"
 #include "reference_instances.h"
@@ -60,6 +61,29 @@ bool valuations_kept(CheckOptions options) {
 // property naming a variable, itself or through a formula of the model or a label of
 // the properties file; a filter listing states; an export that names them. Labels
 // alone leave them out, and the answers are the same.
+// --model-type on a model read from a file: a DTMC may become an MDP; nothing else
+// changes type, and the error names the file.
+TEST(Pipeline, AReadModelHoldsItsTypeButAChainMayBeAnMdp) {
+  SparseMdp chain;
+  chain.type = ModelType::dtmc;
+  hold_model_type(ModelType::dtmc, "c.tra", chain);
+  EXPECT_EQ(chain.type, ModelType::dtmc);
+  hold_model_type(ModelType::mdp, "c.tra", chain);
+  EXPECT_EQ(chain.type, ModelType::mdp);
+  for (const auto& [from, to] : {std::pair{ModelType::mdp, ModelType::dtmc}, std::pair{ModelType::dtmc, ModelType::ctmc},
+                                 std::pair{ModelType::ctmc, ModelType::mdp}}) {
+    SparseMdp read;
+    read.type = from;
+    try {
+      hold_model_type(to, "m.drn", read);
+      ADD_FAILURE() << to_string(from) << " as " << to_string(to);
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("m.drn: the file holds a"), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(read.type, from);
+  }
+}
+
 TEST(Pipeline, KeepsValuationsOnlyWhereSomethingReadsThem) {
   EXPECT_FALSE(valuations_kept(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]", "Pmin=? [ F \"gave_up\" ]"})));
   EXPECT_TRUE(valuations_kept(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]", "Pmax=? [ F delivered ]"})));

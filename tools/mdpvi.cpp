@@ -180,8 +180,9 @@ void add_check_command(CLI::App& app, CheckArguments& args) {
                     "(BASE.tra, beside BASE.lab ...)")
       ->expected(0, 2);
   check->add_option("--model-type", args.model_type,
-                    "The model's type whatever its file says (PRISM's -dtmc, -mdp, -ctmc): a PRISM-language model is "
-                    "built as this type; for PRISM's explicit files, ctmc is --ctmc")
+                    "The model's type whatever its file says (PRISM's -dtmc, -mdp, -ctmc): a PRISM-language or JANI "
+                    "model is built as this type; PRISM's explicit files are read as rates for ctmc (--ctmc); a DTMC "
+                    "read from a file may be taken as an MDP")
       ->check(CLI::IsMember({"dtmc", "mdp", "ctmc"}));
   check->add_option("--format", args.format, "How to read MODEL, whatever its extension")
       ->check(CLI::IsMember({"prism", "jani", "drn", "umb", "explicit"}));

@@ -18,9 +18,10 @@ struct CheckOptions {
   std::optional<std::string> model_file;     // a model file: PRISM language, .drn, .umb, or a .tra with its siblings
   std::optional<std::string> explicit_base;  // or BASE of BASE.tra/.lab/...
   bool explicit_ctmc = false;  // --ctmc: PRISM's explicit files hold a CTMC's rates
-  // --model-type (PRISM's -dtmc, -mdp, -ctmc): a PRISM-language model is built as this
-  // type whatever its file says; PRISM's explicit files read rates for ctmc (as --ctmc)
-  // and say the rest themselves; other formats refuse it.
+  // --model-type (PRISM's -dtmc, -mdp, -ctmc): a PRISM-language or JANI model is built
+  // as this type whatever its file says; PRISM's explicit files read rates for ctmc (as
+  // --ctmc); a model read (explicit files, DRN, UMB) must be of that type, or a DTMC
+  // taken as an MDP.
   std::optional<ModelType> model_type;
   std::optional<std::string> format;         // --format prism|drn|umb|explicit: overrides the extension
   std::optional<std::string> properties_file;

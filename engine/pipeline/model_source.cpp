@@ -43,6 +43,7 @@ void take_model_type(ModelType type, io::ModelDescription& model) {
   model.type = type;
 }
 
+
 }  // namespace
 
 ModelSource read_model_source(const CheckOptions& options) {
@@ -55,10 +56,6 @@ ModelSource read_model_source(const CheckOptions& options) {
       throw std::invalid_argument(std::string("--ctmc is for PRISM's explicit files (.tra); a ") +
                                   (jani ? "JANI" : "PRISM-language") + " model says ctmc itself");
     }
-    if (jani && options.model_type) {
-      throw std::invalid_argument("--model-type is for PRISM-language models and PRISM's explicit files; a JANI "
-                                  "model says its type itself");
-    }
     source.name = *options.model_file == "-" ? "<stdin>" : *options.model_file;
     const io::TextFile file = io::TextFile::load(*options.model_file);
     if (jani) {
@@ -67,20 +64,30 @@ ModelSource read_model_source(const CheckOptions& options) {
       source.jani_properties = std::move(read.properties);
     } else {
       source.description = io::parse_model(file);
-      if (options.model_type) take_model_type(*options.model_type, *source.description);
     }
+    if (options.model_type) take_model_type(*options.model_type, *source.description);
     for (const auto& c : source.description->constants) source.constants.insert(c.name);
   } else {  // an explicit model: read, not built
     source.name = options.explicit_base ? *options.explicit_base : *options.model_file;
-    const bool ctmc = options.explicit_ctmc || options.model_type == ModelType::ctmc;
-    if (options.model_type && format != io::ModelFormat::explicit_files) {
-      throw std::invalid_argument("--model-type is for PRISM-language models and PRISM's explicit files; this "
-                                  "format says the model's type itself");
-    }
-    source.mdp = io::read_model_file(format, source.name, ctmc);
+    // PRISM's explicit files do not say whether they hold rates.
+    const bool rates = options.explicit_ctmc ||
+                       (format == io::ModelFormat::explicit_files && options.model_type == ModelType::ctmc);
+    source.mdp = io::read_model_file(format, source.name, rates);
+    if (options.model_type) hold_model_type(*options.model_type, source.name, *source.mdp);
   }
   source.parse_s = seconds_since(start);
   return source;
+}
+
+void hold_model_type(ModelType type, const std::string& name, SparseMdp& mdp) {
+  if (mdp.type == type) return;
+  if (mdp.type == ModelType::dtmc && type == ModelType::mdp) {
+    spdlog::warn("{}: taken as an MDP (--model-type), where the file holds a DTMC", name);
+    mdp.type = type;
+    return;
+  }
+  throw std::invalid_argument(fmt::format("{}: the file holds a {}, which --model-type {} cannot make of it", name,
+                                          to_string(mdp.type), to_string(type)));
 }
 
 LoadedModel load_model(ModelSource& source, const CheckOptions& options, ModelSummary& summary,

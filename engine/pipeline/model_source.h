@@ -28,6 +28,11 @@ struct ModelSource {
 // BASE names PRISM's explicit files, or a .drn or .umb file.
 ModelSource read_model_source(const CheckOptions& options);
 
+// --model-type for a model read rather than built (explicit files, DRN, UMB), whose
+// numbers are what they are: a DTMC may be taken as an MDP of one choice a state (a
+// warning says so); any other change throws std::invalid_argument naming the file.
+void hold_model_type(ModelType type, const std::string& name, SparseMdp& mdp);
+
 struct LoadedModel {
   SparseMdp mdp;
   PropertyScope scope;  // the model's constants and formulas
