@@ -82,6 +82,16 @@ TEST(OptionAliases, PrismsShortEpsilonAndLibrarySettings) {
   EXPECT_NE(why_ignored("-sim").find("not estimates by simulation"), std::string::npos);
 }
 
+// Parametric model checking is refused with what to do instead; nothing else is.
+TEST(OptionAliases, PrismsParametricSwitchIsRefusedWithAWayOut) {
+  const std::optional<std::string> refused = refused_prism_switch({"check", "m.nm", "-param", "p=0:1"});
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->find("--const p=0:0.1:1"), std::string::npos);
+  EXPECT_TRUE(refused_prism_switch({"-param=p=0:1"}));
+  EXPECT_FALSE(refused_prism_switch({"check", "m.nm", "-const", "p=0.5", "-s"}));
+  EXPECT_FALSE(refused_prism_switch({"check", "--", "-param"}));  // a file of that name
+}
+
 TEST(OptionAliases, LeavesTheRestAlone) {
   EXPECT_EQ(resolve_option_aliases({"--const", "K=2", "-v", "--", "-const"}), (Args{"--const", "K=2", "-v", "--", "-const"}));
 }

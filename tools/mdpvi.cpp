@@ -557,6 +557,10 @@ int run_command(int argc, char** argv) {
   for (std::string& a : arguments) resolved_argv.push_back(a.data());
   const int resolved_argc = static_cast<int>(resolved_argv.size());
   resolved_argv.push_back(nullptr);
+  if (const std::optional<std::string> refused = mdpvi::tools::refused_prism_switch(arguments)) {
+    spdlog::error("{}", *refused);
+    return kBadInput;
+  }
   if (const char* unknown = unknown_long_option(app, resolved_argc, resolved_argv.data())) {
     spdlog::error("unknown option {} (see --help)", unknown);
     return kBadInput;

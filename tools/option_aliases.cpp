@@ -119,6 +119,17 @@ std::string why_ignored(std::string_view name) {
   return "mdpvi picks its own engine and method";
 }
 
+std::optional<std::string> refused_prism_switch(const std::vector<std::string>& arguments) {
+  for (const std::string& argument : arguments) {
+    if (argument == "--") break;
+    if (argument == "-param" || argument.starts_with("-param=")) {
+      return "PRISM's -param (parametric model checking) is not supported: give each parameter a value with --const, "
+             "or a range such as --const p=0:0.1:1, whose every value is checked";
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& arguments,
                                                 std::vector<std::string>* ignored) {
   std::vector<std::string> resolved;

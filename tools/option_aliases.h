@@ -3,6 +3,7 @@
 // "-const", "-prop", "-exportstrat file:type=actions" (PRISM), "--constants",
 // "--exportscheduler", "--precision", "--explicit-drn FILE" (Storm), ... become
 // mdpvi's own before the command line is parsed. --help lists mdpvi's names only.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,5 +20,9 @@ std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& 
 
 // Why a switch resolve_option_aliases dropped is dropped, for the note printed.
 std::string why_ignored(std::string_view name);
+
+// The first of PRISM's switches that ask for what mdpvi does not do (-param: parametric
+// model checking), with why and what to do instead; none where there is none.
+std::optional<std::string> refused_prism_switch(const std::vector<std::string>& arguments);
 
 }  // namespace mdpvi::tools
