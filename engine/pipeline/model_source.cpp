@@ -43,7 +43,6 @@ void take_model_type(ModelType type, io::ModelDescription& model) {
   model.type = type;
 }
 
-
 }  // namespace
 
 ModelSource read_model_source(const CheckOptions& options) {
