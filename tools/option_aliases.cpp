@@ -58,35 +58,41 @@ constexpr Alias kAliases[] = {
     {"--prism", ""},
 };
 
-// PRISM's choices of engine, linear equation or MDP method, precomputation and LTL
-// translator: mdpvi picks its own (sound by default), so a PRISM command line keeps
-// working. The second list's take a value.
-// -s, -m and -h are the engines' short names (-h is help only on a command line with
-// nothing else: is_help).
-constexpr std::string_view kIgnoredFlags[] = {
-    "-ex", "-explicit", "-sparse", "-mtbdd", "-hybrid", "-s", "-m", "-h",
-    "-gs", "-gaussseidel", "-bgs", "-bgaussseidel", "-pgs", "-pgaussseidel", "-bpgs", "-bpgaussseidel",
-    "-jacobi", "-jor", "-sor", "-bsor", "-psor", "-bpsor", "-power", "-pow", "-pwr", "-valiter", "-lp", "-linprog",
-    "-topological", "-pathviaautomata", "-nofair", "-pre", "-nopre", "-prob0", "-noprob0", "-prob1", "-noprob1",
-    "-fixdl", "-dasimplify", "-nodasimplify", "-noprobchecks", "-nossdetect", "-sumroundoff", "-exact", "-exact-lp",
-    "-sim", "-simapprox"};
-// The same with a value: the LTL translator, the BDD library's and Java's settings,
-// over-relaxation, the exact engine's precision, simulation's settings and the
-// Pareto curve's approximation (mdpvi's multi(...) finds the front's vertices by
-// weighted sums, to its own tolerance).
-constexpr std::string_view kIgnoredWithValue[] = {"-ltl2datool", "-ltl2dasyntax", "-cuddepsilon", "-cuddmaxmem",
-                                                  "-javamaxmem",  "-javastack",    "-omega",       "-precision",
-                                                  "-simmethod",   "-simsamples",   "-simconf",     "-simwidth",
-                                                  "-simpathlen",  "-paretoepsilon", "-multimaxpoints"};
-// PRISM's exact arithmetic (and its precision): mdpvi's numbers are floating point.
-constexpr std::string_view kExactness[] = {"-exact", "-exact-lp", "-precision"};
-// PRISM's statistical model checking: mdpvi computes the values themselves.
-constexpr std::string_view kSimulation[] = {"-sim", "-simapprox", "-simmethod", "-simsamples", "-simconf", "-simwidth",
-                                            "-simpathlen"};
+// Why a PRISM switch is dropped: mdpvi picks its own engine and method (sound by
+// default), computes in floating point, or computes rather than simulates.
+enum class Dropped { engine, exactness, simulation };
 
-template <std::size_t N>
-bool listed(const std::string_view (&list)[N], std::string_view name) {
-  return std::find(std::begin(list), std::end(list), name) != std::end(list);
+struct IgnoredSwitch {
+  std::string_view name;
+  bool takes_value = false;  // its value is dropped with it
+  Dropped why = Dropped::engine;
+};
+
+// PRISM's choices of engine (-s, -m and -h are their short names; -h is the help only
+// on a command line with nothing else: is_help), linear equation or MDP method,
+// precomputation and LTL translator, the BDD library's and Java's settings, and the
+// Pareto curve's approximation (mdpvi's multi(...) finds the front's vertices by
+// weighted sums, to its own tolerance): dropped, so that a PRISM command line keeps
+// working. So are exact arithmetic and simulation, with their own reasons.
+constexpr IgnoredSwitch kIgnored[] = {
+    {"-ex"}, {"-explicit"}, {"-sparse"}, {"-mtbdd"}, {"-hybrid"}, {"-s"}, {"-m"}, {"-h"},
+    {"-gs"}, {"-gaussseidel"}, {"-bgs"}, {"-bgaussseidel"}, {"-pgs"}, {"-pgaussseidel"}, {"-bpgs"}, {"-bpgaussseidel"},
+    {"-jacobi"}, {"-jor"}, {"-sor"}, {"-bsor"}, {"-psor"}, {"-bpsor"}, {"-power"}, {"-pow"}, {"-pwr"}, {"-valiter"},
+    {"-lp"}, {"-linprog"}, {"-topological"}, {"-pathviaautomata"}, {"-nofair"}, {"-pre"}, {"-nopre"}, {"-prob0"},
+    {"-noprob0"}, {"-prob1"}, {"-noprob1"}, {"-fixdl"}, {"-dasimplify"}, {"-nodasimplify"}, {"-noprobchecks"},
+    {"-nossdetect"}, {"-sumroundoff"},
+    {"-ltl2datool", true}, {"-ltl2dasyntax", true}, {"-cuddepsilon", true}, {"-cuddmaxmem", true},
+    {"-javamaxmem", true}, {"-javastack", true}, {"-omega", true}, {"-paretoepsilon", true}, {"-multimaxpoints", true},
+    {"-exact", false, Dropped::exactness}, {"-exact-lp", false, Dropped::exactness},
+    {"-precision", true, Dropped::exactness},
+    {"-sim", false, Dropped::simulation}, {"-simapprox", false, Dropped::simulation},
+    {"-simmethod", true, Dropped::simulation}, {"-simsamples", true, Dropped::simulation},
+    {"-simconf", true, Dropped::simulation}, {"-simwidth", true, Dropped::simulation},
+    {"-simpathlen", true, Dropped::simulation}};
+
+const IgnoredSwitch* ignored_switch(std::string_view name) {
+  const auto it = std::find_if(std::begin(kIgnored), std::end(kIgnored), [&](const IgnoredSwitch& i) { return i.name == name; });
+  return it == std::end(kIgnored) ? nullptr : it;
 }
 
 // "out.csv:csv" -> "out.csv", "s.txt:type=actions" -> "s.txt": PRISM's export options;
@@ -112,10 +118,13 @@ bool is_help(const std::vector<std::string>& arguments) {
 }  // namespace
 
 std::string why_ignored(std::string_view name) {
-  if (listed(kExactness, name)) {
-    return "mdpvi computes in floating point: its results are numbers with the bounds printed, not exact fractions";
+  const IgnoredSwitch* ignored = ignored_switch(name);
+  switch (ignored ? ignored->why : Dropped::engine) {
+    case Dropped::exactness:
+      return "mdpvi computes in floating point: its results are numbers with the bounds printed, not exact fractions";
+    case Dropped::simulation: return "mdpvi computes the values themselves (with their bounds), not estimates by simulation";
+    case Dropped::engine: break;
   }
-  if (listed(kSimulation, name)) return "mdpvi computes the values themselves (with their bounds), not estimates by simulation";
   return "mdpvi picks its own engine and method";
 }
 
@@ -141,14 +150,13 @@ std::vector<std::string> resolve_option_aliases(const std::vector<std::string>& 
     }
     const std::size_t equals = argument.find('=');
     const std::string_view name = std::string_view(argument).substr(0, equals);
-    const bool with_value = listed(kIgnoredWithValue, name);
     if (name == "-h" && is_help(arguments)) {
       resolved.push_back(argument);
       continue;
     }
-    if (with_value || listed(kIgnoredFlags, name)) {
+    if (const IgnoredSwitch* dropped = ignored_switch(name)) {
       if (ignored) ignored->emplace_back(name);
-      if (with_value && equals == std::string::npos) ++i;  // its value too
+      if (dropped->takes_value && equals == std::string::npos) ++i;  // its value too
       continue;
     }
     const auto alias = std::find_if(std::begin(kAliases), std::end(kAliases), [&](const Alias& a) { return a.spelling == name; });
