@@ -8,12 +8,14 @@
 //   (at most) every memoryless deterministic scheduler's;
 // - and by hand: a property that needs memory, and the parser's readings.
 #include "engine/automata/ltl_automaton.h"
+#include "engine/automata/ltl_simplify.h"
 #include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
 #include "engine/check/ltl_acceptance.h"
 #include "engine/check/ltl_product.h"
 #include "engine/check/multi_objective.h"
 #include "engine/check/property_checker.h"
+#include "engine/check/recurrence.h"
 #include "engine/check/reachability.h"
 #include "engine/check/scheduler.h"
 #include "gpu/device_solver.h"
@@ -130,6 +132,93 @@ TEST(Ltl, LassoWordsAgreeWithTheSemantics) {
   }
   EXPECT_GT(accepted, 50);  // both answers are exercised
   EXPECT_GT(rejected, 50);
+}
+
+// Where atom a's positions lie within atom b's on the lasso.
+automata::AtomImplies lasso_implies(const std::vector<StateSet>& atoms) {
+  return [&atoms](std::uint32_t a, std::uint32_t b) { return atoms[a].is_subset_of(atoms[b]); };
+}
+
+using automata::path_nodes;
+
+// The rewriting keeps the paths that satisfy a formula: on random lassos (each a model
+// whose paths are its suffixes) over three atoms drawn so that one often lies within
+// another, the rewritten formula holds at every position where the formula does. And
+// the rewriting is exercised: it shrinks many of them.
+TEST(LtlSimplify, RandomFormulasKeepTheirMeaningOnLassos) {
+  std::mt19937 rng(11);
+  int shrunk = 0, by_atoms = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const PathFormula f = random_formula(rng, 2 + trial % 4, 3);
+    Lasso w;
+    const std::uint32_t length = 1 + rng() % 6;
+    for (std::uint32_t i = 0; i < length; ++i) {
+      std::uint64_t letter = rng() % 8;
+      if (trial % 2 == 0 && (letter & 4)) letter |= 1;  // atom 2 within atom 0
+      w.letters.push_back(letter);
+    }
+    w.loop_start = rng() % length;
+    const std::vector<StateSet> atoms = atom_sets(w.letters, 3);
+    const PathFormula g = automata::simplified(f, lasso_implies(atoms));
+    const PathFormula g_alone = automata::simplified(f, [](std::uint32_t a, std::uint32_t b) { return a == b; });
+    shrunk += path_nodes(g_alone) < path_nodes(f);
+    by_atoms += path_nodes(g) < path_nodes(g_alone);
+    for (std::uint32_t i = 0; i < length; ++i) {
+      ASSERT_EQ(holds(g, w, i), holds(f, w, i)) << "trial " << trial << ", position " << i;
+      ASSERT_EQ(holds(g_alone, w, i), holds(f, w, i)) << "trial " << trial << ", position " << i;
+    }
+  }
+  EXPECT_GT(shrunk, 300);
+  EXPECT_GT(by_atoms, 30);
+}
+
+TEST(LtlSimplify, ByHandRedundantPartsGoAndRecurrencesAppear) {
+  const std::vector<StateSet> atoms = atom_sets({0b011, 0b010, 0b110, 0b000}, 3);  // atom 0 within atom 1
+  const automata::AtomImplies implies = lasso_implies(atoms);
+  const auto F = [](P f) { return P::unary(P::Op::eventually, std::move(f)); };
+  const auto G = [](P f) { return P::unary(P::Op::always, std::move(f)); };
+  const auto X = [](P f) { return P::unary(P::Op::next, std::move(f)); };
+  const auto no = [](P f) { return P::unary(P::Op::negation, std::move(f)); };
+  const auto both = [](P a, P b) { return P::binary(P::Op::conjunction, std::move(a), std::move(b)); };
+  const auto either = [](P a, P b) { return P::binary(P::Op::disjunction, std::move(a), std::move(b)); };
+  const P a = P::atom(0), b = P::atom(1), c = P::atom(2);
+  const auto same = [&](const P& f, const P& expected) {
+    return automata::implies(f, expected, implies) && automata::implies(expected, f, implies) &&
+           path_nodes(f) == path_nodes(expected);
+  };
+
+  // (G F a) & (F a) is G F a: a recurrence, answered without a product.
+  const P gf_and_f = both(G(F(a)), F(a));
+  EXPECT_FALSE(recurrence_of(gf_and_f, atoms));
+  const P gf = automata::simplified(gf_and_f, implies);
+  EXPECT_TRUE(same(gf, G(F(a))));
+  EXPECT_TRUE(recurrence_of(gf, atoms));
+  // Its negation's disjunction: (G !a) | (F G !a) is F G !a.
+  EXPECT_TRUE(same(automata::simplified(either(G(no(a)), F(G(no(a)))), implies), F(G(no(a)))));
+  // F F, G G, F G F, X of a recurrence; double negation.
+  EXPECT_TRUE(same(automata::simplified(F(F(c)), implies), F(c)));
+  EXPECT_TRUE(same(automata::simplified(G(G(c)), implies), G(c)));
+  EXPECT_TRUE(same(automata::simplified(F(G(F(c))), implies), G(F(c))));
+  EXPECT_TRUE(same(automata::simplified(X(F(G(c))), implies), F(G(c))));
+  EXPECT_TRUE(same(automata::simplified(no(no(X(c))), implies), X(c)));
+  // Merged: F a | F c = F (a | c), G a & G c = G (a & c), X a & X c = X (a & c), and the
+  // recurrences G F a | G F c, F G a & F G c.
+  EXPECT_EQ(automata::simplified(either(F(a), F(c)), implies).op, P::Op::eventually);
+  EXPECT_EQ(automata::simplified(both(G(a), G(c)), implies).op, P::Op::always);
+  EXPECT_EQ(automata::simplified(both(X(a), X(c)), implies).op, P::Op::next);
+  EXPECT_TRUE(recurrence_of(automata::simplified(either(G(F(a)), G(F(c))), implies), atoms));
+  EXPECT_TRUE(recurrence_of(automata::simplified(both(F(G(a)), F(G(c))), implies), atoms));
+  // Through the atoms: a's states lie within b's, so F a & F b is F a, G a | G b is G b.
+  EXPECT_TRUE(same(automata::simplified(both(F(a), F(b)), implies), F(a)));
+  EXPECT_TRUE(same(automata::simplified(either(G(a), G(b)), implies), G(b)));
+  // Nothing to take: c U a & F !c stays (but a U c implies b, so a U c & F b is a U c).
+  const P kept = both(P::binary(P::Op::until, c, a), F(no(c)));
+  EXPECT_TRUE(same(automata::simplified(both(P::binary(P::Op::until, a, c), F(b)), implies), P::binary(P::Op::until, a, c)));
+  EXPECT_EQ(path_nodes(automata::simplified(kept, implies)), path_nodes(kept));
+  // A step bound is the automaton's to unfold: F<=k F a keeps both.
+  P bounded = F(F(a));
+  bounded.lower_bound = 0;
+  EXPECT_EQ(path_nodes(automata::simplified(bounded, implies)), 3u);
 }
 
 // The position k steps after i on the lasso.

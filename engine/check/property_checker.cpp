@@ -7,6 +7,7 @@
 #include "engine/check/recurrence.h"
 #include "engine/check/filter.h"
 #include "engine/check/long_run_mdp.h"
+#include "engine/automata/ltl_simplify.h"
 #include "engine/automata/step_bounds.h"
 #include "engine/check/ltl.h"
 #include "engine/check/multi_objective.h"
@@ -177,8 +178,9 @@ class Checker {
       }
       objective.rewards = &reward_structure(o);
     } else if (op.path == Path::ltl) {
-      objective.ltl = ltl_path(o);
-      objective.atoms = ltl_atoms(o);
+      LtlPath ltl = ltl_of(o);
+      objective.ltl = std::move(ltl.path);
+      objective.atoms = std::move(ltl.atoms);
     } else if (op.path == Path::until && !op.step_bound && !op.lower_step_bound) {
       objective.phi = boolean(o.operands[0]);
       objective.psi = boolean(o.operands[1]);
@@ -399,8 +401,9 @@ class Checker {
     const graph::SearchBackend& search = jump_search ? *jump_search : c_.search;
     StateSet holds;
     if (op.path == Path::ltl) {  // A [ path ] = !E [ !path ]
-      const PathFormula path = forall ? PathFormula::unary(PathFormula::Op::negation, ltl_path(f)) : ltl_path(f);
-      holds = exists_ltl_path(mdp, path, ltl_atoms(f), search.kind());
+      LtlPath ltl = ltl_of(f);
+      const PathFormula path = forall ? PathFormula::unary(PathFormula::Op::negation, std::move(ltl.path)) : ltl.path;
+      holds = exists_ltl_path(mdp, path, ltl.atoms, search.kind());
       if (forall) holds.flip();
     } else if (op.path == Path::next) {
       holds = ctl_next(mdp, forall, boolean(f.operands[0]));
@@ -525,8 +528,11 @@ class Checker {
       case Path::ltl:  // a path of jumps: the embedded chain's
         if (op.kind == TemporalOperator::Kind::reward) fail(f.position, "not supported yet: a CTMC's reward over an LTL path");
         if (!op.ltl_bounds.empty()) fail(f.position, "not supported yet: time bounds inside an LTL path of a CTMC");
-        return compute_ltl_probabilities(embedded_chain(ctmc), Optimization::minimize, ltl_path(f), ltl_atoms(f), solver,
-                                         c_.device);
+        {
+          const LtlPath ltl = ltl_of(f);
+          return compute_ltl_probabilities(embedded_chain(ctmc), Optimization::minimize, ltl.path, ltl.atoms, solver,
+                                           c_.device);
+        }
       case Path::long_run_reward:
       case Path::eventually_always:
       case Path::always_eventually: return std::nullopt;
@@ -534,8 +540,25 @@ class Checker {
     return std::nullopt;
   }
 
-  // An LTL path with its step bounds unfolded (engine/automata/step_bounds.h).
-  PathFormula ltl_path(const Formula& f) const {
+  // An LTL path with its step bounds unfolded (engine/automata/step_bounds.h), then
+  // rewritten (engine/automata/ltl_simplify.h) knowing where its state formulas hold,
+  // and those.
+  struct LtlPath {
+    PathFormula path;
+    std::vector<StateSet> atoms;
+  };
+  LtlPath ltl_of(const Formula& f) {
+    LtlPath ltl{unfolded_ltl_path(f), ltl_atoms(f)};
+    const std::vector<StateSet>& atoms = ltl.atoms;
+    const std::size_t before = automata::path_nodes(ltl.path);
+    ltl.path = automata::simplified(
+        ltl.path, [&](std::uint32_t a, std::uint32_t b) { return atoms[a].is_subset_of(atoms[b]); });
+    const std::size_t after = automata::path_nodes(ltl.path);
+    if (after < before) spdlog::debug("LTL path rewritten from {} nodes into {}", before, after);
+    return ltl;
+  }
+
+  PathFormula unfolded_ltl_path(const Formula& f) const {
     std::vector<std::uint64_t> bounds;
     for (const Expression& bound : f.temporal.ltl_bounds) bounds.push_back(steps(bound));
     try {
@@ -639,7 +662,8 @@ class Checker {
         return compute_instantaneous_reward(mdp, dir, reward_structure(f), steps(*op.step_bound), solver);
       case Path::ltl:
         if (op.kind == TemporalOperator::Kind::reward) {
-          return compute_ltl_reward(mdp, dir, reward_structure(f), ltl_path(f), ltl_atoms(f), solver, c_.device,
+          const LtlPath ltl = ltl_of(f);
+          return compute_ltl_reward(mdp, dir, reward_structure(f), ltl.path, ltl.atoms, solver, c_.device,
                                     c_.search.kind());
         }
         return ltl_probabilities(f, dir, solver);
@@ -653,8 +677,7 @@ class Checker {
   // P [ G F phi ] and [ F G phi ] on the model's own end components
   // (engine/check/recurrence.h), other paths through an automaton's product.
   NumericResult ltl_probabilities(const Formula& f, Optimization dir, const SolverOptions& solver) {
-    const PathFormula& path = ltl_path(f);
-    std::vector<StateSet> atoms = ltl_atoms(f);
+    const auto [path, atoms] = ltl_of(f);
     const bool fair = fair_schedulers();  // a path's maximum too, unlike a reachability's
     if (const std::optional<Recurrence> recurrence = fair ? std::nullopt : recurrence_of(path, atoms)) {
       return compute_recurrence_probabilities(c_.mdp, c_.search, dir, *recurrence, solver, c_.device);
