@@ -299,8 +299,7 @@ class PropertyParser {
     } catch (const UnsupportedError& error) {
       if (std::string_view(error.what()).find("not supported yet: LTL") == std::string_view::npos) throw;
     } catch (const ParseError& error) {  // "a" U ("b" U "c"): a path where a state formula was read
-      if (path != &PropertyParser::probability_path) throw;  // a reward's paths: its own messages
-      simple_error = error;
+      simple_error = error;  // (a reward's too: R [ ("a" U "b") & (F "c") ])
     }
     t_.rewind(start);
     f = before;

@@ -29,6 +29,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
@@ -605,19 +606,18 @@ TEST(Ltl, MultiObjectiveOfOnePathIsItsProbability) {
   EXPECT_EQ(compared, 120);  // every path, whatever its kind
 }
 
-double number(const SparseMdp& mdp, const std::string& text) {
+// The property's value; what the parser refuses is thrown, with its message.
+auto value_of(const SparseMdp& mdp, const std::string& text) {
   io::PropertyEntry entry = io::parse_property(text, "p");
+  if (!entry.formula) throw std::runtime_error(entry.error);
   const Searched searched(mdp);
   CheckContext context{mdp, *searched.search, PropertyScope{"p", {}, {}, {}}, kSound, kCpu};
-  return check_property(*entry.formula, context).value.number;
+  return check_property(*entry.formula, context).value;
 }
 
-bool truth(const SparseMdp& mdp, const std::string& text) {
-  io::PropertyEntry entry = io::parse_property(text, "p");
-  const Searched searched(mdp);
-  CheckContext context{mdp, *searched.search, PropertyScope{"p", {}, {}, {}}, kSound, kCpu};
-  return check_property(*entry.formula, context).value.truth;
-}
+double number(const SparseMdp& mdp, const std::string& text) { return value_of(mdp, text).number; }
+
+bool truth(const SparseMdp& mdp, const std::string& text) { return value_of(mdp, text).truth; }
 
 // 0 chooses to visit 1 ("a") or 2 ("b"), both of which return. Seeing both infinitely
 // often needs a scheduler that alternates: no memoryless one does.
@@ -636,6 +636,50 @@ TEST(Ltl, ByHandAPropertyThatNeedsMemory) {
 // ("a") or 2 ("b"), both of which return to 0, so seeing both is a coupon collector's
 // wait: the first at step 1, then 2 steps a try, 2 tries expected: 5. The MDP: 0 chooses,
 // so a tour 0, 1, 0, 2 takes 3 steps at least, and a scheduler may never see "b".
+// Paths that are plain untils once rewritten ((F a) | (F b) is F (a | b)) take the
+// reachability pipeline: on random MDPs, their P and R through the checker equal the
+// product's answers for the paths as written.
+TEST(Ltl, PlainUntilsAfterTheRewritingEqualTheProducts) {
+  std::mt19937 rng(5);
+  const auto F = [](P f) { return P::unary(P::Op::eventually, std::move(f)); };
+  const P written = P::binary(P::Op::disjunction, F(P::atom(0)), F(P::atom(1)));
+  const P until = P::binary(P::Op::conjunction, P::binary(P::Op::until, P::atom(0), P::atom(1)),
+                            P::binary(P::Op::until, P::atom(0), P::atom(1)));
+  for (int trial = 0; trial < 40; ++trial) {
+    SparseMdp mdp = test::small_random_mdp(4 + trial % 7, trial % 3 == 0, rng);
+    const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
+    mdp.labels = {{"a", atoms[0]}, {"b", atoms[1]}};
+    mdp.rewards.push_back({"steps", CompactValues(PodVector<double>(mdp.num_states(), 1.0)), {}});
+    for (const Optimization dir : {Optimization::minimize, Optimization::maximize}) {
+      const std::string m = dir == Optimization::minimize ? "min" : "max";
+      const double by_product = compute_ltl_probabilities(mdp, dir, written, atoms, kSound, kCpu).values[0];
+      EXPECT_NEAR(number(mdp, "P" + m + "=? [ (F \"a\") | (F \"b\") ]"), by_product, 1e-8) << "trial " << trial;
+      const double until_by_product = compute_ltl_probabilities(mdp, dir, until, atoms, kSound, kCpu).values[0];
+      EXPECT_NEAR(number(mdp, "P" + m + "=? [ (\"a\" U \"b\") & (\"a\" U \"b\") ]"), until_by_product, 1e-8)
+          << "trial " << trial;
+      for (const auto& [path, text] : {std::pair{written, "(F \"a\") | (F \"b\")"},
+                                       std::pair{until, "(\"a\" U \"b\") & (\"a\" U \"b\")"}}) {
+        const double reward = compute_ltl_reward(mdp, dir, mdp.rewards[0], path, atoms, kSound, kCpu).values[0];
+        const double checked = number(mdp, "R" + m + "=? [ " + text + " ]");
+        if (std::isinf(reward)) {
+          EXPECT_TRUE(std::isinf(checked)) << "trial " << trial << ", " << text;
+        } else {
+          EXPECT_NEAR(checked, reward, 1e-7 * std::max(1.0, reward)) << "trial " << trial << ", " << text;
+        }
+      }
+    }
+  }
+  // Only unbounded F and U over state formulas are plain.
+  const std::vector<StateSet> atoms = atom_sets({1, 2, 3}, 2);
+  EXPECT_TRUE(plain_until_of(F(P::atom(0)), atoms));
+  EXPECT_TRUE(plain_until_of(P::binary(P::Op::until, P::atom(0), P::atom(1)), atoms));
+  EXPECT_FALSE(plain_until_of(F(F(P::atom(0))), atoms));
+  EXPECT_FALSE(plain_until_of(P::unary(P::Op::always, P::atom(0)), atoms));
+  P bounded = F(P::atom(0));
+  bounded.upper_bound = 0;
+  EXPECT_FALSE(plain_until_of(bounded, atoms));
+}
+
 TEST(Ltl, ByHandRewardsUntilACoSafePath) {
   SparseMdp chain =
       test::make_mdp({{{{1, 0.5}, {2, 0.5}}}, {{{0, 1.0}}}, {{{0, 1.0}}}}, {{"a", {1}}, {"b", {2}}});
@@ -700,6 +744,11 @@ TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
   EXPECT_EQ(path_of("P=? [ \"a\" U \"b\" ]"), Path::until);
   EXPECT_EQ(path_of("P=? [ (\"a\") U \"b\" ]"), Path::until);
   EXPECT_EQ(path_of("E [ G F \"a\" ]"), Path::always_eventually);
+  // A reward's path whose first parentheses hold a U: LTL too, not a state formula.
+  EXPECT_EQ(path_of("R=? [ (\"a\" U \"b\") & (F \"c\") ]"), Path::ltl);
+  EXPECT_EQ(path_of("R=? [ \"a\" U \"b\" ]"), Path::reachability_reward);
+  EXPECT_EQ(io::parse_property("R=? [ \"a\" V \"b\" ]", "p").error,
+            "p:1:11: expected F, C, C<=k, I=k, S or phi U psi, found 'V'");
   // (F a) & (F b): two state formulas, each an atom.
   const io::PropertyEntry entry = io::parse_property("P=? [ (F \"a\") & (F x>1 & P>0.5 [ F \"b\" ]) ]", "p");
   EXPECT_EQ(entry.formula->operands.size(), 2u);

@@ -663,6 +663,10 @@ class Checker {
       case Path::ltl:
         if (op.kind == TemporalOperator::Kind::reward) {
           const LtlPath ltl = ltl_of(f);
+          const std::optional<PlainUntil> until = plain_until_of(ltl.path, ltl.atoms);
+          if (until && ltl.path.op == PathFormula::Op::eventually) {  // R [ F psi ]: until psi is reached
+            return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), until->psi, solver, c_.device);
+          }
           return compute_ltl_reward(mdp, dir, reward_structure(f), ltl.path, ltl.atoms, solver, c_.device,
                                     c_.search.kind());
         }
@@ -674,10 +678,16 @@ class Checker {
     return {};
   }
 
-  // P [ G F phi ] and [ F G phi ] on the model's own end components
+  // P [ G F phi ], [ F G phi ] and plain untils on the model itself
   // (engine/check/recurrence.h), other paths through an automaton's product.
   NumericResult ltl_probabilities(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const auto [path, atoms] = ltl_of(f);
+    if (const std::optional<PlainUntil> until = plain_until_of(path, atoms)) {  // as Path::until's
+      if (fair_minimum(dir)) {
+        return compute_fair_minimal_until(c_.mdp, c_.search, until->phi, until->psi, solver, c_.device);
+      }
+      return compute_until_probabilities(c_.mdp, c_.search, dir, until->phi, until->psi, solver, c_.device);
+    }
     const bool fair = fair_schedulers();  // a path's maximum too, unlike a reachability's
     if (const std::optional<Recurrence> recurrence = fair ? std::nullopt : recurrence_of(path, atoms)) {
       return compute_recurrence_probabilities(c_.mdp, c_.search, dir, *recurrence, solver, c_.device);

@@ -176,6 +176,16 @@ std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::v
   return fold_boolean<Recurrence>(formula, leaf, negated, joined);
 }
 
+std::optional<PlainUntil> plain_until_of(const PathFormula& formula, const std::vector<StateSet>& atoms) {
+  if (formula.bounded() || (formula.op != Op::eventually && formula.op != Op::until)) return std::nullopt;
+  std::optional<StateSet> psi = states_of(formula.operands.back(), atoms);
+  if (!psi) return std::nullopt;
+  if (formula.op == Op::eventually) return PlainUntil{all_states(psi->size()), std::move(*psi)};
+  std::optional<StateSet> phi = states_of(formula.operands[0], atoms);
+  if (!phi) return std::nullopt;
+  return PlainUntil{std::move(*phi), std::move(*psi)};
+}
+
 NumericResult compute_recurrence_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
                                                Optimization direction, const Recurrence& path,
                                                const SolverOptions& options, const DeviceOptions& device) {

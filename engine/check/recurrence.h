@@ -52,6 +52,15 @@ struct Recurrence {
 // formula i holds.
 std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms);
 
+// Beside them, the paths that are a plain until over state formulas, unbounded: F psi
+// (phi: every state) and phi U psi. A rewritten path often is one ((F a) | (F b) is
+// F (a | b): engine/automata/ltl_simplify.h); it takes the reachability pipeline, with
+// no automaton and no product.
+struct PlainUntil {
+  StateSet phi, psi;
+};
+std::optional<PlainUntil> plain_until_of(const PathFormula& formula, const std::vector<StateSet>& atoms);
+
 // The path's probability from every state, maximal or minimal (a DTMC's direction is
 // ignored), with the reachability pipeline's bounds. search is the model's backend: its
 // end components are found on its device where it has one.
