@@ -114,15 +114,22 @@ SparseMdp lasso_chain(const Lasso& w) {
   return test::make_mdp(states, {});
 }
 
+// A lasso of 1 to most positions, each letter drawn by letter().
+template <typename Letter>
+Lasso random_lasso(std::mt19937& rng, std::uint32_t most, const Letter& letter) {
+  Lasso w;
+  const std::uint32_t length = 1 + rng() % most;
+  for (std::uint32_t i = 0; i < length; ++i) w.letters.push_back(letter());
+  w.loop_start = rng() % length;
+  return w;
+}
+
 TEST(Ltl, LassoWordsAgreeWithTheSemantics) {
   std::mt19937 rng(7);
   int accepted = 0, rejected = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const PathFormula f = random_formula(rng, 1 + trial % 4, 2);
-    Lasso w;
-    const std::uint32_t length = 1 + rng() % 5;
-    for (std::uint32_t i = 0; i < length; ++i) w.letters.push_back(rng() % 4);
-    w.loop_start = rng() % length;
+    const Lasso w = random_lasso(rng, 5, [&] { return rng() % 4; });
     const SparseMdp chain = lasso_chain(w);
     const std::vector<StateSet> atoms = atom_sets(w.letters, 2);
     const bool expected = holds(f, w, 0);
@@ -151,14 +158,11 @@ TEST(LtlSimplify, RandomFormulasKeepTheirMeaningOnLassos) {
   int shrunk = 0, by_atoms = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     const PathFormula f = random_formula(rng, 2 + trial % 4, 3);
-    Lasso w;
-    const std::uint32_t length = 1 + rng() % 6;
-    for (std::uint32_t i = 0; i < length; ++i) {
-      std::uint64_t letter = rng() % 8;
-      if (trial % 2 == 0 && (letter & 4)) letter |= 1;  // atom 2 within atom 0
-      w.letters.push_back(letter);
-    }
-    w.loop_start = rng() % length;
+    const Lasso w = random_lasso(rng, 6, [&] {
+      const std::uint64_t letter = rng() % 8;
+      return trial % 2 == 0 && (letter & 4) ? letter | 1 : letter;  // atom 2 within atom 0
+    });
+    const auto length = static_cast<std::uint32_t>(w.letters.size());
     const std::vector<StateSet> atoms = atom_sets(w.letters, 3);
     const PathFormula g = automata::simplified(f, lasso_implies(atoms));
     const PathFormula g_alone = automata::simplified(f, [](std::uint32_t a, std::uint32_t b) { return a == b; });
@@ -303,10 +307,7 @@ TEST(Ltl, StepBoundsUnfoldToTheBoundedSemantics) {
       if (form != 2) f.lower_bound = a;
       if (form != 1) f.upper_bound = b;
     }
-    Lasso w;
-    const std::uint32_t length = 1 + rng() % 5;
-    for (std::uint32_t i = 0; i < length; ++i) w.letters.push_back(rng() % 4);
-    w.loop_start = rng() % length;
+    const Lasso w = random_lasso(rng, 5, [&] { return rng() % 4; });
     const bool expected = holds_bounded(f, steps, w, 0);
     (expected ? accepted : rejected)++;
     const PathFormula unfolded = automata::unfold_step_bounds(f, steps);
