@@ -637,6 +637,11 @@ class PropertyParser {
     if (first.is_word("F") || first.is_word("C")) discount(op);
     if (first.is_word("F")) {
       op.path = Path::reachability_reward;
+      const Token& bound = t_.peek();
+      if (bound.is("<=") || bound.is("<") || bound.is(">=") || bound.is(">") || bound.is("=") || bound.is("[")) {
+        // As PRISM: a reward until a bounded F is met is not defined where it is not met in time.
+        unsupported(t_, bound, "a bounded F in a reward (C<=k sums the first k steps' rewards)");
+      }
       if (op.discount && (starts_temporal_operator() || (t_.peek().is("(") && parenthesised_ltl()))) {
         // Its own error, not LTL's: path_or_ltl would read the path again as LTL without the discount.
         unsupported(t_, t_.peek(), "a discount on a co-safe LTL path (discounts are read on F of a state formula and on C)");

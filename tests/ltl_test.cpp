@@ -750,6 +750,10 @@ TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
   EXPECT_EQ(path_of("R=? [ \"a\" U \"b\" ]"), Path::reachability_reward);
   EXPECT_EQ(io::parse_property("R=? [ \"a\" V \"b\" ]", "p").error,
             "p:1:11: expected F, C, C<=k, I=k, S or phi U psi, found 'V'");
+  // ... but not a bounded F, which PRISM refuses in a reward too.
+  const io::PropertyEntry bounded_reward = io::parse_property("R=? [ F<=3 \"a\" ]", "p");
+  EXPECT_TRUE(bounded_reward.unsupported);
+  EXPECT_EQ(bounded_reward.error, "p:1:8: not supported yet: a bounded F in a reward (C<=k sums the first k steps' rewards)");
   // (F a) & (F b): two state formulas, each an atom.
   const io::PropertyEntry entry = io::parse_property("P=? [ (F \"a\") & (F x>1 & P>0.5 [ F \"b\" ]) ]", "p");
   EXPECT_EQ(entry.formula->operands.size(), 2u);
