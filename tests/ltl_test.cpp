@@ -753,7 +753,8 @@ TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
   // ... but not a bounded F, which PRISM refuses in a reward too.
   const io::PropertyEntry bounded_reward = io::parse_property("R=? [ F<=3 \"a\" ]", "p");
   EXPECT_TRUE(bounded_reward.unsupported);
-  EXPECT_EQ(bounded_reward.error, "p:1:8: not supported yet: a bounded F in a reward (C<=k sums the first k steps' rewards)");
+  EXPECT_EQ(bounded_reward.error,
+            "p:1:8: not supported yet: a bounded F in a reward (C<=k sums the first k steps' rewards)");
   // (F a) & (F b): two state formulas, each an atom.
   const io::PropertyEntry entry = io::parse_property("P=? [ (F \"a\") & (F x>1 & P>0.5 [ F \"b\" ]) ]", "p");
   EXPECT_EQ(entry.formula->operands.size(), 2u);
