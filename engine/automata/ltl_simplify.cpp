@@ -55,9 +55,27 @@ PathFormula chained(std::vector<PathFormula>&& parts, Op op) {
   return f;
 }
 
+bool state_negation(const PathFormula& f) { return f.op == Op::negation && f.operands[0].op == Op::state; }
+
+// Somenzi and Bloem's syntactic implication, with a budget of steps: its rules branch,
+// and over deep untils their calls could multiply; past the budget it answers "cannot
+// tell" (false), which keeps the rewriting sound.
+class Implication {
+ public:
+  Implication(const AtomImplies& atoms, std::size_t steps) : atoms_(atoms), steps_left_(steps) {}
+  bool holds(const PathFormula& psi, const PathFormula& phi);
+
+ private:
+  const AtomImplies& atoms_;
+  std::size_t steps_left_;
+};
+
+// Steps of one rewriting's implication checks, all together.
+constexpr std::size_t kMostImplicationSteps = 1000000;
+
 class Simplifier {
  public:
-  explicit Simplifier(const AtomImplies& atoms) : atoms_(atoms) {}
+  explicit Simplifier(const AtomImplies& atoms) : implies_(atoms, kMostImplicationSteps) {}
 
   PathFormula run(PathFormula f) {
     for (PathFormula& o : f.operands) o = run(std::move(o));
@@ -97,7 +115,7 @@ class Simplifier {
       for (std::size_t j = 0; j < parts.size() && !dropped[i]; ++j) {
         if (j == i || dropped[j]) continue;
         // A conjunct another implies adds nothing; a disjunct implying another neither.
-        dropped[i] = op == Op::conjunction ? implies(parts[j], parts[i], atoms_) : implies(parts[i], parts[j], atoms_);
+        dropped[i] = op == Op::conjunction ? implies_.holds(parts[j], parts[i]) : implies_.holds(parts[i], parts[j]);
       }
     }
     std::vector<PathFormula> kept;
@@ -151,10 +169,55 @@ class Simplifier {
         [&](PathFormula p) { return one(outer)(one(distributes)(std::move(p))); });
   }
 
-  const AtomImplies& atoms_;
+  Implication implies_;
 };
 
-bool state_negation(const PathFormula& f) { return f.op == Op::negation && f.operands[0].op == Op::state; }
+bool Implication::holds(const PathFormula& psi, const PathFormula& phi) {
+  if (steps_left_ == 0) return false;  // cannot tell: sound, and no rewriting hangs
+  --steps_left_;
+  if (same(psi, phi)) return true;
+  if (psi.op == Op::state && phi.op == Op::state) return atoms_(psi.state, phi.state);
+  if (state_negation(psi) && state_negation(phi)) return atoms_(phi.operands[0].state, psi.operands[0].state);
+  // The junctions: phi's first (psi => a | b where it implies either), then psi's.
+  if (phi.op == Op::disjunction && (holds(psi, phi.operands[0]) || holds(psi, phi.operands[1]))) {
+    return true;
+  }
+  if (phi.op == Op::conjunction) return holds(psi, phi.operands[0]) && holds(psi, phi.operands[1]);
+  if (psi.op == Op::disjunction) return holds(psi.operands[0], phi) && holds(psi.operands[1], phi);
+  if (psi.op == Op::conjunction && (holds(psi.operands[0], phi) || holds(psi.operands[1], phi))) {
+    return true;
+  }
+  const auto operand = [](const PathFormula& f, std::size_t i) -> const PathFormula& { return f.operands[i]; };
+  // What holds now holds eventually; what holds always holds now.
+  if (is(phi, Op::eventually) && holds(psi, operand(phi, 0))) return true;
+  if (is(psi, Op::always) && holds(operand(psi, 0), phi)) return true;
+  // The same operator on both sides, over implied operands.
+  for (const Op unary : {Op::eventually, Op::always, Op::next}) {
+    if (is(psi, unary) && is(phi, unary) && holds(operand(psi, 0), operand(phi, 0))) return true;
+  }
+  // F G a implies G F b where a implies b.
+  if (is(psi, Op::eventually) && is(operand(psi, 0), Op::always) && is(phi, Op::always) &&
+      is(operand(phi, 0), Op::eventually) && holds(operand(operand(psi, 0), 0), operand(operand(phi, 0), 0))) {
+    return true;
+  }
+  // a U b, a W b: b implies them; a R b: a & b does, and G b.
+  if ((is(phi, Op::until) || is(phi, Op::weak_until)) && holds(psi, operand(phi, 1))) return true;
+  if (is(phi, Op::until) && is(psi, Op::until) && holds(operand(psi, 0), operand(phi, 0)) &&
+      holds(operand(psi, 1), operand(phi, 1))) {
+    return true;
+  }
+  if (is(phi, Op::weak_until) && is(psi, Op::always) && holds(operand(psi, 0), operand(phi, 0))) return true;
+  if (is(phi, Op::release)) {
+    if (is(psi, Op::always) && holds(operand(psi, 0), operand(phi, 1))) return true;
+    if (holds(psi, operand(phi, 0)) && holds(psi, operand(phi, 1))) return true;
+  }
+  // a U b and a W b hold now only where a or b does; a R b only where b does.
+  if ((is(psi, Op::until) || is(psi, Op::weak_until)) && holds(operand(psi, 0), phi) &&
+      holds(operand(psi, 1), phi)) {
+    return true;
+  }
+  return is(psi, Op::release) && holds(operand(psi, 1), phi);
+}
 
 }  // namespace
 
@@ -165,48 +228,7 @@ std::size_t path_nodes(const PathFormula& formula) {
 }
 
 bool implies(const PathFormula& psi, const PathFormula& phi, const AtomImplies& atoms) {
-  if (same(psi, phi)) return true;
-  if (psi.op == Op::state && phi.op == Op::state) return atoms(psi.state, phi.state);
-  if (state_negation(psi) && state_negation(phi)) return atoms(phi.operands[0].state, psi.operands[0].state);
-  // The junctions: phi's first (psi => a | b where it implies either), then psi's.
-  if (phi.op == Op::disjunction && (implies(psi, phi.operands[0], atoms) || implies(psi, phi.operands[1], atoms))) {
-    return true;
-  }
-  if (phi.op == Op::conjunction) return implies(psi, phi.operands[0], atoms) && implies(psi, phi.operands[1], atoms);
-  if (psi.op == Op::disjunction) return implies(psi.operands[0], phi, atoms) && implies(psi.operands[1], phi, atoms);
-  if (psi.op == Op::conjunction && (implies(psi.operands[0], phi, atoms) || implies(psi.operands[1], phi, atoms))) {
-    return true;
-  }
-  const auto operand = [](const PathFormula& f, std::size_t i) -> const PathFormula& { return f.operands[i]; };
-  // What holds now holds eventually; what holds always holds now.
-  if (is(phi, Op::eventually) && implies(psi, operand(phi, 0), atoms)) return true;
-  if (is(psi, Op::always) && implies(operand(psi, 0), phi, atoms)) return true;
-  // The same operator on both sides, over implied operands.
-  for (const Op unary : {Op::eventually, Op::always, Op::next}) {
-    if (is(psi, unary) && is(phi, unary) && implies(operand(psi, 0), operand(phi, 0), atoms)) return true;
-  }
-  // F G a implies G F b where a implies b.
-  if (is(psi, Op::eventually) && is(operand(psi, 0), Op::always) && is(phi, Op::always) &&
-      is(operand(phi, 0), Op::eventually) && implies(operand(operand(psi, 0), 0), operand(operand(phi, 0), 0), atoms)) {
-    return true;
-  }
-  // a U b, a W b: b implies them; a R b: a & b does, and G b.
-  if ((is(phi, Op::until) || is(phi, Op::weak_until)) && implies(psi, operand(phi, 1), atoms)) return true;
-  if (is(phi, Op::until) && is(psi, Op::until) && implies(operand(psi, 0), operand(phi, 0), atoms) &&
-      implies(operand(psi, 1), operand(phi, 1), atoms)) {
-    return true;
-  }
-  if (is(phi, Op::weak_until) && is(psi, Op::always) && implies(operand(psi, 0), operand(phi, 0), atoms)) return true;
-  if (is(phi, Op::release)) {
-    if (is(psi, Op::always) && implies(operand(psi, 0), operand(phi, 1), atoms)) return true;
-    if (implies(psi, operand(phi, 0), atoms) && implies(psi, operand(phi, 1), atoms)) return true;
-  }
-  // a U b and a W b hold now only where a or b does; a R b only where b does.
-  if ((is(psi, Op::until) || is(psi, Op::weak_until)) && implies(operand(psi, 0), phi, atoms) &&
-      implies(operand(psi, 1), phi, atoms)) {
-    return true;
-  }
-  return is(psi, Op::release) && implies(operand(psi, 1), phi, atoms);
+  return Implication(atoms, kMostImplicationSteps).holds(psi, phi);
 }
 
 PathFormula simplified(const PathFormula& formula, const AtomImplies& implies) {
