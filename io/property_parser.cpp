@@ -637,11 +637,7 @@ class PropertyParser {
     if (first.is_word("F") || first.is_word("C")) discount(op);
     if (first.is_word("F")) {
       op.path = Path::reachability_reward;
-      const Token& bound = t_.peek();
-      if (bound.is("<=") || bound.is("<") || bound.is(">=") || bound.is(">") || bound.is("=") || bound.is("[")) {
-        // As PRISM: a reward until a bounded F is met is not defined where it is not met in time.
-        unsupported(t_, bound, "a bounded F in a reward (C<=k sums the first k steps' rewards)");
-      }
+      refuse_bounded_reward_path();
       if (op.discount && (starts_temporal_operator() || (t_.peek().is("(") && parenthesised_ltl()))) {
         // Its own error, not LTL's: path_or_ltl would read the path again as LTL without the discount.
         unsupported(t_, t_.peek(), "a discount on a co-safe LTL path (discounts are read on F of a state formula and on C)");
@@ -659,6 +655,16 @@ class PropertyParser {
       op.path = Path::long_run_reward;
     } else {
       t_.fail_expected("F, C, C<=k, I=k or S", first);
+    }
+  }
+
+  // R [ F<=k phi ] and R [ phi U<=k psi ], refused as PRISM refuses them (the reward
+  // until a bounded path is met is not defined where it is not met in time), and
+  // before the path is read again as LTL.
+  void refuse_bounded_reward_path() {
+    const Token& bound = t_.peek();
+    if (bound.is("<=") || bound.is("<") || bound.is(">=") || bound.is(">") || bound.is("=") || bound.is("[")) {
+      unsupported(t_, bound, "a bounded F or U in a reward (C<=k sums the first k steps' rewards)");
     }
   }
 
@@ -687,9 +693,7 @@ class PropertyParser {
     }
     if (!u.is_word("U")) t_.fail_expected("F, C, C<=k, I=k, S or phi U psi", u);
     t_.next();
-    if (t_.peek().is("<=") || t_.peek().is("<") || t_.peek().is(">=") || t_.peek().is(">") || t_.peek().is("[")) {
-      t_.fail_expected("an unbounded U in a reward", t_.peek());
-    }
+    refuse_bounded_reward_path();
     f.temporal.path = Path::reachability_reward;
     f.operands.push_back(state_formula());
     f.operands.push_back(std::move(left));

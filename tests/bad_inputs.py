@@ -78,8 +78,10 @@ CASES = [
     ("long_run_of_an_mdp_without_min_or_max", {"m.nm": MDP}, ["m.nm", "--prop", "S=? [ x=2 ]"], 1, r"--prop 1:1:1: S=\? needs min or max for an MDP \(Smin=\? or Smax=\?\)"),
     ("property_unknown_reward", {"m.nm": MDP}, ["m.nm", "--prop", 'R{"cost"}max=? [ F x=2 ]'], 1, r'the model has no reward structure "cost"'),
     ("property_deep_nesting", {"m.nm": MDP}, ["m.nm", "--prop", "(" * 1000 + "true" + ")" * 1000], 2, r"nested deeper than 200 levels"),
-    ("reward_until_with_a_bound", {"m.nm": MDP}, ["m.nm", "--prop", 'R=? [ x<2 U<=3 x=2 ]'], 2,
-     r"--prop 1:1:12: expected an unbounded U in a reward, found '<='"),
+    ("reward_until_with_a_bound", {"m.nm": MDP}, ["m.nm", "--prop", 'R=? [ x<2 U<=3 x=2 ]'], 1,
+     r"--prop 1:1:12: not supported yet: a bounded F or U in a reward"),
+    ("reward_of_a_bounded_f", {"m.nm": MDP}, ["m.nm", "--prop", 'Rmax=? [ F<=3 x=2 ]'], 1,
+     r"--prop 1:1:11: not supported yet: a bounded F or U in a reward"),
     # PRISM's explicit files
     ("tra_declares_huge_state_count", {"e.tra": "2000000000 1 1\n0 0 0 1\n", "e.lab": GOOD_LAB}, ["e.tra"], 2, r"e\.tra:1:1: the header declares 2000000000 states, but the file has 2 lines"),
     ("tra_probability_above_one", {"e.tra": "2 2 2\n0 0 1 1.5\n1 0 1 1\n", "e.lab": GOOD_LAB}, ["e.tra"], 2, r"e\.tra:2:7: probability 1\.5 outside \(0,1\]"),

@@ -754,7 +754,7 @@ TEST(Ltl, TheParserReadsNestedPathsAsLtlAndKeepsTheSimpleForms) {
   const io::PropertyEntry bounded_reward = io::parse_property("R=? [ F<=3 \"a\" ]", "p");
   EXPECT_TRUE(bounded_reward.unsupported);
   EXPECT_EQ(bounded_reward.error,
-            "p:1:8: not supported yet: a bounded F in a reward (C<=k sums the first k steps' rewards)");
+            "p:1:8: not supported yet: a bounded F or U in a reward (C<=k sums the first k steps' rewards)");
   // (F a) & (F b): two state formulas, each an atom.
   const io::PropertyEntry entry = io::parse_property("P=? [ (F \"a\") & (F x>1 & P>0.5 [ F \"b\" ]) ]", "p");
   EXPECT_EQ(entry.formula->operands.size(), 2u);

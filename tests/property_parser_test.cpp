@@ -200,7 +200,8 @@ TEST(ParseProperty, SyntaxErrorsNameWhatWasExpected) {
   ASSERT_TRUE(bare.formula) << bare.error;
   EXPECT_EQ(bare.formula->temporal.path, TemporalOperator::Path::ltl);
   EXPECT_EQ(io::parse_property("R=? [ \"a\" W ]", "p").error, "p:1:11: expected F, C, C<=k, I=k, S or phi U psi, found 'W'");
-  EXPECT_EQ(io::parse_property("R=? [ \"a\" U<=3 \"b\" ]", "p").error, "p:1:12: expected an unbounded U in a reward, found '<='");
+  EXPECT_EQ(io::parse_property("R=? [ \"a\" U<=3 \"b\" ]", "p").error,
+            "p:1:12: not supported yet: a bounded F or U in a reward (C<=k sums the first k steps' rewards)");
 }
 
 // R [ phi U psi ]: a reachability reward with the target first, then the constraint.
