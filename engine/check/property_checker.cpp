@@ -663,9 +663,10 @@ class Checker {
       case Path::ltl:
         if (op.kind == TemporalOperator::Kind::reward) {
           const LtlPath ltl = ltl_of(f);
-          const std::optional<PlainUntil> until = plain_until_of(ltl.path, ltl.atoms);
-          if (until && ltl.path.op == PathFormula::Op::eventually) {  // R [ F psi ]: until psi is reached
-            return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), until->psi, solver, c_.device);
+          if (const std::optional<PlainUntil> until = plain_until_of(ltl.path, ltl.atoms)) {  // as R [ phi U psi ]
+            const bool constrained = ltl.path.op == PathFormula::Op::until;
+            return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), until->psi, solver, c_.device,
+                                               constrained ? &until->phi : nullptr);
           }
           return compute_ltl_reward(mdp, dir, reward_structure(f), ltl.path, ltl.atoms, solver, c_.device,
                                     c_.search.kind());
