@@ -122,6 +122,50 @@ TEST_P(RecurrenceIsEquivalentToRef, WhereTheSetsReachFewStates) {
   }
 }
 
+// Recurrences of both kinds joined (recurrence_union_of): Pmax of disjunctions and Pmin
+// of conjunctions on MDPs, both ways on DTMCs, against the product, on random models
+// (self-loops, one-choice states, chains) and each search backend.
+TEST_P(RecurrenceIsEquivalentToRef, MixedRecurrencesOnRandomModels) {
+  const P a = P::atom(0), b = P::atom(1);
+  const auto both = [](P f, P g) { return P::binary(P::Op::conjunction, std::move(f), std::move(g)); };
+  const auto either = [](P f, P g) { return P::binary(P::Op::disjunction, std::move(f), std::move(g)); };
+  const std::vector<P> disjunctions = {
+      either(eventually_forever(a), infinitely_often(b)),
+      either(either(infinitely_often(a), eventually_forever(negation(b))), infinitely_often(both(a, b))),
+      either(negation(infinitely_often(a)), both(infinitely_often(a), infinitely_often(b)))};
+  const std::vector<P> conjunctions = {
+      both(infinitely_often(a), eventually_forever(b)),
+      both(both(eventually_forever(either(a, b)), infinitely_often(negation(a))), infinitely_often(b))};
+  std::mt19937 rng(23);
+  int compared = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const bool chain = trial % 3 == 0;
+    const SparseMdp mdp = test::small_random_mdp(1 + trial % 9 + (trial % 5 == 0 ? 40 : 0), chain, rng);
+    const std::vector<StateSet> atoms = random_atoms(mdp.num_states(), rng);
+    const std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, GetParam());
+    for (const Optimization direction : {Optimization::minimize, Optimization::maximize}) {
+      for (const P& f : direction == Optimization::maximize ? disjunctions : conjunctions) {
+        const std::optional<RecurrenceUnion> path = recurrence_union_of(f, atoms, direction, chain);
+        ASSERT_TRUE(path) << "trial " << trial;
+        const NumericResult fast = compute_recurrence_union_probabilities(mdp, *search, *path, kSound, kCpu);
+        const NumericResult product = compute_ltl_probabilities(mdp, direction, f, atoms, kSound, kCpu);
+        for (std::uint32_t s = 0; s < mdp.num_states(); ++s) {
+          EXPECT_NEAR(fast.values[s], product.values[s], 1e-8) << "trial " << trial << " state " << s;
+          EXPECT_LE(lower_at(fast, s), upper_at(product, s) + 1e-12) << "trial " << trial << " state " << s;
+          EXPECT_GE(upper_at(fast, s), lower_at(product, s) - 1e-12) << "trial " << trial << " state " << s;
+        }
+        ++compared;
+      }
+      if (!chain) {  // the other direction of each needs the product on an MDP
+        for (const P& f : direction == Optimization::maximize ? conjunctions : disjunctions) {
+          EXPECT_FALSE(recurrence_union_of(f, atoms, direction, false)) << "trial " << trial;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 40 * 5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RecurrenceIsEquivalentToRef, test::every_search_backend(), test::search_backend_name);
 
 TEST(Recurrence, ReadsGFAndFGOfStateFormulasOnly) {

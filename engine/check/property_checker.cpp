@@ -693,6 +693,11 @@ class Checker {
     if (const std::optional<Recurrence> recurrence = fair ? std::nullopt : recurrence_of(path, atoms)) {
       return compute_recurrence_probabilities(c_.mdp, c_.search, dir, *recurrence, solver, c_.device);
     }
+    const bool chain = has_one_choice_per_state(c_.mdp.type);
+    if (const std::optional<RecurrenceUnion> mixed =
+            fair ? std::nullopt : recurrence_union_of(path, atoms, dir, chain)) {
+      return compute_recurrence_union_probabilities(c_.mdp, c_.search, *mixed, solver, c_.device);
+    }
     return compute_ltl_probabilities(c_.mdp, dir, path, atoms, solver, c_.device, c_.search.kind(), fair);
   }
 

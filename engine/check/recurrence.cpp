@@ -158,6 +158,30 @@ NumericResult maximal_probabilities(const SparseMdp& mdp, const graph::SearchBac
                                      options, device);
 }
 
+// The operands of a chain of op (a | (b | c)), each read as a recurrence; nullopt where
+// one is not, or where there is only one.
+std::optional<std::vector<Recurrence>> recurrence_parts(const PathFormula& f, Op op, const std::vector<StateSet>& atoms) {
+  std::vector<const PathFormula*> stack{&f}, leaves;
+  while (!stack.empty()) {
+    const PathFormula* g = stack.back();
+    stack.pop_back();
+    if (g->op == op) {
+      stack.push_back(&g->operands[1]);
+      stack.push_back(&g->operands[0]);
+    } else {
+      leaves.push_back(g);
+    }
+  }
+  if (leaves.size() < 2) return std::nullopt;
+  std::vector<Recurrence> parts;
+  for (const PathFormula* leaf : leaves) {
+    std::optional<Recurrence> part = recurrence_of(*leaf, atoms);
+    if (!part) return std::nullopt;
+    parts.push_back(std::move(*part));
+  }
+  return parts;
+}
+
 }  // namespace
 
 std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms) {
@@ -184,6 +208,36 @@ std::optional<PlainUntil> plain_until_of(const PathFormula& formula, const std::
   std::optional<StateSet> phi = states_of(formula.operands[0], atoms);
   if (!phi) return std::nullopt;
   return PlainUntil{std::move(*phi), std::move(*psi)};
+}
+
+std::optional<RecurrenceUnion> recurrence_union_of(const PathFormula& formula, const std::vector<StateSet>& atoms,
+                                                   Optimization direction, bool chain) {
+  if (chain || direction == Optimization::maximize) {
+    if (std::optional<std::vector<Recurrence>> parts = recurrence_parts(formula, Op::disjunction, atoms)) {
+      return RecurrenceUnion{std::move(*parts), false};
+    }
+  }
+  if (chain || direction == Optimization::minimize) {
+    if (std::optional<std::vector<Recurrence>> parts = recurrence_parts(formula, Op::conjunction, atoms)) {
+      for (Recurrence& part : *parts) part = negated(std::move(part));
+      return RecurrenceUnion{std::move(*parts), true};
+    }
+  }
+  return std::nullopt;
+}
+
+NumericResult compute_recurrence_union_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
+                                                     const RecurrenceUnion& path, const SolverOptions& options,
+                                                     const DeviceOptions& device) {
+  const auto start = std::chrono::steady_clock::now();
+  StateSet target(mdp.num_states());
+  for (const Recurrence& part : path.disjuncts) target |= staying_states(mdp, search, part);
+  spdlog::debug("a disjunction of {} recurrences on the model, no product: {} of {} states meet one almost surely, "
+                "{:.3f} s",
+                path.disjuncts.size(), target.count(), mdp.num_states(), seconds_since(start));
+  NumericResult maximum = compute_until_probabilities(mdp, search, Optimization::maximize,
+                                                      all_states(mdp.num_states()), target, options, device);
+  return path.of_the_negation ? complemented(std::move(maximum)) : maximum;
 }
 
 NumericResult compute_recurrence_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,

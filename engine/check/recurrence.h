@@ -52,6 +52,22 @@ struct Recurrence {
 // formula i holds.
 std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms);
 
+// Recurrences of both kinds joined, which recurrence_of refuses (F G "a" | G F "b",
+// G F "a" & F G "b"). A run that meets a disjunction of recurrences ends in an end
+// component where one of them holds, whose states are among those where that one holds
+// almost surely: Pmax of the disjunction is Pmax of reaching any of those. Pmin of a
+// conjunction is 1 - Pmax of its negation, a disjunction. (Pmax of a conjunction and
+// Pmin of a disjunction of both kinds need the product.) On a DTMC, either.
+struct RecurrenceUnion {
+  std::vector<Recurrence> disjuncts;  // of the path, or of its negation
+  bool of_the_negation = false;       // the path's probability is 1 - the disjunction's
+};
+std::optional<RecurrenceUnion> recurrence_union_of(const PathFormula& formula, const std::vector<StateSet>& atoms,
+                                                   Optimization direction, bool chain);
+NumericResult compute_recurrence_union_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
+                                                     const RecurrenceUnion& path, const SolverOptions& options,
+                                                     const DeviceOptions& device);
+
 // Beside them, the paths that are a plain until over state formulas, unbounded: F psi
 // (phi: every state) and phi U psi. A rewritten path often is one ((F a) | (F b) is
 // F (a | b): engine/automata/ltl_simplify.h); it takes the reachability pipeline, with
