@@ -122,20 +122,23 @@ TEST_P(RecurrenceIsEquivalentToRef, WhereTheSetsReachFewStates) {
   }
 }
 
-// Recurrences of both kinds joined (recurrence_union_of): Pmax of disjunctions and Pmin
-// of conjunctions on MDPs, both ways on DTMCs, against the product, on random models
-// (self-loops, one-choice states, chains) and each search backend.
+// Boolean combinations of G F and F G of both kinds (recurrence_union_of), both ways,
+// against the product, on random MDPs and DTMCs (self-loops, one-choice states, chains)
+// and each search backend: disjunctions, conjunctions (Streett-like terms), and both
+// nested under negations.
 TEST_P(RecurrenceIsEquivalentToRef, MixedRecurrencesOnRandomModels) {
   const P a = P::atom(0), b = P::atom(1);
   const auto both = [](P f, P g) { return P::binary(P::Op::conjunction, std::move(f), std::move(g)); };
   const auto either = [](P f, P g) { return P::binary(P::Op::disjunction, std::move(f), std::move(g)); };
-  const std::vector<P> disjunctions = {
+  const std::vector<P> mixed = {
       either(eventually_forever(a), infinitely_often(b)),
-      either(either(infinitely_often(a), eventually_forever(negation(b))), infinitely_often(both(a, b))),
-      either(negation(infinitely_often(a)), both(infinitely_often(a), infinitely_often(b)))};
-  const std::vector<P> conjunctions = {
       both(infinitely_often(a), eventually_forever(b)),
-      both(both(eventually_forever(either(a, b)), infinitely_often(negation(a))), infinitely_often(b))};
+      either(either(infinitely_often(a), eventually_forever(negation(b))), infinitely_often(both(a, b))),
+      both(both(eventually_forever(either(a, b)), infinitely_often(negation(a))), infinitely_often(b)),
+      both(either(infinitely_often(a), eventually_forever(b)),
+           either(infinitely_often(negation(a)), eventually_forever(negation(b)))),
+      negation(either(both(infinitely_often(a), eventually_forever(negation(a))), eventually_forever(b))),
+      both(infinitely_often(a), either(eventually_forever(a), eventually_forever(b)))};
   std::mt19937 rng(23);
   int compared = 0;
   for (int trial = 0; trial < 40; ++trial) {
@@ -143,8 +146,9 @@ TEST_P(RecurrenceIsEquivalentToRef, MixedRecurrencesOnRandomModels) {
     const SparseMdp mdp = test::small_random_mdp(1 + trial % 9 + (trial % 5 == 0 ? 40 : 0), chain, rng);
     const std::vector<StateSet> atoms = random_atoms(mdp.num_states(), rng);
     const std::unique_ptr<graph::SearchBackend> search = graph::make_search_backend(mdp, GetParam());
-    for (const Optimization direction : {Optimization::minimize, Optimization::maximize}) {
-      for (const P& f : direction == Optimization::maximize ? disjunctions : conjunctions) {
+    for (const P& f : mixed) {
+      EXPECT_FALSE(recurrence_of(f, atoms));  // each mixes both kinds
+      for (const Optimization direction : {Optimization::minimize, Optimization::maximize}) {
         const std::optional<RecurrenceUnion> path = recurrence_union_of(f, atoms, direction, chain);
         ASSERT_TRUE(path) << "trial " << trial;
         const NumericResult fast = compute_recurrence_union_probabilities(mdp, *search, *path, kSound, kCpu);
@@ -156,14 +160,14 @@ TEST_P(RecurrenceIsEquivalentToRef, MixedRecurrencesOnRandomModels) {
         }
         ++compared;
       }
-      if (!chain) {  // the other direction of each needs the product on an MDP
-        for (const P& f : direction == Optimization::maximize ? conjunctions : disjunctions) {
-          EXPECT_FALSE(recurrence_union_of(f, atoms, direction, false)) << "trial " << trial;
-        }
-      }
     }
   }
-  EXPECT_EQ(compared, 40 * 5);
+  EXPECT_EQ(compared, 40 * 7 * 2);
+  // Anything else beside them is not one: a state formula, an F.
+  const std::vector<StateSet> atoms(2, StateSet(3));
+  EXPECT_FALSE(recurrence_union_of(both(infinitely_often(a), b), atoms, Optimization::maximize, false));
+  EXPECT_FALSE(recurrence_union_of(either(infinitely_often(a), P::unary(P::Op::eventually, b)), atoms,
+                                   Optimization::minimize, false));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RecurrenceIsEquivalentToRef, test::every_search_backend(), test::search_backend_name);

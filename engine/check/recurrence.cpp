@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -158,28 +159,79 @@ NumericResult maximal_probabilities(const SparseMdp& mdp, const graph::SearchBac
                                      options, device);
 }
 
-// The operands of a chain of op (a | (b | c)), each read as a recurrence; nullopt where
-// one is not, or where there is only one.
-std::optional<std::vector<Recurrence>> recurrence_parts(const PathFormula& f, Op op, const std::vector<StateSet>& atoms) {
-  std::vector<const PathFormula*> stack{&f}, leaves;
-  while (!stack.empty()) {
-    const PathFormula* g = stack.back();
-    stack.pop_back();
-    if (g->op == op) {
-      stack.push_back(&g->operands[1]);
-      stack.push_back(&g->operands[0]);
-    } else {
-      leaves.push_back(g);
+// At most this many terms in a disjunction of recurrences: conjunctions of
+// disjunctions multiply them.
+constexpr std::size_t kMostTerms = 64;
+
+RecurrenceTerm term_of(Recurrence path) {
+  RecurrenceTerm term;
+  (path.kind == Kind::infinitely_often ? term.infinitely_often : term.eventually_forever) = std::move(path.sets);
+  return term;
+}
+
+// a & b as one term: every G F set of both, and F G of each pair's intersection (F G C
+// & F G D is F G (C & D)); nullopt past kMostSets.
+std::optional<RecurrenceTerm> both_terms(RecurrenceTerm a, const RecurrenceTerm& b) {
+  a.infinitely_often.insert(a.infinitely_often.end(), b.infinitely_often.begin(), b.infinitely_often.end());
+  if (a.eventually_forever.empty()) {
+    a.eventually_forever = b.eventually_forever;
+  } else if (!b.eventually_forever.empty()) {
+    if (a.eventually_forever.size() * b.eventually_forever.size() > kMostSets) return std::nullopt;
+    std::vector<StateSet> pairs;
+    for (const StateSet& c : a.eventually_forever) {
+      for (const StateSet& d : b.eventually_forever) pairs.push_back(c & d);
     }
+    a.eventually_forever = std::move(pairs);
   }
-  if (leaves.size() < 2) return std::nullopt;
-  std::vector<Recurrence> parts;
-  for (const PathFormula* leaf : leaves) {
-    std::optional<Recurrence> part = recurrence_of(*leaf, atoms);
-    if (!part) return std::nullopt;
-    parts.push_back(std::move(*part));
+  if (a.infinitely_often.size() > kMostSets) return std::nullopt;
+  return a;
+}
+
+// f (negated where asked) as a disjunction of terms, by De Morgan's laws down to its
+// G F and F G leaves; nullopt where a leaf is anything else or the terms are too many.
+std::optional<std::vector<RecurrenceTerm>> terms_of(const PathFormula& f, bool negate,
+                                                    const std::vector<StateSet>& atoms) {
+  if (f.op == Op::negation) return terms_of(f.operands[0], !negate, atoms);
+  if (f.op == Op::conjunction || f.op == Op::disjunction) {
+    std::optional<std::vector<RecurrenceTerm>> a = terms_of(f.operands[0], negate, atoms);
+    std::optional<std::vector<RecurrenceTerm>> b = a ? terms_of(f.operands[1], negate, atoms) : std::nullopt;
+    if (!b) return std::nullopt;
+    std::vector<RecurrenceTerm> terms;
+    if ((f.op == Op::conjunction) == negate) {  // a disjunction
+      terms = std::move(*a);
+      terms.insert(terms.end(), std::make_move_iterator(b->begin()), std::make_move_iterator(b->end()));
+    } else {
+      for (const RecurrenceTerm& x : *a) {
+        for (const RecurrenceTerm& y : *b) {
+          std::optional<RecurrenceTerm> xy = both_terms(x, y);
+          if (!xy) return std::nullopt;
+          terms.push_back(std::move(*xy));
+        }
+      }
+    }
+    if (terms.size() > kMostTerms) return std::nullopt;
+    return terms;
   }
-  return parts;
+  std::optional<Recurrence> leaf = recurrence_of(f, atoms);
+  if (!leaf) return std::nullopt;
+  return std::vector<RecurrenceTerm>{term_of(negate ? negated(std::move(*leaf)) : std::move(*leaf))};
+}
+
+// The states from which a scheduler meets the term almost surely, among them those of
+// every end component in which a scheduler that stays meets it.
+StateSet term_staying_states(const SparseMdp& mdp, const graph::SearchBackend& search, const RecurrenceTerm& term) {
+  if (term.eventually_forever.empty()) {
+    return staying_states(mdp, search, Recurrence{Kind::infinitely_often, term.infinitely_often});
+  }
+  if (term.infinitely_often.empty()) {
+    return staying_states(mdp, search, Recurrence{Kind::eventually_forever, term.eventually_forever});
+  }
+  const StateSet meeting = meeting_candidates(mdp, Recurrence{Kind::infinitely_often, term.infinitely_often});
+  StateSet staying(mdp.num_states());
+  for (const StateSet& c : term.eventually_forever) {
+    staying |= graph::almost_sure_buchi(search, term.infinitely_often, c & meeting);
+  }
+  return staying;
 }
 
 }  // namespace
@@ -212,18 +264,10 @@ std::optional<PlainUntil> plain_until_of(const PathFormula& formula, const std::
 
 std::optional<RecurrenceUnion> recurrence_union_of(const PathFormula& formula, const std::vector<StateSet>& atoms,
                                                    Optimization direction, bool chain) {
-  if (chain || direction == Optimization::maximize) {
-    if (std::optional<std::vector<Recurrence>> parts = recurrence_parts(formula, Op::disjunction, atoms)) {
-      return RecurrenceUnion{std::move(*parts), false};
-    }
-  }
-  if (chain || direction == Optimization::minimize) {
-    if (std::optional<std::vector<Recurrence>> parts = recurrence_parts(formula, Op::conjunction, atoms)) {
-      for (Recurrence& part : *parts) part = negated(std::move(part));
-      return RecurrenceUnion{std::move(*parts), true};
-    }
-  }
-  return std::nullopt;
+  const bool of_the_negation = !chain && direction == Optimization::minimize;
+  std::optional<std::vector<RecurrenceTerm>> terms = terms_of(formula, of_the_negation, atoms);
+  if (!terms) return std::nullopt;
+  return RecurrenceUnion{std::move(*terms), of_the_negation};
 }
 
 NumericResult compute_recurrence_union_probabilities(const SparseMdp& mdp, const graph::SearchBackend& search,
@@ -231,10 +275,9 @@ NumericResult compute_recurrence_union_probabilities(const SparseMdp& mdp, const
                                                      const DeviceOptions& device) {
   const auto start = std::chrono::steady_clock::now();
   StateSet target(mdp.num_states());
-  for (const Recurrence& part : path.disjuncts) target |= staying_states(mdp, search, part);
-  spdlog::debug("a disjunction of {} recurrences on the model, no product: {} of {} states meet one almost surely, "
-                "{:.3f} s",
-                path.disjuncts.size(), target.count(), mdp.num_states(), seconds_since(start));
+  for (const RecurrenceTerm& term : path.terms) target |= term_staying_states(mdp, search, term);
+  spdlog::debug("G F and F G in {} terms on the model, no product: {} of {} states meet one almost surely, {:.3f} s",
+                path.terms.size(), target.count(), mdp.num_states(), seconds_since(start));
   NumericResult maximum = compute_until_probabilities(mdp, search, Optimization::maximize,
                                                       all_states(mdp.num_states()), target, options, device);
   return path.of_the_negation ? complemented(std::move(maximum)) : maximum;

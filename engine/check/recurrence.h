@@ -52,15 +52,22 @@ struct Recurrence {
 // formula i holds.
 std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::vector<StateSet>& atoms);
 
-// Recurrences of both kinds joined, which recurrence_of refuses (F G "a" | G F "b",
-// G F "a" & F G "b"). A run that meets a disjunction of recurrences ends in an end
-// component where one of them holds, whose states are among those where that one holds
-// almost surely: Pmax of the disjunction is Pmax of reaching any of those. Pmin of a
-// conjunction is 1 - Pmax of its negation, a disjunction. (Pmax of a conjunction and
-// Pmin of a disjunction of both kinds need the product.) On a DTMC, either.
+// Any Boolean combination of G F and F G over state formulas, which recurrence_of
+// refuses where it mixes both kinds ((F G "a") | (G F "b"), (G F "a") & (F G "b")), as
+// a disjunction of terms, each G F B1 & ... & G F Bk & (F G C1 | ... | F G Cm). A run
+// that meets the disjunction ends in an end component where one term holds: inside
+// some Cj and meeting every Bi. Those components lie among the states from which a
+// scheduler surely stays in Cj and meets every Bi almost surely (graph::almost_sure_buchi
+// within Cj; Chatterjee, Jurdziński and Henzinger's Streett games have the general
+// case), so Pmax of the path is Pmax of reaching any term's such states; Pmin is 1 -
+// Pmax of the negation's terms. A DTMC's end components are its bottom SCCs: either.
+struct RecurrenceTerm {
+  std::vector<StateSet> infinitely_often;    // the Bi
+  std::vector<StateSet> eventually_forever;  // the Cj; none: no F G part
+};
 struct RecurrenceUnion {
-  std::vector<Recurrence> disjuncts;  // of the path, or of its negation
-  bool of_the_negation = false;       // the path's probability is 1 - the disjunction's
+  std::vector<RecurrenceTerm> terms;  // of the path, or of its negation
+  bool of_the_negation = false;       // the path's probability is 1 - the terms'
 };
 std::optional<RecurrenceUnion> recurrence_union_of(const PathFormula& formula, const std::vector<StateSet>& atoms,
                                                    Optimization direction, bool chain);
