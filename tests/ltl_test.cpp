@@ -637,15 +637,17 @@ TEST(Ltl, ByHandAPropertyThatNeedsMemory) {
 // ("a") or 2 ("b"), both of which return to 0, so seeing both is a coupon collector's
 // wait: the first at step 1, then 2 steps a try, 2 tries expected: 5. The MDP: 0 chooses,
 // so a tour 0, 1, 0, 2 takes 3 steps at least, and a scheduler may never see "b".
-// Paths that are plain untils once rewritten ((F a) | (F b) is F (a | b)) take the
-// reachability pipeline: on random MDPs, their P and R through the checker equal the
-// product's answers for the paths as written.
+// Paths that are plain untils once rewritten ((F a) | (F b) is F (a | b), (G a) & (G b)
+// is G (a & b)) take the reachability pipeline: on random MDPs, their P and R through
+// the checker equal the product's answers for the paths as written.
 TEST(Ltl, PlainUntilsAfterTheRewritingEqualTheProducts) {
   std::mt19937 rng(5);
   const auto F = [](P f) { return P::unary(P::Op::eventually, std::move(f)); };
   const P written = P::binary(P::Op::disjunction, F(P::atom(0)), F(P::atom(1)));
   const P until = P::binary(P::Op::conjunction, P::binary(P::Op::until, P::atom(0), P::atom(1)),
                             P::binary(P::Op::until, P::atom(0), P::atom(1)));
+  const P safety = P::binary(P::Op::conjunction, P::unary(P::Op::always, P::atom(0)),
+                             P::unary(P::Op::always, P::unary(P::Op::negation, P::atom(1))));
   for (int trial = 0; trial < 40; ++trial) {
     SparseMdp mdp = test::small_random_mdp(4 + trial % 7, trial % 3 == 0, rng);
     const std::vector<StateSet> atoms = atom_sets(random_letters(mdp.num_states(), rng), 2);
@@ -658,6 +660,8 @@ TEST(Ltl, PlainUntilsAfterTheRewritingEqualTheProducts) {
       const double until_by_product = compute_ltl_probabilities(mdp, dir, until, atoms, kSound, kCpu).values[0];
       EXPECT_NEAR(number(mdp, "P" + m + "=? [ (\"a\" U \"b\") & (\"a\" U \"b\") ]"), until_by_product, 1e-8)
           << "trial " << trial;
+      const double safety_by_product = compute_ltl_probabilities(mdp, dir, safety, atoms, kSound, kCpu).values[0];
+      EXPECT_NEAR(number(mdp, "P" + m + "=? [ (G \"a\") & (G !\"b\") ]"), safety_by_product, 1e-8) << "trial " << trial;
       for (const auto& [path, text] : {std::pair{written, "(F \"a\") | (F \"b\")"},
                                        std::pair{until, "(\"a\" U \"b\") & (\"a\" U \"b\")"}}) {
         const double reward = compute_ltl_reward(mdp, dir, mdp.rewards[0], path, atoms, kSound, kCpu).values[0];
@@ -670,12 +674,15 @@ TEST(Ltl, PlainUntilsAfterTheRewritingEqualTheProducts) {
       }
     }
   }
-  // Only unbounded F and U over state formulas are plain.
+  // Only unbounded F, U and G over state formulas are plain.
   const std::vector<StateSet> atoms = atom_sets({1, 2, 3}, 2);
   EXPECT_TRUE(plain_until_of(F(P::atom(0)), atoms));
   EXPECT_TRUE(plain_until_of(P::binary(P::Op::until, P::atom(0), P::atom(1)), atoms));
   EXPECT_FALSE(plain_until_of(F(F(P::atom(0))), atoms));
-  EXPECT_FALSE(plain_until_of(P::unary(P::Op::always, P::atom(0)), atoms));
+  const std::optional<PlainUntil> always = plain_until_of(P::unary(P::Op::always, P::atom(0)), atoms);
+  ASSERT_TRUE(always);  // G a: 1 - F !a
+  EXPECT_TRUE(always->complemented);
+  EXPECT_EQ(always->psi, ~atoms[0]);
   P bounded = F(P::atom(0));
   bounded.upper_bound = 0;
   EXPECT_FALSE(plain_until_of(bounded, atoms));

@@ -663,7 +663,8 @@ class Checker {
       case Path::ltl:
         if (op.kind == TemporalOperator::Kind::reward) {
           const LtlPath ltl = ltl_of(f);
-          if (const std::optional<PlainUntil> until = plain_until_of(ltl.path, ltl.atoms)) {  // as R [ phi U psi ]
+          const std::optional<PlainUntil> until = plain_until_of(ltl.path, ltl.atoms);
+          if (until && !until->complemented) {  // as R [ phi U psi ] (G phi: not co-safe, refused below)
             const bool constrained = ltl.path.op == PathFormula::Op::until;
             return compute_reachability_reward(mdp, c_.search, dir, reward_structure(f), until->psi, solver, c_.device,
                                                constrained ? &until->phi : nullptr);
@@ -684,10 +685,11 @@ class Checker {
   NumericResult ltl_probabilities(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const auto [path, atoms] = ltl_of(f);
     if (const std::optional<PlainUntil> until = plain_until_of(path, atoms)) {  // as Path::until's
-      if (fair_minimum(dir)) {
-        return compute_fair_minimal_until(c_.mdp, c_.search, until->phi, until->psi, solver, c_.device);
-      }
-      return compute_until_probabilities(c_.mdp, c_.search, dir, until->phi, until->psi, solver, c_.device);
+      const Optimization d = until->complemented ? opposite(dir) : dir;
+      NumericResult result =
+          fair_minimum(d) ? compute_fair_minimal_until(c_.mdp, c_.search, until->phi, until->psi, solver, c_.device)
+                          : compute_until_probabilities(c_.mdp, c_.search, d, until->phi, until->psi, solver, c_.device);
+      return until->complemented ? complemented(std::move(result)) : result;
     }
     const bool fair = fair_schedulers();  // a path's maximum too, unlike a reachability's
     if (const std::optional<Recurrence> recurrence = fair ? std::nullopt : recurrence_of(path, atoms)) {

@@ -253,9 +253,12 @@ std::optional<Recurrence> recurrence_of(const PathFormula& formula, const std::v
 }
 
 std::optional<PlainUntil> plain_until_of(const PathFormula& formula, const std::vector<StateSet>& atoms) {
-  if (formula.bounded() || (formula.op != Op::eventually && formula.op != Op::until)) return std::nullopt;
+  if (formula.bounded() || (formula.op != Op::eventually && formula.op != Op::until && formula.op != Op::always)) {
+    return std::nullopt;
+  }
   std::optional<StateSet> psi = states_of(formula.operands.back(), atoms);
   if (!psi) return std::nullopt;
+  if (formula.op == Op::always) return PlainUntil{all_states(psi->size()), std::move(psi->flip()), true};
   if (formula.op == Op::eventually) return PlainUntil{all_states(psi->size()), std::move(*psi)};
   std::optional<StateSet> phi = states_of(formula.operands[0], atoms);
   if (!phi) return std::nullopt;

@@ -76,11 +76,13 @@ NumericResult compute_recurrence_union_probabilities(const SparseMdp& mdp, const
                                                      const DeviceOptions& device);
 
 // Beside them, the paths that are a plain until over state formulas, unbounded: F psi
-// (phi: every state) and phi U psi. A rewritten path often is one ((F a) | (F b) is
-// F (a | b): engine/automata/ltl_simplify.h); it takes the reachability pipeline, with
-// no automaton and no product.
+// (phi: every state) and phi U psi, and G phi as the complement of F !phi. A rewritten
+// path often is one ((F a) | (F b) is F (a | b), (G a) & (G b) is G (a & b):
+// engine/automata/ltl_simplify.h); it takes the reachability pipeline, with no
+// automaton and no product.
 struct PlainUntil {
   StateSet phi, psi;
+  bool complemented = false;  // the path's probability is 1 - phi U psi's, the other way
 };
 std::optional<PlainUntil> plain_until_of(const PathFormula& formula, const std::vector<StateSet>& atoms);
 
