@@ -12,11 +12,14 @@
 //  - a suffix-invariant path p (G F, F G, and their boolean combinations: true at
 //    every position of a word or at none) has X p = F p = G p = p;
 //  - F a | F b = F (a | b), G a & G b = G (a & b), X a & X b = X (a & b),
-//    X a | X b = X (a | b);
+//    X a | X b = X (a | b), and the recurrences F G a & F G b = F G (a & b),
+//    G F a | G F b = G F (a | b);
 //  - in a conjunction, a conjunct that another implies goes; in a disjunction, a
 //    disjunct that implies another goes. Implication is Somenzi and Bloem's syntactic
 //    one (sound, not complete), with the state formulas' own: a implies b where a's
-//    states lie within b's in this model (every path of the model sees only them).
+//    states lie within b's in this model (every path of the model sees only them). One
+//    rewriting's implication checks share a budget of steps, past which they answer
+//    "cannot tell".
 #include "engine/model/path_formula.h"
 
 #include <cstdint>
