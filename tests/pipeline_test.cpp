@@ -57,10 +57,6 @@ bool valuations_kept(CheckOptions options) {
   return seen.kept;
 }
 
-// The build keeps the states' variable values only where something reads them: a
-// property naming a variable, itself or through a formula of the model or a label of
-// the properties file; a filter listing states; an export that names them. Labels
-// alone leave them out, and the answers are the same.
 // --model-type on a model read from a file: a DTMC may become an MDP; nothing else
 // changes type, and the error names the file.
 TEST(Pipeline, AReadModelHoldsItsTypeButAChainMayBeAnMdp) {
@@ -84,6 +80,10 @@ TEST(Pipeline, AReadModelHoldsItsTypeButAChainMayBeAnMdp) {
   }
 }
 
+// The build keeps the states' variable values only where something reads them: a
+// property naming a variable, itself or through a formula of the model or a label of
+// the properties file; a filter listing states; an export that names them. Labels
+// alone leave them out, and the answers are the same.
 TEST(Pipeline, KeepsValuationsOnlyWhereSomethingReadsThem) {
   EXPECT_FALSE(valuations_kept(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]", "Pmin=? [ F \"gave_up\" ]"})));
   EXPECT_TRUE(valuations_kept(resend_on_the_cpu({"Pmax=? [ F \"delivered\" ]", "Pmax=? [ F delivered ]"})));
