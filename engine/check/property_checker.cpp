@@ -638,9 +638,8 @@ class Checker {
         if (op.step_bound) {
           return compute_bounded_until(mdp, c_.search, dir, phi, psi, steps(*op.step_bound), solver, c_.device);
         }
-        if (fair_minimum(dir)) return compute_fair_minimal_until(mdp, c_.search, phi, psi, solver, c_.device);
-        if (c_.keep_scheduler) last_query_ = QueryInputs{dir, phi, psi, nullptr};
-        return compute_until_probabilities(mdp, c_.search, dir, phi, psi, solver, c_.device);
+        if (c_.keep_scheduler && !fair_minimum(dir)) last_query_ = QueryInputs{dir, phi, psi, nullptr};
+        return unbounded_until(dir, phi, psi, solver);
       }
       case Path::next: return compute_next(mdp, dir, boolean(f.operands[0]));
       case Path::reachability_reward: {
@@ -685,11 +684,8 @@ class Checker {
   NumericResult ltl_probabilities(const Formula& f, Optimization dir, const SolverOptions& solver) {
     const auto [path, atoms] = ltl_of(f);
     if (const std::optional<PlainUntil> until = plain_until_of(path, atoms)) {  // as Path::until's
-      const Optimization d = until->complemented ? opposite(dir) : dir;
-      NumericResult result =
-          fair_minimum(d) ? compute_fair_minimal_until(c_.mdp, c_.search, until->phi, until->psi, solver, c_.device)
-                          : compute_until_probabilities(c_.mdp, c_.search, d, until->phi, until->psi, solver, c_.device);
-      return until->complemented ? complemented(std::move(result)) : result;
+      if (!until->complemented) return unbounded_until(dir, until->phi, until->psi, solver);
+      return complemented(unbounded_until(opposite(dir), until->phi, until->psi, solver));
     }
     const bool fair = fair_schedulers();  // a path's maximum too, unlike a reachability's
     if (const std::optional<Recurrence> recurrence = fair ? std::nullopt : recurrence_of(path, atoms)) {
@@ -701,6 +697,13 @@ class Checker {
       return compute_recurrence_union_probabilities(c_.mdp, c_.search, *mixed, solver, c_.device);
     }
     return compute_ltl_probabilities(c_.mdp, dir, path, atoms, solver, c_.device, c_.search.kind(), fair);
+  }
+
+  // P [ phi U psi ], unbounded: over fair schedulers only where --fair asks its minimum.
+  NumericResult unbounded_until(Optimization dir, const StateSet& phi, const StateSet& psi,
+                                const SolverOptions& solver) {
+    if (fair_minimum(dir)) return compute_fair_minimal_until(c_.mdp, c_.search, phi, psi, solver, c_.device);
+    return compute_until_probabilities(c_.mdp, c_.search, dir, phi, psi, solver, c_.device);
   }
 
   // --fair: over an MDP's fair schedulers only (engine/check/fairness.h).

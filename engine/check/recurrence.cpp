@@ -68,6 +68,18 @@ Recurrence negated(Recurrence path) {
 // At most this many sets: F G's conjunctions multiply them.
 constexpr std::size_t kMostSets = 64;
 
+// The F G sets of (F G C1 | F G C2 | ...) & (F G D1 | ...): every pair's intersection
+// (F G C & F G D is F G (C & D)); nullopt past kMostSets.
+std::optional<std::vector<StateSet>> pairwise_intersections(const std::vector<StateSet>& a,
+                                                           const std::vector<StateSet>& b) {
+  if (a.size() * b.size() > kMostSets) return std::nullopt;
+  std::vector<StateSet> pairs;
+  for (const StateSet& c : a) {
+    for (const StateSet& d : b) pairs.push_back(c & d);
+  }
+  return pairs;
+}
+
 // a & b or a | b (op) as one recurrence, where they make one.
 std::optional<Recurrence> joined(Op op, Recurrence a, Recurrence b) {
   if (a.kind != b.kind) return std::nullopt;
@@ -77,13 +89,10 @@ std::optional<Recurrence> joined(Op op, Recurrence a, Recurrence b) {
   } else if (infinitely_often) {  // G F B | G F D is G F (B | D); no more than that
     if (a.sets.size() != 1 || b.sets.size() != 1) return std::nullopt;
     a.sets[0] |= b.sets[0];
-  } else {  // F G C & F G D is F G (C & D): every pair's intersection
-    if (a.sets.size() * b.sets.size() > kMostSets) return std::nullopt;
-    std::vector<StateSet> pairs;
-    for (const StateSet& c : a.sets) {
-      for (const StateSet& d : b.sets) pairs.push_back(c & d);
-    }
-    a.sets = std::move(pairs);
+  } else {  // F G C & F G D is F G (C & D)
+    std::optional<std::vector<StateSet>> pairs = pairwise_intersections(a.sets, b.sets);
+    if (!pairs) return std::nullopt;
+    a.sets = std::move(*pairs);
   }
   if (a.sets.size() > kMostSets) return std::nullopt;
   return a;
@@ -169,19 +178,16 @@ RecurrenceTerm term_of(Recurrence path) {
   return term;
 }
 
-// a & b as one term: every G F set of both, and F G of each pair's intersection (F G C
-// & F G D is F G (C & D)); nullopt past kMostSets.
+// a & b as one term: every G F set of both, and F G of each pair's intersection;
+// nullopt past kMostSets.
 std::optional<RecurrenceTerm> both_terms(RecurrenceTerm a, const RecurrenceTerm& b) {
   a.infinitely_often.insert(a.infinitely_often.end(), b.infinitely_often.begin(), b.infinitely_often.end());
   if (a.eventually_forever.empty()) {
     a.eventually_forever = b.eventually_forever;
   } else if (!b.eventually_forever.empty()) {
-    if (a.eventually_forever.size() * b.eventually_forever.size() > kMostSets) return std::nullopt;
-    std::vector<StateSet> pairs;
-    for (const StateSet& c : a.eventually_forever) {
-      for (const StateSet& d : b.eventually_forever) pairs.push_back(c & d);
-    }
-    a.eventually_forever = std::move(pairs);
+    std::optional<std::vector<StateSet>> pairs = pairwise_intersections(a.eventually_forever, b.eventually_forever);
+    if (!pairs) return std::nullopt;
+    a.eventually_forever = std::move(*pairs);
   }
   if (a.infinitely_often.size() > kMostSets) return std::nullopt;
   return a;
